@@ -1,0 +1,62 @@
+/* job.h - job documents (CONTRACT.md): JSON in, engine structures out, and
+ * back. Every validation error carries a JSON Pointer into the submitted
+ * document and a message; all errors are collected, not just the first.
+ * The daemon and the `ndem` command line share this module. */
+#ifndef NDEM_JOB_H
+#define NDEM_JOB_H
+
+#include "ndem.h"
+
+#include <stddef.h>
+
+typedef enum ndem_job_status {
+    NDEM_JOB_OK = 0,
+    NDEM_JOB_MALFORMED = 1, /* not JSON (HTTP 400) */
+    NDEM_JOB_INVALID = 2    /* JSON, but not a valid job (HTTP 422) */
+} ndem_job_status;
+
+typedef struct ndem_job_error {
+    char *pointer; /* JSON Pointer (RFC 6901), "" for the whole document */
+    char *message;
+} ndem_job_error;
+
+typedef struct ndem_job_errors {
+    int count;
+    int capacity;
+    ndem_job_error *items;
+} ndem_job_errors;
+
+typedef struct ndem_output_def {
+    double frame_interval; /* simulated seconds between frames */
+} ndem_output_def;
+
+/* A parsed, validated job. `scene` points into arrays owned by the job. */
+typedef struct ndem_job {
+    char name[NDEM_NAME_MAX * 2];
+    ndem_scene_def scene;
+    ndem_output_def output;
+    /* owned storage behind scene */
+    ndem_material_def *materials;
+    ndem_contact_material_def *contact_materials;
+    ndem_geometry_def *geometry;
+    ndem_generator_def *generators;
+    ndem_emitter_def *emitters;
+    double **list_arrays; /* spheres/velocities of list generators */
+    int list_array_count;
+} ndem_job;
+
+/* Parses and validates `len` bytes of JSON text. On NDEM_JOB_OK *out holds a
+ * new job (ndem_job_destroy). Otherwise *out is NULL and errs holds every
+ * error found (ndem_job_errors_clear). errs must be zero-initialised. */
+ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
+                               ndem_job_errors *errs);
+void ndem_job_destroy(ndem_job *job);
+void ndem_job_errors_clear(ndem_job_errors *errs);
+
+/* The job as a JSON document with every default filled in (malloc'd text). */
+char *ndem_job_to_json(const ndem_job *job);
+
+/* Reads a whole file for ndem_job_parse; NULL and errno set on failure. */
+char *ndem_read_file(const char *path, size_t *len);
+
+#endif

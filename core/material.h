@@ -1,0 +1,35 @@
+/* material.h (internal) - mixed parameters of every material pair, computed
+ * once at creation so that the contact kernels never mix raw per-particle
+ * properties. */
+#ifndef NDEM_MATERIAL_H
+#define NDEM_MATERIAL_H
+
+#include "ndem.h"
+
+typedef struct ndem_pair_params {
+    double young_modulus; /* pair modulus E */
+    double poisson_ratio; /* nu of the pair (mean of the two) */
+    double friction, rolling, twisting, restitution;
+    double adhesion, adhesive_overlap;
+    double damping_time; /* <= 0: automatic */
+    double viscosity;    /* mean eta of the two materials */
+} ndem_pair_params;
+
+typedef struct ndem_material_table {
+    int count;
+    double *density;          /* per material */
+    ndem_pair_params *pairs;  /* count * count, symmetric */
+} ndem_material_table;
+
+int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def);
+void ndem_material_table_destroy(ndem_material_table *t);
+
+static inline const ndem_pair_params *ndem_pair(const ndem_material_table *t, int a, int b)
+{
+    return &t->pairs[a * t->count + b];
+}
+
+/* Hertz stiffness k_n = E sqrt(2 d*) / (3 (1 - nu^2)), seed 000 35.4.1. */
+double ndem_hertz_stiffness(double young_modulus, double poisson_ratio, double d_eff);
+
+#endif

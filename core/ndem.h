@@ -1,0 +1,238 @@
+/* ndem.h - the public interface of the ndem simulation engine.
+ *
+ * The engine knows nothing of HTTP, SQL or JSON. A caller fills an
+ * ndem_scene_def (api/ does it from a job document), creates a simulation,
+ * steps it, reads statistics and frames, and may checkpoint it to a byte
+ * buffer and restore it later. Every object created here has a matching
+ * destroy. Units are SI throughout.
+ */
+#ifndef NDEM_H
+#define NDEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NDEM_NAME_MAX 64
+#define NDEM_MAX_RADIUS_VALUES 16
+
+/* ---- Definitions (filled by the caller, read once by ndem_sim_create) ---- */
+
+typedef struct ndem_material_def {
+    char name[NDEM_NAME_MAX];
+    double density;       /* kg/m^3 */
+    double young_modulus; /* Pa */
+    double poisson_ratio; /* default 0.3 */
+    double viscosity;     /* material viscosity eta (Pa s) for the damping of
+                             seed 000 35.4.5; default 0 */
+} ndem_material_def;
+
+/* Parameters of one material pair (seed 000 35.4). Pairs not listed use
+ * ndem_default_contact_material_def(). */
+typedef struct ndem_contact_material_def {
+    int material_a, material_b; /* indices into the material table */
+    double friction;            /* mu, default 0.5 */
+    double rolling_resistance;  /* mu_r, default 0 */
+    double twisting_resistance; /* mu_t, default 0 */
+    double restitution;         /* e, default 0.5 */
+    double adhesion;            /* attractive force bound (N), default 0 */
+    double adhesive_overlap;    /* delta_a (m), default 0 */
+    double damping_time;        /* tau_n override (s); <= 0: automatic */
+    double young_modulus;       /* pair modulus; <= 0: 2 Ea Eb / (Ea + Eb) */
+} ndem_contact_material_def;
+
+typedef enum ndem_geometry_type {
+    NDEM_GEOMETRY_PLANE = 0,
+    NDEM_GEOMETRY_BOX = 1,
+    NDEM_GEOMETRY_CYLINDER = 2
+} ndem_geometry_type;
+
+/* Static or kinematic geometry: infinite mass. A kinematic shape moves with
+ * `velocity`; `angular_velocity` (rad/s, a vector about `center` for boxes and
+ * planes, about the axis for cylinders) enters the surface velocity of every
+ * contact. Boxes stay axis-aligned; a cylinder spins about its own axis. */
+typedef struct ndem_geometry_def {
+    ndem_geometry_type type;
+    int material;
+    int inside;          /* box or cylinder used as a container */
+    double point[3];     /* plane: a point on it */
+    double normal[3];    /* plane: unit normal pointing into the material */
+    double min[3];       /* box corners */
+    double max[3];
+    double center[3];    /* cylinder centre */
+    double axis[3];      /* cylinder unit axis */
+    double radius;       /* cylinder radius */
+    double length;       /* cylinder length along the axis */
+    double velocity[3];  /* linear velocity (m/s) */
+    double angular_velocity[3]; /* rad/s */
+} ndem_geometry_def;
+
+typedef enum ndem_radius_kind {
+    NDEM_RADIUS_FIXED = 0,   /* value[0] */
+    NDEM_RADIUS_UNIFORM = 1, /* uniform in [min, max] */
+    NDEM_RADIUS_VALUES = 2   /* values[i] with number fractions weights[i] */
+} ndem_radius_kind;
+
+typedef struct ndem_radius_dist {
+    ndem_radius_kind kind;
+    int count; /* number of values (NDEM_RADIUS_VALUES) */
+    double min, max;
+    double values[NDEM_MAX_RADIUS_VALUES];
+    double weights[NDEM_MAX_RADIUS_VALUES];
+} ndem_radius_dist;
+
+typedef enum ndem_generator_type {
+    NDEM_GENERATOR_LATTICE = 0,
+    NDEM_GENERATOR_RANDOM = 1,
+    NDEM_GENERATOR_LIST = 2
+} ndem_generator_type;
+
+/* Initial particles. lattice and random: centres in [min, max]. list: the
+ * caller-owned arrays spheres (x, y, z, r per sphere) and velocities
+ * (vx, vy, vz per sphere, may be NULL). */
+typedef struct ndem_generator_def {
+    ndem_generator_type type;
+    int material;
+    double min[3], max[3];
+    double spacing;     /* lattice pitch; <= 0: 2 * largest radius */
+    long count;         /* lattice: at most this many (<= 0: fill); random: exactly */
+    ndem_radius_dist radius;
+    uint64_t seed;
+    double velocity[3]; /* initial velocity of lattice and random particles */
+    long list_count;
+    const double *spheres;
+    const double *velocities;
+} ndem_generator_def;
+
+/* Particles inserted during the run at `rate` per second inside [min, max],
+ * between `start` and `stop`, at most `max_count`, never into an occupied
+ * spot (a blocked insertion is retried at the next step). */
+typedef struct ndem_emitter_def {
+    double min[3], max[3];
+    double rate;
+    double start, stop;
+    long max_count;
+    ndem_radius_dist radius;
+    int material;
+    double velocity[3];
+    uint64_t seed;
+} ndem_emitter_def;
+
+typedef enum ndem_method { NDEM_METHOD_NDEM = 0, NDEM_METHOD_DEM = 1 } ndem_method;
+
+typedef struct ndem_solver_def {
+    ndem_method method;
+    double time_step;         /* h (s) */
+    double duration;          /* simulated time (s) */
+    int iterations;           /* PGS sweeps of the continuous stage */
+    int impact_iterations;    /* PGS sweeps of the impact stage */
+    int warm_start;           /* history-based warm start, seed 003 eq. 7-8 */
+    double warm_start_factor; /* beta, default 0.85 */
+    double impact_velocity;   /* v_imp; <= 0: 0.02 d_avg / h */
+    double tolerance;         /* early exit when the residual falls below; 0: off */
+    double damping_steps;     /* n_s of tau_n = n_s h, default 2 */
+    double friction_compliance; /* gamma_t = gamma_r, default 1e-6 */
+    int threads;              /* OpenMP threads; 0: the runtime's default */
+} ndem_solver_def;
+
+typedef struct ndem_scene_def {
+    double gravity[3];
+    int material_count;
+    const ndem_material_def *materials;
+    int contact_material_count;
+    const ndem_contact_material_def *contact_materials;
+    int geometry_count;
+    const ndem_geometry_def *geometry;
+    int generator_count;
+    const ndem_generator_def *generators;
+    int emitter_count;
+    const ndem_emitter_def *emitters;
+    ndem_solver_def solver;
+} ndem_scene_def;
+
+ndem_material_def ndem_default_material_def(void);
+ndem_contact_material_def ndem_default_contact_material_def(void);
+ndem_geometry_def ndem_default_geometry_def(void);
+ndem_generator_def ndem_default_generator_def(void);
+ndem_emitter_def ndem_default_emitter_def(void);
+ndem_solver_def ndem_default_solver_def(void);
+ndem_scene_def ndem_default_scene_def(void);
+
+/* ---- Simulation ---- */
+
+typedef struct ndem_sim ndem_sim;
+
+/* Statistics of the last step. */
+typedef struct ndem_step_stats {
+    long step;               /* steps taken so far */
+    double time;             /* simulated time (s) */
+    long particles;
+    long contacts;           /* particle-particle plus particle-geometry */
+    long geometry_contacts;
+    long impacts;            /* contacts resolved in the impact stage */
+    int iterations;          /* PGS sweeps used in the continuous stage */
+    int colors;              /* colours of the contact graph */
+    double kinetic_energy;   /* J, translational plus rotational */
+    double residual_normal;  /* mean |r| over normal rows (seed 003 eq. 6) */
+    double residual_friction;
+    double residual_rolling;
+    double max_overlap;      /* m */
+    double wall_broadphase;  /* wall seconds per phase of the last step */
+    double wall_narrowphase;
+    double wall_solve;
+    double wall_integrate;
+    double wall_total;
+} ndem_step_stats;
+
+/* Error codes of ndem_sim_step. */
+typedef enum ndem_status {
+    NDEM_OK = 0,
+    NDEM_ERR_NONFINITE = 1, /* a particle state became NaN or infinite */
+    NDEM_ERR_ESCAPED = 2,   /* particles left every bound of the scene */
+    NDEM_ERR_MEMORY = 3
+} ndem_status;
+
+/* Creates a simulation: builds materials, geometry and the initial particles.
+ * Returns NULL and writes a message into err on failure (for example when a
+ * random generator cannot fit its count). */
+ndem_sim *ndem_sim_create(const ndem_scene_def *def, char *err, size_t err_len);
+void ndem_sim_destroy(ndem_sim *sim);
+
+/* Advances one time step. Returns NDEM_OK or an ndem_status; on error
+ * ndem_sim_error() says what happened. */
+ndem_status ndem_sim_step(ndem_sim *sim);
+const char *ndem_sim_error(const ndem_sim *sim);
+
+const ndem_step_stats *ndem_sim_stats(const ndem_sim *sim);
+long ndem_sim_particle_count(const ndem_sim *sim);
+long ndem_sim_total_steps(const ndem_sim *sim); /* ceil(duration / h) */
+
+/* A copy of the particle state, in creation order. Arrays owned by the frame:
+ * release with ndem_frame_free. */
+typedef struct ndem_frame {
+    long step;
+    double time;
+    long count;
+    double *positions;          /* 3 per particle */
+    double *radii;              /* 1 per particle */
+    double *velocities;         /* 3 per particle */
+    double *angular_velocities; /* 3 per particle */
+    double *orientations;       /* quaternion w, x, y, z per particle */
+    int *materials;             /* 1 per particle */
+} ndem_frame;
+
+int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out);
+void ndem_frame_free(ndem_frame *frame);
+
+/* Checkpoint: the complete state (particles, contact history for warm start,
+ * geometry motion, emitter and RNG state, step counter) as a byte buffer
+ * owned by the caller (free()). Restoring needs the same scene definition;
+ * a buffer of another scene or version is refused with a message. Restoring
+ * then stepping gives bit-for-bit the states of never stopping. */
+int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length);
+ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer,
+                           size_t length, char *err, size_t err_len);
+
+/* FNV-1a hash over the full particle state, for determinism checks. */
+uint64_t ndem_sim_state_hash(const ndem_sim *sim);
+
+#endif

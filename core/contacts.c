@@ -1,0 +1,397 @@
+/* contacts.c - contact life cycle: find contacts (narrow phase over the
+ * grid's candidate pairs and every geometry), colour the contact graph,
+ * prepare the SPOOK rows with the Hertz mapping, warm start them from the
+ * last step's impulses, and store the impulses for the next step.
+ *
+ * Contacts are listed in "pair order": by the lower body index, then by key.
+ * That order does not depend on the thread count, which keeps every result
+ * bit-for-bit reproducible. */
+#include "grid.h"
+#include "sim.h"
+#include "vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define E_H 1.25 /* Hertz mapping exponent, seed 000 eq. (35.3) */
+
+static int ensure(void **p, long *cap, long need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    long c = *cap > 0 ? *cap : 256;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, elem * (size_t)c);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* A pair is a contact when it overlaps, is within a small gap, or will close
+ * the gap within this step at its current approach speed (so the impact
+ * stage sees it, seed 000 eq. 35.6). */
+static int keep_pair(double gap, double approach, double rmin, double h)
+{
+    return gap < 0.05 * rmin + h * fmax(approach, 0.0);
+}
+
+static int pair_contact(const ndem_bodies *b, long i, long j, double h)
+{
+    const double *xi = &b->pos[3 * i], *xj = &b->pos[3 * j];
+    double d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
+    double rr = b->radius[i] + b->radius[j];
+    double dist2 = ndem_dot(d, d);
+    double reach = rr + 0.05 * fmin(b->radius[i], b->radius[j]);
+    if (dist2 < reach * reach) return 1;
+    double dist = sqrt(dist2);
+    const double *vi = &b->vel[6 * i], *vj = &b->vel[6 * j];
+    double dv[3] = {vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]};
+    double approach = ndem_dot(dv, d) / dist;
+    return keep_pair(dist - rr, approach, fmin(b->radius[i], b->radius[j]), h);
+}
+
+static int geometry_hits(const ndem_sim *sim, long i, double skin, int g, ndem_geo_hit *hits)
+{
+    const ndem_bodies *b = &sim->bodies;
+    const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
+    double r = b->radius[i], h = sim->solver.time_step;
+    int n = ndem_geometry_collide(&sim->geometry[g], x, r, skin, hits), kept = 0;
+    for (int k = 0; k < n; k++) {
+        double p[3], u[3];
+        for (int c = 0; c < 3; c++) p[c] = x[c] + (r - hits[k].delta) * hits[k].n[c];
+        ndem_geometry_surface_velocity(&sim->geometry[g], p, u);
+        double dv[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
+        if (keep_pair(-hits[k].delta, ndem_dot(dv, hits[k].n), r, h)) hits[kept++] = hits[k];
+    }
+    return kept;
+}
+
+static void sort_keys(int *keys, long n)
+{
+    for (long i = 1; i < n; i++) {
+        int v = keys[i];
+        long j = i - 1;
+        while (j >= 0 && keys[j] > v) {
+            keys[j + 1] = keys[j];
+            j--;
+        }
+        keys[j + 1] = v;
+    }
+}
+
+int ndem_contacts_build(ndem_sim *sim, double skin)
+{
+    ndem_contacts *c = &sim->contacts;
+    const ndem_bodies *b = &sim->bodies;
+    const ndem_grid *g = &sim->grid;
+    long n = b->count;
+    double h = sim->solver.time_step;
+    if (ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
+    long *start = c->start;
+    start[0] = 0;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(sim->threads)
+    for (long i = 0; i < n; i++) {
+        long count = 0;
+        ndem_geo_hit hits[6];
+        for (int q = 0; q < sim->geometry_count; q++) count += geometry_hits(sim, i, skin, q, hits);
+        NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
+            if (pair_contact(b, i, j, h)) count++;
+        });
+        start[i + 1] = count;
+    }
+    for (long i = 0; i < n; i++) start[i + 1] += start[i];
+    long total = start[n];
+    if (total > c->capacity) {
+        long cap = total + total / 2 + 256;
+        int *ka = realloc(c->key_a, sizeof(int) * (size_t)cap);
+        if (ka) c->key_a = ka;
+        int *kb = realloc(c->key_b, sizeof(int) * (size_t)cap);
+        if (kb) c->key_b = kb;
+        int *sl = realloc(c->slot, sizeof(int) * (size_t)cap);
+        if (sl) c->slot = sl;
+        if (!ka || !kb || !sl) return -1;
+        c->capacity = cap;
+    }
+    c->count = total;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(sim->threads)
+    for (long i = 0; i < n; i++) {
+        long k = start[i];
+        ndem_geo_hit hits[6];
+        for (int q = 0; q < sim->geometry_count; q++) {
+            int m = geometry_hits(sim, i, skin, q, hits);
+            for (int t = 0; t < m; t++) {
+                c->key_a[k] = (int)i;
+                c->key_b[k++] = -1 - (q * 8 + hits[t].feature);
+            }
+        }
+        long first_pair = k;
+        NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
+            if (pair_contact(b, i, j, h)) {
+                c->key_a[k] = (int)i;
+                c->key_b[k++] = (int)j;
+            }
+        });
+        sort_keys(&c->key_b[first_pair], k - first_pair);
+    }
+    return 0;
+}
+
+/* Greedy colouring in pair order with a 64-bit colour mask per body:
+ * contacts of one colour share no particle, so each colour is solved in
+ * parallel and the sweep equals a serial Gauss-Seidel sweep in colour order
+ * (seed 000 35.6). Contacts that find no colour go to a last, serial set.
+ * Geometry contacts come first, grouped by particle. */
+int ndem_contacts_color(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    long n = sim->bodies.count;
+    if (ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(uint64_t))) return -1;
+    memset(c->color_mask, 0, sizeof(uint64_t) * (size_t)n);
+    long counts[66] = {0};
+    long geo = 0, groups = 0;
+    int last_geo_body = -1;
+    for (long k = 0; k < c->count; k++) {
+        if (c->key_b[k] < 0) {
+            c->slot[k] = (int)geo++;
+            if (c->key_a[k] != last_geo_body) {
+                groups++;
+                last_geo_body = c->key_a[k];
+            }
+            continue;
+        }
+        uint64_t used = c->color_mask[c->key_a[k]] | c->color_mask[c->key_b[k]];
+        int color = used == ~0ULL ? 64 : __builtin_ctzll(~used);
+        if (color < 64) {
+            c->color_mask[c->key_a[k]] |= 1ULL << color;
+            c->color_mask[c->key_b[k]] |= 1ULL << color;
+        }
+        c->slot[k] = color; /* temporarily the colour */
+        counts[color]++;
+    }
+    int colors = 0;
+    for (int q = 0; q < 65; q++)
+        if (counts[q]) colors = q + 1;
+    c->color_count = colors;
+    c->geometry_rows = geo;
+    long off = geo;
+    for (int q = 0; q <= colors; q++) {
+        c->color_start[q] = off;
+        if (q < colors) off += counts[q];
+    }
+    long fill[66];
+    memcpy(fill, c->color_start, sizeof fill);
+    for (long k = 0; k < c->count; k++)
+        if (c->key_b[k] >= 0) c->slot[k] = (int)fill[c->slot[k]]++;
+    if (ensure((void **)&c->group_start, &c->group_capacity, groups + 1, sizeof(long))) return -1;
+    c->group_count = groups;
+    long gi = 0;
+    last_geo_body = -1;
+    for (long k = 0; k < c->count; k++) {
+        if (c->key_b[k] >= 0 || c->key_a[k] == last_geo_body) continue;
+        last_geo_body = c->key_a[k];
+        c->group_start[gi++] = c->slot[k];
+    }
+    c->group_start[groups] = geo;
+    return 0;
+}
+
+/* Finds last step's impulses of the contact (a, key) for the warm start. */
+static const double *history_find(const ndem_history *hist, int a, int key)
+{
+    if (a >= hist->bodies) return NULL;
+    for (long k = hist->start[a]; k < hist->start[a + 1]; k++)
+        if (hist->key_b[k] == key) return &hist->lam[7 * k];
+    return NULL;
+}
+
+static void prepare_row(const ndem_sim *sim, long k, ndem_row *row)
+{
+    const ndem_contacts *c = &sim->contacts;
+    const ndem_bodies *b = &sim->bodies;
+    double h = sim->solver.time_step;
+    int a = c->key_a[k], key = c->key_b[k];
+    const double *xa = &b->pos[3 * a], *va = &b->vel[6 * a];
+    double ra = b->radius[a], d_eff, vb[3];
+    const ndem_pair_params *pp;
+    row->a = a;
+    row->pair = (int)k;
+    if (key >= 0) {
+        const double *xb = &b->pos[3 * key];
+        double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
+        double dist = ndem_norm(d), rb = b->radius[key];
+        if (dist > 0) {
+            for (int q = 0; q < 3; q++) row->n[q] = d[q] / dist;
+        } else {
+            row->n[0] = 0, row->n[1] = 0, row->n[2] = 1;
+        }
+        row->b = key;
+        row->delta = ra + rb - dist;
+        row->la = ra - 0.5 * row->delta;
+        row->lb = rb - 0.5 * row->delta;
+        d_eff = 2.0 * ra * rb / (ra + rb); /* (1/d_a + 1/d_b)^-1 */
+        pp = ndem_pair(&sim->materials, b->material[a], b->material[key]);
+        memcpy(vb, &b->vel[6 * key], sizeof vb);
+        memset(row->ug, 0, sizeof row->ug);
+    } else {
+        int g = (-1 - key) / 8, feature = (-1 - key) % 8;
+        const ndem_geometry_def *geo = &sim->geometry[g];
+        ndem_geo_hit hits[6];
+        int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
+        while (t < m - 1 && hits[t].feature != feature) t++;
+        memcpy(row->n, hits[t].n, sizeof row->n);
+        row->b = -1 - g;
+        row->delta = hits[t].delta;
+        row->la = ra - 0.5 * row->delta;
+        row->lb = 0.0;
+        d_eff = 2.0 * ra; /* a wall has infinite diameter */
+        pp = ndem_pair(&sim->materials, b->material[a], geo->material);
+        double p[3];
+        for (int q = 0; q < 3; q++) p[q] = xa[q] + row->la * row->n[q];
+        ndem_geometry_surface_velocity(geo, p, row->ug);
+        memcpy(&row->ug[3], geo->angular_velocity, 3 * sizeof(double));
+        memcpy(vb, row->ug, sizeof vb);
+    }
+    ndem_tangents(row->n, row->t1, row->t2);
+    ndem_cross(row->n, row->t1, row->t2); /* t2 = n x t1 exactly */
+
+    /* Hertz mapping, seed 000 eq. (35.3) with the exponent of seed 003. */
+    double nu = pp->poisson_ratio;
+    double kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
+    double eps = E_H / kn;
+    double tau = sim->solver.damping_steps * h;
+    if (pp->viscosity > 0 && nu > 0) {
+        double cdamp = 4.0 * (1 - nu * nu) * (1 - 2 * nu) * pp->viscosity /
+                       (15.0 * pp->young_modulus * nu * nu);
+        tau = fmax(tau, cdamp / E_H); /* eps_n / gamma_n = c / e_H, eq. (35.12) */
+    }
+    if (pp->damping_time > 0) tau = pp->damping_time;
+    double de = row->delta - pp->adhesive_overlap; /* adhesion, seed 000 35.4.6 */
+    double mag = fabs(de);
+    row->phi = de > 0 ? -pow(mag, E_H) : pow(mag, E_H);
+    /* The row scale vanishes with the overlap; a floor keeps it solvable. */
+    row->s = E_H * pow(fmax(mag, 1e-6 * d_eff), E_H - 1.0);
+    row->ups = 1.0 / (1.0 + 4.0 * tau / h);
+    row->sig_n = 4.0 / (h * h) * eps * row->ups;
+    row->sig_t = sim->solver.friction_compliance / h;
+    row->sig_r = sim->solver.friction_compliance / h;
+    double r_eff = 0.5 * d_eff;
+    row->mu = pp->friction;
+    row->mur = pp->rolling * r_eff;
+    row->mut = pp->twisting * r_eff;
+    row->restitution = pp->restitution;
+    row->lo_n = (pp->adhesion > 0 && row->delta > 0 && de < 0) ? -pp->adhesion * h / row->s : 0.0;
+
+    double ima = b->inv_mass[a], iia = b->inv_inertia[a];
+    double imb = key >= 0 ? b->inv_mass[key] : 0.0, iib = key >= 0 ? b->inv_inertia[key] : 0.0;
+    row->inv_dn = 1.0 / (row->s * row->s * (ima + imb) + row->sig_n);
+    row->inv_dt = 1.0 / (ima + imb + iia * row->la * row->la + iib * row->lb * row->lb + row->sig_t);
+    row->inv_dr = 1.0 / (iia + iib + row->sig_r);
+
+    /* Impact stage classification (seed 000 eq. 35.6). */
+    double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
+    double vsep = ndem_dot(row->n, dv);
+    row->impact = 0;
+    row->v_target = 0.0;
+    if (-vsep > sim->v_imp && row->delta - h * vsep > 0) {
+        row->impact = 2;
+        row->v_target = row->restitution * -vsep;
+    } else if (row->delta >= 0) {
+        row->impact = 1;
+    }
+
+    /* History-based warm start, seed 003 eq. (7): impulses re-projected on
+     * this step's basis, then clamped to this step's bounds. */
+    memset(row->lam, 0, sizeof row->lam);
+    const double *hist = sim->solver.warm_start ? history_find(&sim->history, a, key) : NULL;
+    if (hist) {
+        double beta = sim->solver.warm_start_factor;
+        double fn = beta * hist[0];
+        row->lam[0] = fmax(fn / row->s, row->lo_n);
+        double F = row->s * row->lam[0];
+        double t1 = beta * ndem_dot(&hist[1], row->t1), t2 = beta * ndem_dot(&hist[1], row->t2);
+        double lim = row->mu * fmax(F, 0.0), len = sqrt(t1 * t1 + t2 * t2);
+        if (len > lim) { t1 *= lim / len; t2 *= lim / len; }
+        row->lam[1] = t1;
+        row->lam[2] = t2;
+        double r1 = beta * ndem_dot(&hist[4], row->t1), r2 = beta * ndem_dot(&hist[4], row->t2);
+        lim = row->mur * fmax(F, 0.0);
+        len = sqrt(r1 * r1 + r2 * r2);
+        if (len > lim) { r1 *= lim / len; r2 *= lim / len; }
+        row->lam[3] = r1;
+        row->lam[4] = r2;
+        double tw = beta * ndem_dot(&hist[4], row->n), tl = row->mut * fmax(F, 0.0);
+        row->lam[5] = fmin(fmax(tw, -tl), tl);
+    }
+}
+
+int ndem_contacts_prepare(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    if (c->count > c->row_capacity || !c->rows) {
+        long cap = c->count + c->count / 2 + 256;
+        ndem_row *rows = realloc(c->rows, sizeof(ndem_row) * (size_t)cap);
+        if (rows) c->rows = rows;
+        double *res = realloc(c->residual, 3 * sizeof(double) * (size_t)cap);
+        if (res) c->residual = res;
+        double *imp = realloc(c->impact_lam, 6 * sizeof(double) * (size_t)cap);
+        if (imp) c->impact_lam = imp;
+        if (!rows || !res || !imp) return -1;
+        c->row_capacity = cap;
+    }
+#pragma omp parallel for schedule(static) num_threads(sim->threads)
+    for (long k = 0; k < c->count; k++) prepare_row(sim, k, &c->rows[c->slot[k]]);
+    return 0;
+}
+
+/* The impulses of this step become the next step's warm start (physical
+ * normal impulse, friction and rolling impulses as world vectors). */
+int ndem_contacts_store_history(ndem_sim *sim)
+{
+    const ndem_contacts *c = &sim->contacts;
+    ndem_history *h = &sim->history;
+    long n = sim->bodies.count;
+    if (ensure((void **)&h->start, &h->start_capacity, n + 1, sizeof(long))) return -1;
+    if (c->count > h->capacity) {
+        long cap = c->count + c->count / 2 + 256;
+        int *kb = realloc(h->key_b, sizeof(int) * (size_t)cap);
+        if (kb) h->key_b = kb;
+        double *lam = realloc(h->lam, 7 * sizeof(double) * (size_t)cap);
+        if (lam) h->lam = lam;
+        if (!kb || !lam) return -1;
+        h->capacity = cap;
+    }
+    memcpy(h->start, c->start, sizeof(long) * (size_t)(n + 1));
+    memcpy(h->key_b, c->key_b, sizeof(int) * (size_t)c->count);
+    h->bodies = n;
+    h->count = c->count;
+#pragma omp parallel for schedule(static) num_threads(sim->threads)
+    for (long k = 0; k < c->count; k++) {
+        const ndem_row *r = &c->rows[c->slot[k]];
+        double *o = &h->lam[7 * k];
+        o[0] = r->s * r->lam[0];
+        for (int q = 0; q < 3; q++) {
+            o[1 + q] = r->lam[1] * r->t1[q] + r->lam[2] * r->t2[q];
+            o[4 + q] = r->lam[3] * r->t1[q] + r->lam[4] * r->t2[q] + r->lam[5] * r->n[q];
+        }
+    }
+    return 0;
+}
+
+void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
+{
+    free(c->key_a);
+    free(c->key_b);
+    free(c->slot);
+    free(c->start);
+    free(c->rows);
+    free(c->group_start);
+    free(c->color_mask);
+    free(c->residual);
+    free(c->impact_lam);
+    memset(c, 0, sizeof *c);
+    free(h->start);
+    free(h->key_b);
+    free(h->lam);
+    memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,263 @@
+/* generate.c - initial particles (lattice, random fill, explicit list) and
+ * emitters. Everything is O(n): random placement and emission test overlap
+ * only against nearby spheres found through a cell grid. */
+#include "sim.h"
+#include "vec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double sample_radius(const ndem_radius_dist *d, ndem_rng *rng)
+{
+    switch (d->kind) {
+    case NDEM_RADIUS_UNIFORM:
+        return d->min + (d->max - d->min) * ndem_rng_uniform(rng);
+    case NDEM_RADIUS_VALUES: {
+        double u = ndem_rng_uniform(rng), total = 0.0, acc = 0.0;
+        for (int i = 0; i < d->count; i++) total += d->weights[i];
+        for (int i = 0; i < d->count; i++) {
+            acc += d->weights[i] / total;
+            if (u < acc) return d->values[i];
+        }
+        return d->values[d->count - 1];
+    }
+    case NDEM_RADIUS_FIXED:
+    default:
+        return d->values[0];
+    }
+}
+
+static double max_radius(const ndem_radius_dist *d)
+{
+    if (d->kind == NDEM_RADIUS_UNIFORM) return d->max;
+    double m = 0.0;
+    int n = d->kind == NDEM_RADIUS_VALUES ? d->count : 1;
+    for (int i = 0; i < n; i++)
+        if (d->values[i] > m) m = d->values[i];
+    return m;
+}
+
+/* A dense cell grid over a region, filled incrementally, for overlap tests. */
+typedef struct occupancy {
+    double lo[3], cell;
+    long dim[3];
+    long *head, *next;
+    long next_capacity;
+} occupancy;
+
+static int occ_init(occupancy *o, const double *lo, const double *hi, double cell)
+{
+    memset(o, 0, sizeof *o);
+    /* Coarsen the cells when the region is huge compared to the spheres. */
+    for (;;) {
+        long total = 1;
+        for (int k = 0; k < 3; k++) {
+            o->dim[k] = (long)((hi[k] - lo[k]) / cell) + 1;
+            total *= o->dim[k];
+        }
+        if (total <= (1L << 24)) break;
+        cell *= 2.0;
+    }
+    memcpy(o->lo, lo, sizeof o->lo);
+    o->cell = cell;
+    long total = o->dim[0] * o->dim[1] * o->dim[2];
+    o->head = malloc(sizeof(long) * (size_t)total);
+    if (!o->head) return -1;
+    for (long i = 0; i < total; i++) o->head[i] = -1;
+    return 0;
+}
+
+static void occ_cell(const occupancy *o, const double *x, long c[3])
+{
+    for (int k = 0; k < 3; k++) {
+        long v = (long)floor((x[k] - o->lo[k]) / o->cell);
+        c[k] = v < 0 ? 0 : (v >= o->dim[k] ? o->dim[k] - 1 : v);
+    }
+}
+
+static int occ_insert(occupancy *o, long body, const double *x)
+{
+    if (body >= o->next_capacity) {
+        long cap = o->next_capacity ? o->next_capacity * 2 : 1024;
+        while (cap <= body) cap *= 2;
+        long *n = realloc(o->next, sizeof(long) * (size_t)cap);
+        if (!n) return -1;
+        o->next = n;
+        o->next_capacity = cap;
+    }
+    long c[3];
+    occ_cell(o, x, c);
+    long idx = (c[2] * o->dim[1] + c[1]) * o->dim[0] + c[0];
+    o->next[body] = o->head[idx];
+    o->head[idx] = body;
+    return 0;
+}
+
+/* Does a sphere at x with radius r overlap any sphere in the grid? The cell
+ * is at least twice the largest radius, so neighbouring cells suffice. */
+static int occ_overlaps(const occupancy *o, const ndem_bodies *b, const double *x, double r)
+{
+    long c[3];
+    occ_cell(o, x, c);
+    for (long dz = -1; dz <= 1; dz++)
+        for (long dy = -1; dy <= 1; dy++)
+            for (long dx = -1; dx <= 1; dx++) {
+                long cx = c[0] + dx, cy = c[1] + dy, cz = c[2] + dz;
+                if (cx < 0 || cy < 0 || cz < 0 || cx >= o->dim[0] || cy >= o->dim[1] ||
+                    cz >= o->dim[2])
+                    continue;
+                for (long j = o->head[(cz * o->dim[1] + cy) * o->dim[0] + cx]; j >= 0;
+                     j = o->next[j]) {
+                    const double *y = &b->pos[3 * j];
+                    double d[3] = {x[0] - y[0], x[1] - y[1], x[2] - y[2]};
+                    double rr = r + b->radius[j];
+                    if (ndem_dot(d, d) < rr * rr) return 1;
+                }
+            }
+    return 0;
+}
+
+static void occ_destroy(occupancy *o)
+{
+    free(o->head);
+    free(o->next);
+    memset(o, 0, sizeof *o);
+}
+
+static double largest_body_radius(const ndem_bodies *b)
+{
+    double m = 0.0;
+    for (long i = 0; i < b->count; i++)
+        if (b->radius[i] > m) m = b->radius[i];
+    return m;
+}
+
+/* Places `count` spheres (count < 0: one attempt run for the emitter) at
+ * random spots in [lo, hi] that overlap nothing. Returns the number placed. */
+static long place_random(ndem_sim *sim, const double *lo, const double *hi,
+                         const ndem_radius_dist *dist, int material, const double *vel,
+                         ndem_rng *rng, long count, int attempts)
+{
+    ndem_bodies *b = &sim->bodies;
+    double rmax = fmax(max_radius(dist), largest_body_radius(b));
+    double glo[3], ghi[3];
+    for (int k = 0; k < 3; k++) {
+        glo[k] = lo[k] - 2.0 * rmax;
+        ghi[k] = hi[k] + 2.0 * rmax;
+    }
+    occupancy o;
+    if (occ_init(&o, glo, ghi, 2.0 * rmax)) return -1;
+    for (long i = 0; i < b->count; i++) {
+        const double *x = &b->pos[3 * i];
+        if (x[0] >= glo[0] && x[0] <= ghi[0] && x[1] >= glo[1] && x[1] <= ghi[1] &&
+            x[2] >= glo[2] && x[2] <= ghi[2] && occ_insert(&o, i, x)) {
+            occ_destroy(&o);
+            return -1;
+        }
+    }
+    double density = sim->materials.density[material];
+    long placed = 0;
+    while (placed < count) {
+        double r = sample_radius(dist, rng);
+        int ok = 0;
+        double x[3];
+        for (int t = 0; t < attempts && !ok; t++) {
+            for (int k = 0; k < 3; k++) x[k] = lo[k] + (hi[k] - lo[k]) * ndem_rng_uniform(rng);
+            ok = !occ_overlaps(&o, b, x, r);
+        }
+        if (!ok) break;
+        long id = ndem_bodies_add(b, x, r, vel, material, density);
+        if (id < 0 || occ_insert(&o, id, x)) {
+            placed = -1;
+            break;
+        }
+        placed++;
+    }
+    occ_destroy(&o);
+    return placed;
+}
+
+static int gen_lattice(ndem_sim *sim, const ndem_generator_def *g)
+{
+    ndem_rng rng;
+    ndem_rng_seed(&rng, g->seed);
+    double spacing = g->spacing > 0 ? g->spacing : 2.0 * max_radius(&g->radius);
+    long n[3];
+    for (int k = 0; k < 3; k++) n[k] = (long)floor((g->max[k] - g->min[k]) / spacing + 1e-9) + 1;
+    long total = n[0] * n[1] * n[2];
+    if (g->count > 0 && g->count < total) total = g->count;
+    if (ndem_bodies_reserve(&sim->bodies, sim->bodies.count + total)) return -1;
+    double density = sim->materials.density[g->material];
+    long placed = 0;
+    for (long iz = 0; iz < n[2] && placed < total; iz++)
+        for (long iy = 0; iy < n[1] && placed < total; iy++)
+            for (long ix = 0; ix < n[0] && placed < total; ix++) {
+                double x[3] = {g->min[0] + ix * spacing, g->min[1] + iy * spacing,
+                               g->min[2] + iz * spacing};
+                double r = sample_radius(&g->radius, &rng);
+                if (ndem_bodies_add(&sim->bodies, x, r, g->velocity, g->material, density) < 0)
+                    return -1;
+                placed++;
+            }
+    return 0;
+}
+
+int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len)
+{
+    for (int i = 0; i < def->generator_count; i++) {
+        const ndem_generator_def *g = &def->generators[i];
+        if (g->type == NDEM_GENERATOR_LATTICE) {
+            if (gen_lattice(sim, g)) goto oom;
+        } else if (g->type == NDEM_GENERATOR_RANDOM) {
+            ndem_rng rng;
+            ndem_rng_seed(&rng, g->seed);
+            if (ndem_bodies_reserve(&sim->bodies, sim->bodies.count + g->count)) goto oom;
+            long placed = place_random(sim, g->min, g->max, &g->radius, g->material, g->velocity,
+                                       &rng, g->count, 1000);
+            if (placed < 0) goto oom;
+            if (placed < g->count) {
+                snprintf(err, err_len,
+                         "particles %d: random fill placed only %ld of %ld spheres without "
+                         "overlap; enlarge the region or lower the count",
+                         i, placed, g->count);
+                return -1;
+            }
+        } else {
+            double density = sim->materials.density[g->material];
+            for (long k = 0; k < g->list_count; k++) {
+                const double *s = &g->spheres[4 * k];
+                const double *v = g->velocities ? &g->velocities[3 * k] : NULL;
+                if (ndem_bodies_add(&sim->bodies, s, s[3], v, g->material, density) < 0)
+                    goto oom;
+            }
+        }
+    }
+    return 0;
+oom:
+    snprintf(err, err_len, "out of memory while generating particles");
+    return -1;
+}
+
+/* Emitters (run at the start of a step): the rate accrues a debt of
+ * particles that is paid whenever a free spot is found. */
+int ndem_emit(ndem_sim *sim)
+{
+    double h = sim->solver.time_step;
+    for (int i = 0; i < sim->emitter_count; i++) {
+        const ndem_emitter_def *e = &sim->emitters[i];
+        ndem_emitter_state *st = &sim->emitter_state[i];
+        if (st->emitted >= e->max_count) continue;
+        if (sim->time >= e->start && sim->time < e->stop) st->pending += e->rate * h;
+        long want = (long)floor(st->pending);
+        if (want > e->max_count - st->emitted) want = e->max_count - st->emitted;
+        if (want <= 0) continue;
+        long placed = place_random(sim, e->min, e->max, &e->radius, e->material, e->velocity,
+                                   &st->rng, want, 20);
+        if (placed < 0) return -1;
+        st->pending -= (double)placed;
+        st->emitted += placed;
+    }
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* grid.h (internal) - the cell hash of the broad phase and a loop over the
+ * neighbours of a body, shared by the broad and narrow phases. */
+#ifndef NDEM_GRID_H
+#define NDEM_GRID_H
+
+#include "sim.h"
+
+#include <stdint.h>
+
+static inline uint32_t ndem_cell_hash(int x, int y, int z, long mask)
+{
+    uint32_t h = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u;
+    return (uint32_t)(h & (uint32_t)mask);
+}
+
+/* Calls visit(j) for every body j > i in the 27 cells around body i. */
+#define NDEM_GRID_FOR_NEIGHBOURS(g, i, j, BODY)                                                    \
+    do {                                                                                           \
+        const int *ci_ = &(g)->coord[3 * (i)];                                                      \
+        for (int dz_ = -1; dz_ <= 1; dz_++)                                                        \
+            for (int dy_ = -1; dy_ <= 1; dy_++)                                                    \
+                for (int dx_ = -1; dx_ <= 1; dx_++) {                                              \
+                    int cx_ = ci_[0] + dx_, cy_ = ci_[1] + dy_, cz_ = ci_[2] + dz_;                \
+                    uint32_t h_ = ndem_cell_hash(cx_, cy_, cz_, (g)->table_size - 1);                   \
+                    for (long k_ = (g)->cell_start[h_]; k_ < (g)->cell_start[h_ + 1]; k_++) {      \
+                        long j = (g)->sorted[k_];                                                  \
+                        const int *cj_ = &(g)->coord[3 * j];                                        \
+                        if (j <= (i) || cj_[0] != cx_ || cj_[1] != cy_ || cj_[2] != cz_) continue; \
+                        BODY                                                                       \
+                    }                                                                              \
+                }                                                                                  \
+    } while (0)
+
+#endif

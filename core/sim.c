@@ -1,0 +1,368 @@
+/* sim.c - the simulation object and its step, a sequence of named stages
+ * (seed 003 Algorithm 1): emit, broad phase, narrow phase, colour, prepare
+ * rows and warm start, solve (impact stage, continuous stage), store
+ * impulses, integrate positions, move geometry. */
+#include "sim.h"
+#include "vec.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t ndem_hash_bytes(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+#define HASH(h, x) ((h) = ndem_hash_bytes((h), &(x), sizeof(x)))
+#define HASH_N(h, p, n) ((h) = ndem_hash_bytes((h), (p), sizeof(*(p)) * (size_t)(n)))
+
+/* A fingerprint of the scene definition: a checkpoint restores only into
+ * the scene it was taken from. Fields are hashed one by one (no padding). */
+static uint64_t scene_hash(const ndem_scene_def *d)
+{
+    uint64_t h = 1469598103934665603ULL;
+    HASH_N(h, d->gravity, 3);
+    for (int i = 0; i < d->material_count; i++) {
+        const ndem_material_def *m = &d->materials[i];
+        HASH(h, m->density), HASH(h, m->young_modulus), HASH(h, m->poisson_ratio);
+        HASH(h, m->viscosity);
+    }
+    for (int i = 0; i < d->contact_material_count; i++) {
+        const ndem_contact_material_def *c = &d->contact_materials[i];
+        HASH(h, c->material_a), HASH(h, c->material_b), HASH(h, c->friction);
+        HASH(h, c->rolling_resistance), HASH(h, c->twisting_resistance);
+        HASH(h, c->restitution), HASH(h, c->adhesion), HASH(h, c->adhesive_overlap);
+        HASH(h, c->damping_time), HASH(h, c->young_modulus);
+    }
+    for (int i = 0; i < d->geometry_count; i++) {
+        const ndem_geometry_def *g = &d->geometry[i];
+        HASH(h, g->type), HASH(h, g->material), HASH(h, g->inside);
+        HASH(h, g->radius), HASH(h, g->length);
+        HASH_N(h, g->normal, 3), HASH_N(h, g->axis, 3), HASH_N(h, g->velocity, 3);
+        HASH_N(h, g->angular_velocity, 3);
+    }
+    for (int i = 0; i < d->emitter_count; i++) {
+        const ndem_emitter_def *e = &d->emitters[i];
+        HASH(h, e->rate), HASH(h, e->start), HASH(h, e->stop), HASH(h, e->max_count);
+        HASH(h, e->material), HASH(h, e->seed);
+        HASH_N(h, e->min, 3), HASH_N(h, e->max, 3), HASH_N(h, e->velocity, 3);
+    }
+    const ndem_solver_def *s = &d->solver;
+    HASH(h, s->method), HASH(h, s->time_step), HASH(h, s->duration), HASH(h, s->iterations);
+    HASH(h, s->impact_iterations), HASH(h, s->warm_start), HASH(h, s->warm_start_factor);
+    HASH(h, s->impact_velocity), HASH(h, s->tolerance), HASH(h, s->damping_steps);
+    HASH(h, s->friction_compliance);
+    HASH(h, d->material_count), HASH(h, d->geometry_count), HASH(h, d->emitter_count);
+    return h;
+}
+
+static double mean_radius(const ndem_radius_dist *r)
+{
+    if (r->kind == NDEM_RADIUS_UNIFORM) return 0.5 * (r->min + r->max);
+    if (r->kind == NDEM_RADIUS_FIXED) return r->values[0];
+    double s = 0, w = 0;
+    for (int i = 0; i < r->count; i++) {
+        s += r->values[i] * r->weights[i];
+        w += r->weights[i];
+    }
+    return w > 0 ? s / w : r->values[0];
+}
+
+static void grow_box(double *lo, double *hi, const double *a, const double *b)
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = fmin(lo[k], a[k]);
+        hi[k] = fmax(hi[k], b[k]);
+    }
+}
+
+/* Everything but the particles: shared by create and restore. */
+static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
+{
+    ndem_sim *sim = calloc(1, sizeof *sim);
+    if (!sim) goto oom;
+    sim->solver = def->solver;
+    memcpy(sim->gravity, def->gravity, sizeof sim->gravity);
+    sim->threads = def->solver.threads > 0 ? def->solver.threads : omp_get_max_threads();
+    if (ndem_material_table_init(&sim->materials, def)) goto oom;
+    sim->geometry_count = def->geometry_count;
+    sim->emitter_count = def->emitter_count;
+    sim->geometry = calloc((size_t)def->geometry_count + 1, sizeof *sim->geometry);
+    sim->emitters = calloc((size_t)def->emitter_count + 1, sizeof *sim->emitters);
+    sim->emitter_state = calloc((size_t)def->emitter_count + 1, sizeof *sim->emitter_state);
+    if (!sim->geometry || !sim->emitters || !sim->emitter_state) goto oom;
+    memcpy(sim->geometry, def->geometry, sizeof *sim->geometry * (size_t)def->geometry_count);
+    memcpy(sim->emitters, def->emitters, sizeof *sim->emitters * (size_t)def->emitter_count);
+    for (int i = 0; i < def->emitter_count; i++)
+        ndem_rng_seed(&sim->emitter_state[i].rng, def->emitters[i].seed);
+    sim->total_steps = (long)ceil(def->solver.duration / def->solver.time_step - 1e-9);
+    sim->scene_hash = scene_hash(def);
+    return sim;
+oom:
+    snprintf(err, err_len, "out of memory creating the simulation");
+    ndem_sim_destroy(sim);
+    return NULL;
+}
+
+/* Scene bounds (leaving them is an error) and the characteristic diameter
+ * that sets the automatic impact velocity. */
+static void sim_finish(ndem_sim *sim)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    const ndem_bodies *b = &sim->bodies;
+    double dsum = 0;
+    for (long i = 0; i < b->count; i++) {
+        grow_box(lo, hi, &b->pos[3 * i], &b->pos[3 * i]);
+        dsum += 2.0 * b->radius[i];
+    }
+    double esum = 0;
+    for (int i = 0; i < sim->emitter_count; i++) {
+        grow_box(lo, hi, sim->emitters[i].min, sim->emitters[i].max);
+        esum += 2.0 * mean_radius(&sim->emitters[i].radius);
+    }
+    for (int i = 0; i < sim->geometry_count; i++) {
+        double glo[3], ghi[3];
+        ndem_geometry_bounds(&sim->geometry[i], glo, ghi);
+        grow_box(lo, hi, glo, ghi);
+    }
+    double size = 1.0;
+    for (int k = 0; k < 3; k++)
+        if (isfinite(hi[k] - lo[k]) && hi[k] - lo[k] > size) size = hi[k] - lo[k];
+    for (int k = 0; k < 3; k++) {
+        sim->bounds_min[k] = (isfinite(lo[k]) ? lo[k] : 0.0) - 10.0 * size;
+        sim->bounds_max[k] = (isfinite(hi[k]) ? hi[k] : 0.0) + 10.0 * size;
+    }
+    if (b->count > 0) sim->d_avg = dsum / (double)b->count;
+    else if (sim->emitter_count > 0) sim->d_avg = esum / sim->emitter_count;
+    else sim->d_avg = 0.01;
+    /* v_imp = 0.02 d_avg / h (seed 000 eq. 35.10 as PHYSICS.md settles it) */
+    sim->v_imp = sim->solver.impact_velocity > 0 ? sim->solver.impact_velocity
+                                                 : 0.02 * sim->d_avg / sim->solver.time_step;
+}
+
+ndem_sim *ndem_sim_create(const ndem_scene_def *def, char *err, size_t err_len)
+{
+    ndem_sim *sim = sim_alloc(def, err, err_len);
+    if (!sim) return NULL;
+    if (ndem_generate_initial(sim, def, err, err_len)) {
+        ndem_sim_destroy(sim);
+        return NULL;
+    }
+    sim_finish(sim);
+    sim->stats.particles = sim->bodies.count;
+    return sim;
+}
+
+void ndem_sim_destroy(ndem_sim *sim)
+{
+    if (!sim) return;
+    ndem_material_table_destroy(&sim->materials);
+    free(sim->geometry);
+    free(sim->emitters);
+    free(sim->emitter_state);
+    ndem_bodies_destroy(&sim->bodies);
+    ndem_contacts_destroy(&sim->contacts, &sim->history);
+    ndem_grid_destroy(&sim->grid);
+    free(sim);
+}
+
+const char *ndem_sim_error(const ndem_sim *sim) { return sim->error; }
+const ndem_step_stats *ndem_sim_stats(const ndem_sim *sim) { return &sim->stats; }
+long ndem_sim_particle_count(const ndem_sim *sim) { return sim->bodies.count; }
+long ndem_sim_total_steps(const ndem_sim *sim) { return sim->total_steps; }
+
+/* x += h v_new; orientation turned by the new angular velocity. */
+static void integrate(ndem_sim *sim)
+{
+    ndem_bodies *b = &sim->bodies;
+    double h = sim->solver.time_step;
+#pragma omp parallel for schedule(static) num_threads(sim->threads)
+    for (long i = 0; i < b->count; i++) {
+        double *x = &b->pos[3 * i], *v = &b->vel[6 * i], *q = &b->quat[4 * i];
+        for (int k = 0; k < 3; k++) x[k] += h * v[k];
+        double w = ndem_norm(&v[3]);
+        if (w * h > 1e-12) {
+            double half = 0.5 * w * h, s = sin(half) / w;
+            double dq[4] = {cos(half), v[3] * s, v[4] * s, v[5] * s};
+            double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
+                           dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
+                           dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
+                           dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
+            double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+            for (int k = 0; k < 4; k++) q[k] = r[k] / len;
+        }
+    }
+    for (int g = 0; g < sim->geometry_count; g++) {
+        ndem_geometry_def *geo = &sim->geometry[g];
+        for (int k = 0; k < 3; k++) {
+            double dx = h * geo->velocity[k];
+            geo->point[k] += dx;
+            geo->min[k] += dx;
+            geo->max[k] += dx;
+            geo->center[k] += dx;
+        }
+    }
+}
+
+/* Kinetic energy, contact counts and the first bad particle, in body order so
+ * the figures do not depend on the thread count. */
+static ndem_status measure(ndem_sim *sim)
+{
+    const ndem_bodies *b = &sim->bodies;
+    double ke = 0;
+    for (long i = 0; i < b->count; i++) {
+        const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
+        double m = 1.0 / b->inv_mass[i], in = 1.0 / b->inv_inertia[i];
+        ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+              0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
+              isfinite(v[1]) && isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) &&
+              isfinite(v[5]))) {
+            snprintf(sim->error, sizeof sim->error,
+                     "particle %ld has a non-finite state at t = %.6g s (step %ld); "
+                     "reduce the time step",
+                     i, sim->time, sim->step);
+            return NDEM_ERR_NONFINITE;
+        }
+        for (int k = 0; k < 3; k++)
+            if (x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]) {
+                snprintf(sim->error, sizeof sim->error,
+                         "particle %ld left the scene bounds at t = %.6g s (step %ld), "
+                         "position (%.4g, %.4g, %.4g)",
+                         i, sim->time, sim->step, x[0], x[1], x[2]);
+                return NDEM_ERR_ESCAPED;
+            }
+    }
+    const ndem_contacts *c = &sim->contacts;
+    long touching = 0, geo = 0;
+    double maxov = 0;
+    for (long k = 0; k < c->count; k++) {
+        const ndem_row *r = &c->rows[k];
+        if (r->delta > 0) {
+            touching++;
+            if (r->b < 0) geo++;
+            if (r->delta > maxov) maxov = r->delta;
+        }
+    }
+    sim->stats.kinetic_energy = ke;
+    sim->stats.contacts = touching;
+    sim->stats.geometry_contacts = geo;
+    sim->stats.max_overlap = maxov;
+    return NDEM_OK;
+}
+
+static ndem_status fail_memory(ndem_sim *sim)
+{
+    snprintf(sim->error, sizeof sim->error, "out of memory at step %ld", sim->step);
+    return NDEM_ERR_MEMORY;
+}
+
+ndem_status ndem_sim_step(ndem_sim *sim)
+{
+    double t0 = omp_get_wtime();
+    double h = sim->solver.time_step;
+    if (ndem_emit(sim)) return fail_memory(sim);
+    const ndem_bodies *b = &sim->bodies;
+    double vmax = 0, rmin = INFINITY, rmax = 0;
+    for (long i = 0; i < b->count; i++) {
+        const double *v = &b->vel[6 * i];
+        double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        if (s > vmax) vmax = s;
+        if (b->radius[i] < rmin) rmin = b->radius[i];
+        if (b->radius[i] > rmax) rmax = b->radius[i];
+    }
+    /* Search reach: what can close within a step, capped (tunnelling guard:
+     * keep h below d / v, PHYSICS.md time step guidance). */
+    double skin = b->count ? fmin(2.0 * sqrt(vmax) * h + 0.05 * rmin, 2.0 * rmax) : 0.0;
+    double t1 = omp_get_wtime();
+    if (ndem_broadphase_build(sim, skin)) return fail_memory(sim);
+    double t2 = omp_get_wtime();
+    if (ndem_contacts_build(sim, skin) || ndem_contacts_color(sim) ||
+        ndem_contacts_prepare(sim))
+        return fail_memory(sim);
+    double t3 = omp_get_wtime();
+    ndem_solve(sim);
+    if (ndem_contacts_store_history(sim)) return fail_memory(sim);
+    double t4 = omp_get_wtime();
+    integrate(sim);
+    sim->step++;
+    sim->time = (double)sim->step * h;
+    ndem_status st = measure(sim);
+    double t5 = omp_get_wtime();
+    ndem_step_stats *s = &sim->stats;
+    s->step = sim->step;
+    s->time = sim->time;
+    s->particles = b->count;
+    s->colors = sim->contacts.color_count;
+    s->wall_broadphase = t2 - t1 + (t1 - t0);
+    s->wall_narrowphase = t3 - t2;
+    s->wall_solve = t4 - t3;
+    s->wall_integrate = t5 - t4;
+    s->wall_total = t5 - t0;
+    return st;
+}
+
+int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out)
+{
+    const ndem_bodies *b = &sim->bodies;
+    long n = b->count;
+    memset(out, 0, sizeof *out);
+    out->step = sim->step;
+    out->time = sim->time;
+    out->count = n;
+    size_t m = (size_t)(n > 0 ? n : 1);
+    out->positions = malloc(3 * m * sizeof(double));
+    out->radii = malloc(m * sizeof(double));
+    out->velocities = malloc(3 * m * sizeof(double));
+    out->angular_velocities = malloc(3 * m * sizeof(double));
+    out->orientations = malloc(4 * m * sizeof(double));
+    out->materials = malloc(m * sizeof(int));
+    if (!out->positions || !out->radii || !out->velocities || !out->angular_velocities ||
+        !out->orientations || !out->materials) {
+        ndem_frame_free(out);
+        return -1;
+    }
+    memcpy(out->positions, b->pos, 3 * (size_t)n * sizeof(double));
+    memcpy(out->radii, b->radius, (size_t)n * sizeof(double));
+    memcpy(out->orientations, b->quat, 4 * (size_t)n * sizeof(double));
+    memcpy(out->materials, b->material, (size_t)n * sizeof(int));
+    for (long i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            out->velocities[3 * i + k] = b->vel[6 * i + k];
+            out->angular_velocities[3 * i + k] = b->vel[6 * i + 3 + k];
+        }
+    return 0;
+}
+
+void ndem_frame_free(ndem_frame *f)
+{
+    if (!f) return;
+    free(f->positions);
+    free(f->radii);
+    free(f->velocities);
+    free(f->angular_velocities);
+    free(f->orientations);
+    free(f->materials);
+    memset(f, 0, sizeof *f);
+}
+
+uint64_t ndem_sim_state_hash(const ndem_sim *sim)
+{
+    const ndem_bodies *b = &sim->bodies;
+    uint64_t h = 1469598103934665603ULL;
+    size_t n = (size_t)b->count;
+    HASH(h, sim->step);
+    h = ndem_hash_bytes(h, b->pos, 3 * n * sizeof(double));
+    h = ndem_hash_bytes(h, b->quat, 4 * n * sizeof(double));
+    h = ndem_hash_bytes(h, b->vel, 6 * n * sizeof(double));
+    h = ndem_hash_bytes(h, b->radius, n * sizeof(double));
+    return h;
+}

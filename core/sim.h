@@ -1,0 +1,154 @@
+/* sim.h (internal) - the simulation object shared by the engine's modules.
+ * Hot data is stored as arrays per quantity (structure of arrays); the
+ * contact rows that the solver streams over are packed per contact in the
+ * order they are solved (geometry contacts first, then one block per colour).
+ */
+#ifndef NDEM_SIM_H
+#define NDEM_SIM_H
+
+#include "material.h"
+#include "ndem.h"
+#include "rng.h"
+
+#include <stdint.h>
+
+/* Particles. Indices are stable: particles are only ever appended. */
+typedef struct ndem_bodies {
+    long count, capacity;
+    double *pos;         /* 3 per body */
+    double *quat;        /* 4 per body: w, x, y, z */
+    double *vel;         /* 6 per body: linear v, angular w */
+    double *radius;
+    double *inv_mass;
+    double *inv_inertia; /* solid sphere: 1 / (2/5 m r^2) */
+    int *material;
+} ndem_bodies;
+
+int ndem_bodies_reserve(ndem_bodies *b, long capacity);
+long ndem_bodies_add(ndem_bodies *b, const double *pos, double radius, const double *vel,
+                     int material, double density);
+void ndem_bodies_destroy(ndem_bodies *b);
+
+typedef struct ndem_emitter_state {
+    ndem_rng rng;
+    double pending; /* particles owed by the rate but not yet placed */
+    long emitted;
+} ndem_emitter_state;
+
+/* One contact row set, as the solver uses it (seed 003 eqs. 16-18). For a
+ * geometry contact b < 0 and ug holds the geometry's surface velocity at the
+ * contact point and its angular velocity. */
+typedef struct ndem_row {
+    int a, b;
+    int pair;          /* index in pair order, for the warm-start history */
+    int impact;        /* 0: skip in impact stage, 1: resting row, 2: impacting */
+    double n[3], t1[3], t2[3];
+    double la, lb;     /* lever arms |p - x_a|, |p - x_b| */
+    double delta;      /* overlap (negative: gap) */
+    double s;          /* normal row scale e_H delta^(e_H - 1) */
+    double inv_dn, inv_dt, inv_dr;
+    double sig_n, sig_t, sig_r;
+    double q_n;
+    double phi, ups;   /* constraint phi and Upsilon_n of the SPOOK normal row */
+    double mu, mur, mut; /* friction, mu_r r*, mu_t r* */
+    double lo_n;       /* lower bound of the normal force (adhesion, <= 0) */
+    double restitution;
+    double v_target;   /* impact stage: separation speed to reach */
+    double ug[6];
+    double lam[6];     /* normal, t1, t2, r1, r2, twist */
+} ndem_row;
+
+/* Candidate contacts in pair order: key_b >= 0 is a particle, key_b < 0 a
+ * geometry feature (-1 - (geometry * 8 + feature)). */
+typedef struct ndem_contacts {
+    long count, capacity;
+    int *key_a, *key_b;
+    int *slot;      /* position of the contact in the solver's row array */
+    long *start;    /* per body: first contact of the body (CSR), count + 1 */
+    long start_capacity;
+    ndem_row *rows; /* solver order */
+    long row_capacity;
+    long geometry_rows;   /* rows [0, geometry_rows) touch geometry */
+    long *group_start;    /* geometry rows grouped by particle */
+    long group_count, group_capacity;
+    int color_count;
+    long color_start[66]; /* colour c: rows [color_start[c], color_start[c+1]) */
+    uint64_t *color_mask; /* per body, colouring scratch */
+    long mask_capacity;
+    double *residual;     /* 3 per row: normal, friction, rolling */
+    double *impact_lam;   /* 6 per row: impulses of the impact stage */
+} ndem_contacts;
+
+/* Warm-start history: last step's contacts in pair order with their
+ * impulses as world vectors, so a rotated tangent basis can be re-projected. */
+typedef struct ndem_history {
+    long bodies;    /* bodies covered by start */
+    long count;
+    long *start;    /* bodies + 1 */
+    int *key_b;
+    double *lam;    /* 7 per contact: normal, friction vector, rolling vector */
+    long capacity, start_capacity;
+} ndem_history;
+
+typedef struct ndem_grid {
+    double cell, inv_cell;
+    long table_size;
+    long *cell_start; /* table_size + 1 */
+    long *sorted;
+    int *coord;       /* 3 per body: integer cell coordinates */
+    uint32_t *bucket;
+    long capacity, table_capacity;
+} ndem_grid;
+
+struct ndem_sim {
+    ndem_solver_def solver;
+    double gravity[3];
+    int threads;
+    ndem_material_table materials;
+    int geometry_count;
+    ndem_geometry_def *geometry; /* moved by their velocity each step */
+    int emitter_count;
+    ndem_emitter_def *emitters;
+    ndem_emitter_state *emitter_state;
+    ndem_bodies bodies;
+    ndem_contacts contacts;
+    ndem_history history;
+    ndem_grid grid;
+    double bounds_min[3], bounds_max[3]; /* leaving these is an error */
+    double d_avg;       /* characteristic diameter for the impact velocity */
+    double v_imp;
+    long step;
+    double time;
+    long total_steps;
+    uint64_t scene_hash;
+    ndem_step_stats stats;
+    char error[256];
+};
+
+/* Stages of a step, one module each. */
+int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len);
+int ndem_emit(ndem_sim *sim);
+int ndem_broadphase_build(ndem_sim *sim, double skin);
+int ndem_contacts_build(ndem_sim *sim, double skin);
+int ndem_contacts_color(ndem_sim *sim);
+int ndem_contacts_prepare(ndem_sim *sim);
+int ndem_contacts_store_history(ndem_sim *sim);
+void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h);
+void ndem_grid_destroy(ndem_grid *g);
+void ndem_solve(ndem_sim *sim);
+
+/* Sphere against one geometry: writes up to 6 contacts (normal from the
+ * sphere into the geometry, overlap, feature id) within `margin`. */
+typedef struct ndem_geo_hit {
+    double n[3];
+    double delta;
+    int feature;
+} ndem_geo_hit;
+int ndem_geometry_collide(const ndem_geometry_def *g, const double *x, double r, double margin,
+                          ndem_geo_hit hits[6]);
+void ndem_geometry_surface_velocity(const ndem_geometry_def *g, const double *p, double *u);
+void ndem_geometry_bounds(const ndem_geometry_def *g, double *lo, double *hi);
+
+uint64_t ndem_hash_bytes(uint64_t h, const void *data, size_t len);
+
+#endif

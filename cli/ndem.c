@@ -1,16 +1,260 @@
-/* ndem.c - the `ndem` command line (CONTRACT.md "Programs"). */
+/* ndem.c - the `ndem` command line (CONTRACT.md "Programs"): runs a job
+ * document without the daemon, or validates one.
+ *
+ * Exit codes: 0 success (or a valid job), 1 the simulation failed,
+ * 2 usage error, 3 the job document is malformed or invalid,
+ * 4 a file could not be read or written. */
+#include "frame_json.h"
+#include "job.h"
 #include "ndem.h"
+#include "output.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+enum { EXIT_SIM = 1, EXIT_USAGE = 2, EXIT_JOB = 3, EXIT_IO = 4 };
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: ndem run JOB.json [--out DIR] [--threads N] [--quiet] [--no-vtk]\n"
+            "       ndem validate JOB.json\n"
+            "       ndem --help | --version\n"
+            "\n"
+            "run       runs the job; writes frames/, series.csv, final.json, summary.json\n"
+            "          and job.json (the job with defaults) into DIR (default ./out)\n"
+            "validate  prints every error of the job with its JSON Pointer\n"
+            "\n"
+            "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error\n");
+}
+
+/* Reads and parses a job, printing every error as "FILE: POINTER: MESSAGE". */
+static int load_job(const char *path, ndem_job **job)
+{
+    size_t len;
+    char *text = ndem_read_file(path, &len);
+    if (!text) {
+        fprintf(stderr, "ndem: cannot read %s: %s\n", path, strerror(errno));
+        return EXIT_IO;
+    }
+    ndem_job_errors errs = {0};
+    ndem_job_status st = ndem_job_parse(text, len, job, &errs);
+    free(text);
+    if (st == NDEM_JOB_OK) return 0;
+    fprintf(stderr, "%s: %s job document, %d error%s:\n", path,
+            st == NDEM_JOB_MALFORMED ? "malformed" : "invalid", errs.count,
+            errs.count == 1 ? "" : "s");
+    for (int i = 0; i < errs.count; i++)
+        fprintf(stderr, "  %s: %s\n", errs.items[i].pointer[0] ? errs.items[i].pointer : "(root)",
+                errs.items[i].message);
+    ndem_job_errors_clear(&errs);
+    return EXIT_JOB;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+    if (argc != 3) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    ndem_job *job = NULL;
+    int rc = load_job(argv[2], &job);
+    if (rc == 0) {
+        printf("%s: valid job '%s' (%ld particles at most)\n", argv[2], job->name,
+               ndem_job_particle_estimate(job));
+        ndem_job_destroy(job);
+    }
+    return rc;
+}
+
+typedef struct progress {
+    int tty, quiet;
+    double last_print, start;
+} progress;
+
+static void show_progress(progress *p, const ndem_step_stats *s, long total, int final)
+{
+    double now = omp_get_wtime();
+    if (p->quiet || (!final && now - p->last_print < (p->tty ? 0.1 : 5.0))) return;
+    p->last_print = now;
+    double frac = total > 0 ? (double)s->step / (double)total : 1.0;
+    double elapsed = now - p->start;
+    double eta = frac > 0 ? elapsed * (1.0 - frac) / frac : 0.0;
+    if (p->tty) {
+        char bar[31];
+        int fill = (int)(frac * 30);
+        for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
+        bar[30] = 0;
+        fprintf(stderr,
+                "\r[%s] %5.1f%% step %ld/%ld t=%.3f s  %ld particles  %ld contacts  "
+                "%.1f ms/step  ETA %.0f s   %s",
+                bar, 100 * frac, s->step, total, s->time, s->particles, s->contacts,
+                1e3 * s->wall_total, eta, final ? "\n" : "");
+    } else {
+        fprintf(stderr,
+                "progress %.1f%% step=%ld/%ld time=%.4f particles=%ld contacts=%ld "
+                "kinetic_energy=%.4g iterations=%d elapsed=%.1fs eta=%.0fs\n",
+                100 * frac, s->step, total, s->time, s->particles, s->contacts,
+                s->kinetic_energy, s->iterations, elapsed, eta);
+    }
+    fflush(stderr);
+}
+
+static char *summary_json(const ndem_job *job, const ndem_sim *sim, const char *status,
+                          const char *error, double wall, long frames)
+{
+    const ndem_step_stats *s = ndem_sim_stats(sim);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", job->name);
+    cJSON_AddStringToObject(o, "status", status);
+    if (error) cJSON_AddStringToObject(o, "error", error);
+    cJSON_AddNumberToObject(o, "steps", (double)s->step);
+    cJSON_AddNumberToObject(o, "steps_total", (double)ndem_sim_total_steps(sim));
+    cJSON_AddNumberToObject(o, "time", s->time);
+    cJSON_AddNumberToObject(o, "wall_seconds", wall);
+    cJSON_AddNumberToObject(o, "ms_per_step", s->step > 0 ? 1e3 * wall / (double)s->step : 0);
+    cJSON_AddNumberToObject(o, "particles", (double)s->particles);
+    cJSON_AddNumberToObject(o, "contacts", (double)s->contacts);
+    cJSON_AddNumberToObject(o, "geometry_contacts", (double)s->geometry_contacts);
+    cJSON_AddNumberToObject(o, "kinetic_energy", s->kinetic_energy);
+    cJSON_AddNumberToObject(o, "iterations", s->iterations);
+    cJSON_AddNumberToObject(o, "residual_normal", s->residual_normal);
+    cJSON_AddNumberToObject(o, "max_overlap", s->max_overlap);
+    cJSON_AddNumberToObject(o, "frames", (double)frames);
+    cJSON_AddNumberToObject(o, "threads", job->scene.solver.threads > 0
+                                              ? job->scene.solver.threads
+                                              : omp_get_max_threads());
+    cJSON_AddNumberToObject(o, "peak_memory_bytes", (double)ru.ru_maxrss * 1024.0);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    return text;
+}
+
+static int write_text_or_warn(const ndem_output *out, const char *name, char *text)
+{
+    int rc = text ? ndem_output_text(out, name, text) : -1;
+    if (rc) fprintf(stderr, "ndem: cannot write %s/%s: %s\n", out->dir, name, strerror(errno));
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *job_path = NULL, *out_dir = "out";
+    int threads = -1, quiet = 0, vtk = 1;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            char *end;
+            long t = strtol(argv[++i], &end, 10);
+            if (*end || t < 1 || t > 1024) {
+                fprintf(stderr, "ndem: --threads wants a number from 1 to 1024, not '%s'\n",
+                        argv[i]);
+                return EXIT_USAGE;
+            }
+            threads = (int)t;
+        } else if (!strcmp(argv[i], "--quiet")) quiet = 1;
+        else if (!strcmp(argv[i], "--no-vtk")) vtk = 0;
+        else if (argv[i][0] != '-' && !job_path) job_path = argv[i];
+        else {
+            fprintf(stderr, "ndem: unknown or incomplete option '%s'\n", argv[i]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (!job_path) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    ndem_job *job = NULL;
+    int rc = load_job(job_path, &job);
+    if (rc) return rc;
+    if (threads > 0) job->scene.solver.threads = threads;
+    char err[512];
+    ndem_output out;
+    if (ndem_output_open(&out, out_dir, vtk, err, sizeof err)) {
+        fprintf(stderr, "ndem: %s\n", err);
+        ndem_job_destroy(job);
+        return EXIT_IO;
+    }
+    char *doc = ndem_job_to_json(job);
+    write_text_or_warn(&out, "job.json", doc);
+    free(doc);
+    ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
+    if (!sim) {
+        fprintf(stderr, "ndem: %s\n", err);
+        ndem_output_close(&out);
+        ndem_job_destroy(job);
+        return EXIT_SIM;
+    }
+    progress pr = {isatty(fileno(stderr)), quiet, -1e9, omp_get_wtime()};
+    long total = ndem_sim_total_steps(sim);
+    double h = job->scene.solver.time_step, interval = job->output.frame_interval;
+    double next_frame = interval;
+    int io_failed = ndem_output_frame(&out, sim) != 0;
+    const char *error = NULL;
+    while (ndem_sim_stats(sim)->step < total) {
+        ndem_status st = ndem_sim_step(sim);
+        const ndem_step_stats *s = ndem_sim_stats(sim);
+        if (st != NDEM_OK) {
+            error = ndem_sim_error(sim);
+            break;
+        }
+        io_failed |= ndem_output_series_row(&out, s) != 0;
+        if (s->time >= next_frame - 0.5 * h || s->step == total) {
+            io_failed |= ndem_output_frame(&out, sim) != 0;
+            while (next_frame <= s->time + 0.5 * h) next_frame += interval;
+        }
+        show_progress(&pr, s, total, 0);
+        if (io_failed) break;
+    }
+    show_progress(&pr, ndem_sim_stats(sim), total, 1);
+    double wall = omp_get_wtime() - pr.start;
+    ndem_frame f;
+    if (ndem_sim_copy_frame(sim, &f) == 0) {
+        char *fj = ndem_frame_to_json(&f, out.frames > 0 ? out.frames - 1 : 0);
+        io_failed |= write_text_or_warn(&out, "final.json", fj) != 0;
+        free(fj);
+        ndem_frame_free(&f);
+    }
+    if (io_failed && !error) error = "writing the output failed";
+    char *sum = summary_json(job, sim, error ? "failed" : "succeeded", error, wall, out.frames);
+    write_text_or_warn(&out, "summary.json", sum);
+    if (sum) printf("%s\n", sum);
+    free(sum);
+    if (error) fprintf(stderr, "ndem: simulation failed: %s\n", error);
+    rc = io_failed ? EXIT_IO : error ? EXIT_SIM : 0;
+    ndem_output_close(&out);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    return rc;
+}
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        printf("usage: ndem run JOB.json [--out DIR] [--threads N]\n"
-               "       ndem validate JOB.json\n");
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
     }
-    fprintf(stderr, "ndem: '%s' is not implemented yet\n", argv[1]);
-    return 2;
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("ndem 0.1.0\n");
+        return 0;
+    }
+    if (!strcmp(argv[1], "run")) return cmd_run(argc, argv);
+    if (!strcmp(argv[1], "validate")) return cmd_validate(argc, argv);
+    fprintf(stderr, "ndem: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
 }

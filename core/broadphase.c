@@ -42,7 +42,7 @@ int ndem_broadphase_build(ndem_sim *sim, double skin)
     }
     g->table_size = table;
     double inv = g->inv_cell;
-#pragma omp parallel for schedule(static) num_threads(sim->threads)
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
     for (long i = 0; i < n; i++) {
         int *c = &g->coord[3 * i];
         for (int k = 0; k < 3; k++) c[k] = (int)floor(b->pos[3 * i + k] * inv);

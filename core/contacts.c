@@ -33,7 +33,7 @@ static int ensure(void **p, long *cap, long need, size_t elem)
  * stage sees it, seed 000 eq. 35.6). */
 static int keep_pair(double gap, double approach, double rmin, double h)
 {
-    return gap < 0.05 * rmin + h * fmax(approach, 0.0);
+    return gap < 0.05 * rmin + h * ndem_max(approach, 0.0);
 }
 
 static int pair_contact(const ndem_bodies *b, long i, long j, double h)
@@ -42,13 +42,13 @@ static int pair_contact(const ndem_bodies *b, long i, long j, double h)
     double d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
     double rr = b->radius[i] + b->radius[j];
     double dist2 = ndem_dot(d, d);
-    double reach = rr + 0.05 * fmin(b->radius[i], b->radius[j]);
+    double reach = rr + 0.05 * ndem_min(b->radius[i], b->radius[j]);
     if (dist2 < reach * reach) return 1;
     double dist = sqrt(dist2);
     const double *vi = &b->vel[6 * i], *vj = &b->vel[6 * j];
     double dv[3] = {vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]};
     double approach = ndem_dot(dv, d) / dist;
-    return keep_pair(dist - rr, approach, fmin(b->radius[i], b->radius[j]), h);
+    return keep_pair(dist - rr, approach, ndem_min(b->radius[i], b->radius[j]), h);
 }
 
 static int geometry_hits(const ndem_sim *sim, long i, double skin, int g, ndem_geo_hit *hits)
@@ -90,7 +90,7 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
     if (ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
     long *start = c->start;
     start[0] = 0;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(sim->threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(ndem_threads_for(sim, n))
     for (long i = 0; i < n; i++) {
         long count = 0;
         ndem_geo_hit hits[6];
@@ -114,7 +114,7 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
         c->capacity = cap;
     }
     c->count = total;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(sim->threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(ndem_threads_for(sim, n))
     for (long i = 0; i < n; i++) {
         long k = start[i];
         ndem_geo_hit hits[6];
@@ -263,16 +263,27 @@ static void prepare_row(const ndem_sim *sim, long k, ndem_row *row)
     if (pp->viscosity > 0 && nu > 0) {
         double cdamp = 4.0 * (1 - nu * nu) * (1 - 2 * nu) * pp->viscosity /
                        (15.0 * pp->young_modulus * nu * nu);
-        tau = fmax(tau, cdamp / E_H); /* eps_n / gamma_n = c / e_H, eq. (35.12) */
+        tau = ndem_max(tau, cdamp / E_H); /* eps_n / gamma_n = c / e_H, eq. (35.12) */
     }
     if (pp->damping_time > 0) tau = pp->damping_time;
     double de = row->delta - pp->adhesive_overlap; /* adhesion, seed 000 35.4.6 */
     double mag = fabs(de);
-    row->phi = de > 0 ? -pow(mag, E_H) : pow(mag, E_H);
-    /* The row scale vanishes with the overlap; a floor keeps it solvable. */
-    row->s = E_H * pow(fmax(mag, 1e-6 * d_eff), E_H - 1.0);
-    row->ups = 1.0 / (1.0 + 4.0 * tau / h);
-    row->sig_n = 4.0 / (h * h) * eps * row->ups;
+    row->gap = row->delta < 0;
+    if (row->gap) {
+        /* Apart: a speculative row lets the gap close within the step and no
+         * further, so free flight is untouched until the bodies meet; the
+         * impact stage has already handled a fast arrival. */
+        row->phi = -row->delta;
+        row->s = 1.0;
+        row->ups = 0.0;
+        row->sig_n = 0.0;
+    } else {
+        row->phi = de > 0 ? -pow(mag, E_H) : pow(mag, E_H);
+        /* The row scale vanishes with the overlap; a floor keeps it solvable. */
+        row->s = E_H * pow(ndem_max(mag, 1e-6 * d_eff), E_H - 1.0);
+        row->ups = 1.0 / (1.0 + 4.0 * tau / h);
+        row->sig_n = 4.0 / (h * h) * eps * row->ups;
+    }
     row->sig_t = sim->solver.friction_compliance / h;
     row->sig_r = sim->solver.friction_compliance / h;
     double r_eff = 0.5 * d_eff;
@@ -293,7 +304,10 @@ static void prepare_row(const ndem_sim *sim, long k, ndem_row *row)
     double vsep = ndem_dot(row->n, dv);
     row->impact = 0;
     row->v_target = 0.0;
-    if (-vsep > sim->v_imp && row->delta - h * vsep > 0) {
+    /* Impacting: approaching faster than v_imp and meeting within this step
+     * (gravity's pull during the step counted in). */
+    double g = sqrt(ndem_dot(sim->gravity, sim->gravity));
+    if (-vsep > sim->v_imp && row->delta - h * vsep + h * h * g > 0) {
         row->impact = 2;
         row->v_target = row->restitution * -vsep;
     } else if (row->delta >= 0) {
@@ -307,21 +321,21 @@ static void prepare_row(const ndem_sim *sim, long k, ndem_row *row)
     if (hist) {
         double beta = sim->solver.warm_start_factor;
         double fn = beta * hist[0];
-        row->lam[0] = fmax(fn / row->s, row->lo_n);
+        row->lam[0] = ndem_max(fn / row->s, row->lo_n);
         double F = row->s * row->lam[0];
         double t1 = beta * ndem_dot(&hist[1], row->t1), t2 = beta * ndem_dot(&hist[1], row->t2);
-        double lim = row->mu * fmax(F, 0.0), len = sqrt(t1 * t1 + t2 * t2);
+        double lim = row->mu * ndem_max(F, 0.0), len = sqrt(t1 * t1 + t2 * t2);
         if (len > lim) { t1 *= lim / len; t2 *= lim / len; }
         row->lam[1] = t1;
         row->lam[2] = t2;
         double r1 = beta * ndem_dot(&hist[4], row->t1), r2 = beta * ndem_dot(&hist[4], row->t2);
-        lim = row->mur * fmax(F, 0.0);
+        lim = row->mur * ndem_max(F, 0.0);
         len = sqrt(r1 * r1 + r2 * r2);
         if (len > lim) { r1 *= lim / len; r2 *= lim / len; }
         row->lam[3] = r1;
         row->lam[4] = r2;
-        double tw = beta * ndem_dot(&hist[4], row->n), tl = row->mut * fmax(F, 0.0);
-        row->lam[5] = fmin(fmax(tw, -tl), tl);
+        double tw = beta * ndem_dot(&hist[4], row->n), tl = row->mut * ndem_max(F, 0.0);
+        row->lam[5] = ndem_min(ndem_max(tw, -tl), tl);
     }
 }
 
@@ -339,7 +353,7 @@ int ndem_contacts_prepare(ndem_sim *sim)
         if (!rows || !res || !imp) return -1;
         c->row_capacity = cap;
     }
-#pragma omp parallel for schedule(static) num_threads(sim->threads)
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long k = 0; k < c->count; k++) prepare_row(sim, k, &c->rows[c->slot[k]]);
     return 0;
 }
@@ -365,7 +379,7 @@ int ndem_contacts_store_history(ndem_sim *sim)
     memcpy(h->key_b, c->key_b, sizeof(int) * (size_t)c->count);
     h->bodies = n;
     h->count = c->count;
-#pragma omp parallel for schedule(static) num_threads(sim->threads)
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long k = 0; k < c->count; k++) {
         const ndem_row *r = &c->rows[c->slot[k]];
         double *o = &h->lam[7 * k];

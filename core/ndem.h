@@ -169,6 +169,7 @@ typedef struct ndem_step_stats {
     long contacts;           /* particle-particle plus particle-geometry */
     long geometry_contacts;
     long impacts;            /* contacts resolved in the impact stage */
+    long rows;               /* contacts the solver handled, near ones included */
     int iterations;          /* PGS sweeps used in the continuous stage */
     int colors;              /* colours of the contact graph */
     double kinetic_energy;   /* J, translational plus rotational */

@@ -184,7 +184,7 @@ static void integrate(ndem_sim *sim)
 {
     ndem_bodies *b = &sim->bodies;
     double h = sim->solver.time_step;
-#pragma omp parallel for schedule(static) num_threads(sim->threads)
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, b->count))
     for (long i = 0; i < b->count; i++) {
         double *x = &b->pos[3 * i], *v = &b->vel[6 * i], *q = &b->quat[4 * i];
         for (int k = 0; k < 3; k++) x[k] += h * v[k];
@@ -302,6 +302,7 @@ ndem_status ndem_sim_step(ndem_sim *sim)
     s->time = sim->time;
     s->particles = b->count;
     s->colors = sim->contacts.color_count;
+    s->rows = sim->contacts.count;
     s->wall_broadphase = t2 - t1 + (t1 - t0);
     s->wall_narrowphase = t3 - t2;
     s->wall_solve = t4 - t3;

@@ -42,6 +42,7 @@ typedef struct ndem_row {
     int a, b;
     int pair;          /* index in pair order, for the warm-start history */
     int impact;        /* 0: skip in impact stage, 1: resting row, 2: impacting */
+    int gap;           /* 1: bodies apart; a speculative row, not a SPOOK spring */
     double n[3], t1[3], t2[3];
     double la, lb;     /* lever arms |p - x_a|, |p - x_b| */
     double delta;      /* overlap (negative: gap) */
@@ -124,6 +125,13 @@ struct ndem_sim {
     ndem_step_stats stats;
     char error[256];
 };
+
+/* Threads for a loop of `work` items: small loops run on one thread, where a
+ * barrier would cost more than the work (results are identical anyway). */
+static inline int ndem_threads_for(const struct ndem_sim *sim, long work)
+{
+    return work < 4096 ? 1 : sim->threads;
+}
 
 /* Stages of a step, one module each. */
 int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len);

@@ -77,14 +77,14 @@ static void solve_contact(ndem_row *r, double *lamp, double *vel, const ndem_bod
     if (st == STAGE_IMPACT) {
         /* Newton impact law, unregularised rows (seed 000 eq. 35.6). */
         double rn = ndem_dot(n, dv) - r->v_target;
-        double ln = fmax(L[0] - rn / (ima + imb), 0.0);
+        double ln = ndem_max(L[0] - rn / (ima + imb), 0.0);
         d[0] = ln - L[0];
         L[0] = ln;
         F = ln;
         res[0] = fabs(rn);
     } else {
         double rn = r->s * ndem_dot(n, dv) - r->q_n + r->sig_n * L[0];
-        double ln = fmax(L[0] - rn * r->inv_dn, r->lo_n);
+        double ln = ndem_max(L[0] - rn * r->inv_dn, r->lo_n);
         d[0] = r->s * (ln - L[0]);
         L[0] = ln;
         F = r->s * ln; /* the physical normal impulse bounds friction */
@@ -107,7 +107,7 @@ static void solve_contact(ndem_row *r, double *lamp, double *vel, const ndem_bod
     double r1 = ndem_dot(t1, dv) - r->la * wa_t2 - r->lb * wb_t2 + sig_t * L[1];
     double r2 = ndem_dot(t2, dv) + r->la * wa_t1 + r->lb * wb_t1 + sig_t * L[2];
     double l1 = L[1] - r1 * inv_dt, l2 = L[2] - r2 * inv_dt;
-    project_disc(&l1, &l2, r->mu * fmax(F, 0.0));
+    project_disc(&l1, &l2, r->mu * ndem_max(F, 0.0));
     d[1] = l1 - L[1];
     d[2] = l2 - L[2];
     L[1] = l1;
@@ -126,9 +126,9 @@ static void solve_contact(ndem_row *r, double *lamp, double *vel, const ndem_bod
     double q2 = ndem_dot(t2, dw) + sig_r * L[4];
     double q3 = ndem_dot(n, dw) + sig_r * L[5];
     double m1 = L[3] - q1 * inv_dr, m2 = L[4] - q2 * inv_dr, m3 = L[5] - q3 * inv_dr;
-    project_disc(&m1, &m2, r->mur * fmax(F, 0.0));
-    double tl = r->mut * fmax(F, 0.0);
-    m3 = fmin(fmax(m3, -tl), tl);
+    project_disc(&m1, &m2, r->mur * ndem_max(F, 0.0));
+    double tl = r->mut * ndem_max(F, 0.0);
+    m3 = ndem_min(ndem_max(m3, -tl), tl);
     d[3] = m1 - L[3];
     d[4] = m2 - L[4];
     d[5] = m3 - L[5];
@@ -199,7 +199,7 @@ void ndem_solve(ndem_sim *sim)
     int iters_used = 0, stop = 0;
     double res[3] = {0, 0, 0};
 
-#pragma omp parallel num_threads(sim->threads)
+#pragma omp parallel num_threads(ndem_threads_for(sim, nrows))
     {
         if (impacts > 0)
             for (int it = 0; it < imp_it; it++) sweep(sim, STAGE_IMPACT, 0);
@@ -212,7 +212,8 @@ void ndem_solve(ndem_sim *sim)
             const double *va = &b->vel[6 * r->a];
             const double *vb = r->b >= 0 ? &b->vel[6 * r->b] : r->ug;
             double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
-            r->q_n = -(4.0 / h) * r->ups * r->phi + r->ups * r->s * ndem_dot(r->n, dv);
+            if (r->gap) r->q_n = -r->phi / h; /* speculative: v_sep >= -gap / h */
+            else r->q_n = -(4.0 / h) * r->ups * r->phi + r->ups * r->s * ndem_dot(r->n, dv);
         }
         /* Pre-step: external forces (gravity). */
 #pragma omp for schedule(static)

@@ -19,6 +19,11 @@ static inline void ndem_cross(const double *a, const double *b, double *out)
     out[2] = z;
 }
 
+/* fmin/fmax honour NaN rules and are library calls without -ffinite-math;
+ * these compile to one instruction. */
+static inline double ndem_max(double a, double b) { return a > b ? a : b; }
+static inline double ndem_min(double a, double b) { return a < b ? a : b; }
+
 static inline double ndem_norm(const double *a) { return sqrt(ndem_dot(a, a)); }
 
 /* Orthonormal tangents of a unit normal (Frisvad's branch-free construction

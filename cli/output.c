@@ -1,0 +1,146 @@
+/* output.c - files of `ndem run` (output.h). */
+#include "output.h"
+
+#include "frame_bin.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int make_dir(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+    return 0;
+}
+
+static FILE *open_in(const ndem_output *o, const char *name, const char *mode)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", o->dir, name);
+    return fopen(path, mode);
+}
+
+int ndem_output_open(ndem_output *o, const char *dir, int vtk, char *err, size_t err_len)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->dir, sizeof o->dir, "%s", dir);
+    o->vtk = vtk;
+    char frames[4200];
+    snprintf(frames, sizeof frames, "%s/frames", dir);
+    if (make_dir(dir) || make_dir(frames)) {
+        snprintf(err, err_len, "cannot create output directory %s: %s", frames, strerror(errno));
+        return -1;
+    }
+    o->series = open_in(o, "series.csv", "w");
+    o->frame_index = open_in(o, "frames/index.csv", "w");
+    if (!o->series || !o->frame_index) {
+        snprintf(err, err_len, "cannot write into %s: %s", dir, strerror(errno));
+        ndem_output_close(o);
+        return -1;
+    }
+    fprintf(o->series, "step,time,particles,contacts,geometry_contacts,impacts,rows,kinetic_energy,"
+                       "iterations,residual_normal,residual_friction,residual_rolling,"
+                       "max_overlap,colors,wall_broadphase,wall_narrowphase,wall_solve,"
+                       "wall_integrate,wall_seconds\n");
+    fprintf(o->frame_index, "index,step,time,particles,file\n");
+    return 0;
+}
+
+int ndem_output_series_row(ndem_output *o, const ndem_step_stats *s)
+{
+    int n = fprintf(o->series,
+                    "%ld,%.9g,%ld,%ld,%ld,%ld,%ld,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g,%.6g,"
+                    "%.6g\n",
+                    s->step, s->time, s->particles, s->contacts, s->geometry_contacts, s->impacts, s->rows,
+                    s->kinetic_energy, s->iterations, s->residual_normal, s->residual_friction,
+                    s->residual_rolling, s->max_overlap, s->colors, s->wall_broadphase,
+                    s->wall_narrowphase, s->wall_solve, s->wall_integrate, s->wall_total);
+    return n < 0 ? -1 : 0;
+}
+
+static int write_vtk(const ndem_output *o, const char *name, const ndem_frame *f)
+{
+    FILE *fp = open_in(o, name, "w");
+    if (!fp) return -1;
+    fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" "
+                "byte_order=\"LittleEndian\">\n<PolyData>\n<Piece NumberOfPoints=\"%ld\" "
+                "NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
+                "NumberOfPolys=\"0\">\n<Points>\n<DataArray type=\"Float64\" "
+                "NumberOfComponents=\"3\" format=\"ascii\">\n",
+            f->count);
+    for (long i = 0; i < f->count; i++)
+        fprintf(fp, "%.9g %.9g %.9g\n", f->positions[3 * i], f->positions[3 * i + 1],
+                f->positions[3 * i + 2]);
+    fprintf(fp, "</DataArray>\n</Points>\n<PointData Scalars=\"radius\" Vectors=\"velocity\">\n"
+                "<DataArray type=\"Float64\" Name=\"radius\" format=\"ascii\">\n");
+    for (long i = 0; i < f->count; i++) fprintf(fp, "%.9g\n", f->radii[i]);
+    fprintf(fp, "</DataArray>\n<DataArray type=\"Float64\" Name=\"velocity\" "
+                "NumberOfComponents=\"3\" format=\"ascii\">\n");
+    for (long i = 0; i < f->count; i++)
+        fprintf(fp, "%.9g %.9g %.9g\n", f->velocities[3 * i], f->velocities[3 * i + 1],
+                f->velocities[3 * i + 2]);
+    fprintf(fp, "</DataArray>\n</PointData>\n</Piece>\n</PolyData>\n</VTKFile>\n");
+    return fclose(fp) ? -1 : 0;
+}
+
+int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
+{
+    ndem_frame f;
+    if (ndem_sim_copy_frame(sim, &f)) return -1;
+    size_t size = ndem_frame_bin_size(f.count, NDEM_FRAME_ALL);
+    void *buf = malloc(size);
+    int rc = -1;
+    char name[64];
+    snprintf(name, sizeof name, "frames/%06ld.ndf", o->frames);
+    FILE *fp = buf ? open_in(o, name, "wb") : NULL;
+    if (fp) {
+        size_t n = ndem_frame_bin_encode(&f, o->frames, NDEM_FRAME_ALL, buf);
+        rc = fwrite(buf, 1, n, fp) == n ? 0 : -1;
+        if (fclose(fp)) rc = -1;
+    }
+    free(buf);
+    if (rc == 0 && o->vtk) {
+        char vtk[64];
+        snprintf(vtk, sizeof vtk, "frames/%06ld.vtp", o->frames);
+        rc = write_vtk(o, vtk, &f);
+    }
+    if (rc == 0) {
+        fprintf(o->frame_index, "%ld,%ld,%.9g,%ld,%06ld.ndf\n", o->frames, f.step, f.time,
+                f.count, o->frames);
+        fflush(o->frame_index);
+        o->frames++;
+    }
+    ndem_frame_free(&f);
+    return rc;
+}
+
+int ndem_output_text(const ndem_output *o, const char *name, const char *text)
+{
+    char tmp[4200], path[4200];
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", o->dir, name);
+    snprintf(path, sizeof path, "%s/%s", o->dir, name);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) return -1;
+    size_t n = strlen(text);
+    int rc = fwrite(text, 1, n, fp) == n ? 0 : -1;
+    if (fclose(fp)) rc = -1;
+    if (rc == 0 && rename(tmp, path)) rc = -1;
+    if (rc) remove(tmp);
+    return rc;
+}
+
+void ndem_output_close(ndem_output *o)
+{
+    if (o->series) fclose(o->series);
+    if (o->frame_index) fclose(o->frame_index);
+    o->series = o->frame_index = NULL;
+}

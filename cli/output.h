@@ -1,0 +1,27 @@
+/* output.h - what `ndem run` writes into its output directory: binary
+ * frames (docs/frames.md) with a VTK PolyData twin for ParaView, an index of
+ * frames, the per-step series as CSV, final.json and summary.json. */
+#ifndef NDEM_CLI_OUTPUT_H
+#define NDEM_CLI_OUTPUT_H
+
+#include "ndem.h"
+
+#include <stdio.h>
+
+typedef struct ndem_output {
+    char dir[4096];
+    FILE *series;
+    FILE *frame_index;
+    long frames;
+    int vtk;
+} ndem_output;
+
+/* Creates DIR (and DIR/frames); opens series.csv and frames/index.csv. */
+int ndem_output_open(ndem_output *o, const char *dir, int vtk, char *err, size_t err_len);
+int ndem_output_series_row(ndem_output *o, const ndem_step_stats *s);
+int ndem_output_frame(ndem_output *o, const ndem_sim *sim);
+/* Writes a whole text file into DIR atomically (temporary name, rename). */
+int ndem_output_text(const ndem_output *o, const char *name, const char *text);
+void ndem_output_close(ndem_output *o);
+
+#endif

@@ -1,0 +1,201 @@
+/* checkpoint.c - the whole simulation state as one byte buffer: particles,
+ * contact history (the warm-start cache), geometry positions, emitter and
+ * RNG state, step counter and last statistics. Restoring into the scene it
+ * came from and stepping gives bit for bit the states of never stopping.
+ *
+ * Layout (host byte order, little-endian on every supported machine):
+ *   "NDEMCKPT" u32 version, u32 0, u64 scene hash, i64 step, i64 bodies,
+ *   particle arrays, geometry positions, emitter states, history, stats. */
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CKPT_MAGIC "NDEMCKPT"
+#define CKPT_VERSION 1u
+
+typedef struct writer {
+    unsigned char *buf;
+    size_t len, cap;
+    int failed;
+} writer;
+
+static void put(writer *w, const void *p, size_t n)
+{
+    if (w->failed) return;
+    if (w->len + n > w->cap) {
+        size_t cap = w->cap ? w->cap : 4096;
+        while (cap < w->len + n) cap *= 2;
+        unsigned char *b = realloc(w->buf, cap);
+        if (!b) {
+            w->failed = 1;
+            return;
+        }
+        w->buf = b;
+        w->cap = cap;
+    }
+    if (n) memcpy(w->buf + w->len, p, n);
+    w->len += n;
+}
+
+typedef struct reader {
+    const unsigned char *buf;
+    size_t len, pos;
+    int failed;
+} reader;
+
+static void get(reader *r, void *p, size_t n)
+{
+    if (r->failed || n > r->len - r->pos) {
+        r->failed = 1;
+        memset(p, 0, n);
+        return;
+    }
+    memcpy(p, r->buf + r->pos, n);
+    r->pos += n;
+}
+
+int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
+{
+    writer w = {0};
+    uint32_t version = CKPT_VERSION, zero = 0;
+    int64_t step = sim->step, n = sim->bodies.count;
+    const ndem_bodies *b = &sim->bodies;
+    const ndem_history *h = &sim->history;
+    put(&w, CKPT_MAGIC, 8);
+    put(&w, &version, 4);
+    put(&w, &zero, 4);
+    put(&w, &sim->scene_hash, 8);
+    put(&w, &step, 8);
+    put(&w, &n, 8);
+    put(&w, b->pos, 3 * sizeof(double) * (size_t)n);
+    put(&w, b->quat, 4 * sizeof(double) * (size_t)n);
+    put(&w, b->vel, 6 * sizeof(double) * (size_t)n);
+    put(&w, b->radius, sizeof(double) * (size_t)n);
+    put(&w, b->inv_mass, sizeof(double) * (size_t)n);
+    put(&w, b->inv_inertia, sizeof(double) * (size_t)n);
+    put(&w, b->material, sizeof(int) * (size_t)n);
+    for (int g = 0; g < sim->geometry_count; g++) {
+        const ndem_geometry_def *geo = &sim->geometry[g];
+        put(&w, geo->point, sizeof geo->point);
+        put(&w, geo->min, sizeof geo->min);
+        put(&w, geo->max, sizeof geo->max);
+        put(&w, geo->center, sizeof geo->center);
+    }
+    for (int e = 0; e < sim->emitter_count; e++) {
+        const ndem_emitter_state *s = &sim->emitter_state[e];
+        put(&w, s->rng.s, sizeof s->rng.s);
+        put(&w, &s->pending, sizeof s->pending);
+        put(&w, &s->emitted, sizeof s->emitted);
+    }
+    int64_t hb = h->bodies, hc = h->count;
+    put(&w, &hb, 8);
+    put(&w, &hc, 8);
+    if (hb > 0) put(&w, h->start, sizeof(long) * (size_t)(hb + 1));
+    put(&w, h->key_b, sizeof(int) * (size_t)hc);
+    put(&w, h->lam, 7 * sizeof(double) * (size_t)hc);
+    put(&w, &sim->stats, sizeof sim->stats);
+    if (w.failed) {
+        free(w.buf);
+        return -1;
+    }
+    *buffer = w.buf;
+    *length = w.len;
+    return 0;
+}
+
+ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t length,
+                           char *err, size_t err_len)
+{
+    reader r = {buffer, length, 0, 0};
+    char magic[8];
+    uint32_t version, zero;
+    uint64_t hash;
+    int64_t step, n;
+    get(&r, magic, 8);
+    get(&r, &version, 4);
+    get(&r, &zero, 4);
+    if (r.failed || memcmp(magic, CKPT_MAGIC, 8) != 0) {
+        snprintf(err, err_len, "not an ndem checkpoint (bad magic)");
+        return NULL;
+    }
+    if (version != CKPT_VERSION) {
+        snprintf(err, err_len, "checkpoint version %u is not supported (this build reads %u)",
+                 version, CKPT_VERSION);
+        return NULL;
+    }
+    ndem_sim *sim = ndem_sim_create(def, err, err_len);
+    if (!sim) return NULL;
+    get(&r, &hash, 8);
+    get(&r, &step, 8);
+    get(&r, &n, 8);
+    if (hash != sim->scene_hash) {
+        snprintf(err, err_len, "checkpoint belongs to another scene (scene hash differs)");
+        goto fail;
+    }
+    if (r.failed || n < 0 || (uint64_t)n > length / (15 * sizeof(double)) + 1 || step < 0) {
+        snprintf(err, err_len, "checkpoint is truncated or corrupt");
+        goto fail;
+    }
+    ndem_bodies *b = &sim->bodies;
+    if (ndem_bodies_reserve(b, n)) goto oom;
+    b->count = n;
+    get(&r, b->pos, 3 * sizeof(double) * (size_t)n);
+    get(&r, b->quat, 4 * sizeof(double) * (size_t)n);
+    get(&r, b->vel, 6 * sizeof(double) * (size_t)n);
+    get(&r, b->radius, sizeof(double) * (size_t)n);
+    get(&r, b->inv_mass, sizeof(double) * (size_t)n);
+    get(&r, b->inv_inertia, sizeof(double) * (size_t)n);
+    get(&r, b->material, sizeof(int) * (size_t)n);
+    for (int g = 0; g < sim->geometry_count; g++) {
+        ndem_geometry_def *geo = &sim->geometry[g];
+        get(&r, geo->point, sizeof geo->point);
+        get(&r, geo->min, sizeof geo->min);
+        get(&r, geo->max, sizeof geo->max);
+        get(&r, geo->center, sizeof geo->center);
+    }
+    for (int e = 0; e < sim->emitter_count; e++) {
+        ndem_emitter_state *s = &sim->emitter_state[e];
+        get(&r, s->rng.s, sizeof s->rng.s);
+        get(&r, &s->pending, sizeof s->pending);
+        get(&r, &s->emitted, sizeof s->emitted);
+    }
+    for (long i = 0; i < n; i++)
+        if (b->material[i] < 0 || b->material[i] >= sim->materials.count) r.failed = 1;
+    int64_t hb, hc;
+    get(&r, &hb, 8);
+    get(&r, &hc, 8);
+    if (r.failed || hb < 0 || hb > n || hc < 0 || (uint64_t)hc > length / sizeof(double)) {
+        snprintf(err, err_len, "checkpoint is truncated or corrupt");
+        goto fail;
+    }
+    ndem_history *h = &sim->history;
+    h->start = malloc(sizeof(long) * (size_t)(hb + 1));
+    h->key_b = malloc(sizeof(int) * (size_t)(hc + 1));
+    h->lam = malloc(7 * sizeof(double) * (size_t)(hc + 1));
+    if (!h->start || !h->key_b || !h->lam) goto oom;
+    h->start_capacity = hb + 1;
+    h->capacity = hc + 1;
+    h->bodies = hb;
+    h->count = hc;
+    h->start[0] = 0;
+    if (hb > 0) get(&r, h->start, sizeof(long) * (size_t)(hb + 1));
+    get(&r, h->key_b, sizeof(int) * (size_t)hc);
+    get(&r, h->lam, 7 * sizeof(double) * (size_t)hc);
+    for (long i = 0; i < hb && !r.failed; i++)
+        if (h->start[i] < 0 || h->start[i] > h->start[i + 1] || h->start[i + 1] > hc) r.failed = 1;
+    get(&r, &sim->stats, sizeof sim->stats);
+    if (r.failed || r.pos != length) {
+        snprintf(err, err_len, "checkpoint is truncated or corrupt");
+        goto fail;
+    }
+    sim->step = step;
+    sim->time = (double)step * sim->solver.time_step;
+    return sim;
+oom:
+    snprintf(err, err_len, "out of memory restoring the checkpoint");
+fail:
+    ndem_sim_destroy(sim);
+    return NULL;
+}

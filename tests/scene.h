@@ -1,0 +1,70 @@
+/* scene.h - builds jobs for the tests from JSON text (through the real
+ * parser) and runs them. */
+#ifndef NDEM_TEST_SCENE_H
+#define NDEM_TEST_SCENE_H
+
+#include "job.h"
+#include "ndem.h"
+
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parses a printf-formatted job document; fails the test on any error. */
+static inline ndem_job *test_job(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = malloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    ndem_job *job = NULL;
+    ndem_job_errors errs = {0};
+    ndem_job_status st = ndem_job_parse(text, (size_t)n, &job, &errs);
+    for (int i = 0; i < errs.count; i++)
+        fprintf(stderr, "test job: %s: %s\n", errs.items[i].pointer, errs.items[i].message);
+    ndem_job_errors_clear(&errs);
+    free(text);
+    ck_assert_int_eq(st, NDEM_JOB_OK);
+    return job;
+}
+
+static inline ndem_job *test_job_file(const char *path)
+{
+    size_t len;
+    char *text = ndem_read_file(path, &len);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
+    ndem_job *job = NULL;
+    ndem_job_errors errs = {0};
+    ndem_job_status st = ndem_job_parse(text, len, &job, &errs);
+    ndem_job_errors_clear(&errs);
+    free(text);
+    ck_assert_int_eq(st, NDEM_JOB_OK);
+    return job;
+}
+
+static inline ndem_sim *test_sim(const ndem_job *job)
+{
+    char err[256] = "";
+    ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
+    ck_assert_msg(sim != NULL, "create failed: %s", err);
+    return sim;
+}
+
+static inline void test_step(ndem_sim *sim)
+{
+    ndem_status st = ndem_sim_step(sim);
+    ck_assert_msg(st == NDEM_OK, "step failed: %s", ndem_sim_error(sim));
+}
+
+/* Materials shared by the validation scenes: ore on steel as in seed 003. */
+#define TEST_MATERIALS                                                                             \
+    "\"materials\": [{\"name\": \"ore\", \"density\": 2500, \"young_modulus\": 1e7},"            \
+    " {\"name\": \"steel\", \"density\": 7800, \"young_modulus\": 2e11}]"
+
+#endif

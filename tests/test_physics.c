@@ -1,0 +1,349 @@
+/* test_physics.c - the engine against theory (issue 2, validations 1-5):
+ * Hertz column height, restitution, sliding to rolling, rolling resistance,
+ * and the rotating drum. Every expected number is computed here from
+ * PHYSICS.md and classical mechanics, never from an earlier run. */
+#include "scene.h"
+#include "testutil.h"
+
+#include <math.h>
+
+static const double G = 9.81;
+
+/* ---- 1. Column (bench/column-25.json) ---- */
+
+/* Hertz height of a column of n spheres on a plane: each contact carries the
+ * weight above it, k delta^(3/2) = load, k = E sqrt(2 d*) / (3 (1 - nu^2)). */
+static double hertz_column_height(const ndem_job *job, int n)
+{
+    const ndem_scene_def *s = &job->scene;
+    double r = s->generators[0].spheres[3];
+    const ndem_material_def *ore = &s->materials[0], *steel = &s->materials[1];
+    double nu = ore->poisson_ratio;
+    double m = ore->density * 4.0 / 3.0 * M_PI * r * r * r, w = m * G;
+    double k_pp = ore->young_modulus * sqrt(2.0 * r) / (3.0 * (1 - nu * nu));
+    double e_w = 2.0 * ore->young_modulus * steel->young_modulus /
+                 (ore->young_modulus + steel->young_modulus);
+    double k_w = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - nu * nu));
+    double h = 2.0 * r * n - pow(n * w / k_w, 2.0 / 3.0);
+    for (int k = 1; k < n; k++) h -= pow((n - k) * w / k_pp, 2.0 / 3.0);
+    return h;
+}
+
+static double run_column(ndem_job *job, int iterations, int warm, int must_rest)
+{
+    job->scene.solver.iterations = iterations;
+    job->scene.solver.warm_start = warm;
+    ndem_sim *sim = test_sim(job);
+    long n = ndem_sim_total_steps(sim);
+    for (long i = 0; i < n; i++) test_step(sim);
+    ndem_frame f;
+    ck_assert_int_eq(ndem_sim_copy_frame(sim, &f), 0);
+    double top = 0;
+    for (long i = 0; i < f.count; i++)
+        top = fmax(top, f.positions[3 * i + 2] + f.radii[i]);
+    if (must_rest) ck_assert_double_lt(ndem_sim_stats(sim)->kinetic_energy, 1e-12);
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    return top;
+}
+
+static ndem_job *column_job(void)
+{
+    char path[512];
+    ndem_job *job = test_job_file(ndem_test_shared("bench/column-25.json", path, sizeof path));
+    ck_assert_int_eq(job->scene.generators[0].list_count, 25);
+    return job;
+}
+
+START_TEST(column_settles_at_hertz_height)
+{
+    ndem_job *job = column_job();
+    double theory = hertz_column_height(job, 25);
+    /* as the bench scene sets it: 50 warm-started iterations */
+    double top = run_column(job, job->scene.solver.iterations, 1, 1);
+    ck_assert_double_lt(fabs(top - theory) / theory, 0.005);
+    /* converged (500 cold iterations): the compression itself is Hertz's */
+    double top500 = run_column(job, 500, 0, 1);
+    double c_theory = 25 * 0.013 - theory, c_sim = 25 * 0.013 - top500;
+    ck_assert_double_lt(fabs(c_sim - c_theory) / c_theory, 0.01);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* Fewest iterations from the list after which the height error stays < 1%. */
+static int iterations_needed(ndem_job *job, int warm, double theory)
+{
+    static const int list[] = {3, 5, 8, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200};
+    int n = (int)(sizeof list / sizeof list[0]), needed = -1;
+    for (int i = n - 1; i >= 0; i--) {
+        double err = fabs(run_column(job, list[i], warm, 0) - theory) / theory;
+        if (err >= 0.01) break;
+        needed = list[i];
+    }
+    return needed;
+}
+
+START_TEST(column_warm_start_halves_iterations)
+{
+    ndem_job *job = column_job();
+    job->scene.solver.duration = 3.0;
+    double theory = hertz_column_height(job, 25);
+    int warm = iterations_needed(job, 1, theory), cold = iterations_needed(job, 0, theory);
+    fprintf(stderr, "column: iterations for 1%% height error: warm %d, cold %d\n", warm, cold);
+    ck_assert_int_gt(warm, 0);
+    ck_assert_int_gt(cold, 0);
+    ck_assert_int_le(2 * warm, cold);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* ---- 2. Restitution ---- */
+
+START_TEST(restitution_sphere_on_plane)
+{
+    const double e = 0.5;
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
+        "\"steel\"], \"restitution\": %g, \"friction\": 0.5}],"
+        "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], "
+        "\"material\": \"steel\"}],"
+        "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, 0.11, "
+        "0.01]]}]}, \"solver\": {\"time_step\": 5e-4, \"duration\": 0.3}}",
+        e);
+    /* v_imp = 0.02 d / h = 0.8 m/s: the 1.4 m/s landing is an impact */
+    ndem_sim *sim = test_sim(job);
+    double vmin = 0, vmax_after = 0;
+    int bounced = 0;
+    ndem_frame f;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        ndem_sim_copy_frame(sim, &f);
+        double vz = f.velocities[2];
+        ndem_frame_free(&f);
+        if (!bounced && vz < vmin) vmin = vz;
+        if (vz > 0) bounced = 1;
+        if (bounced && vz > vmax_after) vmax_after = vz;
+    }
+    /* impact speed sqrt(2 g 0.1) = 1.40 m/s; the impact stage returns e times
+     * it, and gravity acts for the rest of that step (Algorithm 1, line 8) */
+    double h = job->scene.solver.time_step;
+    ck_assert_double_lt(fabs(vmin + sqrt(2 * G * 0.1)) / sqrt(2 * G * 0.1), 0.01);
+    ck_assert_double_lt(fabs((vmax_after + G * h) / -vmin - e) / e, 0.02);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+START_TEST(restitution_head_on_pair)
+{
+    const double e = 0.3, v0 = 1.0;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,0], " TEST_MATERIALS ", \"contact_materials\": "
+        "[{\"materials\": [\"ore\", \"ore\"], \"restitution\": %g}],"
+        "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": "
+        "[[-0.02, 0, 0, 0.01], [0.02, 0, 0, 0.01]], \"velocities\": [[%g,0,0], [%g,0,0]]}]},"
+        "\"solver\": {\"time_step\": 1e-3, \"duration\": 0.03}}",
+        e, v0, -v0);
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    /* equal masses: each leaves with e v0, momentum stays zero */
+    ck_assert_double_lt(fabs(f.velocities[0] + e * v0), 0.02 * e * v0);
+    ck_assert_double_lt(fabs(f.velocities[3] - e * v0), 0.02 * e * v0);
+    ck_assert_double_lt(fabs(f.velocities[0] + f.velocities[3]), 1e-9);
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* A sphere resting on a horizontal plane at its Hertz equilibrium overlap,
+ * with the given velocity, spin and gravity; returns the job text's sim. */
+static ndem_job *sphere_on_plane(double mu, double mu_r, const double *g, double vx, double wy,
+                                 double duration)
+{
+    double r = 0.01, m = 2500 * 4.0 / 3.0 * M_PI * r * r * r;
+    double e_w = 2.0 * 1e7 * 2e11 / (1e7 + 2e11);
+    double k = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - 0.09));
+    double delta = pow(m * fabs(g[2]) / k, 2.0 / 3.0);
+    return test_job(
+        "{\"scene\": {\"gravity\": [%.17g, %.17g, %.17g], " TEST_MATERIALS
+        ", \"contact_materials\": [{\"materials\": [\"ore\", \"steel\"], \"friction\": %g, "
+        "\"rolling_resistance\": %g, \"restitution\": 0.2}],"
+        "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], "
+        "\"material\": \"steel\"}],"
+        "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, %.17g, "
+        "%g]], \"velocities\": [[%g, 0, 0]]}]},"
+        "\"solver\": {\"time_step\": 2e-4, \"duration\": %g, \"iterations\": 30}}",
+        g[0], g[1], g[2], mu, mu_r, r - delta, r, vx, duration);
+    (void)wy;
+}
+
+/* ---- 3. Sliding to rolling ---- */
+
+START_TEST(sliding_to_rolling)
+{
+    const double mu = 0.3, v0 = 1.0, r = 0.01;
+    const double g[3] = {0, 0, -G};
+    ndem_job *job = sphere_on_plane(mu, 0.0, g, v0, 0, 0.2);
+    ndem_sim *sim = test_sim(job);
+    double h = job->scene.solver.time_step, t_roll = -1, v_roll = 0;
+    ndem_frame f;
+    for (long i = 0; i < ndem_sim_total_steps(sim) && t_roll < 0; i++) {
+        test_step(sim);
+        ndem_sim_copy_frame(sim, &f);
+        double slip = f.velocities[0] - r * f.angular_velocities[1];
+        if (slip < 1e-3 * v0) {
+            t_roll = f.time;
+            v_roll = f.velocities[0];
+        }
+        ndem_frame_free(&f);
+    }
+    double t_theory = 2 * v0 / (7 * mu * G);
+    ck_assert_double_gt(t_roll, 0);
+    ck_assert_double_lt(fabs(t_roll - t_theory), 0.02 * t_theory + h);
+    ck_assert_double_lt(fabs(v_roll - 5.0 / 7.0 * v0), 0.02 * 5.0 / 7.0 * v0);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* ---- 4. Rolling resistance ---- */
+
+static double displacement_on_incline(double tan_theta, double mu_r)
+{
+    /* The incline is a tilted gravity over a horizontal plane. */
+    double th = atan(tan_theta);
+    const double g[3] = {G * sin(th), 0, -G * cos(th)};
+    ndem_job *job = sphere_on_plane(2.0, mu_r, g, 0, 0, 0.5);
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    double x = f.positions[0];
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    return x;
+}
+
+START_TEST(rolling_resistance_incline)
+{
+    const double mu_r = 0.1, r = 0.01;
+    /* below tan(theta) = mu_r the sphere stays (creep well under 1% of r) */
+    ck_assert_double_lt(fabs(displacement_on_incline(0.8 * mu_r, mu_r)), 0.01 * r);
+    /* above it rolls: net acceleration 5/7 g (sin - mu_r cos), over 0.5 s */
+    double th = atan(1.25 * mu_r);
+    double a = 5.0 / 7.0 * G * (sin(th) - mu_r * cos(th));
+    double x = displacement_on_incline(1.25 * mu_r, mu_r);
+    ck_assert_double_lt(fabs(x - 0.5 * a * 0.25) / (0.5 * a * 0.25), 0.05);
+}
+END_TEST
+
+START_TEST(rolling_resistance_flat_deceleration)
+{
+    const double mu_r = 0.1, v0 = 0.5, r = 0.01, T = 0.4;
+    const double g[3] = {0, 0, -G};
+    ndem_job *job = sphere_on_plane(2.0, mu_r, g, v0, 0, T);
+    /* start rolling: w = v0 / r about +y */
+    ndem_sim *sim = test_sim(job);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
+        "\"steel\"], \"friction\": 2.0, \"rolling_resistance\": %g}],"
+        "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], "
+        "\"material\": \"steel\"}],"
+        "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, "
+        "%.17g, %g]], \"velocities\": [[%g, 0, 0]]}]},"
+        "\"solver\": {\"time_step\": 2e-4, \"duration\": %g, \"iterations\": 30}}",
+        mu_r, r - 1.2e-6, r, v0, T);
+    sim = test_sim(job);
+    double v_start = -1, t_start = 0;
+    ndem_frame f;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        ndem_sim_copy_frame(sim, &f);
+        double slip = f.velocities[0] - r * f.angular_velocities[1];
+        /* measure from the moment rolling without slip begins */
+        if (v_start < 0 && fabs(slip) < 1e-4) {
+            v_start = f.velocities[0];
+            t_start = f.time;
+        }
+        ndem_frame_free(&f);
+    }
+    ndem_sim_copy_frame(sim, &f);
+    double decel = (v_start - f.velocities[0]) / (f.time - t_start);
+    ndem_frame_free(&f);
+    ck_assert_double_gt(v_start, 0);
+    ck_assert_double_lt(fabs(decel - 5.0 / 7.0 * mu_r * G) / (5.0 / 7.0 * mu_r * G), 0.05);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* ---- 5. Rotating drum ---- */
+
+START_TEST(drum_dynamic_angle_of_repose)
+{
+    /* A drum turning about +y carries material towards -x at its bottom: the
+     * bed's centre of mass moves to x < 0 and the free surface tilts. */
+    const double R = 0.1, w = 2.0;
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
+        "{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.6, \"rolling_resistance\": 0.1, "
+        "\"restitution\": 0.2},"
+        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.8, \"rolling_resistance\": 0.1, "
+        "\"restitution\": 0.2}],"
+        "\"geometry\": [{\"type\": \"cylinder\", \"center\": [0,0,0], \"axis\": [0,1,0], "
+        "\"radius\": %g, \"length\": 0.05, \"inside\": true, \"angular_velocity\": %g, "
+        "\"material\": \"steel\"}],"
+        "\"particles\": [{\"type\": \"random\", \"min\": [-0.06, -0.018, -0.065], \"max\": "
+        "[0.06, 0.018, 0.065], \"count\": 200, \"radius\": {\"values\": [0.006, 0.005]}, "
+        "\"material\": \"ore\", \"seed\": 3}]},"
+        "\"solver\": {\"time_step\": 0.002, \"duration\": 2.5, \"iterations\": 30}}",
+        R, w);
+    ndem_sim *sim = test_sim(job);
+    double sx = 0, sz = 0;
+    int samples = 0;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        if (ndem_sim_stats(sim)->time < 1.5 || i % 25) continue;
+        ndem_frame f;
+        ndem_sim_copy_frame(sim, &f);
+        for (long k = 0; k < f.count; k++) {
+            sx += f.positions[3 * k];
+            sz += f.positions[3 * k + 2];
+        }
+        samples += (int)f.count;
+        ndem_frame_free(&f);
+    }
+    sx /= samples;
+    sz /= samples;
+    double angle = atan2(-sx, -sz) * 180.0 / M_PI;
+    fprintf(stderr, "drum: centre of mass (%.4f, %.4f), %.1f degrees from the vertical\n", sx,
+            sz, angle);
+    ck_assert_double_lt(sx, -0.05 * R);
+    ck_assert_double_gt(angle, 10.0);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("physics");
+    TCase *tc = tcase_create("validation");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, column_settles_at_hertz_height);
+    tcase_add_test(tc, column_warm_start_halves_iterations);
+    tcase_add_test(tc, restitution_sphere_on_plane);
+    tcase_add_test(tc, restitution_head_on_pair);
+    tcase_add_test(tc, sliding_to_rolling);
+    tcase_add_test(tc, rolling_resistance_incline);
+    tcase_add_test(tc, rolling_resistance_flat_deceleration);
+    tcase_add_test(tc, drum_dynamic_angle_of_repose);
+    suite_add_tcase(s, tc);
+    return ndem_test_run_suite(s);
+}

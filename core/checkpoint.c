@@ -130,7 +130,7 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     get(&r, &hash, 8);
     get(&r, &step, 8);
     get(&r, &n, 8);
-    if (hash != sim->scene_hash) {
+    if (!r.failed && hash != sim->scene_hash) {
         snprintf(err, err_len, "checkpoint belongs to another scene (scene hash differs)");
         goto fail;
     }

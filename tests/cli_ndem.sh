@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The `ndem` command line as a user runs it: validate every shipped scene,
+# reject a broken job with pointers and exit code 3, run a short job and
+# check the files CONTRACT.md promises. NDEM_BIN is the binary under test.
+set -u
+bin=${NDEM_BIN:?NDEM_BIN must point at the ndem binary}
+shared=${NDEM_SHARED:-../shared}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+
+for f in "$shared"/bench/*.json examples/*.json; do
+  check "validate $(basename "$f")" "$bin" validate "$f"
+done
+
+cat > "$tmp/bad.json" <<'JSON'
+{"scene": {"materials": [{"name": "ore", "densty": 2500}],
+ "particles": [{"type": "list", "material": "rock", "spheres": [[0, 0, 0, -1]]}]},
+ "solver": {"time_step": -1}}
+JSON
+"$bin" validate "$tmp/bad.json" 2> "$tmp/bad.err"
+check "invalid job exits 3" test $? -eq 3
+for p in /scene/materials/0/densty /scene/particles/0/material /scene/particles/0/spheres/0/3 \
+         /solver/time_step; do
+  check "error names $p" grep -q "$p" "$tmp/bad.err"
+done
+printf '{"scene": ' > "$tmp/trunc.json"
+"$bin" validate "$tmp/trunc.json" 2> /dev/null
+check "malformed job exits 3" test $? -eq 3
+"$bin" validate "$tmp/missing.json" 2> /dev/null
+check "missing file exits 4" test $? -eq 4
+"$bin" frobnicate 2> /dev/null
+check "unknown command exits 2" test $? -eq 2
+
+# A short run: one sphere dropped on a plane, 0.2 s, frames every 0.05 s.
+cat > "$tmp/drop.json" <<'JSON'
+{"name": "drop",
+ "scene": {"materials": [{"name": "ore", "density": 2500, "young_modulus": 1e7}],
+  "geometry": [{"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "ore"}],
+  "particles": [{"type": "lattice", "min": [0, 0, 0.02], "max": [0.04, 0.04, 0.02],
+                 "spacing": 0.02, "radius": 0.008, "material": "ore"}]},
+ "solver": {"time_step": 0.001, "duration": 0.2},
+ "output": {"frame_interval": 0.05}}
+JSON
+"$bin" run "$tmp/drop.json" --out "$tmp/out" --threads 2 > "$tmp/stdout" 2> "$tmp/stderr"
+check "run exits 0" test $? -eq 0
+for f in series.csv final.json summary.json job.json frames/index.csv frames/000000.ndf \
+         frames/000000.vtp; do
+  check "run wrote $f" test -s "$tmp/out/$f"
+done
+check "series has the contract's columns" grep -q \
+  "^step,time,.*kinetic_energy.*,iterations,.*wall_seconds" "$tmp/out/series.csv"
+check "series has one row per step" test "$(($(wc -l < "$tmp/out/series.csv") - 1))" -eq 200
+check "five frames: t = 0, 0.05, ..., 0.2" test "$(($(wc -l < "$tmp/out/frames/index.csv") - 1))" -eq 5
+check "summary counts 200 steps" grep -q '"steps":[[:space:]]*200' "$tmp/out/summary.json"
+check "summary has 9 particles" grep -q '"particles":[[:space:]]*9' "$tmp/out/summary.json"
+check "summary printed on stdout" grep -q '"wall_seconds"' "$tmp/stdout"
+check "final frame holds 9 radii" grep -q '"particles":[[:space:]]*9' "$tmp/out/final.json"
+check "plain progress lines off a terminal" grep -q "^progress 100.0% step=200/200" "$tmp/stderr"
+# frame header: magic NDF1, 9 particles, all five fields
+check "frame magic" test "$(head -c 4 "$tmp/out/frames/000004.ndf")" = NDF1
+size=$(stat -c %s "$tmp/out/frames/000004.ndf")
+check "frame size 48 + 4*11*9 bytes" test "$size" -eq $((48 + 4 * 11 * 9))
+
+echo "cli: $fails failed"
+[ "$fails" -eq 0 ]

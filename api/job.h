@@ -9,6 +9,12 @@
 
 #include <stddef.h>
 
+/* Sanity bounds of a job document (docs/job.md). */
+#define NDEM_JOB_MAX_PARTICLES 50000000L /* ndem_job_particle_estimate */
+#define NDEM_JOB_MAX_MATERIALS 256
+#define NDEM_JOB_MAX_ENTRIES 10000 /* geometry, particle generators, emitters */
+#define NDEM_JOB_MAX_STEPS 1e9     /* solver.duration / solver.time_step */
+
 typedef enum ndem_job_status {
     NDEM_JOB_OK = 0,
     NDEM_JOB_MALFORMED = 1, /* not JSON (HTTP 400) */
@@ -47,7 +53,8 @@ typedef struct ndem_job {
 
 /* Parses and validates `len` bytes of JSON text. On NDEM_JOB_OK *out holds a
  * new job (ndem_job_destroy). Otherwise *out is NULL and errs holds every
- * error found (ndem_job_errors_clear). errs must be zero-initialised. */
+ * error found (ndem_job_errors_clear). errs must be zero-initialised (or
+ * hold earlier errors, which are kept); it may be NULL. */
 ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
                                ndem_job_errors *errs);
 void ndem_job_destroy(ndem_job *job);
@@ -55,6 +62,16 @@ void ndem_job_errors_clear(ndem_job_errors *errs);
 
 /* The job as a JSON document with every default filled in (malloc'd text). */
 char *ndem_job_to_json(const ndem_job *job);
+
+/* The errors as a JSON array [{"pointer": "...", "message": "..."}, ...]
+ * (malloc'd text; NULL when out of memory), for problem+json bodies. */
+char *ndem_job_errors_to_json(const ndem_job_errors *errs);
+
+/* An upper bound of the particles the job can hold at once: counts of the
+ * generators (a lattice without count estimated from its region and
+ * spacing) plus what each emitter can emit before the end of the run.
+ * Saturates at LONG_MAX. */
+long ndem_job_particle_estimate(const ndem_job *job);
 
 /* Reads a whole file for ndem_job_parse; NULL and errno set on failure. */
 char *ndem_read_file(const char *path, size_t *len);

@@ -49,10 +49,10 @@ static void get(reader *r, void *p, size_t n)
 {
     if (r->failed || n > r->len - r->pos) {
         r->failed = 1;
-        memset(p, 0, n);
+        if (n) memset(p, 0, n);
         return;
     }
-    memcpy(p, r->buf + r->pos, n);
+    if (n) memcpy(p, r->buf + r->pos, n);
     r->pos += n;
 }
 

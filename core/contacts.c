@@ -376,7 +376,7 @@ int ndem_contacts_store_history(ndem_sim *sim)
         h->capacity = cap;
     }
     memcpy(h->start, c->start, sizeof(long) * (size_t)(n + 1));
-    memcpy(h->key_b, c->key_b, sizeof(int) * (size_t)c->count);
+    if (c->count > 0) memcpy(h->key_b, c->key_b, sizeof(int) * (size_t)c->count);
     h->bodies = n;
     h->count = c->count;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))

@@ -99,8 +99,11 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     sim->emitters = calloc((size_t)def->emitter_count + 1, sizeof *sim->emitters);
     sim->emitter_state = calloc((size_t)def->emitter_count + 1, sizeof *sim->emitter_state);
     if (!sim->geometry || !sim->emitters || !sim->emitter_state) goto oom;
-    memcpy(sim->geometry, def->geometry, sizeof *sim->geometry * (size_t)def->geometry_count);
-    memcpy(sim->emitters, def->emitters, sizeof *sim->emitters * (size_t)def->emitter_count);
+    /* empty arrays may be NULL: memcpy must not see them */
+    if (def->geometry_count > 0)
+        memcpy(sim->geometry, def->geometry, sizeof *sim->geometry * (size_t)def->geometry_count);
+    if (def->emitter_count > 0)
+        memcpy(sim->emitters, def->emitters, sizeof *sim->emitters * (size_t)def->emitter_count);
     for (int i = 0; i < def->emitter_count; i++)
         ndem_rng_seed(&sim->emitter_state[i].rng, def->emitters[i].seed);
     sim->total_steps = (long)ceil(def->solver.duration / def->solver.time_step - 1e-9);
@@ -331,10 +334,12 @@ int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out)
         ndem_frame_free(out);
         return -1;
     }
-    memcpy(out->positions, b->pos, 3 * (size_t)n * sizeof(double));
-    memcpy(out->radii, b->radius, (size_t)n * sizeof(double));
-    memcpy(out->orientations, b->quat, 4 * (size_t)n * sizeof(double));
-    memcpy(out->materials, b->material, (size_t)n * sizeof(int));
+    if (n > 0) {
+        memcpy(out->positions, b->pos, 3 * (size_t)n * sizeof(double));
+        memcpy(out->radii, b->radius, (size_t)n * sizeof(double));
+        memcpy(out->orientations, b->quat, 4 * (size_t)n * sizeof(double));
+        memcpy(out->materials, b->material, (size_t)n * sizeof(int));
+    }
     for (long i = 0; i < n; i++)
         for (int k = 0; k < 3; k++) {
             out->velocities[3 * i + k] = b->vel[6 * i + k];

@@ -1,0 +1,54 @@
+/* frame_json.c - an engine frame as a JSON frame (CONTRACT.md "A JSON
+ * frame"). Frames hold up to millions of numbers, so the text goes straight
+ * into one buffer sized up front, with the fast nine-digit formatter. */
+#include "frame_json.h"
+#include "jsonw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Writes "key": [a0, a1, ...] for n numbers (an empty array when a is NULL). */
+static void array_member(ndem_jw *w, const char *key, const double *a, long n)
+{
+    ndem_jw_key(w, key);
+    if (!a)
+        n = 0;
+    /* Each number plus ", " fits in NDEM_JW_G9_MAX + 2 bytes; the formatter
+     * needs NDEM_JW_NUM_MAX bytes of room for its scratch. */
+    if (ndem_jw_reserve(w, (size_t)n * (NDEM_JW_G9_MAX + 2) + NDEM_JW_NUM_MAX + 2) != 0)
+        return;
+    char *p = w->buf + w->len;
+    *p++ = '[';
+    for (long i = 0; i < n; i++) {
+        if (i) {
+            *p++ = ',';
+            *p++ = ' ';
+        }
+        p += ndem_jw_format_g9(p, a[i]);
+    }
+    *p++ = ']';
+    w->len = (size_t)(p - w->buf);
+}
+
+char *ndem_frame_to_json(const ndem_frame *frame, long index)
+{
+    if (!frame)
+        return NULL;
+    long n = frame->count > 0 ? frame->count : 0;
+    ndem_jw w;
+    ndem_jw_init(&w, 0);
+    if (ndem_jw_reserve(&w, (size_t)n * 10 * 12 + 256) != 0) /* typical size */
+        return ndem_jw_finish(&w);
+    ndem_jw_begin(&w, '{', 1);
+    ndem_jw_klong(&w, "index", index);
+    ndem_jw_klong(&w, "step", frame->step);
+    ndem_jw_knumber(&w, "time", frame->time);
+    ndem_jw_klong(&w, "particles", n);
+    array_member(&w, "positions", frame->positions, 3 * n);
+    array_member(&w, "radii", frame->radii, n);
+    array_member(&w, "velocities", frame->velocities, 3 * n);
+    array_member(&w, "angular_velocities", frame->angular_velocities, 3 * n);
+    ndem_jw_end(&w);
+    return ndem_jw_finish(&w);
+}

@@ -1,0 +1,515 @@
+/* job.c - job documents: parsing and validation of the document, its
+ * materials, solver and output; the job's lifetime; file reading. The scene
+ * contents are read in job_scene.c, the JSON text written in job_emit.c. */
+#include "job.h"
+#include "job_check.h"
+#include "job_parts.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const top_keys[] = {"name", "scene", "solver", "output", NULL};
+static const char *const scene_keys[] = {"gravity",   "materials", "contact_materials",
+                                         "geometry",  "particles", "emitters",
+                                         NULL};
+static const char *const material_keys[] = {"name",          "density", "young_modulus",
+                                            "poisson_ratio", "viscosity", NULL};
+static const char *const contact_keys[] = {"materials",        "friction",
+                                           "rolling_resistance", "twisting_resistance",
+                                           "restitution",      "adhesion",
+                                           "adhesive_overlap", "damping_time",
+                                           "young_modulus",    NULL};
+static const char *const solver_keys[] = {"method",
+                                          "time_step",
+                                          "duration",
+                                          "iterations",
+                                          "impact_iterations",
+                                          "warm_start",
+                                          "warm_start_factor",
+                                          "impact_velocity",
+                                          "tolerance",
+                                          "damping_steps",
+                                          "friction_compliance",
+                                          "threads",
+                                          NULL};
+/* Fields of smooth DEM (a later issue): named in the unknown-field message. */
+static const char *const solver_dem_keys[] = {"contact_model", NULL};
+static const char *const output_keys[] = {"frame_interval", NULL};
+
+static const ndem_jc_bound poisson_bound = {0.0, 0.5, 0, 1, "must be a number in [0, 0.5)"};
+
+/* ---- materials ---- */
+
+int ndem_job_material_value(ndem_jc *c, const cJSON *v, const ndem_job *job, int materials_ok,
+                            int *out)
+{
+    if (!cJSON_IsString(v) || !v->valuestring) {
+        ndem_jc_error(c, "must be a material name (got %s)", ndem_jc_type_name(v));
+        return NDEM_JC_BAD;
+    }
+    if (!materials_ok)
+        return NDEM_JC_BAD;
+    for (int i = 0; i < job->scene.material_count; i++) {
+        if (job->materials[i].name[0] && strcmp(job->materials[i].name, v->valuestring) == 0) {
+            *out = i;
+            return NDEM_JC_OK;
+        }
+    }
+    char q[128];
+    ndem_jc_error(c, "unknown material '%s'", ndem_jc_quote(v->valuestring, q, sizeof q));
+    return NDEM_JC_BAD;
+}
+
+int ndem_job_material_ref(ndem_jc *c, const cJSON *obj, const char *key, const ndem_job *job,
+                          int materials_ok, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v)
+        return NDEM_JC_ABSENT;
+    size_t mark = ndem_jc_push_key(c, key);
+    int r = ndem_job_material_value(c, v, job, materials_ok, out);
+    ndem_jc_pop(c, mark);
+    return r;
+}
+
+static void read_material(ndem_jc *c, const cJSON *item, ndem_job *job, int i)
+{
+    ndem_material_def *m = &job->materials[i];
+    if (!ndem_jc_expect_object(c, item))
+        return;
+    ndem_jc_members(c, item, material_keys, NULL, NULL);
+    const char *name;
+    if (ndem_jc_string(c, item, "name", &name, 1, NDEM_NAME_MAX - 1, NDEM_JC_REQUIRED) ==
+        NDEM_JC_OK) {
+        int dup = -1;
+        for (int j = 0; j < i && dup < 0; j++)
+            if (strcmp(job->materials[j].name, name) == 0)
+                dup = j;
+        if (dup >= 0) {
+            char q[128];
+            ndem_jc_error_at(c, "name", "duplicate material name '%s' (also /scene/materials/%d)",
+                             ndem_jc_quote(name, q, sizeof q), dup);
+        } else {
+            memcpy(m->name, name, strlen(name) + 1);
+        }
+    }
+    ndem_jc_number(c, item, "density", &m->density, &ndem_jc_positive, 0);
+    ndem_jc_number(c, item, "young_modulus", &m->young_modulus, &ndem_jc_positive, 0);
+    ndem_jc_number(c, item, "poisson_ratio", &m->poisson_ratio, &poisson_bound, 0);
+    ndem_jc_number(c, item, "viscosity", &m->viscosity, &ndem_jc_nonneg, 0);
+}
+
+/* Returns 1 when the material table is usable for name look-ups. */
+static int read_materials(ndem_jc *c, const cJSON *scene, ndem_job *job)
+{
+    const cJSON *arr;
+    int n = ndem_jc_array(c, scene, "materials", 1, NDEM_JOB_MAX_MATERIALS, NDEM_JC_REQUIRED,
+                          &arr);
+    if (n <= 0)
+        return 0;
+    job->materials = calloc((size_t)n, sizeof *job->materials);
+    if (!job->materials) {
+        c->oom = 1;
+        return 0;
+    }
+    job->scene.materials = job->materials;
+    job->scene.material_count = n;
+    size_t mark = ndem_jc_push_key(c, "materials");
+    const cJSON *item;
+    int i = 0;
+    cJSON_ArrayForEach(item, arr)
+    {
+        job->materials[i] = ndem_default_material_def();
+        size_t m2 = ndem_jc_push_index(c, i);
+        read_material(c, item, job, i);
+        ndem_jc_pop(c, m2);
+        i++;
+    }
+    ndem_jc_pop(c, mark);
+    return 1;
+}
+
+/* ---- contact materials ---- */
+
+/* The pair named by "materials": [a, b]; 1 when both names resolved. */
+static int read_pair(ndem_jc *c, const cJSON *item, const ndem_job *job, int materials_ok,
+                     ndem_contact_material_def *cm)
+{
+    const cJSON *pair = cJSON_GetObjectItemCaseSensitive(item, "materials");
+    if (!pair) {
+        ndem_jc_error_at(c, "materials", "is required");
+        return 0;
+    }
+    size_t mark = ndem_jc_push_key(c, "materials");
+    int ok = 0;
+    if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2) {
+        ndem_jc_error(c, "must be an array of two material names");
+    } else {
+        int ab[2] = {-1, -1}, i = 0;
+        ok = 1;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, pair)
+        {
+            size_t m2 = ndem_jc_push_index(c, i);
+            if (ndem_job_material_value(c, e, job, materials_ok, &ab[i]) != NDEM_JC_OK)
+                ok = 0;
+            ndem_jc_pop(c, m2);
+            i++;
+        }
+        cm->material_a = ab[0];
+        cm->material_b = ab[1];
+    }
+    ndem_jc_pop(c, mark);
+    return ok;
+}
+
+static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job,
+                                   int materials_ok)
+{
+    const int max_pairs = NDEM_JOB_MAX_MATERIALS * (NDEM_JOB_MAX_MATERIALS + 1) / 2;
+    const cJSON *arr;
+    int n = ndem_jc_array(c, scene, "contact_materials", 0, max_pairs, 0, &arr);
+    if (n <= 0)
+        return;
+    int nm = job->scene.material_count;
+    job->contact_materials = calloc((size_t)n, sizeof *job->contact_materials);
+    /* listed_at[a * nm + b]: the entry that listed the pair, to report a
+     * pair listed twice without searching */
+    int *listed_at = nm > 0 ? malloc((size_t)nm * (size_t)nm * sizeof *listed_at) : NULL;
+    if (!job->contact_materials || (nm > 0 && !listed_at)) {
+        free(listed_at);
+        c->oom = 1;
+        return;
+    }
+    for (int k = 0; k < nm * nm; k++)
+        listed_at[k] = -1;
+    job->scene.contact_materials = job->contact_materials;
+    job->scene.contact_material_count = n;
+    size_t mark = ndem_jc_push_key(c, "contact_materials");
+    const cJSON *item;
+    int i = 0;
+    cJSON_ArrayForEach(item, arr)
+    {
+        ndem_contact_material_def *cm = &job->contact_materials[i];
+        *cm = ndem_default_contact_material_def();
+        size_t m2 = ndem_jc_push_index(c, i);
+        if (ndem_jc_expect_object(c, item)) {
+            ndem_jc_members(c, item, contact_keys, NULL, NULL);
+            if (read_pair(c, item, job, materials_ok, cm) && listed_at) {
+                int a = cm->material_a, b = cm->material_b;
+                if (listed_at[a * nm + b] >= 0)
+                    ndem_jc_error_at(c, "materials",
+                                     "this pair of materials is already listed at "
+                                     "/scene/contact_materials/%d",
+                                     listed_at[a * nm + b]);
+                else
+                    listed_at[a * nm + b] = listed_at[b * nm + a] = i;
+            }
+            ndem_jc_number(c, item, "friction", &cm->friction, &ndem_jc_nonneg, 0);
+            ndem_jc_number(c, item, "rolling_resistance", &cm->rolling_resistance,
+                           &ndem_jc_nonneg, 0);
+            ndem_jc_number(c, item, "twisting_resistance", &cm->twisting_resistance,
+                           &ndem_jc_nonneg, 0);
+            ndem_jc_number(c, item, "restitution", &cm->restitution, &ndem_jc_unit, 0);
+            ndem_jc_number(c, item, "adhesion", &cm->adhesion, &ndem_jc_nonneg, 0);
+            ndem_jc_number(c, item, "adhesive_overlap", &cm->adhesive_overlap,
+                           &ndem_jc_nonneg, 0);
+            /* null: automatic, stored as 0 as the engine expects */
+            ndem_jc_number(c, item, "damping_time", &cm->damping_time, &ndem_jc_positive,
+                           NDEM_JC_NULLABLE);
+            ndem_jc_number(c, item, "young_modulus", &cm->young_modulus, &ndem_jc_positive,
+                           NDEM_JC_NULLABLE);
+        }
+        ndem_jc_pop(c, m2);
+        i++;
+    }
+    ndem_jc_pop(c, mark);
+    free(listed_at);
+}
+
+/* ---- scene, solver, output ---- */
+
+static void read_scene(ndem_jc *c, const cJSON *scene, ndem_job *job)
+{
+    ndem_jc_members(c, scene, scene_keys, NULL, NULL);
+    ndem_jc_vec3(c, scene, "gravity", job->scene.gravity, 0);
+    int materials_ok = read_materials(c, scene, job);
+    read_contact_materials(c, scene, job, materials_ok);
+    ndem_job_read_geometry(c, scene, job, materials_ok);
+    ndem_job_read_particles(c, scene, job, materials_ok);
+    ndem_job_read_emitters(c, scene, job, materials_ok);
+}
+
+static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
+{
+    ndem_jc_members(c, solver, solver_keys, solver_dem_keys, "smooth DEM is not available yet");
+    static const char *const methods[] = {"ndem", "dem", NULL};
+    int method = NDEM_METHOD_NDEM;
+    if (ndem_jc_enum(c, solver, "method", methods, "\"ndem\"", &method, 0) == NDEM_JC_OK &&
+        method == NDEM_METHOD_DEM)
+        ndem_jc_error_at(c, "method", "smooth DEM (\"dem\") is not available yet; use \"ndem\"");
+    int h_ok = ndem_jc_number(c, solver, "time_step", &s->time_step, &ndem_jc_positive, 0);
+    int t_ok = ndem_jc_number(c, solver, "duration", &s->duration, &ndem_jc_positive, 0);
+    if (h_ok != NDEM_JC_BAD && t_ok != NDEM_JC_BAD &&
+        !(s->duration / s->time_step <= NDEM_JOB_MAX_STEPS))
+        ndem_jc_error_at(c, "duration",
+                         "needs %.3g steps of time_step %g; at most %.0e steps are allowed",
+                         s->duration / s->time_step, s->time_step, NDEM_JOB_MAX_STEPS);
+    long long v;
+    if (ndem_jc_integer(c, solver, "iterations", &v, 1, 100000, 0) == NDEM_JC_OK)
+        s->iterations = (int)v;
+    if (ndem_jc_integer(c, solver, "impact_iterations", &v, 0, 100000, 0) == NDEM_JC_OK)
+        s->impact_iterations = (int)v;
+    ndem_jc_bool(c, solver, "warm_start", &s->warm_start, 0);
+    ndem_jc_number(c, solver, "warm_start_factor", &s->warm_start_factor, &ndem_jc_unit, 0);
+    ndem_jc_number(c, solver, "impact_velocity", &s->impact_velocity, &ndem_jc_positive,
+                   NDEM_JC_NULLABLE);
+    ndem_jc_number(c, solver, "tolerance", &s->tolerance, &ndem_jc_nonneg, 0);
+    ndem_jc_number(c, solver, "damping_steps", &s->damping_steps, &ndem_jc_positive, 0);
+    ndem_jc_number(c, solver, "friction_compliance", &s->friction_compliance, &ndem_jc_positive,
+                   0);
+    if (ndem_jc_integer(c, solver, "threads", &v, 0, 1024, 0) == NDEM_JC_OK)
+        s->threads = (int)v;
+}
+
+/* The member `key` if it is an object; NULL (reported unless optional and absent) otherwise. */
+static const cJSON *object_member(ndem_jc *c, const cJSON *obj, const char *key, int required)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (required)
+            ndem_jc_error_at(c, key, "is required");
+        return NULL;
+    }
+    if (!cJSON_IsObject(v)) {
+        ndem_jc_error_at(c, key, "must be an object (got %s)", ndem_jc_type_name(v));
+        return NULL;
+    }
+    return v;
+}
+
+static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
+{
+    if (!cJSON_IsObject(root)) {
+        ndem_jc_error(c, "a job must be a JSON object (got %s)", ndem_jc_type_name(root));
+        return;
+    }
+    ndem_jc_members(c, root, top_keys, NULL, NULL);
+    const char *name;
+    if (ndem_jc_string(c, root, "name", &name, 1, sizeof job->name - 1, 0) == NDEM_JC_OK)
+        memcpy(job->name, name, strlen(name) + 1);
+
+    /* The solver first: the particle bound needs the duration. */
+    const cJSON *solver = object_member(c, root, "solver", 0);
+    if (solver) {
+        size_t mark = ndem_jc_push_key(c, "solver");
+        read_solver(c, solver, &job->scene.solver);
+        ndem_jc_pop(c, mark);
+    }
+    const cJSON *scene = object_member(c, root, "scene", 1);
+    if (scene) {
+        size_t mark = ndem_jc_push_key(c, "scene");
+        read_scene(c, scene, job);
+        ndem_jc_pop(c, mark);
+    }
+    const cJSON *output = object_member(c, root, "output", 0);
+    if (output) {
+        size_t mark = ndem_jc_push_key(c, "output");
+        ndem_jc_members(c, output, output_keys, NULL, NULL);
+        ndem_jc_number(c, output, "frame_interval", &job->output.frame_interval,
+                       &ndem_jc_positive, 0);
+        ndem_jc_pop(c, mark);
+    }
+    if (scene) {
+        long n = ndem_job_particle_estimate(job);
+        if (n > NDEM_JOB_MAX_PARTICLES)
+            ndem_jc_error_ptr(c, "/scene/particles",
+                              "the scene can hold up to %ld particles (generators plus "
+                              "emitters); at most %ld are allowed",
+                              n, NDEM_JOB_MAX_PARTICLES);
+    }
+}
+
+static ndem_job *job_new(void)
+{
+    ndem_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NULL;
+    memcpy(job->name, "job", 4);
+    job->scene = ndem_default_scene_def();
+    job->output.frame_interval = 0.05;
+    return job;
+}
+
+ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
+                               ndem_job_errors *errs)
+{
+    *out = NULL;
+    ndem_job_errors scratch = {0};
+    if (!errs) /* the caller only wants the status */
+        errs = &scratch;
+    ndem_jc c;
+    ndem_jc_init(&c, errs);
+    const char *end = text;
+    /* Not NUL-terminated text is fine: the length bounds the parse, and the
+     * end pointer finds anything after the document. */
+    cJSON *root = (text && len > 0) ? cJSON_ParseWithLengthOpts(text, len, &end, 0) : NULL;
+    if (!root) {
+        size_t at = (text && end >= text) ? (size_t)(end - text) : 0;
+        ndem_jc_malformed(&c, text ? text : "", text ? len : 0, at,
+                          len == 0 ? "empty document" : "syntax error");
+        ndem_jc_free(&c);
+        ndem_job_errors_clear(&scratch);
+        return NDEM_JOB_MALFORMED;
+    }
+    size_t at = (size_t)(end - text);
+    while (at < len && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' ||
+                        text[at] == '\r'))
+        at++;
+    if (at < len) {
+        cJSON_Delete(root);
+        ndem_jc_malformed(&c, text, len, at, "unexpected data after the document");
+        ndem_jc_free(&c);
+        ndem_job_errors_clear(&scratch);
+        return NDEM_JOB_MALFORMED;
+    }
+
+    ndem_job *job = job_new();
+    if (!job)
+        c.oom = 1;
+    else
+        read_document(&c, root, job);
+    cJSON_Delete(root);
+    if (c.oom && c.errs->count == c.first_error)
+        ndem_jc_error_ptr(&c, "", "out of memory");
+    int failed = ndem_jc_failed(&c);
+    ndem_jc_free(&c);
+    ndem_job_errors_clear(&scratch);
+    if (failed) {
+        ndem_job_destroy(job);
+        return NDEM_JOB_INVALID;
+    }
+    *out = job;
+    return NDEM_JOB_OK;
+}
+
+void ndem_job_destroy(ndem_job *job)
+{
+    if (!job)
+        return;
+    free(job->materials);
+    free(job->contact_materials);
+    free(job->geometry);
+    free(job->generators);
+    free(job->emitters);
+    for (int i = 0; i < job->list_array_count; i++)
+        free(job->list_arrays[i]);
+    free(job->list_arrays);
+    free(job);
+}
+
+void ndem_job_errors_clear(ndem_job_errors *errs)
+{
+    if (!errs)
+        return;
+    for (int i = 0; i < errs->count; i++) {
+        free(errs->items[i].pointer);
+        free(errs->items[i].message);
+    }
+    free(errs->items);
+    errs->items = NULL;
+    errs->count = errs->capacity = 0;
+}
+
+/* ---- particle bound ---- */
+
+/* Lattice sites in [min, max] at the given pitch (a double: may be huge). */
+static double lattice_sites(const ndem_generator_def *g)
+{
+    double pitch = g->spacing > 0.0 ? g->spacing : 2.0 * g->radius.max;
+    if (!(pitch > 0.0))
+        return INFINITY;
+    double n = 1.0;
+    for (int i = 0; i < 3; i++) {
+        double extent = g->max[i] - g->min[i];
+        n *= extent > 0.0 ? floor(extent / pitch * (1.0 + 1e-9)) + 1.0 : 1.0;
+    }
+    return n;
+}
+
+long ndem_job_particle_estimate(const ndem_job *job)
+{
+    const ndem_scene_def *s = &job->scene;
+    double total = 0.0;
+    for (int i = 0; i < s->generator_count; i++) {
+        const ndem_generator_def *g = &s->generators[i];
+        if (g->type == NDEM_GENERATOR_LIST) {
+            total += (double)g->list_count;
+        } else if (g->type == NDEM_GENERATOR_RANDOM) {
+            total += (double)g->count;
+        } else {
+            double sites = lattice_sites(g);
+            total += g->count > 0 ? fmin((double)g->count, sites) : sites;
+        }
+    }
+    for (int i = 0; i < s->emitter_count; i++) {
+        const ndem_emitter_def *e = &s->emitters[i];
+        /* At most one particle per 1/rate over the emitter's window. */
+        double window = fmin(e->stop, s->solver.duration) - e->start;
+        double can = fmax(0.0, floor(e->rate * window) + 1.0);
+        total += fmin((double)e->max_count, can);
+    }
+    if (!(total < (double)LONG_MAX))
+        return LONG_MAX;
+    return (long)total;
+}
+
+/* ---- files ---- */
+
+char *ndem_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (;;) {
+        if (cap - n < 2) {
+            char *b = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!b) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                int e = errno ? errno : EIO;
+                free(buf);
+                fclose(f);
+                errno = e;
+                return NULL;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}

@@ -1,0 +1,277 @@
+/* job_emit.c - a parsed job back to JSON text with every default filled in,
+ * in the schema ndem_job_parse reads (numbers written so that they parse
+ * back to the same bits), and error lists as JSON. */
+#include "job.h"
+#include "jsonw.h"
+
+#include <stdlib.h>
+
+static const char *material_name(const ndem_scene_def *s, int i)
+{
+    if (i < 0 || i >= s->material_count)
+        i = 0;
+    return s->material_count > 0 ? s->materials[i].name : "";
+}
+
+/* A number, or null when the engine treats it as "automatic" (<= 0). */
+static void knumber_auto(ndem_jw *w, const char *key, double x)
+{
+    ndem_jw_key(w, key);
+    if (x > 0.0)
+        ndem_jw_number(w, x);
+    else
+        ndem_jw_null(w);
+}
+
+static void emit_radius(ndem_jw *w, const ndem_radius_dist *r)
+{
+    ndem_jw_key(w, "radius");
+    switch (r->kind) {
+    case NDEM_RADIUS_FIXED:
+        ndem_jw_number(w, r->values[0]);
+        break;
+    case NDEM_RADIUS_UNIFORM:
+        ndem_jw_begin(w, '{', 1);
+        ndem_jw_knumber(w, "min", r->min);
+        ndem_jw_knumber(w, "max", r->max);
+        ndem_jw_end(w);
+        break;
+    case NDEM_RADIUS_VALUES:
+        ndem_jw_begin(w, '{', 1);
+        ndem_jw_key(w, "values");
+        ndem_jw_begin(w, '[', 1);
+        for (int i = 0; i < r->count && i < NDEM_MAX_RADIUS_VALUES; i++) {
+            ndem_jw_next(w);
+            ndem_jw_number(w, r->values[i]);
+        }
+        ndem_jw_end(w);
+        ndem_jw_key(w, "weights");
+        ndem_jw_begin(w, '[', 1);
+        for (int i = 0; i < r->count && i < NDEM_MAX_RADIUS_VALUES; i++) {
+            ndem_jw_next(w);
+            ndem_jw_number(w, r->weights[i]);
+        }
+        ndem_jw_end(w);
+        ndem_jw_end(w);
+        break;
+    }
+}
+
+static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
+{
+    ndem_jw_key(w, "materials");
+    ndem_jw_begin(w, '[', 0);
+    for (int i = 0; i < s->material_count; i++) {
+        const ndem_material_def *m = &s->materials[i];
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '{', 0);
+        ndem_jw_kstring(w, "name", m->name);
+        ndem_jw_knumber(w, "density", m->density);
+        ndem_jw_knumber(w, "young_modulus", m->young_modulus);
+        ndem_jw_knumber(w, "poisson_ratio", m->poisson_ratio);
+        ndem_jw_knumber(w, "viscosity", m->viscosity);
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+
+    ndem_jw_key(w, "contact_materials");
+    ndem_jw_begin(w, '[', 0);
+    for (int i = 0; i < s->contact_material_count; i++) {
+        const ndem_contact_material_def *c = &s->contact_materials[i];
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '{', 0);
+        ndem_jw_key(w, "materials");
+        ndem_jw_begin(w, '[', 1);
+        ndem_jw_next(w);
+        ndem_jw_string(w, material_name(s, c->material_a));
+        ndem_jw_next(w);
+        ndem_jw_string(w, material_name(s, c->material_b));
+        ndem_jw_end(w);
+        ndem_jw_knumber(w, "friction", c->friction);
+        ndem_jw_knumber(w, "rolling_resistance", c->rolling_resistance);
+        ndem_jw_knumber(w, "twisting_resistance", c->twisting_resistance);
+        ndem_jw_knumber(w, "restitution", c->restitution);
+        ndem_jw_knumber(w, "adhesion", c->adhesion);
+        ndem_jw_knumber(w, "adhesive_overlap", c->adhesive_overlap);
+        knumber_auto(w, "damping_time", c->damping_time);
+        knumber_auto(w, "young_modulus", c->young_modulus);
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+}
+
+static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
+{
+    static const char *const types[] = {"plane", "box", "cylinder"};
+    ndem_jw_key(w, "geometry");
+    ndem_jw_begin(w, '[', 0);
+    for (int i = 0; i < s->geometry_count; i++) {
+        const ndem_geometry_def *g = &s->geometry[i];
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '{', 0);
+        ndem_jw_kstring(w, "type", types[g->type <= NDEM_GEOMETRY_CYLINDER ? g->type : 0]);
+        switch (g->type) {
+        case NDEM_GEOMETRY_PLANE:
+            ndem_jw_kvec3(w, "point", g->point);
+            ndem_jw_kvec3(w, "normal", g->normal);
+            break;
+        case NDEM_GEOMETRY_BOX:
+            ndem_jw_kvec3(w, "min", g->min);
+            ndem_jw_kvec3(w, "max", g->max);
+            ndem_jw_kbool(w, "inside", g->inside);
+            break;
+        case NDEM_GEOMETRY_CYLINDER:
+            ndem_jw_kvec3(w, "center", g->center);
+            ndem_jw_kvec3(w, "axis", g->axis);
+            ndem_jw_knumber(w, "radius", g->radius);
+            ndem_jw_knumber(w, "length", g->length);
+            ndem_jw_kbool(w, "inside", g->inside);
+            break;
+        }
+        ndem_jw_kstring(w, "material", material_name(s, g->material));
+        ndem_jw_kvec3(w, "velocity", g->velocity);
+        ndem_jw_kvec3(w, "angular_velocity", g->angular_velocity);
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+}
+
+static void emit_list(ndem_jw *w, const ndem_generator_def *g)
+{
+    ndem_jw_key(w, "spheres");
+    ndem_jw_begin(w, '[', 0);
+    for (long k = 0; k < g->list_count && g->spheres; k++) {
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '[', 1);
+        for (int j = 0; j < 4; j++) {
+            ndem_jw_next(w);
+            ndem_jw_number(w, g->spheres[4 * k + j]);
+        }
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+    if (!g->velocities)
+        return;
+    ndem_jw_key(w, "velocities");
+    ndem_jw_begin(w, '[', 0);
+    for (long k = 0; k < g->list_count; k++) {
+        ndem_jw_next(w);
+        ndem_jw_vec3(w, &g->velocities[3 * k]);
+    }
+    ndem_jw_end(w);
+}
+
+static void emit_particles(ndem_jw *w, const ndem_scene_def *s)
+{
+    static const char *const types[] = {"lattice", "random", "list"};
+    ndem_jw_key(w, "particles");
+    ndem_jw_begin(w, '[', 0);
+    for (int i = 0; i < s->generator_count; i++) {
+        const ndem_generator_def *g = &s->generators[i];
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '{', 0);
+        ndem_jw_kstring(w, "type", types[g->type <= NDEM_GENERATOR_LIST ? g->type : 0]);
+        ndem_jw_kstring(w, "material", material_name(s, g->material));
+        if (g->type == NDEM_GENERATOR_LIST) {
+            emit_list(w, g);
+        } else {
+            ndem_jw_kvec3(w, "min", g->min);
+            ndem_jw_kvec3(w, "max", g->max);
+            if (g->type == NDEM_GENERATOR_LATTICE)
+                ndem_jw_knumber(w, "spacing", g->spacing);
+            ndem_jw_klong(w, "count", g->count);
+            emit_radius(w, &g->radius);
+            if (g->type == NDEM_GENERATOR_RANDOM)
+                ndem_jw_klong(w, "seed", (long long)g->seed);
+            ndem_jw_kvec3(w, "velocity", g->velocity);
+        }
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+}
+
+static void emit_emitters(ndem_jw *w, const ndem_scene_def *s)
+{
+    ndem_jw_key(w, "emitters");
+    ndem_jw_begin(w, '[', 0);
+    for (int i = 0; i < s->emitter_count; i++) {
+        const ndem_emitter_def *e = &s->emitters[i];
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '{', 0);
+        ndem_jw_kstring(w, "type", "box");
+        ndem_jw_kvec3(w, "min", e->min);
+        ndem_jw_kvec3(w, "max", e->max);
+        ndem_jw_knumber(w, "rate", e->rate);
+        ndem_jw_knumber(w, "start", e->start);
+        ndem_jw_knumber(w, "stop", e->stop);
+        ndem_jw_klong(w, "max_count", e->max_count);
+        emit_radius(w, &e->radius);
+        ndem_jw_kstring(w, "material", material_name(s, e->material));
+        ndem_jw_kvec3(w, "velocity", e->velocity);
+        ndem_jw_klong(w, "seed", (long long)e->seed);
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+}
+
+static void emit_solver(ndem_jw *w, const ndem_solver_def *v)
+{
+    ndem_jw_key(w, "solver");
+    ndem_jw_begin(w, '{', 0);
+    ndem_jw_kstring(w, "method", v->method == NDEM_METHOD_DEM ? "dem" : "ndem");
+    ndem_jw_knumber(w, "time_step", v->time_step);
+    ndem_jw_knumber(w, "duration", v->duration);
+    ndem_jw_klong(w, "iterations", v->iterations);
+    ndem_jw_klong(w, "impact_iterations", v->impact_iterations);
+    ndem_jw_kbool(w, "warm_start", v->warm_start);
+    ndem_jw_knumber(w, "warm_start_factor", v->warm_start_factor);
+    knumber_auto(w, "impact_velocity", v->impact_velocity);
+    ndem_jw_knumber(w, "tolerance", v->tolerance);
+    ndem_jw_knumber(w, "damping_steps", v->damping_steps);
+    ndem_jw_knumber(w, "friction_compliance", v->friction_compliance);
+    ndem_jw_klong(w, "threads", v->threads);
+    ndem_jw_end(w);
+}
+
+char *ndem_job_to_json(const ndem_job *job)
+{
+    if (!job)
+        return NULL;
+    const ndem_scene_def *s = &job->scene;
+    ndem_jw w;
+    ndem_jw_init(&w, 1);
+    ndem_jw_begin(&w, '{', 0);
+    ndem_jw_kstring(&w, "name", job->name);
+    ndem_jw_key(&w, "scene");
+    ndem_jw_begin(&w, '{', 0);
+    ndem_jw_kvec3(&w, "gravity", s->gravity);
+    emit_materials(&w, s);
+    emit_geometry(&w, s);
+    emit_particles(&w, s);
+    emit_emitters(&w, s);
+    ndem_jw_end(&w);
+    emit_solver(&w, &s->solver);
+    ndem_jw_key(&w, "output");
+    ndem_jw_begin(&w, '{', 0);
+    ndem_jw_knumber(&w, "frame_interval", job->output.frame_interval);
+    ndem_jw_end(&w);
+    ndem_jw_end(&w);
+    ndem_jw_raw(&w, "\n", 1);
+    return ndem_jw_finish(&w);
+}
+
+char *ndem_job_errors_to_json(const ndem_job_errors *errs)
+{
+    ndem_jw w;
+    ndem_jw_init(&w, 0);
+    ndem_jw_begin(&w, '[', 1);
+    for (int i = 0; errs && i < errs->count; i++) {
+        ndem_jw_next(&w);
+        ndem_jw_begin(&w, '{', 1);
+        ndem_jw_kstring(&w, "pointer", errs->items[i].pointer ? errs->items[i].pointer : "");
+        ndem_jw_kstring(&w, "message", errs->items[i].message ? errs->items[i].message : "");
+        ndem_jw_end(&w);
+    }
+    ndem_jw_end(&w);
+    return ndem_jw_finish(&w);
+}

@@ -1,0 +1,25 @@
+/* job_parts.h - readers of the parts of a job document, shared between
+ * api/job.c (document, materials, solver, output) and api/job_scene.c
+ * (geometry, particles, emitters). Internal to api/. */
+#ifndef NDEM_JOB_PARTS_H
+#define NDEM_JOB_PARTS_H
+
+#include "job.h"
+#include "job_check.h"
+
+/* Reads a material name at the current pointer (v already pushed) into
+ * *out. With materials_ok == 0 (the material table itself was broken) an
+ * unknown name is not reported again. */
+int ndem_job_material_value(ndem_jc *c, const cJSON *v, const ndem_job *job, int materials_ok,
+                            int *out);
+/* The same for the member `key` of obj; absent leaves *out alone. */
+int ndem_job_material_ref(ndem_jc *c, const cJSON *obj, const char *key, const ndem_job *job,
+                          int materials_ok, int *out);
+
+/* scene.geometry, scene.particles, scene.emitters: allocate the job's
+ * arrays and fill them; errors go to c. */
+void ndem_job_read_geometry(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
+void ndem_job_read_particles(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
+void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
+
+#endif

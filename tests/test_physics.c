@@ -283,6 +283,48 @@ START_TEST(rolling_resistance_flat_deceleration)
 }
 END_TEST
 
+/* ---- Friction between particles: the square pyramid ---- */
+
+/* Four spheres in a square on a plane carry a fifth. Each base sphere is
+ * pushed outward along a line 45 degrees from the vertical; without rolling
+ * resistance it stays only if the friction torques at its two contacts cancel
+ * (f_top = f_plane = f) and the forces balance: N sin45 - f cos45 = f, so
+ * f / N = sin45 / (1 + cos45) = tan(22.5 deg) = 0.414 must not exceed mu. */
+static double pyramid_top_height(double mu)
+{
+    const double r = 0.01;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, "
+        "\"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
+        "\"friction\": %g, \"restitution\": 0.2}],"
+        "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1]}],"
+        "\"particles\": [{\"type\": \"list\", \"spheres\": [[%g,%g,%g,%g], [%g,%g,%g,%g], "
+        "[%g,%g,%g,%g], [%g,%g,%g,%g], [0, 0, %.9g, %g]]}]},"
+        "\"solver\": {\"time_step\": 0.001, \"duration\": 1.5, \"iterations\": 100}}",
+        mu, r, r, r, r, -r, r, r, r, r, -r, r, r, -r, -r, r, r, r + r * sqrt(2.0), r);
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    double z = f.positions[3 * 4 + 2];
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    return z;
+}
+
+START_TEST(pyramid_stands_above_critical_friction)
+{
+    const double r = 0.01, critical = tan(M_PI / 8);
+    double stands = pyramid_top_height(critical * 1.06);
+    double falls = pyramid_top_height(critical * 0.94);
+    /* standing: the top stays within 1% of r of its place (Hertz sag only) */
+    ck_assert_double_lt(fabs(stands - r * (1 + sqrt(2.0))), 0.01 * r);
+    /* collapsed: the top sphere is down on the plane */
+    ck_assert_double_lt(falls, 1.1 * r);
+}
+END_TEST
+
 /* ---- 5. Rotating drum ---- */
 
 START_TEST(drum_dynamic_angle_of_repose)
@@ -343,6 +385,7 @@ int main(void)
     tcase_add_test(tc, sliding_to_rolling);
     tcase_add_test(tc, rolling_resistance_incline);
     tcase_add_test(tc, rolling_resistance_flat_deceleration);
+    tcase_add_test(tc, pyramid_stands_above_critical_friction);
     tcase_add_test(tc, drum_dynamic_angle_of_repose);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);

@@ -13,25 +13,34 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fopenmp \
            -ffp-contract=off -Icore -Iapi $(WARN)
 RELEASE := -O2 -g
+# NATIVE=1 (make bench NATIVE=1): -O3 for this machine's vector units, in its own
+# tree; results stay bit-identical (-ffp-contract=off), see docs/performance.md.
+ifeq ($(NATIVE),1)
+RELEASE := -O3 -march=native -g
+endif
 SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
            -fno-sanitize-recover=all -DNDEM_CHECKS=1
 LIBS    := -lcjson -lm
+SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread
+# daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)
+TEST_LIBS := -lcurl -lwebsockets -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
 CORE_SRC := $(wildcard core/*.c)
 API_SRC  := $(wildcard api/*.c)
 LIB_SRC  := $(CORE_SRC) $(API_SRC)
 CLI_SRC  := $(wildcard cli/*.c)
+SERVER_SRC := $(wildcard server/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
-HEADERS  := $(wildcard core/*.h api/*.h cli/*.h)
+HEADERS  := $(wildcard core/*.h api/*.h cli/*.h server/*.h)
 
-REL := $(BUILD)/release
+REL := $(BUILD)/release$(if $(filter 1,$(NATIVE)),-native)
 SAN := $(BUILD)/asan
 DEPS_STAMP := $(BUILD)/.deps
 
 .PHONY: all deps test run bench lint format fuzz clean check-tests
 
-all: $(REL)/ndem
+all: $(REL)/ndem $(REL)/ndemd
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/deps.sh
@@ -50,6 +59,20 @@ $(REL)/libndem.a: $(LIB_SRC:%.c=$(REL)/obj/%.o)
 $(REL)/ndem: $(CLI_SRC:%.c=$(REL)/obj/%.o) $(REL)/libndem.a
 	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $^ $(LIBS) -o $@
 
+# ---- ndemd: the SQL migrations and the OpenAPI document are compiled in ----
+EMBED_SRC := $(sort $(wildcard migrations/*.sql)) server/openapi.json
+EMBED_C   := $(BUILD)/gen/embedded.c
+
+$(EMBED_C): scripts/embed.sh $(EMBED_SRC)
+	@mkdir -p $(dir $@)
+	@bash scripts/embed.sh $@ $(EMBED_SRC)
+
+$(REL)/ndemd: $(SERVER_SRC:%.c=$(REL)/obj/%.o) $(REL)/obj/$(EMBED_C:.c=.o) $(REL)/libndem.a
+	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $^ $(LIBS) $(SERVER_LIBS) -o $@
+
+$(SAN)/ndemd: $(SERVER_SRC:%.c=$(SAN)/obj/%.o) $(SAN)/obj/$(EMBED_C:.c=.o) $(SAN)/libndem.a
+	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $^ $(LIBS) $(SERVER_LIBS) -o $@
+
 # ---- sanitizer tree (tests) ----
 $(SAN)/obj/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -61,28 +84,41 @@ $(SAN)/libndem.a: $(LIB_SRC:%.c=$(SAN)/obj/%.o)
 $(SAN)/ndem: $(CLI_SRC:%.c=$(SAN)/obj/%.o) $(SAN)/libndem.a
 	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $^ $(LIBS) -o $@
 
-$(SAN)/tests/%: tests/%.c tests/testutil.h tests/scene.h $(SAN)/libndem.a
+$(SAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(SAN)/libndem.a
 	@mkdir -p $(dir $@)
-	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) -Itests $< $(SAN)/libndem.a $(LIBS) $(CHECK_LIBS) -o $@
+	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) -Itests $< $(SAN)/libndem.a $(LIBS) $(CHECK_LIBS) $(TEST_LIBS) -o $@
 
 TEST_BINS := $(TEST_SRC:tests/%.c=$(SAN)/tests/%)
 
-check-tests: $(TEST_BINS) $(SAN)/ndem
+check-tests: $(TEST_BINS) $(SAN)/ndem $(SAN)/ndemd
 
 # Every Check suite, then the command-line tests, all under the sanitizers.
-test: check-tests
-	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEM_SHARED=$(abspath ../shared) \
+test: check-tests web
+	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) NDEM_SHARED=$(abspath ../shared) \
 	  bash tests/run_all.sh $(TEST_BINS)
 
-run: all
-	@echo "ndemd (the daemon) is not built yet: see README.md. Use: $(REL)/ndem run JOB.json"
+# The daemon with its defaults: http://127.0.0.1:8080, data in ./var.
+run: all web
+	$(REL)/ndemd --listen 127.0.0.1:8080 --data ./var
+
+# ---- web client: ndemd serves web/ itself; npm ci installs three.js (and
+# playwright-core for tests/cli_web.sh) from web/package-lock.json, and
+# web/build.mjs copies three.js into web/vendor/ and the examples into
+# web/examples/ (both git-ignored) ----
+.PHONY: web
+WEB_NPM := web/node_modules/.package-lock.json
+web: web/vendor/versions.json
+$(WEB_NPM): web/package.json web/package-lock.json | $(DEPS_STAMP)
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+web/vendor/versions.json: $(WEB_NPM) web/build.mjs $(wildcard examples/*.json)
+	node web/build.mjs
 
 bench: $(REL)/ndem
 	bash bench/run.sh $(REL)/ndem
 
 lint: | $(DEPS_STAMP)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --std=c11 --inline-suppr -Icore -Iapi core api cli
+	  --std=c11 --inline-suppr -Icore -Iapi core api cli server
 
 # ---- fuzzing (not part of `make test`) ----
 # libFuzzer on the job parser for FUZZ_SECONDS, seeded with the standard
@@ -100,13 +136,14 @@ $(FUZZ)/fuzz_job: tests/fuzz_job.c $(FUZZ_SRC) $(HEADERS) | $(DEPS_STAMP)
 
 fuzz: $(FUZZ)/fuzz_job
 	@rm -rf $(FUZZ)/seed && mkdir -p $(FUZZ)/seed $(FUZZ)/corpus $(FUZZ)/findings
-	$(if $(FUZZ_SEEDS),cp $(FUZZ_SEEDS) $(FUZZ)/seed/)
+	@for f in $(FUZZ_SEEDS); do \
+	  cp "$$f" "$(FUZZ)/seed/$$(basename "$$(dirname "$$f")")-$$(basename "$$f")"; done
 	$(FUZZ)/fuzz_job -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
 	  -rss_limit_mb=4096 -dict=tests/fuzz_job.dict -print_final_stats=1 \
 	  -artifact_prefix=$(FUZZ)/findings/ $(FUZZ)/corpus $(FUZZ)/seed
 
 format:
-	clang-format -i core/*.[ch] api/*.[ch] cli/*.c tests/*.[ch]
+	clang-format -i core/*.[ch] api/*.[ch] cli/*.c server/*.[ch] tests/*.[ch]
 
 clean:
 	rm -rf $(BUILD)

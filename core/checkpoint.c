@@ -5,7 +5,8 @@
  *
  * Layout (host byte order, little-endian on every supported machine):
  *   "NDEMCKPT" u32 version, u32 0, u64 scene hash, i64 step, i64 bodies,
- *   particle arrays, geometry positions, emitter states, history, stats. */
+ *   particle arrays (internal order) and their creation ids, geometry
+ *   positions, emitter states, history, stats. */
 #include "sim.h"
 
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 
 #define CKPT_MAGIC "NDEMCKPT"
-#define CKPT_VERSION 1u
+#define CKPT_VERSION 2u /* 2: creation ids of the internal order (reorder.c) */
 
 typedef struct writer {
     unsigned char *buf;
@@ -76,6 +77,7 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
     put(&w, b->inv_mass, sizeof(double) * (size_t)n);
     put(&w, b->inv_inertia, sizeof(double) * (size_t)n);
     put(&w, b->material, sizeof(int) * (size_t)n);
+    put(&w, b->id, sizeof(long) * (size_t)n);
     for (int g = 0; g < sim->geometry_count; g++) {
         const ndem_geometry_def *geo = &sim->geometry[g];
         put(&w, geo->point, sizeof geo->point);
@@ -134,7 +136,7 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
         snprintf(err, err_len, "checkpoint belongs to another scene (scene hash differs)");
         goto fail;
     }
-    if (r.failed || n < 0 || (uint64_t)n > length / (15 * sizeof(double)) + 1 || step < 0) {
+    if (r.failed || n < 0 || (uint64_t)n > length / (16 * sizeof(double)) + 1 || step < 0) {
         snprintf(err, err_len, "checkpoint is truncated or corrupt");
         goto fail;
     }
@@ -148,6 +150,13 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     get(&r, b->inv_mass, sizeof(double) * (size_t)n);
     get(&r, b->inv_inertia, sizeof(double) * (size_t)n);
     get(&r, b->material, sizeof(int) * (size_t)n);
+    get(&r, b->id, sizeof(long) * (size_t)n);
+    /* ids must be a permutation of the creation indices */
+    for (long i = 0; i < n; i++) b->where[i] = -1;
+    for (long i = 0; i < n && !r.failed; i++) {
+        if (b->id[i] < 0 || b->id[i] >= n || b->where[b->id[i]] >= 0) r.failed = 1;
+        else b->where[b->id[i]] = i;
+    }
     for (int g = 0; g < sim->geometry_count; g++) {
         ndem_geometry_def *geo = &sim->geometry[g];
         get(&r, geo->point, sizeof geo->point);

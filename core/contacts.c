@@ -80,6 +80,24 @@ static void sort_keys(int *keys, long n)
     }
 }
 
+/* One pass over the candidates: each block of NDEM_PAIR_BLOCK bodies writes
+ * its contacts into its own buffer; the buffers are then joined in block
+ * order, so the pair order does not depend on the thread count. */
+#define NDEM_PAIR_BLOCK 512
+
+static int push_key(ndem_pair_block *blk, int key)
+{
+    if (blk->count == blk->capacity) {
+        long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
+        int *k = realloc(blk->key, sizeof(int) * (size_t)cap);
+        if (!k) return -1;
+        blk->key = k;
+        blk->capacity = cap;
+    }
+    blk->key[blk->count++] = key;
+    return 0;
+}
+
 int ndem_contacts_build(ndem_sim *sim, double skin)
 {
     ndem_contacts *c = &sim->contacts;
@@ -88,22 +106,45 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
     long n = b->count;
     double h = sim->solver.time_step;
     if (ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
+    long nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
+    if (nblocks > c->block_capacity) {
+        ndem_pair_block *blk = realloc(c->blocks, sizeof(ndem_pair_block) * (size_t)nblocks);
+        if (!blk) return -1;
+        memset(blk + c->block_capacity, 0,
+               sizeof(ndem_pair_block) * (size_t)(nblocks - c->block_capacity));
+        c->blocks = blk;
+        c->block_capacity = nblocks;
+    }
     long *start = c->start;
     start[0] = 0;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(ndem_threads_for(sim, n))
-    for (long i = 0; i < n; i++) {
-        long count = 0;
-        ndem_geo_hit hits[6];
-        for (int q = 0; q < sim->geometry_count; q++) count += geometry_hits(sim, i, skin, q, hits);
-        NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
-            if (pair_contact(b, i, j, h)) count++;
-        });
-        start[i + 1] = count;
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n)) \
+    reduction(| : failed)
+    for (long bi = 0; bi < nblocks; bi++) {
+        ndem_pair_block *blk = &c->blocks[bi];
+        blk->count = 0;
+        long hi = (bi + 1) * NDEM_PAIR_BLOCK < n ? (bi + 1) * NDEM_PAIR_BLOCK : n;
+        for (long i = bi * NDEM_PAIR_BLOCK; i < hi; i++) {
+            long first = blk->count;
+            ndem_geo_hit hits[6];
+            for (int q = 0; q < sim->geometry_count; q++) {
+                int m = geometry_hits(sim, i, skin, q, hits);
+                for (int t = 0; t < m; t++)
+                    failed |= push_key(blk, -1 - (q * 8 + hits[t].feature));
+            }
+            long first_pair = blk->count;
+            NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
+                if (pair_contact(b, i, j, h)) failed |= push_key(blk, (int)j);
+            });
+            if (!failed) sort_keys(&blk->key[first_pair], blk->count - first_pair);
+            start[i + 1] = blk->count - first;
+        }
     }
+    if (failed) return -1;
     for (long i = 0; i < n; i++) start[i + 1] += start[i];
     long total = start[n];
     if (total > c->capacity) {
-        long cap = total + total / 2 + 256;
+        long cap = total + total / 4 + 256;
         int *ka = realloc(c->key_a, sizeof(int) * (size_t)cap);
         if (ka) c->key_a = ka;
         int *kb = realloc(c->key_b, sizeof(int) * (size_t)cap);
@@ -114,25 +155,13 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
         c->capacity = cap;
     }
     c->count = total;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(ndem_threads_for(sim, n))
-    for (long i = 0; i < n; i++) {
-        long k = start[i];
-        ndem_geo_hit hits[6];
-        for (int q = 0; q < sim->geometry_count; q++) {
-            int m = geometry_hits(sim, i, skin, q, hits);
-            for (int t = 0; t < m; t++) {
-                c->key_a[k] = (int)i;
-                c->key_b[k++] = -1 - (q * 8 + hits[t].feature);
-            }
-        }
-        long first_pair = k;
-        NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
-            if (pair_contact(b, i, j, h)) {
-                c->key_a[k] = (int)i;
-                c->key_b[k++] = (int)j;
-            }
-        });
-        sort_keys(&c->key_b[first_pair], k - first_pair);
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
+    for (long bi = 0; bi < nblocks; bi++) {
+        const ndem_pair_block *blk = &c->blocks[bi];
+        long lo = bi * NDEM_PAIR_BLOCK, hi = lo + NDEM_PAIR_BLOCK < n ? lo + NDEM_PAIR_BLOCK : n;
+        if (blk->count > 0) memcpy(&c->key_b[start[lo]], blk->key, sizeof(int) * (size_t)blk->count);
+        for (long i = lo; i < hi; i++)
+            for (long k = start[i]; k < start[i + 1]; k++) c->key_a[k] = (int)i;
     }
     return 0;
 }
@@ -196,26 +225,26 @@ int ndem_contacts_color(ndem_sim *sim)
     return 0;
 }
 
-/* Finds last step's impulses of the contact (a, key) for the warm start. */
-static const double *history_find(const ndem_history *hist, int a, int key)
+/* Finds last step's entry of the contact (a, key) for the warm start. */
+static int history_find(const ndem_history *hist, int a, int key)
 {
-    if (a >= hist->bodies) return NULL;
+    if (a >= hist->bodies) return -1;
     for (long k = hist->start[a]; k < hist->start[a + 1]; k++)
-        if (hist->key_b[k] == key) return &hist->lam[7 * k];
-    return NULL;
+        if (hist->key_b[k] == key) return (int)k;
+    return -1;
 }
 
-static void prepare_row(const ndem_sim *sim, long k, ndem_row *row)
+static void prepare_row(const ndem_sim *sim, long k, ndem_row *row, ndem_row_cold *cold,
+                        double *ug)
 {
     const ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
     double h = sim->solver.time_step;
     int a = c->key_a[k], key = c->key_b[k];
     const double *xa = &b->pos[3 * a], *va = &b->vel[6 * a];
-    double ra = b->radius[a], d_eff, vb[3];
+    double ra = b->radius[a], d_eff, vb[3], delta;
     const ndem_pair_params *pp;
     row->a = a;
-    row->pair = (int)k;
     if (key >= 0) {
         const double *xb = &b->pos[3 * key];
         double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
@@ -226,13 +255,12 @@ static void prepare_row(const ndem_sim *sim, long k, ndem_row *row)
             row->n[0] = 0, row->n[1] = 0, row->n[2] = 1;
         }
         row->b = key;
-        row->delta = ra + rb - dist;
-        row->la = ra - 0.5 * row->delta;
-        row->lb = rb - 0.5 * row->delta;
+        delta = ra + rb - dist;
+        row->la = ra - 0.5 * delta;
+        row->lb = rb - 0.5 * delta;
         d_eff = 2.0 * ra * rb / (ra + rb); /* (1/d_a + 1/d_b)^-1 */
         pp = ndem_pair(&sim->materials, b->material[a], b->material[key]);
         memcpy(vb, &b->vel[6 * key], sizeof vb);
-        memset(row->ug, 0, sizeof row->ug);
     } else {
         int g = (-1 - key) / 8, feature = (-1 - key) % 8;
         const ndem_geometry_def *geo = &sim->geometry[g];
@@ -241,19 +269,18 @@ static void prepare_row(const ndem_sim *sim, long k, ndem_row *row)
         while (t < m - 1 && hits[t].feature != feature) t++;
         memcpy(row->n, hits[t].n, sizeof row->n);
         row->b = -1 - g;
-        row->delta = hits[t].delta;
-        row->la = ra - 0.5 * row->delta;
+        delta = hits[t].delta;
+        row->la = ra - 0.5 * delta;
         row->lb = 0.0;
         d_eff = 2.0 * ra; /* a wall has infinite diameter */
         pp = ndem_pair(&sim->materials, b->material[a], geo->material);
         double p[3];
         for (int q = 0; q < 3; q++) p[q] = xa[q] + row->la * row->n[q];
-        ndem_geometry_surface_velocity(geo, p, row->ug);
-        memcpy(&row->ug[3], geo->angular_velocity, 3 * sizeof(double));
-        memcpy(vb, row->ug, sizeof vb);
+        ndem_geometry_surface_velocity(geo, p, ug);
+        memcpy(&ug[3], geo->angular_velocity, 3 * sizeof(double));
+        memcpy(vb, ug, sizeof vb);
     }
-    ndem_tangents(row->n, row->t1, row->t2);
-    ndem_cross(row->n, row->t1, row->t2); /* t2 = n x t1 exactly */
+    cold->delta = delta;
 
     /* Hertz mapping, seed 000 eq. (35.3) with the exponent of seed 003. */
     double nu = pp->poisson_ratio;
@@ -266,69 +293,79 @@ static void prepare_row(const ndem_sim *sim, long k, ndem_row *row)
         tau = ndem_max(tau, cdamp / E_H); /* eps_n / gamma_n = c / e_H, eq. (35.12) */
     }
     if (pp->damping_time > 0) tau = pp->damping_time;
-    double de = row->delta - pp->adhesive_overlap; /* adhesion, seed 000 35.4.6 */
+    double de = delta - pp->adhesive_overlap; /* adhesion, seed 000 35.4.6 */
     double mag = fabs(de);
-    row->gap = row->delta < 0;
-    if (row->gap) {
+    cold->gap = delta < 0;
+    if (cold->gap) {
         /* Apart: a speculative row lets the gap close within the step and no
          * further, so free flight is untouched until the bodies meet; the
          * impact stage has already handled a fast arrival. */
-        row->phi = -row->delta;
+        cold->phi = -delta;
         row->s = 1.0;
-        row->ups = 0.0;
+        cold->ups = 0.0;
         row->sig_n = 0.0;
     } else {
-        row->phi = de > 0 ? -pow(mag, E_H) : pow(mag, E_H);
+        cold->phi = de > 0 ? -pow(mag, E_H) : pow(mag, E_H);
         /* The row scale vanishes with the overlap; a floor keeps it solvable. */
         row->s = E_H * pow(ndem_max(mag, 1e-6 * d_eff), E_H - 1.0);
-        row->ups = 1.0 / (1.0 + 4.0 * tau / h);
-        row->sig_n = 4.0 / (h * h) * eps * row->ups;
+        cold->ups = 1.0 / (1.0 + 4.0 * tau / h);
+        row->sig_n = 4.0 / (h * h) * eps * cold->ups;
     }
-    row->sig_t = sim->solver.friction_compliance / h;
-    row->sig_r = sim->solver.friction_compliance / h;
+    double sig_t = sim->solver.friction_compliance / h;
+    double sig_r = sim->solver.friction_compliance / h;
     double r_eff = 0.5 * d_eff;
     row->mu = pp->friction;
     row->mur = pp->rolling * r_eff;
     row->mut = pp->twisting * r_eff;
-    row->restitution = pp->restitution;
-    row->lo_n = (pp->adhesion > 0 && row->delta > 0 && de < 0) ? -pp->adhesion * h / row->s : 0.0;
+    row->lo_n = (pp->adhesion > 0 && delta > 0 && de < 0) ? -pp->adhesion * h / row->s : 0.0;
 
     double ima = b->inv_mass[a], iia = b->inv_inertia[a];
     double imb = key >= 0 ? b->inv_mass[key] : 0.0, iib = key >= 0 ? b->inv_inertia[key] : 0.0;
     row->inv_dn = 1.0 / (row->s * row->s * (ima + imb) + row->sig_n);
-    row->inv_dt = 1.0 / (ima + imb + iia * row->la * row->la + iib * row->lb * row->lb + row->sig_t);
-    row->inv_dr = 1.0 / (iia + iib + row->sig_r);
+    row->inv_dt = 1.0 / (ima + imb + iia * row->la * row->la + iib * row->lb * row->lb + sig_t);
+    row->inv_dr = 1.0 / (iia + iib + sig_r);
 
     /* Impact stage classification (seed 000 eq. 35.6). */
     double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
     double vsep = ndem_dot(row->n, dv);
-    row->impact = 0;
-    row->v_target = 0.0;
+    cold->impact = 0;
+    cold->v_target = 0.0;
     /* Impacting: approaching faster than v_imp and meeting within this step
      * (gravity's pull during the step counted in). */
     double g = sqrt(ndem_dot(sim->gravity, sim->gravity));
-    if (-vsep > sim->v_imp && row->delta - h * vsep + h * h * g > 0) {
-        row->impact = 2;
-        row->v_target = row->restitution * -vsep;
-    } else if (row->delta >= 0) {
-        row->impact = 1;
+    if (-vsep > sim->v_imp && delta - h * vsep + h * h * g > 0) {
+        cold->impact = 2;
+        cold->v_target = pp->restitution * -vsep;
+    } else if (delta >= 0) {
+        cold->impact = 1;
     }
 
-    /* History-based warm start, seed 003 eq. (7): impulses re-projected on
-     * this step's basis, then clamped to this step's bounds. */
+    /* The impact stage starts from zero impulses in lam; the warm start
+     * (ndem_row_warm_start) fills lam after it. */
     memset(row->lam, 0, sizeof row->lam);
-    const double *hist = sim->solver.warm_start ? history_find(&sim->history, a, key) : NULL;
-    if (hist) {
+    cold->hist = sim->solver.warm_start ? history_find(&sim->history, a, key) : -1;
+}
+
+/* History-based warm start, seed 003 eq. (7): impulses re-projected on this
+ * step's basis, then clamped to this step's bounds. Runs after the impact
+ * stage, which the warm start does not enter (PHYSICS.md). */
+void ndem_row_warm_start(const ndem_sim *sim, ndem_row *row, int hist_index)
+{
+    memset(row->lam, 0, sizeof row->lam);
+    if (hist_index >= 0) {
+        const double *hist = &sim->history.lam[7 * (long)hist_index];
+        double t1[3], t2[3];
+        ndem_row_tangents(row->n, t1, t2);
         double beta = sim->solver.warm_start_factor;
         double fn = beta * hist[0];
         row->lam[0] = ndem_max(fn / row->s, row->lo_n);
         double F = row->s * row->lam[0];
-        double t1 = beta * ndem_dot(&hist[1], row->t1), t2 = beta * ndem_dot(&hist[1], row->t2);
-        double lim = row->mu * ndem_max(F, 0.0), len = sqrt(t1 * t1 + t2 * t2);
-        if (len > lim) { t1 *= lim / len; t2 *= lim / len; }
-        row->lam[1] = t1;
-        row->lam[2] = t2;
-        double r1 = beta * ndem_dot(&hist[4], row->t1), r2 = beta * ndem_dot(&hist[4], row->t2);
+        double f1 = beta * ndem_dot(&hist[1], t1), f2 = beta * ndem_dot(&hist[1], t2);
+        double lim = row->mu * ndem_max(F, 0.0), len = sqrt(f1 * f1 + f2 * f2);
+        if (len > lim) { f1 *= lim / len; f2 *= lim / len; }
+        row->lam[1] = f1;
+        row->lam[2] = f2;
+        double r1 = beta * ndem_dot(&hist[4], t1), r2 = beta * ndem_dot(&hist[4], t2);
         lim = row->mur * ndem_max(F, 0.0);
         len = sqrt(r1 * r1 + r2 * r2);
         if (len > lim) { r1 *= lim / len; r2 *= lim / len; }
@@ -346,15 +383,19 @@ int ndem_contacts_prepare(ndem_sim *sim)
         long cap = c->count + c->count / 2 + 256;
         ndem_row *rows = realloc(c->rows, sizeof(ndem_row) * (size_t)cap);
         if (rows) c->rows = rows;
+        ndem_row_cold *cold = realloc(c->cold, sizeof(ndem_row_cold) * (size_t)cap);
+        if (cold) c->cold = cold;
         double *res = realloc(c->residual, 3 * sizeof(double) * (size_t)cap);
         if (res) c->residual = res;
-        double *imp = realloc(c->impact_lam, 6 * sizeof(double) * (size_t)cap);
-        if (imp) c->impact_lam = imp;
-        if (!rows || !res || !imp) return -1;
+        if (!rows || !cold || !res) return -1;
         c->row_capacity = cap;
     }
+    if (ensure((void **)&c->ug, &c->ug_capacity, 6 * c->geometry_rows + 6, sizeof(double))) return -1;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
-    for (long k = 0; k < c->count; k++) prepare_row(sim, k, &c->rows[c->slot[k]]);
+    for (long k = 0; k < c->count; k++) {
+        long at = c->slot[k];
+        prepare_row(sim, k, &c->rows[at], &c->cold[at], c->key_b[k] < 0 ? &c->ug[6 * at] : NULL);
+    }
     return 0;
 }
 
@@ -382,11 +423,12 @@ int ndem_contacts_store_history(ndem_sim *sim)
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long k = 0; k < c->count; k++) {
         const ndem_row *r = &c->rows[c->slot[k]];
-        double *o = &h->lam[7 * k];
+        double *o = &h->lam[7 * k], t1[3], t2[3];
+        ndem_row_tangents(r->n, t1, t2);
         o[0] = r->s * r->lam[0];
         for (int q = 0; q < 3; q++) {
-            o[1 + q] = r->lam[1] * r->t1[q] + r->lam[2] * r->t2[q];
-            o[4 + q] = r->lam[3] * r->t1[q] + r->lam[4] * r->t2[q] + r->lam[5] * r->n[q];
+            o[1 + q] = r->lam[1] * t1[q] + r->lam[2] * t2[q];
+            o[4 + q] = r->lam[3] * t1[q] + r->lam[4] * t2[q] + r->lam[5] * r->n[q];
         }
     }
     return 0;
@@ -399,10 +441,14 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
     free(c->slot);
     free(c->start);
     free(c->rows);
+    free(c->cold);
+    free(c->ug);
     free(c->group_start);
     free(c->color_mask);
     free(c->residual);
-    free(c->impact_lam);
+    free(c->island);
+    for (long i = 0; i < c->block_capacity; i++) free(c->blocks[i].key);
+    free(c->blocks);
     memset(c, 0, sizeof *c);
     free(h->start);
     free(h->key_b);

@@ -182,6 +182,7 @@ typedef struct ndem_step_stats {
     double wall_solve;
     double wall_integrate;
     double wall_total;
+    long impact_rows;        /* rows swept by the impact stage (islands with an impact) */
 } ndem_step_stats;
 
 /* Error codes of ndem_sim_step. */

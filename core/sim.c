@@ -232,7 +232,7 @@ static ndem_status measure(ndem_sim *sim)
             snprintf(sim->error, sizeof sim->error,
                      "particle %ld has a non-finite state at t = %.6g s (step %ld); "
                      "reduce the time step",
-                     i, sim->time, sim->step);
+                     b->id[i], sim->time, sim->step);
             return NDEM_ERR_NONFINITE;
         }
         for (int k = 0; k < 3; k++)
@@ -240,7 +240,7 @@ static ndem_status measure(ndem_sim *sim)
                 snprintf(sim->error, sizeof sim->error,
                          "particle %ld left the scene bounds at t = %.6g s (step %ld), "
                          "position (%.4g, %.4g, %.4g)",
-                         i, sim->time, sim->step, x[0], x[1], x[2]);
+                         b->id[i], sim->time, sim->step, x[0], x[1], x[2]);
                 return NDEM_ERR_ESCAPED;
             }
     }
@@ -248,11 +248,11 @@ static ndem_status measure(ndem_sim *sim)
     long touching = 0, geo = 0;
     double maxov = 0;
     for (long k = 0; k < c->count; k++) {
-        const ndem_row *r = &c->rows[k];
-        if (r->delta > 0) {
+        double delta = c->cold[k].delta;
+        if (delta > 0) {
             touching++;
-            if (r->b < 0) geo++;
-            if (r->delta > maxov) maxov = r->delta;
+            if (c->rows[k].b < 0) geo++;
+            if (delta > maxov) maxov = delta;
         }
     }
     sim->stats.kinetic_energy = ke;
@@ -273,6 +273,9 @@ ndem_status ndem_sim_step(ndem_sim *sim)
     double t0 = omp_get_wtime();
     double h = sim->solver.time_step;
     if (ndem_emit(sim)) return fail_memory(sim);
+    /* Spatial order every few steps (reorder.c); a function of the step
+     * counter, so a restored checkpoint reorders at the same steps. */
+    if (sim->step % NDEM_REORDER_STEPS == 0 && ndem_bodies_reorder(sim)) return fail_memory(sim);
     const ndem_bodies *b = &sim->bodies;
     double vmax = 0, rmin = INFINITY, rmax = 0;
     for (long i = 0; i < b->count; i++) {
@@ -334,17 +337,16 @@ int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out)
         ndem_frame_free(out);
         return -1;
     }
-    if (n > 0) {
-        memcpy(out->positions, b->pos, 3 * (size_t)n * sizeof(double));
-        memcpy(out->radii, b->radius, (size_t)n * sizeof(double));
-        memcpy(out->orientations, b->quat, 4 * (size_t)n * sizeof(double));
-        memcpy(out->materials, b->material, (size_t)n * sizeof(int));
+    /* internal index i goes to its creation index (reorder.c) */
+    for (long i = 0; i < n; i++) {
+        long o = b->id[i];
+        memcpy(&out->positions[3 * o], &b->pos[3 * i], 3 * sizeof(double));
+        memcpy(&out->orientations[4 * o], &b->quat[4 * i], 4 * sizeof(double));
+        memcpy(&out->velocities[3 * o], &b->vel[6 * i], 3 * sizeof(double));
+        memcpy(&out->angular_velocities[3 * o], &b->vel[6 * i + 3], 3 * sizeof(double));
+        out->radii[o] = b->radius[i];
+        out->materials[o] = b->material[i];
     }
-    for (long i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++) {
-            out->velocities[3 * i + k] = b->vel[6 * i + k];
-            out->angular_velocities[3 * i + k] = b->vel[6 * i + 3 + k];
-        }
     return 0;
 }
 
@@ -366,9 +368,10 @@ uint64_t ndem_sim_state_hash(const ndem_sim *sim)
     uint64_t h = 1469598103934665603ULL;
     size_t n = (size_t)b->count;
     HASH(h, sim->step);
-    h = ndem_hash_bytes(h, b->pos, 3 * n * sizeof(double));
-    h = ndem_hash_bytes(h, b->quat, 4 * n * sizeof(double));
-    h = ndem_hash_bytes(h, b->vel, 6 * n * sizeof(double));
-    h = ndem_hash_bytes(h, b->radius, n * sizeof(double));
+    /* creation order: the same bytes in the same order as before reorder.c */
+    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->pos[3 * b->where[c]], 3 * sizeof(double));
+    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->quat[4 * b->where[c]], 4 * sizeof(double));
+    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->vel[6 * b->where[c]], 6 * sizeof(double));
+    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->radius[b->where[c]], sizeof(double));
     return h;
 }

@@ -9,6 +9,7 @@
 #include "material.h"
 #include "ndem.h"
 #include "rng.h"
+#include "vec.h"
 
 #include <stdint.h>
 
@@ -22,9 +23,15 @@ typedef struct ndem_bodies {
     double *inv_mass;
     double *inv_inertia; /* solid sphere: 1 / (2/5 m r^2) */
     int *material;
+    long *id;            /* creation index of each internal index (reorder.c) */
+    long *where;         /* internal index of each creation index */
 } ndem_bodies;
 
 int ndem_bodies_reserve(ndem_bodies *b, long capacity);
+/* Sorts the particles by grid cell (Morton order), keeping ids and the
+ * warm-start history consistent. */
+int ndem_bodies_reorder(struct ndem_sim *sim);
+#define NDEM_REORDER_STEPS 32
 long ndem_bodies_add(ndem_bodies *b, const double *pos, double radius, const double *vel,
                      int material, double density);
 void ndem_bodies_destroy(ndem_bodies *b);
@@ -35,29 +42,45 @@ typedef struct ndem_emitter_state {
     long emitted;
 } ndem_emitter_state;
 
-/* One contact row set, as the solver uses it (seed 003 eqs. 16-18). For a
- * geometry contact b < 0 and ug holds the geometry's surface velocity at the
- * contact point and its angular velocity. */
+/* One contact row set, as the continuous PGS sweep streams it (seed 003 eqs.
+ * 16-18): only what a sweep reads, 176 bytes. The tangents are rebuilt from n
+ * (ndem_row_tangents) instead of stored. For a geometry contact b < 0 and the
+ * geometry's velocity is in ndem_contacts.ug. The rest is cold: ndem_row_cold. */
 typedef struct ndem_row {
     int a, b;
-    int pair;          /* index in pair order, for the warm-start history */
-    int impact;        /* 0: skip in impact stage, 1: resting row, 2: impacting */
-    int gap;           /* 1: bodies apart; a speculative row, not a SPOOK spring */
-    double n[3], t1[3], t2[3];
+    double n[3];
     double la, lb;     /* lever arms |p - x_a|, |p - x_b| */
-    double delta;      /* overlap (negative: gap) */
     double s;          /* normal row scale e_H delta^(e_H - 1) */
     double inv_dn, inv_dt, inv_dr;
-    double sig_n, sig_t, sig_r;
+    double sig_n;
     double q_n;
-    double phi, ups;   /* constraint phi and Upsilon_n of the SPOOK normal row */
     double mu, mur, mut; /* friction, mu_r r*, mu_t r* */
     double lo_n;       /* lower bound of the normal force (adhesion, <= 0) */
-    double restitution;
-    double v_target;   /* impact stage: separation speed to reach */
-    double ug[6];
     double lam[6];     /* normal, t1, t2, r1, r2, twist */
 } ndem_row;
+
+/* Per row, read once per step (right-hand side, impact stage, statistics). */
+typedef struct ndem_row_cold {
+    double delta;      /* overlap (negative: gap) */
+    double phi, ups;   /* constraint phi and Upsilon_n of the SPOOK normal row */
+    double v_target;   /* impact stage: separation speed to reach */
+    int impact;        /* 0: skip in impact stage, 1: resting row, 2: impacting */
+    int gap;           /* 1: bodies apart; a speculative row, not a SPOOK spring */
+    int hist;          /* warm start: entry in last step's history, or -1 */
+} ndem_row_cold;
+
+/* Tangents t1, t2 of a row, a function of n alone (t2 = n x t1 exactly). */
+static inline void ndem_row_tangents(const double *n, double *t1, double *t2)
+{
+    ndem_tangents(n, t1, t2);
+    ndem_cross(n, t1, t2);
+}
+
+/* Contacts found by one block of bodies in the narrow phase (contacts.c). */
+typedef struct ndem_pair_block {
+    int *key;
+    long count, capacity;
+} ndem_pair_block;
 
 /* Candidate contacts in pair order: key_b >= 0 is a particle, key_b < 0 a
  * geometry feature (-1 - (geometry * 8 + feature)). */
@@ -68,16 +91,22 @@ typedef struct ndem_contacts {
     long *start;    /* per body: first contact of the body (CSR), count + 1 */
     long start_capacity;
     ndem_row *rows; /* solver order */
+    ndem_row_cold *cold; /* solver order, parallel to rows */
+    double *ug;     /* 6 per geometry row: surface velocity at the contact, angular velocity */
+    long ug_capacity;
     long row_capacity;
     long geometry_rows;   /* rows [0, geometry_rows) touch geometry */
     long *group_start;    /* geometry rows grouped by particle */
     long group_count, group_capacity;
+    ndem_pair_block *blocks; /* narrow-phase buffers, one per block of bodies */
+    long block_capacity;
     int color_count;
     long color_start[66]; /* colour c: rows [color_start[c], color_start[c+1]) */
     uint64_t *color_mask; /* per body, colouring scratch */
     long mask_capacity;
     double *residual;     /* 3 per row: normal, friction, rolling */
-    double *impact_lam;   /* 6 per row: impulses of the impact stage */
+    int *island;          /* per body: union-find parent for the impact stage */
+    long island_capacity;
 } ndem_contacts;
 
 /* Warm-start history: last step's contacts in pair order with their
@@ -144,6 +173,7 @@ int ndem_contacts_store_history(ndem_sim *sim);
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h);
 void ndem_grid_destroy(ndem_grid *g);
 void ndem_solve(ndem_sim *sim);
+void ndem_row_warm_start(const ndem_sim *sim, ndem_row *row, int hist_index);
 
 /* Sphere against one geometry: writes up to 6 contacts (normal from the
  * sphere into the geometry, overlap, feature id) within `margin`. */

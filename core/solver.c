@@ -10,17 +10,26 @@
 #include "vec.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum { STAGE_IMPACT, STAGE_WARM, STAGE_CONTINUOUS } stage;
 
-/* Velocity of body b at a row: a particle's state or the geometry's. */
-static inline double *body_b(const ndem_row *r, double *vel, double *scratch)
-{
-    if (r->b >= 0) return &vel[6 * r->b];
-    memcpy(scratch, r->ug, 6 * sizeof(double));
-    return scratch;
-}
+/* The sweep is compiled once per stage (the stage a constant), so the
+ * continuous sweep carries no impact-stage branches or divisions. */
+#if defined(__GNUC__)
+#define NDEM_INLINE static inline __attribute__((always_inline))
+#else
+#define NDEM_INLINE static inline
+#endif
+
+/* Per-sweep constants of a stage. */
+typedef struct sweep_ctx {
+    ndem_contacts *c;
+    double *vel;
+    const double *inv_mass, *inv_inertia;
+    double sig_t, sig_r; /* friction and rolling compliance / h */
+} sweep_ctx;
 
 static inline void project_disc(double *x, double *y, double lim)
 {
@@ -33,10 +42,11 @@ static inline void project_disc(double *x, double *y, double lim)
 }
 
 /* Applies impulse changes (normal scaled by s, t1, t2, r1, r2, twist). */
-static inline void apply(const ndem_row *r, double *va, double *vb, double ima, double iia,
-                         double imb, double iib, const double *d)
+static inline void apply(const ndem_row *r, const double *t1, const double *t2, double *va,
+                         double *vb, double ima, double iia, double imb, double iib,
+                         const double *d)
 {
-    const double *n = r->n, *t1 = r->t1, *t2 = r->t2;
+    const double *n = r->n;
     for (int q = 0; q < 3; q++) {
         double lin = d[0] * n[q] + d[1] * t1[q] + d[2] * t2[q];
         /* lever terms: d_a x t1 = la t2, d_a x t2 = -la t1 (d_a = la n) */
@@ -51,32 +61,41 @@ static inline void apply(const ndem_row *r, double *va, double *vb, double ima, 
 }
 
 /* One contact, all six rows, in the given stage. Returns the residuals
- * (normal, friction, rolling) seen before the update. */
-static void solve_contact(ndem_row *r, double *lamp, double *vel, const ndem_bodies *b,
-                          stage st, double *res)
+ * (normal, friction, rolling) seen before the update. For a geometry row
+ * ug is the geometry's velocity (written to a scratch copy, never back). */
+NDEM_INLINE void solve_contact(const sweep_ctx *x, ndem_row *r, double *lamp, const double *ug,
+                                 double v_target, stage st, double *res)
 {
     double scratch[6];
-    double *va = &vel[6 * r->a];
-    double *vb = body_b(r, vel, scratch);
-    double ima = b->inv_mass[r->a], iia = b->inv_inertia[r->a];
-    double imb = r->b >= 0 ? b->inv_mass[r->b] : 0.0;
-    double iib = r->b >= 0 ? b->inv_inertia[r->b] : 0.0;
-    const double *n = r->n, *t1 = r->t1, *t2 = r->t2;
+    double *va = &x->vel[6 * r->a], *vb;
+    double ima = x->inv_mass[r->a], iia = x->inv_inertia[r->a], imb, iib;
+    if (r->b >= 0) {
+        vb = &x->vel[6 * r->b];
+        imb = x->inv_mass[r->b];
+        iib = x->inv_inertia[r->b];
+    } else {
+        memcpy(scratch, ug, sizeof scratch);
+        vb = scratch;
+        imb = 0.0;
+        iib = 0.0;
+    }
+    const double *n = r->n;
+    double t1[3], t2[3];
+    ndem_row_tangents(n, t1, t2);
     double d[6] = {0, 0, 0, 0, 0, 0};
-    double lam[6];
-    double *L = lam;
+    double L[6];
     if (st == STAGE_WARM) {
-        apply(r, va, vb, ima, iia, imb, iib, (double[6]){r->s * lamp[0], lamp[1], lamp[2],
-                                                          lamp[3], lamp[4], lamp[5]});
+        apply(r, t1, t2, va, vb, ima, iia, imb, iib,
+              (double[6]){r->s * lamp[0], lamp[1], lamp[2], lamp[3], lamp[4], lamp[5]});
         return;
     }
-    memcpy(lam, lamp, sizeof lam);
+    memcpy(L, lamp, sizeof L);
     double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
-    double dw[3] = {vb[3] - va[3], vb[4] - va[4], vb[5] - va[5]};
+    double dw[3];
     double F;
     if (st == STAGE_IMPACT) {
         /* Newton impact law, unregularised rows (seed 000 eq. 35.6). */
-        double rn = ndem_dot(n, dv) - r->v_target;
+        double rn = ndem_dot(n, dv) - v_target;
         double ln = ndem_max(L[0] - rn / (ima + imb), 0.0);
         d[0] = ln - L[0];
         L[0] = ln;
@@ -94,8 +113,8 @@ static void solve_contact(ndem_row *r, double *lamp, double *vel, const ndem_bod
     for (int q = 0; q < 3; q++) {
         dv[q] += (imb + ima) * d[0] * n[q];
     }
-    double sig_t = st == STAGE_IMPACT ? 0.0 : r->sig_t;
-    double sig_r = st == STAGE_IMPACT ? 0.0 : r->sig_r;
+    double sig_t = st == STAGE_IMPACT ? 0.0 : x->sig_t;
+    double sig_r = st == STAGE_IMPACT ? 0.0 : x->sig_r;
     double inv_dt = st == STAGE_IMPACT
                         ? 1.0 / (ima + imb + iia * r->la * r->la + iib * r->lb * r->lb)
                         : r->inv_dt;
@@ -115,12 +134,11 @@ static void solve_contact(ndem_row *r, double *lamp, double *vel, const ndem_bod
     res[1] = sqrt(r1 * r1 + r2 * r2);
     /* Rolling and twisting rows act on the relative angular velocity; apply
      * the friction change to it first. */
-    double wa[3], wb[3];
     for (int q = 0; q < 3; q++) {
         double ang = d[1] * t2[q] - d[2] * t1[q];
-        wa[q] = va[3 + q] - iia * r->la * ang;
-        wb[q] = vb[3 + q] - iib * r->lb * ang;
-        dw[q] = wb[q] - wa[q];
+        double wa = va[3 + q] - iia * r->la * ang;
+        double wb = vb[3 + q] - iib * r->lb * ang;
+        dw[q] = wb - wa;
     }
     double q1 = ndem_dot(t1, dw) + sig_r * L[3];
     double q2 = ndem_dot(t2, dw) + sig_r * L[4];
@@ -136,42 +154,51 @@ static void solve_contact(ndem_row *r, double *lamp, double *vel, const ndem_bod
     L[4] = m2;
     L[5] = m3;
     res[2] = sqrt(q1 * q1 + q2 * q2 + q3 * q3);
-    apply(r, va, vb, ima, iia, imb, iib, d);
-    memcpy(lamp, lam, sizeof lam);
+    apply(r, t1, t2, va, vb, ima, iia, imb, iib, d);
+    memcpy(lamp, L, sizeof L);
+}
+
+/* Row k of the stage. The impact stage runs on lam from zero (the warm
+ * start is not applied there, PHYSICS.md) and is overwritten by it after. */
+NDEM_INLINE void solve_row(const sweep_ctx *x, long k, stage st, int want_residual)
+{
+    ndem_contacts *c = x->c;
+    double tmp[3];
+    if (st == STAGE_IMPACT && c->cold[k].impact == 0) return;
+    double *lam = c->rows[k].lam;
+    const double *ug = k < c->geometry_rows ? &c->ug[6 * k] : NULL;
+    double v_target = st == STAGE_IMPACT ? c->cold[k].v_target : 0.0;
+    solve_contact(x, &c->rows[k], lam, ug, v_target, st, want_residual ? &c->residual[3 * k] : tmp);
 }
 
 /* One sweep over every row of the stage: geometry groups, then colours.
  * Called by every thread of the enclosing parallel region. */
-static void sweep(ndem_sim *sim, stage st, int want_residual)
+NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual)
 {
-    ndem_contacts *c = &sim->contacts;
-    ndem_bodies *b = &sim->bodies;
-    double *vel = b->vel;
-    double *res = c->residual;
-    double *imp = c->impact_lam;
-#define NDEM_SOLVE_ROW(k)                                                                          \
-    do {                                                                                           \
-        ndem_row *r_ = &c->rows[k];                                                                \
-        double tmp_[3];                                                                            \
-        if (st == STAGE_IMPACT && r_->impact == 0) break;                                          \
-        double *lam_ = st == STAGE_IMPACT ? &imp[6 * (k)] : r_->lam;                               \
-        solve_contact(r_, lam_, vel, b, st, want_residual ? &res[3 * (k)] : tmp_);                 \
-    } while (0)
+    ndem_contacts *c = x->c;
 #pragma omp for schedule(static)
     for (long g = 0; g < c->group_count; g++)
-        for (long k = c->group_start[g]; k < c->group_start[g + 1]; k++) NDEM_SOLVE_ROW(k);
+        for (long k = c->group_start[g]; k < c->group_start[g + 1]; k++)
+            solve_row(x, k, st, want_residual);
     for (int q = 0; q < c->color_count; q++) {
         long lo = c->color_start[q], hi = c->color_start[q + 1];
         if (q == 64) {
             /* overflow set: no colour was left, one thread solves it in order */
 #pragma omp single
-            for (long k = lo; k < hi; k++) NDEM_SOLVE_ROW(k);
+            for (long k = lo; k < hi; k++) solve_row(x, k, st, want_residual);
             continue;
         }
 #pragma omp for schedule(static)
-        for (long k = lo; k < hi; k++) NDEM_SOLVE_ROW(k);
+        for (long k = lo; k < hi; k++) solve_row(x, k, st, want_residual);
     }
-#undef NDEM_SOLVE_ROW
+}
+
+static void sweep(const sweep_ctx *x, stage st, int want_residual)
+{
+    if (st == STAGE_CONTINUOUS && want_residual) sweep_stage(x, STAGE_CONTINUOUS, 1);
+    else if (st == STAGE_CONTINUOUS) sweep_stage(x, STAGE_CONTINUOUS, 0);
+    else if (st == STAGE_WARM) sweep_stage(x, STAGE_WARM, 0);
+    else sweep_stage(x, STAGE_IMPACT, 0);
 }
 
 /* Mean residuals per row type, summed in row order so the result (and an
@@ -184,6 +211,52 @@ static void residuals(const ndem_contacts *c, double *out)
     for (int q = 0; q < 3; q++) out[q] = c->count ? s[q] / (double)c->count : 0.0;
 }
 
+static int island_root(int *parent, int i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]]; /* path halving */
+        i = parent[i];
+    }
+    return i;
+}
+
+/* The impact stage acts only on the islands that hold an impacting contact:
+ * "the impact forces are propagated instantaneously in the contact network"
+ * (seed 000, 35.3), so they reach every contact of the impacting contact's
+ * connected component (union-find over touching particle pairs; geometry has
+ * infinite mass and joins nothing) and no other. Rows of the other islands
+ * are dropped from this step's impact stage (impact = 0). Returns the rows
+ * left in the stage; serial and order independent, so deterministic. */
+static long impact_islands(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    long nb = sim->bodies.count;
+    if (2 * nb > c->island_capacity) {
+        int *p = realloc(c->island, 2 * sizeof(int) * (size_t)nb);
+        if (!p) return -1; /* keep every row: the unrestricted stage */
+        c->island = p;
+        c->island_capacity = 2 * nb;
+    }
+    int *parent = c->island, *hit = c->island + nb;
+    for (long i = 0; i < nb; i++) parent[i] = (int)i, hit[i] = 0;
+    for (long k = 0; k < c->count; k++) {
+        const ndem_row *r = &c->rows[k];
+        if (c->cold[k].impact == 0 || r->b < 0) continue;
+        int ra = island_root(parent, r->a), rb = island_root(parent, r->b);
+        if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+    }
+    for (long k = 0; k < c->count; k++)
+        if (c->cold[k].impact == 2) hit[island_root(parent, c->rows[k].a)] = 1;
+    long kept = 0;
+    for (long k = 0; k < c->count; k++) {
+        ndem_row_cold *r = &c->cold[k];
+        if (r->impact == 0) continue;
+        if (hit[island_root(parent, c->rows[k].a)]) kept++;
+        else r->impact = 0;
+    }
+    return kept;
+}
+
 void ndem_solve(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
@@ -191,40 +264,46 @@ void ndem_solve(ndem_sim *sim)
     const double h = sim->solver.time_step;
     const long nrows = c->count, nb = b->count;
     long impacts = 0;
-    for (long k = 0; k < nrows; k++) impacts += c->rows[k].impact == 2;
-    if (impacts > 0) memset(c->impact_lam, 0, 6 * sizeof(double) * (size_t)nrows);
+    for (long k = 0; k < nrows; k++) impacts += c->cold[k].impact == 2;
+    long impact_rows = impacts > 0 ? impact_islands(sim) : 0;
     const int max_it = sim->solver.iterations, imp_it = sim->solver.impact_iterations;
     const double tol = sim->solver.tolerance;
     const int warm = sim->solver.warm_start;
     int iters_used = 0, stop = 0;
     double res[3] = {0, 0, 0};
+    sweep_ctx x = {c, b->vel, b->inv_mass, b->inv_inertia, sim->solver.friction_compliance / h,
+                   sim->solver.friction_compliance / h};
 
 #pragma omp parallel num_threads(ndem_threads_for(sim, nrows))
     {
         if (impacts > 0)
-            for (int it = 0; it < imp_it; it++) sweep(sim, STAGE_IMPACT, 0);
+            for (int it = 0; it < imp_it; it++) sweep(&x, STAGE_IMPACT, 0);
+        /* The impact impulses are dropped; lam takes the warm start. */
+#pragma omp for schedule(static)
+        for (long k = 0; k < nrows; k++) ndem_row_warm_start(sim, &c->rows[k], c->cold[k].hist);
 
         /* SPOOK right-hand side with the post-impact velocities, Algorithm 1
          * line 7: q_n = -(4/h) Upsilon phi + Upsilon G_n v+. */
 #pragma omp for schedule(static)
         for (long k = 0; k < nrows; k++) {
             ndem_row *r = &c->rows[k];
+            const ndem_row_cold *o = &c->cold[k];
             const double *va = &b->vel[6 * r->a];
-            const double *vb = r->b >= 0 ? &b->vel[6 * r->b] : r->ug;
+            const double *vb = r->b >= 0 ? &b->vel[6 * r->b] : &c->ug[6 * k];
             double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
-            if (r->gap) r->q_n = -r->phi / h; /* speculative: v_sep >= -gap / h */
-            else r->q_n = -(4.0 / h) * r->ups * r->phi + r->ups * r->s * ndem_dot(r->n, dv);
+            if (o->gap) r->q_n = -o->phi / h; /* speculative: v_sep >= -gap / h */
+            else r->q_n = -(4.0 / h) * o->ups * o->phi + o->ups * r->s * ndem_dot(r->n, dv);
         }
         /* Pre-step: external forces (gravity). */
 #pragma omp for schedule(static)
         for (long i = 0; i < nb; i++)
             for (int q = 0; q < 3; q++) b->vel[6 * i + q] += h * sim->gravity[q];
         /* Warm step, seed 003 eq. (8): v += M^-1 G^T lambda_0. */
-        if (warm) sweep(sim, STAGE_WARM, 0);
+        if (warm) sweep(&x, STAGE_WARM, 0);
 
         for (int it = 0; it < max_it; it++) {
             int want = it == max_it - 1 || tol > 0;
-            sweep(sim, STAGE_CONTINUOUS, want);
+            sweep(&x, STAGE_CONTINUOUS, want);
             if (want) {
 #pragma omp single
                 {
@@ -238,6 +317,7 @@ void ndem_solve(ndem_sim *sim)
     }
     if (iters_used == 0) iters_used = max_it;
     sim->stats.impacts = impacts;
+    sim->stats.impact_rows = impact_rows;
     sim->stats.iterations = iters_used;
     sim->stats.residual_normal = res[0];
     sim->stats.residual_friction = res[1];

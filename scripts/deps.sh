@@ -2,7 +2,14 @@
 # Installs the Debian packages ndem needs, only those missing, after one
 # `apt-get update`. Called by the Makefile; safe to run again.
 set -eu
-pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev"
+# clang and libclang-rt-dev (its libFuzzer and sanitizer runtimes): `make fuzz`.
+pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev clang libclang-rt-dev"
+# ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
+pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
+# web client (`make web`, its end-to-end test): Node.js and npm (kept when a
+# Node.js with npm is installed already), Debian's Chromium for playwright-core.
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
+pkgs="$pkgs chromium"
 case "${1:-}" in
   --print) echo "$pkgs"; exit 0 ;;
 esac

@@ -1,0 +1,36 @@
+/* app.h - the parts of one running daemon, created and destroyed by main.c
+ * and handed to the HTTP handlers and stream hooks as their context. */
+#ifndef NDEM_SERVER_APP_H
+#define NDEM_SERVER_APP_H
+
+#include "config.h"
+#include "db.h"
+#include "http.h"
+#include "store.h"
+#include "stream.h"
+#include "worker.h"
+
+#include <cjson/cJSON.h>
+
+typedef struct ndem_app {
+    ndem_config cfg;
+    ndem_db *db;
+    ndem_store *store;
+    ndem_stream *stream;
+    ndem_pool *pool;
+    ndem_http *http;
+    double started; /* ndem_mono() at start-up */
+} ndem_app;
+
+/* The route table (routes.c) and the static file handler. */
+extern const ndem_route ndem_routes[];
+void ndem_static_file(void *app, ndem_request *req);
+
+/* The job resource of CONTRACT.md (resource.c). host is the client's Host
+ * header or NULL: it names the machine in links.stream. */
+cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *host);
+/* Stream hooks (resource.c). */
+char *ndem_resource_describe(void *app, const char *id, const char *host);
+void *ndem_resource_latest_frame(void *app, const char *id, size_t *len);
+
+#endif

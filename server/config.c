@@ -1,0 +1,205 @@
+/* config.c - every setting of ndemd in one table: name, type, default,
+ * bounds, environment variable and help text. The same table parses the
+ * command line (--name VALUE or --name=VALUE) and the environment (the
+ * command line wins), prints --help, and is what docs/api.md lists, so the
+ * three cannot drift apart. Values are checked against their bounds at
+ * start-up: a typo stops the daemon with a message instead of running with
+ * a surprise. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { OPT_STRING, OPT_LONG, OPT_DOUBLE } opt_type;
+
+typedef struct opt {
+    const char *name;
+    opt_type type;
+    const char *def;
+    double min, max; /* numbers only */
+    const char *env;
+    size_t offset;
+    size_t size; /* strings: buffer size */
+    const char *help;
+} opt;
+
+static const opt options[] = {
+    {"listen", OPT_STRING, "127.0.0.1:8080", 0, 0, "NDEM_LISTEN", offsetof(ndem_config, listen),
+     sizeof(((ndem_config *)0)->listen), "HOST:PORT of the HTTP API and web page"},
+    {"ws-listen", OPT_STRING, "", 0, 0, "NDEM_WS_LISTEN", offsetof(ndem_config, ws_listen),
+     sizeof(((ndem_config *)0)->ws_listen),
+     "HOST:PORT of the WebSocket streams (empty: the HTTP host, port + 1)"},
+    {"data", OPT_STRING, "./var", 0, 0, "NDEM_DATA", offsetof(ndem_config, data),
+     sizeof(((ndem_config *)0)->data), "data directory: ndem.db and jobs/<id>/"},
+    {"web", OPT_STRING, "web", 0, 0, "NDEM_WEB", offsetof(ndem_config, web),
+     sizeof(((ndem_config *)0)->web), "directory of the static files served at /"},
+    {"workers", OPT_LONG, "1", 1, 256, "NDEM_WORKERS", offsetof(ndem_config, workers), 0,
+     "jobs run at the same time (one worker thread each)"},
+    {"threads", OPT_LONG, "0", 0, 1024, "NDEM_THREADS", offsetof(ndem_config, threads), 0,
+     "OpenMP threads per job (0: the job's solver.threads)"},
+    {"http-threads", OPT_LONG, "4", 1, 256, "NDEM_HTTP_THREADS",
+     offsetof(ndem_config, http_threads), 0, "threads answering HTTP requests"},
+    {"max-body", OPT_LONG, "8388608", 1024, 1073741824, "NDEM_MAX_BODY",
+     offsetof(ndem_config, max_body), 0, "largest request body in bytes (413 above)"},
+    {"max-particles", OPT_LONG, "2000000", 1, 50000000, "NDEM_MAX_PARTICLES",
+     offsetof(ndem_config, max_particles), 0, "most particles a job may hold (422 above)"},
+    {"max-duration", OPT_DOUBLE, "3600", 1e-9, 1e9, "NDEM_MAX_DURATION",
+     offsetof(ndem_config, max_duration), 0, "longest simulated duration in seconds (422 above)"},
+    {"max-steps", OPT_LONG, "100000000", 1, 1e9, "NDEM_MAX_STEPS", offsetof(ndem_config, max_steps),
+     0, "most time steps of one job (422 above)"},
+    {"max-queued", OPT_LONG, "10000", 1, 1e9, "NDEM_MAX_QUEUED", offsetof(ndem_config, max_queued),
+     0, "most jobs waiting in the queue (503 above)"},
+    {"checkpoint-interval", OPT_DOUBLE, "10", 0.01, 86400, "NDEM_CHECKPOINT_INTERVAL",
+     offsetof(ndem_config, checkpoint_interval), 0,
+     "wall seconds between checkpoints of a running job"},
+    {"progress-interval", OPT_DOUBLE, "0.25", 0.01, 60, "NDEM_PROGRESS_INTERVAL",
+     offsetof(ndem_config, progress_interval), 0,
+     "wall seconds between progress records and stream messages"},
+};
+#define OPTION_COUNT (sizeof options / sizeof options[0])
+
+void ndem_config_help(FILE *out) {
+    fprintf(out, "usage: ndemd [--OPTION VALUE]...\n\n"
+                 "The ndem simulation daemon: REST API, job queue, workers and live streams.\n"
+                 "Every option may also come from its environment variable; the command\n"
+                 "line wins.\n\n");
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const opt *o = &options[i];
+        char arg[64];
+        snprintf(arg, sizeof arg, "--%s %s", o->name,
+                 o->type == OPT_STRING ? "TEXT"
+                 : o->type == OPT_LONG ? "N"
+                                       : "X");
+        fprintf(out, "  %-30s %s\n  %-30s default %s%s%s", arg, o->help, "",
+                o->def[0] ? o->def : "(empty)", o->env ? ", env " : "", o->env ? o->env : "");
+        if (o->type != OPT_STRING) fprintf(out, ", from %.15g to %.15g", o->min, o->max);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "  %-30s %s\n", "--help", "prints this and exits");
+    fprintf(out, "  %-30s %s\n", "--help-markdown", "prints the options as a Markdown table");
+}
+
+/* The table of docs/api.md, from the same entries as --help. */
+static void help_markdown(FILE *out) {
+    fprintf(out, "| option | environment | type | default | bounds | meaning |\n"
+                 "| --- | --- | --- | --- | --- | --- |\n");
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const opt *o = &options[i];
+        char bounds[64] = "";
+        if (o->type != OPT_STRING)
+            snprintf(bounds, sizeof bounds, "%.15g .. %.15g", o->min, o->max);
+        fprintf(out, "| `--%s` | `%s` | %s | %s%s%s | %s | %s |\n", o->name, o->env,
+                o->type == OPT_STRING ? "text"
+                : o->type == OPT_LONG ? "integer"
+                                      : "number",
+                o->def[0] ? "`" : "", o->def[0] ? o->def : "(empty)", o->def[0] ? "`" : "", bounds,
+                o->help);
+    }
+}
+
+static int set_value(ndem_config *c, const opt *o, const char *value, const char *from, FILE *err) {
+    char *field = (char *)c + o->offset;
+    if (o->type == OPT_STRING) {
+        if (strlen(value) >= o->size) {
+            fprintf(err, "ndemd: %s for %s is too long\n", from, o->name);
+            return -1;
+        }
+        memcpy(field, value, strlen(value) + 1);
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (end == value || *end || errno || !isfinite(v) || v < o->min || v > o->max ||
+        (o->type == OPT_LONG && v != floor(v))) {
+        fprintf(err, "ndemd: %s for --%s wants %s from %g to %g, not '%s'\n", from, o->name,
+                o->type == OPT_LONG ? "a whole number" : "a number", o->min, o->max, value);
+        return -1;
+    }
+    if (o->type == OPT_LONG)
+        *(long *)(void *)field = (long)v;
+    else
+        *(double *)(void *)field = v;
+    return 0;
+}
+
+int ndem_config_split_hostport(const char *s, char *host, size_t host_len, int *port) {
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s) return -1;
+    size_t n = (size_t)(colon - s);
+    const char *h = s;
+    if (h[0] == '[' && n >= 2 && h[n - 1] == ']') h++, n -= 2;
+    if (n >= host_len) return -1;
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (*end || end == colon + 1 || p < 0 || p > 65535) return -1;
+    memcpy(host, h, n);
+    host[n] = 0;
+    *port = (int)p;
+    return 0;
+}
+
+int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err) {
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (set_value(c, &options[i], options[i].def, "the default", err)) return -1;
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const char *v = options[i].env ? getenv(options[i].env) : NULL;
+        if (v && set_value(c, &options[i], v, options[i].env, err)) return -1;
+    }
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            ndem_config_help(stdout);
+            return 1;
+        }
+        if (!strcmp(arg, "--help-markdown")) {
+            help_markdown(stdout);
+            return 1;
+        }
+        const opt *o = NULL;
+        const char *value = NULL;
+        for (size_t i = 0; i < OPTION_COUNT && !o; i++) {
+            size_t n = strlen(options[i].name);
+            if (strncmp(arg, "--", 2) || strncmp(arg + 2, options[i].name, n)) continue;
+            if (arg[2 + n] == '=')
+                o = &options[i], value = arg + 3 + n;
+            else if (!arg[2 + n])
+                o = &options[i];
+        }
+        if (!o) {
+            fprintf(err, "ndemd: unknown option '%s' (see --help)\n", arg);
+            return -1;
+        }
+        if (!value) {
+            if (a + 1 >= argc) {
+                fprintf(err, "ndemd: --%s needs a value\n", o->name);
+                return -1;
+            }
+            value = argv[++a];
+        }
+        if (set_value(c, o, value, "the value", err)) return -1;
+    }
+    if (ndem_config_split_hostport(c->listen, c->http_host, sizeof c->http_host, &c->http_port)) {
+        fprintf(err, "ndemd: --listen wants HOST:PORT, not '%s'\n", c->listen);
+        return -1;
+    }
+    if (!c->ws_listen[0]) {
+        snprintf(c->ws_host, sizeof c->ws_host, "%s", c->http_host);
+        c->ws_port = c->http_port ? c->http_port + 1 : 0;
+        if (c->ws_port > 65535) {
+            fprintf(err, "ndemd: no port above %d for the streams: set --ws-listen\n",
+                    c->http_port);
+            return -1;
+        }
+    } else if (ndem_config_split_hostport(c->ws_listen, c->ws_host, sizeof c->ws_host,
+                                          &c->ws_port)) {
+        fprintf(err, "ndemd: --ws-listen wants HOST:PORT, not '%s'\n", c->ws_listen);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* config.h - the daemon's settings (config.c holds the table). */
+#ifndef NDEM_SERVER_CONFIG_H
+#define NDEM_SERVER_CONFIG_H
+
+#include <stdio.h>
+
+typedef struct ndem_config {
+    char listen[256];           /* HOST:PORT of the HTTP API */
+    char ws_listen[256];        /* HOST:PORT of the WebSocket streams; "" = HTTP port + 1 */
+    char data[1024];            /* data directory: ndem.db and jobs/<id>/ */
+    char web[1024];             /* static files served at / */
+    long workers;               /* jobs run at once */
+    long threads;               /* OpenMP threads per job; 0 = the job's solver.threads */
+    long http_threads;          /* libmicrohttpd thread pool */
+    long max_body;              /* bytes of a request body */
+    long max_particles;         /* ndem_job_particle_estimate */
+    double max_duration;        /* simulated seconds of one job */
+    long max_steps;             /* steps of one job */
+    long max_queued;            /* jobs waiting in the queue */
+    double checkpoint_interval; /* wall seconds between checkpoints of a running job */
+    double progress_interval;   /* wall seconds between progress records */
+    /* derived from listen and ws_listen */
+    char http_host[256];
+    int http_port;
+    char ws_host[256];
+    int ws_port;
+} ndem_config;
+
+/* Fills c from defaults, then the environment, then argv. Returns 0 to run,
+ * 1 when --help was printed (exit 0), -1 after printing an error to err. */
+int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err);
+void ndem_config_help(FILE *out);
+/* Splits "HOST:PORT" ("[v6]:PORT" too); -1 when malformed. */
+int ndem_config_split_hostport(const char *s, char *host, size_t host_len, int *port);
+
+#endif

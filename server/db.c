@@ -1,0 +1,477 @@
+/* db.c - the job queue and the job record, in one SQLite database in WAL
+ * mode (readers never wait for the writer; a crash loses nothing that was
+ * committed). The schema comes from the numbered files of migrations/,
+ * embedded in the binary and applied in order at start-up, each in its own
+ * transaction, with PRAGMA user_version as the applied count. Every
+ * statement is prepared once at open and bound, never formatted. One
+ * connection serves the daemon behind one mutex: each call is a handful of
+ * microseconds, and serialising them makes claiming a job trivially atomic
+ * on top of the UPDATE ... WHERE status = 'queued' ... RETURNING that would
+ * already be atomic across processes. */
+#include "db.h"
+
+#include "embedded.h"
+#include "log.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ndem_status_names[NDEM_STATUS_COUNT] = {"queued", "running", "succeeded",
+                                                          "failed", "cancelled"};
+
+#define JOB_COLUMNS                                                                                \
+    "seq, id, name, status, document, created_us, started_us, finished_us, step, steps_total, "    \
+    "sim_time, duration, particles, contacts, kinetic_energy, wall_seconds, attempts, error"
+
+enum {
+    Q_INSERT,
+    Q_COUNT_QUEUED,
+    Q_GET,
+    Q_LIST,
+    Q_LIST_STATUS,
+    Q_CLAIM,
+    Q_PROGRESS,
+    Q_FINISH,
+    Q_CANCEL,
+    Q_REQUEUE,
+    Q_STATUS_OF,
+    Q_DELETE_FRAMES,
+    Q_DELETE,
+    Q_COUNT_BY_STATUS,
+    Q_FRAME_ADD,
+    Q_FRAMES_TRUNCATE,
+    Q_FRAMES,
+    Q_FRAME,
+    Q_FRAME_LATEST,
+    Q_BEGIN,
+    Q_COMMIT,
+    Q_ROLLBACK,
+    Q_N
+};
+
+static const char *const sql_text[Q_N] = {
+    [Q_INSERT] = "INSERT INTO jobs (id, name, status, document, created_us, steps_total, duration)"
+                 " VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6)",
+    [Q_COUNT_QUEUED] = "SELECT count(*) FROM jobs WHERE status = 'queued'",
+    [Q_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
+    [Q_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2",
+    [Q_LIST_STATUS] = "SELECT " JOB_COLUMNS " FROM jobs WHERE seq < ?1 AND status = ?3"
+                      " ORDER BY seq DESC LIMIT ?2",
+    [Q_CLAIM] = "UPDATE jobs SET status = 'running', attempts = attempts + 1,"
+                " started_us = coalesce(started_us, ?1)"
+                " WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1)"
+                " AND status = 'queued' RETURNING " JOB_COLUMNS,
+    [Q_PROGRESS] = "UPDATE jobs SET step = ?2, steps_total = ?3, sim_time = ?4, particles = ?5,"
+                   " contacts = ?6, kinetic_energy = ?7, wall_seconds = ?8"
+                   " WHERE id = ?1 AND status = 'running'",
+    [Q_FINISH] = "UPDATE jobs SET status = ?2, error = ?3, step = ?4, steps_total = ?5,"
+                 " sim_time = ?6, particles = ?7, contacts = ?8, kinetic_energy = ?9,"
+                 " wall_seconds = ?10, finished_us = ?11 WHERE id = ?1 AND status = 'running'",
+    [Q_CANCEL] = "UPDATE jobs SET status = 'cancelled', finished_us = ?2"
+                 " WHERE id = ?1 AND status = 'queued'",
+    [Q_REQUEUE] = "UPDATE jobs SET status = 'queued' WHERE status = 'running'",
+    [Q_STATUS_OF] = "SELECT status FROM jobs WHERE id = ?1",
+    [Q_DELETE_FRAMES] = "DELETE FROM frames WHERE job_id = ?1",
+    [Q_DELETE] = "DELETE FROM jobs WHERE id = ?1",
+    [Q_COUNT_BY_STATUS] = "SELECT status, count(*) FROM jobs GROUP BY status",
+    [Q_FRAME_ADD] = "INSERT OR REPLACE INTO frames (job_id, idx, step, time, particles)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [Q_FRAMES_TRUNCATE] = "DELETE FROM frames WHERE job_id = ?1 AND idx >= ?2",
+    [Q_FRAMES] = "SELECT idx, step, time, particles FROM frames WHERE job_id = ?1 ORDER BY idx",
+    [Q_FRAME] = "SELECT idx, step, time, particles FROM frames WHERE job_id = ?1 AND idx = ?2",
+    [Q_FRAME_LATEST] = "SELECT idx, step, time, particles FROM frames WHERE job_id = ?1"
+                       " ORDER BY idx DESC LIMIT 1",
+    [Q_BEGIN] = "BEGIN IMMEDIATE",
+    [Q_COMMIT] = "COMMIT",
+    [Q_ROLLBACK] = "ROLLBACK",
+};
+
+struct ndem_db {
+    sqlite3 *conn;
+    pthread_mutex_t lock;
+    sqlite3_stmt *q[Q_N];
+};
+
+static void db_error(ndem_db *db, const char *what) {
+    ndem_log("db: %s: %s", what, sqlite3_errmsg(db->conn));
+}
+
+/* Applies every embedded NNN_*.sql above PRAGMA user_version, in order. */
+static int migrate(sqlite3 *conn, char *err, size_t err_len) {
+    sqlite3_stmt *st;
+    int version = 0;
+    if (sqlite3_prepare_v2(conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) goto fail;
+    if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    for (const ndem_embedded_file *f = ndem_embedded; f->name; f++) {
+        size_t n = strlen(f->name);
+        if (n < 5 || strcmp(f->name + n - 4, ".sql")) continue;
+        int number = atoi(f->name);
+        if (number <= version) continue;
+        if (number != version + 1) {
+            snprintf(err, err_len, "migration %s does not follow version %d", f->name, version);
+            return -1;
+        }
+        char *msg = NULL;
+        char set[64];
+        snprintf(set, sizeof set, "PRAGMA user_version = %d; COMMIT;", number);
+        if (sqlite3_exec(conn, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(conn, f->text, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(conn, set, NULL, NULL, &msg) != SQLITE_OK) {
+            snprintf(err, err_len, "migration %s failed: %s", f->name, msg ? msg : "?");
+            sqlite3_free(msg);
+            sqlite3_exec(conn, "ROLLBACK", NULL, NULL, NULL);
+            return -1;
+        }
+        ndem_log("db: applied migration %s", f->name);
+        version = number;
+    }
+    return 0;
+fail:
+    snprintf(err, err_len, "%s", sqlite3_errmsg(conn));
+    return -1;
+}
+
+ndem_db *ndem_db_open(const char *path, char *err, size_t err_len) {
+    ndem_db *db = calloc(1, sizeof *db);
+    if (!db) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&db->lock, NULL);
+    if (sqlite3_open_v2(path, &db->conn,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        snprintf(err, err_len, "cannot open %s: %s", path,
+                 db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+        ndem_db_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db->conn, 5000);
+    char *msg = NULL;
+    /* WAL: readers never block the writer. synchronous=FULL: a 201 means the
+     * job survives a power cut, not only a crash. */
+    if (sqlite3_exec(db->conn,
+                     "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                     " PRAGMA foreign_keys = ON;",
+                     NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, err_len, "cannot configure %s: %s", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        ndem_db_close(db);
+        return NULL;
+    }
+    if (migrate(db->conn, err, err_len)) {
+        ndem_db_close(db);
+        return NULL;
+    }
+    for (int i = 0; i < Q_N; i++) {
+        if (sqlite3_prepare_v3(db->conn, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &db->q[i],
+                               NULL) != SQLITE_OK) {
+            snprintf(err, err_len, "cannot prepare '%s': %s", sql_text[i],
+                     sqlite3_errmsg(db->conn));
+            ndem_db_close(db);
+            return NULL;
+        }
+    }
+    return db;
+}
+
+void ndem_db_close(ndem_db *db) {
+    if (!db) return;
+    for (int i = 0; i < Q_N; i++)
+        sqlite3_finalize(db->q[i]);
+    sqlite3_close(db->conn);
+    pthread_mutex_destroy(&db->lock);
+    free(db);
+}
+
+void ndem_job_row_free(ndem_job_row *row) {
+    free(row->document);
+    free(row->error);
+    row->document = row->error = NULL;
+}
+
+int ndem_job_row_finished(const ndem_job_row *row) {
+    return strcmp(row->status, "queued") && strcmp(row->status, "running");
+}
+
+static char *dup_text(sqlite3_stmt *st, int col) {
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? strdup((const char *)t) : NULL;
+}
+
+static void copy_text(sqlite3_stmt *st, int col, char *buf, size_t len) {
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+static void read_row(sqlite3_stmt *st, ndem_job_row *r) {
+    memset(r, 0, sizeof *r);
+    r->seq = (long)sqlite3_column_int64(st, 0);
+    copy_text(st, 1, r->id, sizeof r->id);
+    copy_text(st, 2, r->name, sizeof r->name);
+    copy_text(st, 3, r->status, sizeof r->status);
+    r->document = dup_text(st, 4);
+    r->created_us = sqlite3_column_int64(st, 5);
+    r->started_us = sqlite3_column_int64(st, 6);
+    r->finished_us = sqlite3_column_int64(st, 7);
+    r->step = (long)sqlite3_column_int64(st, 8);
+    r->steps_total = (long)sqlite3_column_int64(st, 9);
+    r->time = sqlite3_column_double(st, 10);
+    r->duration = sqlite3_column_double(st, 11);
+    r->particles = (long)sqlite3_column_int64(st, 12);
+    r->contacts = (long)sqlite3_column_int64(st, 13);
+    r->kinetic_energy = sqlite3_column_double(st, 14);
+    r->wall_seconds = sqlite3_column_double(st, 15);
+    r->attempts = (long)sqlite3_column_int64(st, 16);
+    r->error = dup_text(st, 17);
+}
+
+/* Takes the lock and hands out a reset statement; done() releases both. */
+static sqlite3_stmt *use(ndem_db *db, int q) {
+    pthread_mutex_lock(&db->lock);
+    return db->q[q];
+}
+
+static void done(ndem_db *db, sqlite3_stmt *st) {
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    pthread_mutex_unlock(&db->lock);
+}
+
+static int exec_locked(ndem_db *db, int q) {
+    int rc = sqlite3_step(db->q[q]);
+    sqlite3_reset(db->q[q]);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued) {
+    pthread_mutex_lock(&db->lock);
+    int rc = -1;
+    if (exec_locked(db, Q_BEGIN)) goto out;
+    sqlite3_stmt *st = db->q[Q_COUNT_QUEUED];
+    long queued = sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : -1;
+    sqlite3_reset(st);
+    if (queued < 0 || queued >= max_queued) {
+        rc = queued < 0 ? -1 : 1;
+        exec_locked(db, Q_ROLLBACK);
+        goto out;
+    }
+    st = db->q[Q_INSERT];
+    sqlite3_bind_text(st, 1, row->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, row->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, row->document, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, row->created_us);
+    sqlite3_bind_int64(st, 5, row->steps_total);
+    sqlite3_bind_double(st, 6, row->duration);
+    int step_rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (step_rc != SQLITE_DONE || exec_locked(db, Q_COMMIT)) {
+        db_error(db, "inserting a job");
+        exec_locked(db, Q_ROLLBACK);
+        goto out;
+    }
+    rc = 0;
+out:
+    pthread_mutex_unlock(&db->lock);
+    return rc;
+}
+
+int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row) {
+    sqlite3_stmt *st = use(db, Q_GET);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
+    if (rc == 0) read_row(st, row);
+    if (rc < 0) db_error(db, "reading a job");
+    done(db, st);
+    return rc;
+}
+
+int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, ndem_job_row **rows,
+                 int *count) {
+    *rows = calloc((size_t)(limit > 0 ? limit : 1), sizeof **rows);
+    *count = 0;
+    if (!*rows) return -1;
+    sqlite3_stmt *st = use(db, status ? Q_LIST_STATUS : Q_LIST);
+    sqlite3_bind_int64(st, 1, before_seq > 0 ? before_seq : INT64_MAX);
+    sqlite3_bind_int(st, 2, limit);
+    if (status) sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
+    int s;
+    while (*count < limit && (s = sqlite3_step(st)) == SQLITE_ROW)
+        read_row(st, &(*rows)[(*count)++]);
+    done(db, st);
+    return 0;
+}
+
+int ndem_db_claim(ndem_db *db, ndem_job_row *row) {
+    sqlite3_stmt *st = use(db, Q_CLAIM);
+    sqlite3_bind_int64(st, 1, ndem_now_us());
+    int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
+    if (rc == 0) {
+        read_row(st, row);
+        /* RETURNING rows are committed when the statement runs to its end */
+        sqlite3_step(st);
+    }
+    if (rc < 0) db_error(db, "claiming a job");
+    done(db, st);
+    return rc;
+}
+
+static void bind_progress(sqlite3_stmt *st, int first, const ndem_progress *p) {
+    sqlite3_bind_int64(st, first, p->step);
+    sqlite3_bind_int64(st, first + 1, p->steps_total);
+    sqlite3_bind_double(st, first + 2, p->time);
+    sqlite3_bind_int64(st, first + 3, p->particles);
+    sqlite3_bind_int64(st, first + 4, p->contacts);
+    sqlite3_bind_double(st, first + 5, p->kinetic_energy);
+    sqlite3_bind_double(st, first + 6, p->wall_seconds);
+}
+
+int ndem_db_progress(ndem_db *db, const char *id, const ndem_progress *p) {
+    sqlite3_stmt *st = use(db, Q_PROGRESS);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    bind_progress(st, 2, p);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    if (rc) db_error(db, "recording progress");
+    done(db, st);
+    return rc;
+}
+
+int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *error,
+                   const ndem_progress *p) {
+    sqlite3_stmt *st = use(db, Q_FINISH);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
+    if (error) sqlite3_bind_text(st, 3, error, -1, SQLITE_TRANSIENT);
+    bind_progress(st, 4, p);
+    if (strcmp(status, "queued")) sqlite3_bind_int64(st, 11, ndem_now_us());
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    if (rc) db_error(db, "finishing a job");
+    done(db, st);
+    return rc;
+}
+
+int ndem_db_cancel_queued(ndem_db *db, const char *id) {
+    sqlite3_stmt *st = use(db, Q_CANCEL);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, ndem_now_us());
+    int rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(db->conn) > 0 : -1;
+    done(db, st);
+    return rc;
+}
+
+int ndem_db_requeue_running(ndem_db *db) {
+    sqlite3_stmt *st = use(db, Q_REQUEUE);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(db->conn) : -1;
+    done(db, st);
+    return rc;
+}
+
+int ndem_db_delete(ndem_db *db, const char *id) {
+    pthread_mutex_lock(&db->lock);
+    int rc = -1;
+    if (exec_locked(db, Q_BEGIN)) goto out;
+    sqlite3_stmt *st = db->q[Q_STATUS_OF];
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    int s = sqlite3_step(st);
+    char status[16] = "";
+    if (s == SQLITE_ROW) copy_text(st, 0, status, sizeof status);
+    sqlite3_reset(st);
+    if (s != SQLITE_ROW) {
+        rc = s == SQLITE_DONE ? 1 : -1;
+    } else if (!strcmp(status, "queued") || !strcmp(status, "running")) {
+        rc = 2;
+    } else {
+        for (int q = Q_DELETE_FRAMES; q <= Q_DELETE; q++) {
+            sqlite3_bind_text(db->q[q], 1, id, -1, SQLITE_STATIC);
+            s = sqlite3_step(db->q[q]);
+            sqlite3_reset(db->q[q]);
+            if (s != SQLITE_DONE) break;
+        }
+        rc = s == SQLITE_DONE && !exec_locked(db, Q_COMMIT) ? 0 : -1;
+    }
+    if (rc) exec_locked(db, Q_ROLLBACK);
+out:
+    pthread_mutex_unlock(&db->lock);
+    return rc;
+}
+
+int ndem_db_count_by_status(ndem_db *db, long counts[NDEM_STATUS_COUNT]) {
+    memset(counts, 0, sizeof(long) * NDEM_STATUS_COUNT);
+    sqlite3_stmt *st = use(db, Q_COUNT_BY_STATUS);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        for (int i = 0; name && i < NDEM_STATUS_COUNT; i++)
+            if (!strcmp(name, ndem_status_names[i])) counts[i] = (long)sqlite3_column_int64(st, 1);
+    }
+    done(db, st);
+    return s == SQLITE_DONE ? 0 : -1;
+}
+
+int ndem_db_frame_add(ndem_db *db, const char *id, const ndem_frame_row *f) {
+    sqlite3_stmt *st = use(db, Q_FRAME_ADD);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, f->index);
+    sqlite3_bind_int64(st, 3, f->step);
+    sqlite3_bind_double(st, 4, f->time);
+    sqlite3_bind_int64(st, 5, f->particles);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    if (rc) db_error(db, "indexing a frame");
+    done(db, st);
+    return rc;
+}
+
+int ndem_db_frames_truncate(ndem_db *db, const char *id, long from) {
+    sqlite3_stmt *st = use(db, Q_FRAMES_TRUNCATE);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, from);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    done(db, st);
+    return rc;
+}
+
+static void read_frame(sqlite3_stmt *st, ndem_frame_row *f) {
+    f->index = (long)sqlite3_column_int64(st, 0);
+    f->step = (long)sqlite3_column_int64(st, 1);
+    f->time = sqlite3_column_double(st, 2);
+    f->particles = (long)sqlite3_column_int64(st, 3);
+}
+
+int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *count) {
+    long cap = 64;
+    *count = 0;
+    *rows = malloc((size_t)cap * sizeof **rows);
+    if (!*rows) return -1;
+    sqlite3_stmt *st = use(db, Q_FRAMES);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    int s, rc = 0;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*count == cap) {
+            ndem_frame_row *grown = realloc(*rows, (size_t)(cap *= 2) * sizeof **rows);
+            if (!grown) {
+                rc = -1;
+                break;
+            }
+            *rows = grown;
+        }
+        read_frame(st, &(*rows)[(*count)++]);
+    }
+    if (s != SQLITE_DONE) rc = -1;
+    done(db, st);
+    return rc;
+}
+
+int ndem_db_frame(ndem_db *db, const char *id, long index, ndem_frame_row *row) {
+    sqlite3_stmt *st = use(db, index < 0 ? Q_FRAME_LATEST : Q_FRAME);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    if (index >= 0) sqlite3_bind_int64(st, 2, index);
+    int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
+    if (rc == 0) read_frame(st, row);
+    done(db, st);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* db.h - the job queue and record in SQLite (db.c). */
+#ifndef NDEM_SERVER_DB_H
+#define NDEM_SERVER_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NDEM_ID_LEN 16 /* hex digits of a job id */
+
+typedef struct ndem_db ndem_db;
+
+/* One row of `jobs`; document and error are owned (ndem_job_row_free). */
+typedef struct ndem_job_row {
+    long seq;
+    char id[NDEM_ID_LEN + 1];
+    char name[256];
+    char status[16];
+    char *document;
+    int64_t created_us, started_us, finished_us; /* 0 = not yet */
+    long step, steps_total;
+    double time, duration;
+    long particles, contacts;
+    double kinetic_energy, wall_seconds;
+    long attempts;
+    char *error;
+} ndem_job_row;
+
+/* Progress of a running job, as recorded. */
+typedef struct ndem_progress {
+    long step, steps_total;
+    double time;
+    long particles, contacts;
+    double kinetic_energy, wall_seconds;
+} ndem_progress;
+
+typedef struct ndem_frame_row {
+    long index, step, particles;
+    double time;
+} ndem_frame_row;
+
+enum { NDEM_STATUS_COUNT = 5 };
+extern const char *const ndem_status_names[NDEM_STATUS_COUNT]; /* queued .. cancelled */
+
+ndem_db *ndem_db_open(const char *path, char *err, size_t err_len);
+void ndem_db_close(ndem_db *db);
+void ndem_job_row_free(ndem_job_row *row);
+int ndem_job_row_finished(const ndem_job_row *row);
+
+/* Inserts a queued job (row: id, name, document, created_us, steps_total,
+ * duration). 0 when committed, 1 when max_queued jobs already wait, -1 on
+ * error. */
+int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued);
+/* 0 found, 1 unknown, -1 error. */
+int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row);
+/* Newest first; status may be NULL; before_seq 0 starts at the newest.
+ * *rows is malloc'd (free each with ndem_job_row_free, then free()). */
+int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, ndem_job_row **rows,
+                 int *count);
+/* Atomically moves the oldest queued job to running (attempts + 1,
+ * started_us set the first time). 0 claimed into row, 1 none, -1 error. */
+int ndem_db_claim(ndem_db *db, ndem_job_row *row);
+int ndem_db_progress(ndem_db *db, const char *id, const ndem_progress *p);
+/* A running job ends: status succeeded, failed or cancelled; error may be
+ * NULL. Also used to put an interrupted job back to queued. */
+int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *error,
+                   const ndem_progress *p);
+/* queued -> cancelled; 1 when it was queued, 0 when not, -1 on error. */
+int ndem_db_cancel_queued(ndem_db *db, const char *id);
+/* Every running job back to queued (start-up); the number moved. */
+int ndem_db_requeue_running(ndem_db *db);
+/* Deletes a finished job and its frame rows: 0 done, 1 unknown, 2 not
+ * finished, -1 error. */
+int ndem_db_delete(ndem_db *db, const char *id);
+int ndem_db_count_by_status(ndem_db *db, long counts[NDEM_STATUS_COUNT]);
+
+int ndem_db_frame_add(ndem_db *db, const char *id, const ndem_frame_row *f);
+/* Removes frame rows with index >= from. */
+int ndem_db_frames_truncate(ndem_db *db, const char *id, long from);
+/* All frame rows in order (*rows malloc'd). */
+int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *count);
+/* One frame row; index < 0 means the latest. 0 found, 1 none, -1 error. */
+int ndem_db_frame(ndem_db *db, const char *id, long index, ndem_frame_row *row);
+
+#endif

@@ -1,0 +1,305 @@
+/* http.c - the HTTP side of ndemd, on libmicrohttpd with its own thread
+ * pool. Routing is a table (routes.c): method, path pattern, handler. This
+ * file owns what every route shares, so handlers never repeat it: the
+ * request body is gathered up to --max-body (413 at once when
+ * Content-Length says more, 413 after draining when a chunked body grows
+ * past it), routes that read JSON refuse any other Content-Type with 415,
+ * unknown paths get 404 and known paths with the wrong method 405 (with
+ * Allow), every error is application/problem+json (RFC 9457), and every
+ * request ends with one log line: method, path, status, bytes, time. */
+#include "http.h"
+
+#include "log.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct ndem_http {
+    struct MHD_Daemon *daemon;
+    const ndem_route *routes;
+    ndem_fallback fallback;
+    void *app;
+    size_t max_body;
+    atomic_long requests;
+};
+
+const char *ndem_http_header(ndem_request *req, const char *name) {
+    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+const char *ndem_http_query(ndem_request *req, const char *name) {
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+void ndem_http_reply(ndem_request *req, int status, const char *type, char *body, size_t len) {
+    free(req->resp);
+    req->status = status;
+    req->resp = body;
+    req->resp_len = body ? len : 0;
+    req->resp_type = type;
+}
+
+static const char *status_title(int status) {
+    switch (status) {
+    case 400:
+        return "Bad Request";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 413:
+        return "Content Too Large";
+    case 415:
+        return "Unsupported Media Type";
+    case 422:
+        return "Unprocessable Content";
+    case 500:
+        return "Internal Server Error";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Error";
+    }
+}
+
+void ndem_http_problem(ndem_request *req, int status, const char *errors_json, const char *fmt,
+                       ...) {
+    char detail[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    cJSON *o = cJSON_CreateObject();
+    char type[64];
+    snprintf(type, sizeof type, "https://ndem.dev/problems/%d", status);
+    cJSON_AddStringToObject(o, "type", type);
+    cJSON_AddStringToObject(o, "title", status_title(status));
+    cJSON_AddNumberToObject(o, "status", status);
+    cJSON_AddStringToObject(o, "detail", detail);
+    cJSON *errs = errors_json ? cJSON_Parse(errors_json) : NULL;
+    if (errs) cJSON_AddItemToObject(o, "errors", errs);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    ndem_http_reply(req, status, "application/problem+json", text, text ? strlen(text) : 0);
+}
+
+/* Matches path against pattern; fills req->params. */
+static int match(const char *pattern, const char *path, ndem_request *req, char *scratch) {
+    int nparams = 0;
+    const char *p = pattern, *u = path;
+    char *out = scratch;
+    while (*p && *u) {
+        if (*p != '/' || *u != '/') return 0;
+        p++, u++;
+        const char *pe = strchr(p, '/'), *ue = strchr(u, '/');
+        size_t pl = pe ? (size_t)(pe - p) : strlen(p), ul = ue ? (size_t)(ue - u) : strlen(u);
+        if (pl > 1 && p[0] == '{') {
+            if (ul == 0 || nparams == NDEM_ROUTE_PARAMS) return 0;
+            memcpy(out, u, ul);
+            out[ul] = 0;
+            req->params[nparams++] = out;
+            out += ul + 1;
+        } else if (pl != ul || strncmp(p, u, pl)) {
+            return 0;
+        }
+        p += pl, u += ul;
+    }
+    return !*p && !*u;
+}
+
+/* The route for the request; *path_known when some route has this path
+ * (for 405), with its methods in req->allow. */
+static const ndem_route *route_of(ndem_http *h, ndem_request *req, int *path_known) {
+    *path_known = 0;
+    req->allow[0] = 0;
+    const ndem_route *found = NULL;
+    char *scratch = req->path + strlen(req->path) + 1; /* params live after the path */
+    for (const ndem_route *r = h->routes; r->method; r++) {
+        if (!match(r->pattern, req->path, req, scratch)) continue;
+        *path_known = 1;
+        size_t n = strlen(req->allow);
+        snprintf(req->allow + n, sizeof req->allow - n, "%s%s", n ? ", " : "", r->method);
+        int head = !strcmp(req->method, "HEAD") && !strcmp(r->method, "GET"); /* no body */
+        if (!found && (head || !strcmp(r->method, req->method))) found = r;
+    }
+    if (found) match(found->pattern, req->path, req, scratch);
+    return found;
+}
+
+static int json_type(const char *type) {
+    if (!type) return 0;
+    static const char want[] = "application/json";
+    size_t n = sizeof want - 1;
+    if (strncasecmp(type, want, n)) return 0;
+    return type[n] == 0 || type[n] == ';' || type[n] == ' ';
+}
+
+static enum MHD_Result send_response(ndem_request *req) {
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(req->resp_len, req->resp ? req->resp : (void *)"",
+                                        req->resp ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    req->resp = NULL; /* libmicrohttpd frees it now */
+    if (req->resp_type) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, req->resp_type);
+    if (req->location[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, req->location);
+    if (req->status == 405 && req->allow[0])
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, req->allow);
+    if (req->retry_after > 0) {
+        char s[16];
+        snprintf(s, sizeof s, "%d", req->retry_after);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, s);
+    }
+    enum MHD_Result rc = MHD_queue_response(req->conn, (unsigned)req->status, r);
+    MHD_destroy_response(r);
+    req->responded = 1;
+    return rc;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls) {
+    ndem_http *h = cls;
+    ndem_request *req = *con_cls;
+    if (!req) { /* first call: headers only */
+        size_t ulen = strlen(url);
+        if (ulen >= 500) url = "(too long)", ulen = strlen(url); /* a 404 */
+        req = calloc(1, sizeof *req);
+        if (!req) return MHD_NO;
+        *con_cls = req;
+        req->conn = conn;
+        req->method = method;
+        req->started = ndem_mono();
+        memcpy(req->path, url, ulen);
+        atomic_fetch_add(&h->requests, 1);
+        int known;
+        const ndem_route *r = route_of(h, req, &known);
+        if (r && r->json_body) {
+            const char *len = ndem_http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+            if (!json_type(ndem_http_header(req, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+                ndem_http_problem(req, 415, NULL, "the body must be application/json");
+                return send_response(req);
+            }
+            if (len && strtoull(len, NULL, 10) > h->max_body) {
+                ndem_http_problem(req, 413, NULL, "the body is %s bytes; the limit is %zu", len,
+                                  h->max_body);
+                return send_response(req);
+            }
+        }
+        return MHD_YES;
+    }
+    if (req->responded) { /* an early answer: ignore the rest of the body */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (req->too_large || req->body_len + n > h->max_body) {
+            req->too_large = 1;
+            return MHD_YES;
+        }
+        if (req->body_len + n + 1 > req->body_cap) {
+            size_t cap = req->body_cap ? req->body_cap : 4096;
+            while (cap < req->body_len + n + 1)
+                cap *= 2;
+            char *grown = realloc(req->body, cap);
+            if (!grown) return MHD_NO;
+            req->body = grown;
+            req->body_cap = cap;
+        }
+        memcpy(req->body + req->body_len, upload, n);
+        req->body_len += n;
+        req->body[req->body_len] = 0;
+        return MHD_YES;
+    }
+    /* the whole request is in */
+    if (req->too_large) {
+        ndem_http_problem(req, 413, NULL, "the body is larger than the limit of %zu bytes",
+                          h->max_body);
+        return send_response(req);
+    }
+    int known;
+    const ndem_route *r = route_of(h, req, &known);
+    if (r)
+        r->handler(h->app, req);
+    else if (known)
+        ndem_http_problem(req, 405, NULL, "%s is not allowed on %s", method, req->path);
+    else if (h->fallback && (!strcmp(method, "GET") || !strcmp(method, "HEAD")))
+        h->fallback(h->app, req);
+    else
+        ndem_http_problem(req, 404, NULL, "no resource at %s", req->path);
+    if (!req->status) ndem_http_problem(req, 500, NULL, "the handler gave no answer");
+    return send_response(req);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode code) {
+    ndem_request *req = *con_cls;
+    if (!req) return;
+    ndem_log("http %s %s %d %zu %.1fms%s", req->method, req->path, req->status, req->resp_len,
+             1e3 * (ndem_mono() - req->started),
+             code == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+    free(req->body);
+    free(req->resp);
+    free(req);
+    *con_cls = NULL;
+}
+
+ndem_http *ndem_http_start(const char *host, int port, long threads, long max_body,
+                           const ndem_route *routes, ndem_fallback fallback, void *app, char *err,
+                           size_t err_len) {
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, strcmp(host, "localhost") ? host : "127.0.0.1", &sa.sin_addr) != 1) {
+        snprintf(err, err_len, "--listen wants an IPv4 address, not '%s'", host);
+        return NULL;
+    }
+    ndem_http *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    h->routes = routes;
+    h->fallback = fallback;
+    h->app = app;
+    h->max_body = (size_t)max_body;
+    h->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG,
+                                 (uint16_t)port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+                                 (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE,
+                                 (unsigned)threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+                                 1024u, MHD_OPTION_END);
+    if (!h->daemon) {
+        snprintf(err, err_len, "cannot listen on %s:%d", host, port);
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+int ndem_http_port(const ndem_http *h) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : -1;
+}
+
+long ndem_http_requests(ndem_http *h) {
+    return atomic_load(&h->requests);
+}
+
+void ndem_http_stop(ndem_http *h) {
+    if (!h) return;
+    MHD_stop_daemon(h->daemon);
+    free(h);
+}

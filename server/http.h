@@ -1,0 +1,63 @@
+/* http.h - the HTTP layer over libmicrohttpd (http.c): requests, routing
+ * by table, bodies with a size limit, responses and problem+json errors. */
+#ifndef NDEM_SERVER_HTTP_H
+#define NDEM_SERVER_HTTP_H
+
+#include <stddef.h>
+
+typedef struct ndem_http ndem_http;
+typedef struct ndem_request ndem_request;
+
+#define NDEM_ROUTE_PARAMS 4
+
+struct ndem_request {
+    void *conn; /* struct MHD_Connection */
+    const char *method;
+    char path[1024];
+    char *params[NDEM_ROUTE_PARAMS]; /* {name} segments of the route, in order */
+    char *body;
+    size_t body_len, body_cap;
+    int too_large;
+    int responded;
+    double started;
+    /* the response */
+    int status;
+    char *resp;
+    size_t resp_len;
+    const char *resp_type;
+    char location[256];
+    char allow[64];
+    int retry_after;
+};
+
+/* A route: method, pattern of "/"-separated segments where "{name}" matches
+ * any one segment, handler, and whether it reads a JSON body. */
+typedef struct ndem_route {
+    const char *method;
+    const char *pattern;
+    void (*handler)(void *app, ndem_request *req);
+    int json_body;
+} ndem_route;
+
+typedef void (*ndem_fallback)(void *app, ndem_request *req);
+
+/* routes ends with an entry whose method is NULL; fallback answers GET
+ * requests no route matches (static files). */
+ndem_http *ndem_http_start(const char *host, int port, long threads, long max_body,
+                           const ndem_route *routes, ndem_fallback fallback, void *app, char *err,
+                           size_t err_len);
+void ndem_http_stop(ndem_http *h);
+int ndem_http_port(const ndem_http *h);
+long ndem_http_requests(ndem_http *h);
+
+/* Request headers and query arguments (NULL when absent). */
+const char *ndem_http_header(ndem_request *req, const char *name);
+const char *ndem_http_query(ndem_request *req, const char *name);
+
+/* Answers with body (malloc'd, taken; may be NULL for an empty body). */
+void ndem_http_reply(ndem_request *req, int status, const char *type, char *body, size_t len);
+/* application/problem+json (RFC 9457); errors_json is a JSON array text or NULL. */
+void ndem_http_problem(ndem_request *req, int status, const char *errors_json, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,113 @@
+/* main.c - ndemd: start-up, the signal loop, and an orderly shutdown.
+ *
+ * Start-up order matters: the database first (migrations), then jobs left
+ * `running` by a crash go back to the queue (a worker resumes each from its
+ * checkpoint), then the disk writer (which first sweeps away files of jobs
+ * whose delete was interrupted), the stream, the workers, and HTTP last, so
+ * nothing is accepted before it can be served. SIGINT and SIGTERM are
+ * blocked in every thread and taken here with sigtimedwait(): shutdown runs
+ * in plain code, not in a signal handler. It goes in reverse: stop
+ * accepting requests, let each worker checkpoint its job and put it back in
+ * the queue (one step at most), drain the disk writer, close the streams. */
+#include "app.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int make_dirs(const char *path) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0755) && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static void shutdown_app(ndem_app *app) {
+    ndem_http_stop(app->http); /* no new work */
+    ndem_pool_stop(app->pool); /* running jobs checkpoint and requeue */
+    ndem_store_close(app->store);
+    ndem_stream_stop(app->stream);
+    ndem_db_close(app->db);
+}
+
+int main(int argc, char **argv) {
+    ndem_app app;
+    memset(&app, 0, sizeof app);
+    int rc = ndem_config_load(&app.cfg, argc, argv, stderr);
+    if (rc) return rc > 0 ? 0 : 2;
+    app.started = ndem_mono();
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* inherited by every thread */
+    signal(SIGPIPE, SIG_IGN);
+
+    char err[1024], path[1100];
+    if (make_dirs(app.cfg.data)) {
+        fprintf(stderr, "ndemd: cannot create %s: %s\n", app.cfg.data, strerror(errno));
+        return 1;
+    }
+    /* one daemon per data directory: a second would take the first's
+     * running jobs for crashed ones */
+    snprintf(path, sizeof path, "%s/ndemd.lock", app.cfg.data);
+    int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB)) {
+        fprintf(stderr, "ndemd: %s is in use by another ndemd (%s)\n", app.cfg.data,
+                strerror(errno));
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/ndem.db", app.cfg.data);
+    if (!(app.db = ndem_db_open(path, err, sizeof err))) goto fail;
+    int requeued = ndem_db_requeue_running(app.db);
+    if (requeued > 0) ndem_log("recovery: %d interrupted job(s) back in the queue", requeued);
+    if (!(app.store = ndem_store_open(app.cfg.data, app.db, err, sizeof err))) goto fail;
+    ndem_store_sweep(app.store);
+    ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame};
+    if (!(app.stream =
+              ndem_stream_start(app.cfg.ws_host, app.cfg.ws_port, &hooks, err, sizeof err)))
+        goto fail;
+    if (!(app.pool = ndem_pool_start(&app.cfg, app.db, app.store, app.stream, err, sizeof err)))
+        goto fail;
+    if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, app.cfg.http_threads,
+                                     app.cfg.max_body, ndem_routes, ndem_static_file, &app, err,
+                                     sizeof err)))
+        goto fail;
+    char threads[32] = "solver.threads";
+    if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld", app.cfg.threads);
+    ndem_log("ndemd: listening on http://%s:%d (streams on ws://%s:%d), data in %s, "
+             "%ld worker(s), %s OpenMP thread(s) per job",
+             app.cfg.http_host, ndem_http_port(app.http), app.cfg.ws_host,
+             ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads);
+
+    for (;;) {
+        struct timespec tick = {1, 0};
+        int sig = sigtimedwait(&sigs, NULL, &tick);
+        if (sig == SIGINT || sig == SIGTERM) {
+            ndem_log("ndemd: %s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            break;
+        }
+    }
+    double t0 = ndem_mono();
+    shutdown_app(&app);
+    ndem_log("ndemd: stopped in %.2f s", ndem_mono() - t0);
+    close(lock);
+    return 0;
+fail:
+    fprintf(stderr, "ndemd: %s\n", err);
+    shutdown_app(&app);
+    close(lock);
+    return 1;
+}

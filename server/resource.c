@@ -1,0 +1,115 @@
+/* resource.c - the job resource (CONTRACT.md "Job resource"), built from a
+ * row of the jobs table in one place, so that GET /jobs/{id}, the listing,
+ * POST's answer and the stream's hello show the same thing. Timestamps are
+ * RFC 3339 in UTC, null until they happen; links.stream is absolute
+ * (ws://host:port/...) because it is on another port than the API. */
+#include "app.h"
+
+#include "frame_bin.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_time(cJSON *o, const char *key, int64_t us) {
+    char buf[40];
+    if (us > 0)
+        cJSON_AddStringToObject(o, key, ndem_rfc3339(us, buf, sizeof buf));
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/* The host part of a Host header ("h:1234" -> "h", "[::1]:1" -> "[::1]"). */
+static void host_only(const char *host, char *out, size_t len) {
+    snprintf(out, len, "%s", host);
+    char *colon = strrchr(out, ':');
+    char *bracket = strrchr(out, ']');
+    if (colon && (!bracket || colon > bracket)) *colon = 0;
+    /* a Host header is the client's word: keep only harmless characters */
+    for (char *p = out; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-[]:", *p))
+            *p = 0;
+}
+
+cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *host) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", row->id);
+    cJSON_AddStringToObject(o, "name", row->name);
+    cJSON_AddStringToObject(o, "status", row->status);
+    add_time(o, "created_at", row->created_us);
+    add_time(o, "started_at", row->started_us);
+    add_time(o, "finished_at", row->finished_us);
+    cJSON *p = cJSON_AddObjectToObject(o, "progress");
+    cJSON_AddNumberToObject(p, "step", (double)row->step);
+    cJSON_AddNumberToObject(p, "steps_total", (double)row->steps_total);
+    cJSON_AddNumberToObject(p, "time", row->time);
+    cJSON_AddNumberToObject(p, "duration", row->duration);
+    double fraction = !strcmp(row->status, "succeeded") ? 1.0
+                      : row->steps_total > 0 ? (double)row->step / (double)row->steps_total
+                                             : 0.0;
+    cJSON_AddNumberToObject(p, "fraction", fraction);
+    cJSON *s = cJSON_AddObjectToObject(o, "stats");
+    cJSON_AddNumberToObject(s, "particles", (double)row->particles);
+    cJSON_AddNumberToObject(s, "contacts", (double)row->contacts);
+    cJSON_AddNumberToObject(s, "kinetic_energy", row->kinetic_energy);
+    cJSON_AddNumberToObject(s, "wall_seconds", row->wall_seconds);
+    cJSON_AddNumberToObject(o, "attempts", (double)row->attempts);
+    if (row->error)
+        cJSON_AddStringToObject(o, "error", row->error);
+    else
+        cJSON_AddNullToObject(o, "error");
+    cJSON *doc = row->document ? cJSON_Parse(row->document) : NULL;
+    if (doc)
+        cJSON_AddItemToObject(o, "job", doc);
+    else
+        cJSON_AddNullToObject(o, "job");
+    char name[300], base[64], ws[400];
+    const char *h = app->cfg.ws_host;
+    if (host)
+        host_only(host, name, sizeof name), h = name;
+    else if (!h[0] || !strcmp(h, "0.0.0.0"))
+        h = "127.0.0.1";
+    snprintf(base, sizeof base, "/api/v1/jobs/%s", row->id);
+    cJSON *l = cJSON_AddObjectToObject(o, "links");
+    cJSON_AddStringToObject(l, "self", base);
+    snprintf(ws, sizeof ws, "%s/frames", base);
+    cJSON_AddStringToObject(l, "frames", ws);
+    snprintf(ws, sizeof ws, "%s/series", base);
+    cJSON_AddStringToObject(l, "series", ws);
+    snprintf(ws, sizeof ws, "ws://%s:%d%s/stream", h[0] ? h : "127.0.0.1",
+             app->stream ? ndem_stream_port(app->stream) : app->cfg.ws_port, base);
+    cJSON_AddStringToObject(l, "stream", ws);
+    return o;
+}
+
+char *ndem_resource_describe(void *ctx, const char *id, const char *host) {
+    ndem_app *app = ctx;
+    ndem_job_row row;
+    if (ndem_db_get(app->db, id, &row)) return NULL;
+    cJSON *o = ndem_resource(app, &row, host);
+    ndem_job_row_free(&row);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
+}
+
+void *ndem_resource_latest_frame(void *ctx, const char *id, size_t *len) {
+    ndem_app *app = ctx;
+    ndem_frame_row fr;
+    void *file = NULL, *out = NULL;
+    size_t flen = 0;
+    if (ndem_db_frame(app->db, id, -1, &fr) ||
+        ndem_store_read_frame(app->store, id, fr.index, &file, &flen))
+        return NULL;
+    ndem_frame f;
+    long index;
+    if (ndem_store_decode_frame(file, flen, &f, &index) == 0) {
+        *len = ndem_frame_bin_size(f.count, NDEM_FRAME_STREAM);
+        out = malloc(*len);
+        if (out) ndem_frame_bin_encode(&f, index, NDEM_FRAME_STREAM, out);
+        ndem_frame_free(&f);
+    }
+    free(file);
+    return out;
+}

@@ -1,0 +1,639 @@
+/* routes.c - the REST API of CONTRACT.md, as a table of method, path and
+ * handler (the table is at the end). Handlers read their inputs, talk to the
+ * queue (db.c), the files (store.c) and the workers (worker.c), and answer
+ * through http.c; they never block on a running simulation. Static files of
+ * --web are served at / by ndem_static_file, which refuses any path that
+ * would leave that directory. */
+#include "app.h"
+
+#include "embedded.h"
+#include "frame_json.h"
+#include "job.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#define LIST_DEFAULT 50
+#define LIST_MAX 1000
+
+static void reply_json(ndem_request *req, int status, cJSON *o) {
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!text) {
+        ndem_http_problem(req, 500, NULL, "out of memory");
+        return;
+    }
+    ndem_http_reply(req, status, "application/json", text, strlen(text));
+}
+
+static int valid_id(const char *id) {
+    if (strlen(id) != NDEM_ID_LEN) return 0;
+    for (const char *p = id; *p; p++)
+        if (!isxdigit((unsigned char)*p) || isupper((unsigned char)*p)) return 0;
+    return 1;
+}
+
+/* Reads the job of the {id} parameter; answers 404 (or 500) when there is none. */
+static int load_job(ndem_app *app, ndem_request *req, ndem_job_row *row) {
+    const char *id = req->params[0];
+    int rc = valid_id(id) ? ndem_db_get(app->db, id, row) : 1;
+    if (rc > 0) ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
+    if (rc < 0) ndem_http_problem(req, 500, NULL, "the job database failed");
+    return rc;
+}
+
+static void reply_resource(ndem_app *app, ndem_request *req, int status, const char *id) {
+    ndem_job_row row;
+    if (ndem_db_get(app->db, id, &row)) {
+        ndem_http_problem(req, 500, NULL, "job %s vanished", id);
+        return;
+    }
+    reply_json(req, status, ndem_resource(app, &row, ndem_http_header(req, "Host")));
+    ndem_job_row_free(&row);
+}
+
+/* ---- POST /api/v1/jobs ---- */
+
+static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...) {
+    if (errs->count == errs->capacity) {
+        int cap = errs->capacity ? 2 * errs->capacity : 4;
+        ndem_job_error *grown = realloc(errs->items, (size_t)cap * sizeof *grown);
+        if (!grown) return;
+        errs->items = grown;
+        errs->capacity = cap;
+    }
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    errs->items[errs->count].pointer = strdup(pointer);
+    errs->items[errs->count].message = strdup(msg);
+    errs->count++;
+}
+
+/* The daemon's limits (--max-*), as errors with pointers like the parser's. */
+static void check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
+                         ndem_job_errors *errs) {
+    long particles = ndem_job_particle_estimate(job);
+    if (particles > cfg->max_particles)
+        add_error(errs, "/scene/particles",
+                  "the job can hold up to %ld particles; this server allows %ld (--max-particles)",
+                  particles, cfg->max_particles);
+    if (job->scene.solver.duration > cfg->max_duration)
+        add_error(errs, "/solver/duration",
+                  "%g s of simulated time; this server allows %g s (--max-duration)",
+                  job->scene.solver.duration, cfg->max_duration);
+    if (steps > cfg->max_steps)
+        add_error(errs, "/solver/time_step",
+                  "duration / time_step is %ld steps; this server allows %ld (--max-steps)", steps,
+                  cfg->max_steps);
+}
+
+static int new_id(char *id) {
+    unsigned char r[NDEM_ID_LEN / 2];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return -1;
+    for (size_t i = 0; i < sizeof r; i++)
+        snprintf(id + 2 * i, 3, "%02x", r[i]);
+    return 0;
+}
+
+static void post_job(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    ndem_job *job = NULL;
+    ndem_job_errors errs = {0};
+    ndem_job_status st = ndem_job_parse(req->body ? req->body : "", req->body_len, &job, &errs);
+    long steps = 0;
+    if (st == NDEM_JOB_OK) {
+        double h = job->scene.solver.time_step, d = job->scene.solver.duration;
+        double s = ceil(d / h - 1e-9);
+        steps = s > (double)LONG_MAX / 2 ? LONG_MAX / 2 : (long)s;
+        check_limits(&app->cfg, job, steps, &errs);
+    }
+    if (st != NDEM_JOB_OK || errs.count) {
+        char *list = ndem_job_errors_to_json(&errs);
+        const char *first = errs.count ? errs.items[0].message : "?";
+        if (st == NDEM_JOB_MALFORMED)
+            ndem_http_problem(req, 400, list, "the body is not JSON: %s", first);
+        else
+            ndem_http_problem(req, 422, list, "the job has %d error%s; the first: %s%s%s",
+                              errs.count, errs.count == 1 ? "" : "s",
+                              errs.items[0].pointer[0] ? errs.items[0].pointer : "",
+                              errs.items[0].pointer[0] ? ": " : "", first);
+        free(list);
+        ndem_job_errors_clear(&errs);
+        ndem_job_destroy(job);
+        return;
+    }
+    ndem_job_row row = {0};
+    row.document = ndem_job_to_json(job);
+    snprintf(row.name, sizeof row.name, "%s", job->name);
+    row.created_us = ndem_now_us();
+    row.steps_total = steps;
+    row.duration = job->scene.solver.duration;
+    ndem_job_destroy(job);
+    if (!row.document || new_id(row.id)) {
+        free(row.document);
+        ndem_http_problem(req, 500, NULL, "out of memory or randomness");
+        return;
+    }
+    int rc = ndem_db_insert(app->db, &row, app->cfg.max_queued);
+    free(row.document);
+    if (rc == 1) {
+        req->retry_after = 10;
+        ndem_http_problem(req, 503, NULL, "%ld jobs are queued already (--max-queued); try later",
+                          app->cfg.max_queued);
+        return;
+    }
+    if (rc) {
+        ndem_http_problem(req, 500, NULL, "the job database failed");
+        return;
+    }
+    ndem_log("job %s: queued ('%s', %ld steps)", row.id, row.name, steps);
+    ndem_pool_wake(app->pool);
+    snprintf(req->location, sizeof req->location, "/api/v1/jobs/%s", row.id);
+    reply_resource(app, req, 201, row.id);
+}
+
+/* ---- GET /api/v1/jobs ---- */
+
+static int parse_long(const char *s, long min, long max, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+static void list_jobs(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    const char *status = ndem_http_query(req, "status");
+    const char *limit_s = ndem_http_query(req, "limit");
+    const char *cursor = ndem_http_query(req, "cursor");
+    long limit = LIST_DEFAULT, before = 0;
+    if (status) {
+        int ok = 0;
+        for (int i = 0; i < NDEM_STATUS_COUNT; i++)
+            ok |= !strcmp(status, ndem_status_names[i]);
+        if (!ok) {
+            ndem_http_problem(req, 400, NULL,
+                              "status must be queued, running, succeeded, "
+                              "failed or cancelled, not '%s'",
+                              status);
+            return;
+        }
+    }
+    if (limit_s && parse_long(limit_s, 1, LIST_MAX, &limit)) {
+        ndem_http_problem(req, 400, NULL, "limit must be a whole number from 1 to %d", LIST_MAX);
+        return;
+    }
+    if (cursor && parse_long(cursor, 1, LONG_MAX, &before)) {
+        ndem_http_problem(req, 400, NULL, "cursor '%s' is not one this server gave", cursor);
+        return;
+    }
+    ndem_job_row *rows;
+    int n;
+    if (ndem_db_list(app->db, status, before, (int)limit, &rows, &n)) {
+        ndem_http_problem(req, 500, NULL, "the job database failed");
+        return;
+    }
+    cJSON *o = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(o, "jobs");
+    const char *host = ndem_http_header(req, "Host");
+    for (int i = 0; i < n; i++) {
+        cJSON_AddItemToArray(list, ndem_resource(app, &rows[i], host));
+        ndem_job_row_free(&rows[i]);
+    }
+    if (n == limit && n > 0) {
+        char next[32];
+        snprintf(next, sizeof next, "%ld", rows[n - 1].seq);
+        cJSON_AddStringToObject(o, "next_cursor", next);
+    } else {
+        cJSON_AddNullToObject(o, "next_cursor");
+    }
+    free(rows);
+    reply_json(req, 200, o);
+}
+
+/* ---- /api/v1/jobs/{id} ---- */
+
+static void get_job(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    ndem_job_row row;
+    if (load_job(app, req, &row)) return;
+    reply_json(req, 200, ndem_resource(app, &row, ndem_http_header(req, "Host")));
+    ndem_job_row_free(&row);
+}
+
+static void cancel_job(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    const char *id = req->params[0];
+    int rc = valid_id(id) ? ndem_pool_cancel(app->pool, id) : NDEM_CANCEL_UNKNOWN;
+    switch (rc) {
+    case NDEM_CANCEL_QUEUED:
+        ndem_log("job %s: cancelled while queued", id);
+        reply_resource(app, req, 200, id);
+        break;
+    case NDEM_CANCEL_RUNNING:
+        ndem_log("job %s: cancel requested", id);
+        reply_resource(app, req, 202, id);
+        break;
+    case NDEM_CANCEL_FINISHED:
+        ndem_http_problem(req, 409, NULL,
+                          "job %s has finished; only queued or running jobs can "
+                          "be cancelled",
+                          id);
+        break;
+    case NDEM_CANCEL_UNKNOWN:
+        ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
+        break;
+    default:
+        ndem_http_problem(req, 500, NULL, "the job database failed");
+    }
+}
+
+static void delete_job(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    const char *id = req->params[0];
+    int rc = valid_id(id) ? ndem_db_delete(app->db, id) : 1;
+    if (rc == 0) {
+        if (ndem_store_remove(app->store, id))
+            ndem_log("job %s: could not remove all its files", id);
+        ndem_log("job %s: deleted", id);
+        ndem_http_reply(req, 204, NULL, NULL, 0);
+    } else if (rc == 1) {
+        ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
+    } else if (rc == 2) {
+        ndem_http_problem(req, 409, NULL, "job %s is queued or running: cancel it first", id);
+    } else {
+        ndem_http_problem(req, 500, NULL, "the job database failed");
+    }
+}
+
+/* ---- frames and series ---- */
+
+static void list_frames(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    ndem_job_row row;
+    if (load_job(app, req, &row)) return;
+    ndem_job_row_free(&row);
+    ndem_frame_row *frames;
+    long n;
+    if (ndem_db_frames(app->db, row.id, &frames, &n)) {
+        free(frames);
+        ndem_http_problem(req, 500, NULL, "the job database failed");
+        return;
+    }
+    cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
+    cJSON_AddStringToObject(o, "job", row.id);
+    cJSON_AddNumberToObject(o, "count", (double)n);
+    for (long i = 0; i < n; i++) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddNumberToObject(f, "index", (double)frames[i].index);
+        cJSON_AddNumberToObject(f, "step", (double)frames[i].step);
+        cJSON_AddNumberToObject(f, "time", frames[i].time);
+        cJSON_AddNumberToObject(f, "particles", (double)frames[i].particles);
+        cJSON_AddItemToArray(list, f);
+    }
+    cJSON_AddItemToObject(o, "frames", list);
+    free(frames);
+    reply_json(req, 200, o);
+}
+
+static int accepts(ndem_request *req, const char *type) {
+    const char *accept = ndem_http_header(req, "Accept");
+    return accept && strstr(accept, type);
+}
+
+static void get_frame(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    ndem_job_row row;
+    if (load_job(app, req, &row)) return;
+    ndem_job_row_free(&row);
+    const char *n_s = req->params[1];
+    long n = -1;
+    if (strcmp(n_s, "latest") && parse_long(n_s, 0, LONG_MAX, &n)) {
+        ndem_http_problem(req, 404, NULL, "frame '%s': want a frame index or 'latest'", n_s);
+        return;
+    }
+    ndem_frame_row fr;
+    if (ndem_db_frame(app->db, row.id, n, &fr)) {
+        ndem_http_problem(req, 404, NULL, "job %s has no frame %s (yet)", row.id, n_s);
+        return;
+    }
+    void *buf;
+    size_t len;
+    if (ndem_store_read_frame(app->store, row.id, fr.index, &buf, &len)) {
+        ndem_http_problem(req, 500, NULL, "the file of frame %ld is missing", fr.index);
+        return;
+    }
+    if (accepts(req, "application/octet-stream")) {
+        ndem_http_reply(req, 200, "application/octet-stream", buf, len);
+        return;
+    }
+    ndem_frame f;
+    long index;
+    int rc = ndem_store_decode_frame(buf, len, &f, &index);
+    free(buf);
+    if (rc) {
+        ndem_http_problem(req, 500, NULL, "the file of frame %ld is damaged", fr.index);
+        return;
+    }
+    char *text = ndem_frame_to_json(&f, index);
+    ndem_frame_free(&f);
+    if (!text)
+        ndem_http_problem(req, 500, NULL, "out of memory");
+    else
+        ndem_http_reply(req, 200, "application/json", text, strlen(text));
+}
+
+/* A growing text buffer for answers written by hand. */
+typedef struct text_buf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} text_buf;
+
+static void put(text_buf *b, const char *s, size_t n) {
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *grown = realloc(b->p, cap);
+        if (!grown) {
+            b->failed = 1;
+            return;
+        }
+        b->p = grown;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+static void puts_(text_buf *b, const char *s) {
+    put(b, s, strlen(s));
+}
+
+/* A header name as a JSON string: only [A-Za-z0-9_] survive. */
+static void put_name(text_buf *b, const char *s, size_t n) {
+    put(b, "\"", 1);
+    for (size_t i = 0; i < n; i++)
+        if (isalnum((unsigned char)s[i]) || s[i] == '_') put(b, &s[i], 1);
+    put(b, "\"", 1);
+}
+
+/* series.csv as JSON columns: {"job", "count", "columns": [...],
+ * "series": {"step": [...], ...}}; ?every=N keeps every Nth row (and the
+ * last); Accept: text/csv gets the file itself. Written straight from the
+ * text, column after column (each number as the file spells it, null when
+ * not finite), in memory about the size of the file. */
+static void get_series(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    ndem_job_row row;
+    if (load_job(app, req, &row)) return;
+    ndem_job_row_free(&row);
+    long every = 1;
+    const char *every_s = ndem_http_query(req, "every");
+    if (every_s && parse_long(every_s, 1, LONG_MAX, &every)) {
+        ndem_http_problem(req, 400, NULL, "every must be a whole number of at least 1");
+        return;
+    }
+    char *text;
+    size_t len;
+    if (ndem_store_read_series(app->store, row.id, &text, &len)) {
+        text = strdup("step,time\n"); /* queued: nothing yet */
+        len = text ? strlen(text) : 0;
+    }
+    if (!text) {
+        ndem_http_problem(req, 500, NULL, "out of memory");
+        return;
+    }
+    if (accepts(req, "text/csv")) {
+        ndem_http_reply(req, 200, "text/csv", text, len);
+        return;
+    }
+    /* the rows kept, each with a cursor at its next field */
+    long lines = 0, kept = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    char **cur = malloc((size_t)(lines > 0 ? lines : 1) * sizeof *cur);
+    if (!cur) {
+        free(text);
+        ndem_http_problem(req, 500, NULL, "out of memory");
+        return;
+    }
+    char *header = text, *nl = strchr(text, '\n');
+    if (nl) *nl = 0;
+    for (long r = 0; nl && nl[1]; r++) {
+        char *line = nl + 1;
+        nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        if (r % every == 0 || !nl || !nl[1]) cur[kept++] = line;
+    }
+    text_buf b = {0};
+    char num[32];
+    snprintf(num, sizeof num, "%ld", kept);
+    puts_(&b, "{\"job\":\"");
+    puts_(&b, row.id);
+    puts_(&b, "\",\"count\":");
+    puts_(&b, num);
+    puts_(&b, ",\"columns\":[");
+    for (const char *h = header; *h;) {
+        size_t n = strcspn(h, ",");
+        put_name(&b, h, n);
+        h += n;
+        if (*h) h++, put(&b, ",", 1);
+    }
+    puts_(&b, "],\"series\":{");
+    for (const char *h = header; *h;) {
+        size_t n = strcspn(h, ",");
+        put_name(&b, h, n);
+        put(&b, ":[", 2);
+        for (long r = 0; r < kept; r++) {
+            size_t k = strcspn(cur[r], ",");
+            char *after;
+            double v = strtod(cur[r], &after);
+            if (r) put(&b, ",", 1);
+            if (k > 0 && after == cur[r] + k && isfinite(v))
+                put(&b, cur[r], k);
+            else
+                puts_(&b, "null");
+            cur[r] += k + (cur[r][k] == ',');
+        }
+        put(&b, "]", 1);
+        h += n;
+        if (*h) h++, put(&b, ",", 1);
+    }
+    puts_(&b, "}}");
+    free(cur);
+    free(text);
+    if (b.failed) {
+        free(b.p);
+        ndem_http_problem(req, 500, NULL, "out of memory");
+    } else {
+        ndem_http_reply(req, 200, "application/json", b.p, b.len);
+    }
+}
+
+/* ---- service routes ---- */
+
+static void health(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    long counts[NDEM_STATUS_COUNT];
+    int ok = ndem_db_count_by_status(app->db, counts) == 0;
+    ndem_pool_stats ps;
+    ndem_pool_stats_get(app->pool, &ps);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "status", ok ? "ok" : "degraded");
+    cJSON_AddStringToObject(o, "version", "0.1.0");
+    cJSON_AddNumberToObject(o, "uptime_seconds", ndem_mono() - app->started);
+    cJSON_AddNumberToObject(o, "queue_depth", (double)counts[0]);
+    cJSON_AddNumberToObject(o, "running", (double)counts[1]);
+    cJSON_AddNumberToObject(o, "workers", (double)ps.workers);
+    cJSON_AddNumberToObject(o, "stream_clients", (double)ndem_stream_clients(app->stream));
+    reply_json(req, ok ? 200 : 503, o);
+}
+
+static void openapi(void *ctx, ndem_request *req) {
+    for (const ndem_embedded_file *f = ndem_embedded; f->name; f++)
+        if (!strcmp(f->name, "openapi.json")) {
+            char *text = strdup(f->text);
+            ndem_http_reply(req, 200, "application/json", text, text ? strlen(text) : 0);
+            return;
+        }
+    ndem_http_problem(req, 500, NULL, "the OpenAPI document was not built in");
+}
+
+static void metrics(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    long counts[NDEM_STATUS_COUNT];
+    ndem_db_count_by_status(app->db, counts);
+    ndem_pool_stats ps;
+    ndem_pool_stats_get(app->pool, &ps);
+    size_t cap = 8192, n = 0;
+    char *t = malloc(cap);
+    if (!t) {
+        ndem_http_problem(req, 500, NULL, "out of memory");
+        return;
+    }
+#define OUT(...) n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__)
+    OUT("# HELP ndem_jobs Jobs by status.\n# TYPE ndem_jobs gauge\n");
+    for (int i = 0; i < NDEM_STATUS_COUNT; i++)
+        OUT("ndem_jobs{status=\"%s\"} %ld\n", ndem_status_names[i], counts[i]);
+    OUT("# HELP ndem_queue_depth Jobs waiting to run.\n# TYPE ndem_queue_depth gauge\n"
+        "ndem_queue_depth %ld\n",
+        counts[0]);
+    OUT("# HELP ndem_workers_busy Workers running a job.\n# TYPE ndem_workers_busy gauge\n"
+        "ndem_workers_busy %ld\n",
+        ps.busy);
+    OUT("# HELP ndem_workers Worker threads.\n# TYPE ndem_workers gauge\nndem_workers %ld\n",
+        ps.workers);
+    OUT("# HELP ndem_steps_per_second Simulation steps per second, all running jobs.\n"
+        "# TYPE ndem_steps_per_second gauge\nndem_steps_per_second %.3f\n",
+        ps.steps_per_second);
+    OUT("# HELP ndem_steps_total Simulation steps since start-up.\n"
+        "# TYPE ndem_steps_total counter\nndem_steps_total %ld\n",
+        ps.steps_total);
+    OUT("# HELP ndem_stream_clients Connected WebSocket clients.\n"
+        "# TYPE ndem_stream_clients gauge\nndem_stream_clients %ld\n",
+        ndem_stream_clients(app->stream));
+    OUT("# HELP ndem_stream_pending_bytes Bytes queued for stream clients.\n"
+        "# TYPE ndem_stream_pending_bytes gauge\nndem_stream_pending_bytes %zu\n",
+        ndem_stream_pending_bytes(app->stream));
+    OUT("# HELP ndem_http_requests_total HTTP requests since start-up.\n"
+        "# TYPE ndem_http_requests_total counter\nndem_http_requests_total %ld\n",
+        ndem_http_requests(app->http));
+    OUT("# HELP ndem_uptime_seconds Seconds since start-up.\n"
+        "# TYPE ndem_uptime_seconds gauge\nndem_uptime_seconds %.1f\n",
+        ndem_mono() - app->started);
+#undef OUT
+    ndem_http_reply(req, 200, "text/plain; version=0.0.4", t, n < cap ? n : cap - 1);
+}
+
+/* ---- static files ---- */
+
+static const char placeholder[] =
+    "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>ndem</title></head>\n"
+    "<body><h1>ndem</h1><p>The simulation daemon is running. The API is at "
+    "<a href=\"/api/v1/jobs\">/api/v1/jobs</a>, described by "
+    "<a href=\"/openapi.json\">/openapi.json</a>.</p></body></html>\n";
+
+static const char *mime_of(const char *path) {
+    static const char *const types[][2] = {
+        {".html", "text/html; charset=utf-8"},
+        {".js", "text/javascript"},
+        {".mjs", "text/javascript"},
+        {".css", "text/css"},
+        {".json", "application/json"},
+        {".svg", "image/svg+xml"},
+        {".png", "image/png"},
+        {".ico", "image/x-icon"},
+        {".wasm", "application/wasm"},
+        {".txt", "text/plain; charset=utf-8"},
+    };
+    const char *dot = strrchr(path, '.');
+    for (size_t i = 0; dot && i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(dot, types[i][0])) return types[i][1];
+    return "application/octet-stream";
+}
+
+void ndem_static_file(void *ctx, ndem_request *req) {
+    ndem_app *app = ctx;
+    const char *path = req->path;
+    /* no "..", no hidden files, no backslashes: nothing can leave --web */
+    if (path[0] != '/' || strstr(path, "/.") || strchr(path, '\\')) {
+        ndem_http_problem(req, 404, NULL, "no resource at %s", path);
+        return;
+    }
+    char root[PATH_MAX], file[PATH_MAX + 1100], real[PATH_MAX];
+    int have_root = realpath(app->cfg.web, root) != NULL;
+    snprintf(file, sizeof file, "%s%s%s", app->cfg.web, path,
+             path[strlen(path) - 1] == '/' ? "index.html" : "");
+    struct stat st;
+    size_t rl = have_root ? strlen(root) : 0;
+    if (!have_root || !realpath(file, real) || strncmp(real, root, rl) ||
+        (real[rl] != '/' && real[rl]) || stat(real, &st) || !S_ISREG(st.st_mode)) {
+        if (!strcmp(path, "/")) {
+            char *t = strdup(placeholder);
+            ndem_http_reply(req, 200, "text/html; charset=utf-8", t, t ? strlen(t) : 0);
+        } else {
+            ndem_http_problem(req, 404, NULL, "no resource at %s", path);
+        }
+        return;
+    }
+    size_t len;
+    char *data = ndem_read_file(real, &len);
+    if (!data)
+        ndem_http_problem(req, 500, NULL, "cannot read %s", path);
+    else
+        ndem_http_reply(req, 200, mime_of(real), data, len);
+}
+
+const ndem_route ndem_routes[] = {
+    {"POST", "/api/v1/jobs", post_job, 1},
+    {"GET", "/api/v1/jobs", list_jobs, 0},
+    {"GET", "/api/v1/jobs/{id}", get_job, 0},
+    {"DELETE", "/api/v1/jobs/{id}", delete_job, 0},
+    {"POST", "/api/v1/jobs/{id}/cancel", cancel_job, 0},
+    {"GET", "/api/v1/jobs/{id}/frames", list_frames, 0},
+    {"GET", "/api/v1/jobs/{id}/frames/{n}", get_frame, 0},
+    {"GET", "/api/v1/jobs/{id}/series", get_series, 0},
+    {"GET", "/health", health, 0},
+    {"GET", "/openapi.json", openapi, 0},
+    {"GET", "/metrics", metrics, 0},
+    {NULL, NULL, NULL, 0},
+};

@@ -1,0 +1,408 @@
+/* worker.c - the worker pool: --workers threads, each taking the oldest
+ * queued job (an atomic claim in SQLite, so no job ever runs twice at once)
+ * and running it to its end with --threads OpenMP threads.
+ *
+ * A worker's loop mirrors `ndem run` (cli/ndem.c): a frame at t = 0 and at
+ * every output.frame_interval of simulated time, a series row per step.
+ * Around it the daemon's concerns, each on its own wall-clock cadence:
+ * progress into SQLite and onto the stream (--progress-interval), and a
+ * checkpoint (--checkpoint-interval). Files are written by the store's
+ * writer thread, never here. Cancellation and shutdown are flags read once
+ * per step, so both take effect within one step.
+ *
+ * A claimed job with a checkpoint resumes from it: the engine restores its
+ * state bit for bit, and the store cuts frames and series back to what they
+ * were at that step, so a resumed job ends with exactly the files of an
+ * uninterrupted run. Without a usable checkpoint it starts from zero. */
+#include "worker.h"
+
+#include "job.h"
+#include "log.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SERIES_CHUNK (64 * 1024)
+
+typedef struct worker {
+    struct ndem_pool *pool;
+    pthread_t thread;
+    int started;
+    char id[NDEM_ID_LEN + 1]; /* the running job, "" when idle (pool lock) */
+    atomic_int cancel;
+    _Atomic double rate; /* steps per second of the running job */
+} worker;
+
+struct ndem_pool {
+    const ndem_config *cfg;
+    ndem_db *db;
+    ndem_store *store;
+    ndem_stream *stream;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    atomic_int stopping;
+    atomic_long steps_total;
+    long count;
+    worker *workers;
+};
+
+/* A running job: everything run_job and its helpers share. */
+typedef struct run {
+    worker *w;
+    const ndem_job_row *row;
+    double wall_before; /* wall seconds of earlier attempts, when resumed */
+    ndem_job *job;
+    ndem_sim *sim;
+    ndem_resume resume;
+    long total;
+    char *series;
+    size_t series_len, series_cap;
+} run;
+
+static void series_flush(run *r) {
+    if (!r->series_len) return;
+    ndem_store_series(r->w->pool->store, r->row->id, r->series, r->series_len);
+    r->series = NULL;
+    r->series_len = r->series_cap = 0;
+}
+
+static void series_append(run *r, const ndem_step_stats *st) {
+    if (r->series_cap - r->series_len < 512) {
+        size_t cap = r->series_cap ? r->series_cap * 2 : SERIES_CHUNK + 1024;
+        char *grown = realloc(r->series, cap);
+        if (!grown) return;
+        r->series = grown;
+        r->series_cap = cap;
+    }
+    int n = ndem_store_series_row(r->series + r->series_len, r->series_cap - r->series_len, st);
+    if (n > 0) r->series_len += (size_t)n;
+    if (r->series_len >= SERIES_CHUNK) series_flush(r);
+}
+
+static void emit_frame(run *r) {
+    ndem_frame f;
+    if (ndem_sim_copy_frame(r->sim, &f)) return;
+    ndem_stream_frame(r->w->pool->stream, r->row->id, &f, r->resume.frames);
+    ndem_store_frame(r->w->pool->store, r->row->id, r->resume.frames, &f);
+    r->resume.frames++;
+}
+
+static ndem_progress progress_of(const run *r, double wall) {
+    ndem_progress p = {0};
+    p.steps_total = r->total;
+    p.wall_seconds = r->wall_before + wall;
+    if (r->sim) {
+        const ndem_step_stats *s = ndem_sim_stats(r->sim);
+        p.step = s->step;
+        p.time = s->time;
+        p.particles = s->particles;
+        p.contacts = s->contacts;
+        p.kinetic_energy = s->kinetic_energy;
+    }
+    return p;
+}
+
+static void publish_progress(run *r, const ndem_progress *p) {
+    cJSON *o = cJSON_CreateObject(), *pr = cJSON_CreateObject(), *st = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "progress");
+    cJSON_AddStringToObject(o, "job", r->row->id);
+    cJSON_AddNumberToObject(pr, "step", (double)p->step);
+    cJSON_AddNumberToObject(pr, "steps_total", (double)p->steps_total);
+    cJSON_AddNumberToObject(pr, "time", p->time);
+    cJSON_AddNumberToObject(pr, "duration", r->row->duration);
+    cJSON_AddNumberToObject(pr, "fraction",
+                            p->steps_total > 0 ? (double)p->step / (double)p->steps_total : 1.0);
+    cJSON_AddItemToObject(o, "progress", pr);
+    cJSON_AddNumberToObject(st, "particles", (double)p->particles);
+    cJSON_AddNumberToObject(st, "contacts", (double)p->contacts);
+    cJSON_AddNumberToObject(st, "kinetic_energy", p->kinetic_energy);
+    cJSON_AddNumberToObject(st, "wall_seconds", p->wall_seconds);
+    cJSON_AddItemToObject(o, "stats", st);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (text) ndem_stream_progress(r->w->pool->stream, r->row->id, text);
+    free(text);
+}
+
+static void publish_status(ndem_pool *p, const char *id, const char *status, const char *error) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "status");
+    cJSON_AddStringToObject(o, "job", id);
+    cJSON_AddStringToObject(o, "status", status);
+    if (error) cJSON_AddStringToObject(o, "error", error);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (text) ndem_stream_status(p->stream, id, text);
+    free(text);
+}
+
+/* Ends a job: its files are complete before the status says so. */
+static void finish(run *r, const char *status, const char *error, double wall) {
+    ndem_pool *p = r->w->pool;
+    const char *id = r->row->id;
+    series_flush(r);
+    if (strcmp(status, "queued")) ndem_store_drop_checkpoint(p->store, id);
+    if (ndem_store_flush(p->store, id) && !strcmp(status, "succeeded")) {
+        status = "failed";
+        error = "writing the job's output failed (see the daemon's log)";
+    }
+    ndem_progress pr = progress_of(r, wall);
+    ndem_db_finish(p->db, id, status, error, &pr);
+    if (r->sim) publish_progress(r, &pr);
+    publish_status(p, id, status, error);
+    ndem_log("job %s: %s at step %ld/%ld (%.2f s wall)%s%s", id, status, pr.step, pr.steps_total,
+             wall, error ? ": " : "", error ? error : "");
+}
+
+static void checkpoint(run *r) {
+    void *buf = NULL;
+    size_t len = 0;
+    series_flush(r); /* the checkpoint must follow every row before it */
+    if (ndem_sim_checkpoint(r->sim, &buf, &len)) {
+        ndem_log("job %s: checkpoint failed", r->row->id);
+        return;
+    }
+    r->resume.step = ndem_sim_stats(r->sim)->step;
+    ndem_store_checkpoint(r->w->pool->store, r->row->id, &r->resume, buf, len);
+}
+
+/* Restores from the checkpoint, or creates the simulation from zero. */
+static int start_sim(run *r, char *err, size_t err_len) {
+    ndem_pool *p = r->w->pool;
+    const char *id = r->row->id;
+    void *buf = NULL;
+    size_t len = 0;
+    if (ndem_store_load_checkpoint(p->store, id, &r->resume, &buf, &len) == 0) {
+        r->sim = ndem_sim_restore(&r->job->scene, buf, len, err, err_len);
+        free(buf);
+        if (r->sim && ndem_store_rewind(p->store, id, &r->resume)) {
+            ndem_sim_destroy(r->sim);
+            r->sim = NULL;
+            snprintf(err, err_len, "cannot cut the output back to the checkpoint");
+        }
+        if (r->sim) {
+            ndem_log("job %s: resumed from its checkpoint at step %ld", id, r->resume.step);
+            r->wall_before = r->row->wall_seconds; /* about: up to its last progress record */
+            return 0;
+        }
+        ndem_log("job %s: checkpoint not usable (%s); starting from zero", id, err);
+    }
+    if (ndem_store_reset(p->store, id)) {
+        snprintf(err, err_len, "cannot create the job's directory: %s", strerror(errno));
+        return -1;
+    }
+    r->sim = ndem_sim_create(&r->job->scene, err, err_len);
+    if (!r->sim) return -1;
+    r->resume = (ndem_resume){0, 0, r->job->output.frame_interval, 0};
+    emit_frame(r);
+    return 0;
+}
+
+static void run_job(worker *w, const ndem_job_row *row) {
+    ndem_pool *p = w->pool;
+    run r = {.w = w, .row = row};
+    double t0 = ndem_mono();
+    char err[512] = "";
+    ndem_log("job %s: running (attempt %ld)", row->id, row->attempts);
+    ndem_stream_begin(p->stream, row->id);
+    publish_status(p, row->id, "running", NULL);
+    ndem_job_errors errs = {0};
+    if (ndem_job_parse(row->document, strlen(row->document), &r.job, &errs) != NDEM_JOB_OK) {
+        snprintf(err, sizeof err, "the stored job document does not parse: %s",
+                 errs.count ? errs.items[0].message : "?");
+        ndem_job_errors_clear(&errs);
+        finish(&r, "failed", err, 0);
+        ndem_stream_end(p->stream, row->id);
+        return;
+    }
+    if (p->cfg->threads > 0) r.job->scene.solver.threads = (int)p->cfg->threads;
+    if (start_sim(&r, err, sizeof err)) {
+        finish(&r, "failed", err, ndem_mono() - t0);
+        goto out;
+    }
+    r.total = ndem_sim_total_steps(r.sim);
+    double h = r.job->scene.solver.time_step, interval = r.job->output.frame_interval;
+    double next_progress = 0, next_checkpoint = t0 + p->cfg->checkpoint_interval;
+    long rate_steps = ndem_sim_stats(r.sim)->step;
+    double rate_t = t0;
+    const char *status = "succeeded";
+    const char *error = NULL;
+    while (ndem_sim_stats(r.sim)->step < r.total) {
+        if (atomic_load(&w->cancel)) {
+            status = "cancelled";
+            break;
+        }
+        if (atomic_load(&p->stopping)) {
+            checkpoint(&r);
+            status = "queued";
+            break;
+        }
+        ndem_status st = ndem_sim_step(r.sim);
+        const ndem_step_stats *s = ndem_sim_stats(r.sim);
+        if (st != NDEM_OK) {
+            const char *why = ndem_sim_error(r.sim);
+            why = why && why[0] ? why : "the engine gave no reason";
+            if (strstr(why, "step"))
+                snprintf(err, sizeof err, "%s", why);
+            else
+                snprintf(err, sizeof err, "%s (step %ld)", why, s->step + 1);
+            status = "failed";
+            error = err;
+            break;
+        }
+        atomic_fetch_add(&p->steps_total, 1);
+        series_append(&r, s);
+        if (s->time >= r.resume.next_frame - 0.5 * h || s->step == r.total) {
+            series_flush(&r);
+            emit_frame(&r);
+            while (r.resume.next_frame <= s->time + 0.5 * h)
+                r.resume.next_frame += interval;
+        }
+        double now = ndem_mono();
+        if (now >= next_progress) {
+            next_progress = now + p->cfg->progress_interval;
+            ndem_progress pr = progress_of(&r, now - t0);
+            series_flush(&r);
+            ndem_db_progress(p->db, row->id, &pr);
+            publish_progress(&r, &pr);
+            if (now > rate_t) w->rate = (double)(s->step - rate_steps) / (now - rate_t);
+            rate_steps = s->step;
+            rate_t = now;
+        }
+        if (now >= next_checkpoint && s->step < r.total) {
+            checkpoint(&r);
+            next_checkpoint = now + p->cfg->checkpoint_interval;
+        }
+    }
+    finish(&r, status, error, ndem_mono() - t0);
+out:
+    w->rate = 0;
+    free(r.series);
+    ndem_stream_end(p->stream, row->id);
+    ndem_sim_destroy(r.sim);
+    ndem_job_destroy(r.job);
+}
+
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    ndem_pool *p = w->pool;
+    pthread_mutex_lock(&p->lock);
+    while (!atomic_load(&p->stopping)) {
+        ndem_job_row row;
+        /* claimed under the pool lock, so a cancel sees it queued or ours */
+        int rc = ndem_db_claim(p->db, &row);
+        if (rc == 0) {
+            memcpy(w->id, row.id, sizeof w->id);
+            atomic_store(&w->cancel, 0);
+            pthread_mutex_unlock(&p->lock);
+            run_job(w, &row);
+            ndem_job_row_free(&row);
+            pthread_mutex_lock(&p->lock);
+            w->id[0] = 0;
+            continue;
+        }
+        /* nothing queued: sleep until woken (or a second, as a safety net) */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&p->wake, &p->lock, &until);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *store,
+                           ndem_stream *stream, char *err, size_t err_len) {
+    ndem_pool *p = calloc(1, sizeof *p);
+    worker *ws = calloc((size_t)cfg->workers, sizeof *ws);
+    if (!p || !ws) {
+        free(p);
+        free(ws);
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    p->cfg = cfg;
+    p->db = db;
+    p->store = store;
+    p->stream = stream;
+    p->workers = ws;
+    p->count = cfg->workers;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    for (long i = 0; i < p->count; i++) {
+        ws[i].pool = p;
+        if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i])) {
+            snprintf(err, err_len, "cannot start worker %ld", i);
+            ndem_pool_stop(p);
+            return NULL;
+        }
+        ws[i].started = 1;
+    }
+    return p;
+}
+
+void ndem_pool_wake(ndem_pool *p) {
+    pthread_mutex_lock(&p->lock);
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+}
+
+int ndem_pool_cancel(ndem_pool *p, const char *id) {
+    pthread_mutex_lock(&p->lock);
+    int rc = ndem_db_cancel_queued(p->db, id);
+    if (rc == 1) {
+        rc = NDEM_CANCEL_QUEUED;
+    } else if (rc == 0) {
+        rc = NDEM_CANCEL_UNKNOWN;
+        for (long i = 0; i < p->count; i++)
+            if (!strcmp(p->workers[i].id, id)) {
+                atomic_store(&p->workers[i].cancel, 1);
+                rc = NDEM_CANCEL_RUNNING;
+            }
+        if (rc == NDEM_CANCEL_UNKNOWN) {
+            ndem_job_row row;
+            int got = ndem_db_get(p->db, id, &row);
+            if (got == 0) {
+                rc = NDEM_CANCEL_FINISHED;
+                ndem_job_row_free(&row);
+            } else if (got < 0) {
+                rc = -1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return rc;
+}
+
+void ndem_pool_stop(ndem_pool *p) {
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    atomic_store(&p->stopping, 1);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (long i = 0; i < p->count; i++)
+        if (p->workers[i].started) pthread_join(p->workers[i].thread, NULL);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->wake);
+    free(p->workers);
+    free(p);
+}
+
+void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out) {
+    memset(out, 0, sizeof *out);
+    out->workers = p->count;
+    out->steps_total = atomic_load(&p->steps_total);
+    pthread_mutex_lock(&p->lock);
+    for (long i = 0; i < p->count; i++)
+        if (p->workers[i].id[0]) {
+            out->busy++;
+            out->steps_per_second += p->workers[i].rate;
+        }
+    pthread_mutex_unlock(&p->lock);
+}

@@ -1,0 +1,32 @@
+/* worker.h - the worker pool that runs queued jobs (worker.c). */
+#ifndef NDEM_SERVER_WORKER_H
+#define NDEM_SERVER_WORKER_H
+
+#include "config.h"
+#include "db.h"
+#include "store.h"
+#include "stream.h"
+
+typedef struct ndem_pool ndem_pool;
+
+ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *store,
+                           ndem_stream *stream, char *err, size_t err_len);
+/* A job was queued: a sleeping worker looks now. */
+void ndem_pool_wake(ndem_pool *p);
+
+enum { NDEM_CANCEL_QUEUED, NDEM_CANCEL_RUNNING, NDEM_CANCEL_FINISHED, NDEM_CANCEL_UNKNOWN };
+/* Cancels a queued job at once, or asks the worker of a running one to stop
+ * after the current step. NDEM_CANCEL_* or -1 on a database error. */
+int ndem_pool_cancel(ndem_pool *p, const char *id);
+
+/* Stops taking jobs; running jobs checkpoint and go back to the queue. */
+void ndem_pool_stop(ndem_pool *p);
+
+typedef struct ndem_pool_stats {
+    long workers, busy;
+    long steps_total;        /* steps taken since start-up */
+    double steps_per_second; /* summed over running jobs, recent */
+} ndem_pool_stats;
+void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out);
+
+#endif

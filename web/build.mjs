@@ -1,0 +1,37 @@
+// Copies what the page needs from node_modules (installed by `npm ci` from
+// package-lock.json) into web/vendor/, and the job examples of ../examples
+// into web/examples/ with an index. ndemd serves web/ as it is: no bundler.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const nm = join(here, 'node_modules');
+const copies = [
+  ['three/build/three.module.js', 'vendor/three/three.module.js'],
+  ['three/build/three.core.js', 'vendor/three/three.core.js'],
+  ['three/examples/jsm/controls/OrbitControls.js', 'vendor/three/addons/controls/OrbitControls.js'],
+  ['three/LICENSE', 'vendor/three/LICENSE'],
+];
+rmSync(join(here, 'vendor'), { recursive: true, force: true });
+for (const [from, to] of copies) {
+  mkdirSync(dirname(join(here, to)), { recursive: true });
+  copyFileSync(join(nm, from), join(here, to));
+}
+const version = JSON.parse(readFileSync(join(nm, 'three/package.json'), 'utf8')).version;
+writeFileSync(join(here, 'vendor/versions.json'), JSON.stringify({ three: version }) + '\n');
+
+const exSrc = join(here, '..', 'examples');
+const exDst = join(here, 'examples');
+rmSync(exDst, { recursive: true, force: true });
+mkdirSync(exDst, { recursive: true });
+const index = [];
+for (const f of readdirSync(exSrc).filter((f) => f.endsWith('.json')).sort()) {
+  const text = readFileSync(join(exSrc, f), 'utf8');
+  let name = f.replace(/\.json$/, '');
+  try { name = JSON.parse(text).name || name; } catch { /* listed anyway: the API will say what is wrong */ }
+  writeFileSync(join(exDst, f), text);
+  index.push({ file: f, name });
+}
+writeFileSync(join(exDst, 'index.json'), JSON.stringify(index, null, 1) + '\n');
+console.log(`web: three ${version} in web/vendor/, ${index.length} examples in web/examples/`);

@@ -1,0 +1,857 @@
+// main.js - the ndem browser client: job list, submission with the API's
+// validation errors, live 3D view over the job's WebSocket stream, charts of
+// the series, replay of stored frames, downloads. Only the public REST API
+// and the job streams of CONTRACT.md are used.
+import { api, ApiError, NetworkError, onReachability } from './api.js';
+import { Chart, fmt } from './chart.js';
+import { parseNdf } from './ndf.js';
+import { pointerMap, locate, lineOf, resolve, pretty } from './jsondoc.js';
+import { makeTar } from './tar.js';
+import { LUT } from './colormap.js';
+
+const $ = (id) => document.getElementById(id);
+const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- banner
+
+// Messages by topic ('daemon', 'stream', ...), shown together, newest last;
+// an error outlives info; ms > 0 removes the message after that long.
+const notes = new Map();
+function banner(key, text, kind = 'error', ms = 0) {
+  const old = notes.get(key);
+  if (old) clearTimeout(old.timer);
+  if (!text) notes.delete(key);
+  else {
+    const note = { text, kind, timer: ms ? setTimeout(() => banner(key, null), ms) : null };
+    notes.delete(key);
+    notes.set(key, note);
+  }
+  const b = $('banner');
+  b.hidden = notes.size === 0;
+  b.className = 'banner' + ([...notes.values()].some((n) => n.kind !== 'info') ? '' : ' info');
+  b.innerHTML = [...notes.values()].map((n) => `<div>${esc(n.text)}</div>`).join('');
+}
+
+let wasDown = false;
+onReachability((ok, why) => {
+  const c = $('conn');
+  c.className = 'conn ' + (ok ? 'conn-ok' : 'conn-down');
+  c.textContent = ok ? 'connected' : 'daemon unreachable';
+  if (!ok) {
+    wasDown = true;
+    banner('daemon', `Cannot reach ndemd at ${location.host} (${why}). Retrying every few seconds; nothing is lost on the server.`);
+  } else if (wasDown) {
+    wasDown = false;
+    banner('daemon', 'Connection to ndemd restored.', 'info', 4000);
+    refreshSelected();
+  }
+});
+
+// ---------------------------------------------------------------- durations
+
+function secs(s) {
+  if (!Number.isFinite(s) || s < 0) return '—';
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
+// server clock minus ours, from the Date of answers, is not exposed: use
+// created_at of queued jobs as they come (close enough for a display)
+function timing(j) {
+  const t = (x) => (x ? Date.parse(x) / 1000 : null);
+  const now = Date.now() / 1000;
+  const st = t(j.started_at), fin = t(j.finished_at), cr = t(j.created_at);
+  if (j.status === 'queued') return { text: `waiting ${secs(now - cr)}`, elapsed: null, remaining: null };
+  if (!st) return { text: '—' };
+  const elapsed = (fin || now) - st;
+  const f = j.progress?.fraction || 0;
+  let remaining = null;
+  if (j.status === 'running' && f > 0.005) remaining = (elapsed * (1 - f)) / f;
+  const text = j.status === 'running' ? `${secs(elapsed)} · ${remaining === null ? 'estimating…' : '~' + secs(remaining) + ' left'}` : secs(elapsed);
+  return { text, elapsed, remaining };
+}
+
+// ---------------------------------------------------------------- tabs
+
+for (const t of document.querySelectorAll('.tab')) {
+  t.addEventListener('click', () => showTab(t.id));
+}
+function showTab(id) {
+  for (const t of document.querySelectorAll('.tab')) {
+    const on = t.id === id;
+    t.classList.toggle('active', on);
+    $(t.dataset.panel).hidden = !on;
+  }
+}
+
+// ---------------------------------------------------------------- job list
+
+const rows = new Map();
+let listCursor = null, listExtra = 0, jobsCache = [];
+
+function jobRow(j) {
+  let tr = rows.get(j.id);
+  if (!tr) {
+    tr = document.createElement('tr');
+    tr.className = 'job';
+    tr.dataset.id = j.id;
+    tr.innerHTML = `<td><div class="name"></div><div class="id mono"></div></td><td><span class="badge"></span></td>
+      <td><div class="bar"><div class="fill"></div></div><span class="pct"></span></td><td class="num particles"></td>
+      <td class="times"></td><td class="actions"><button class="small cancel">Cancel</button> <button class="small danger delete">Delete</button></td>`;
+    tr.addEventListener('click', (e) => { if (!e.target.closest('button')) selectJob(j.id); });
+    tr.querySelector('.cancel').addEventListener('click', () => cancelJob(tr.dataset.id));
+    tr.querySelector('.delete').addEventListener('click', () => deleteJob(tr.dataset.id, tr.dataset.name));
+    rows.set(j.id, tr);
+  }
+  tr.dataset.status = j.status;
+  tr.dataset.name = j.name;
+  tr.classList.toggle('selected', j.id === sel.id);
+  tr.querySelector('.name').textContent = j.name;
+  tr.querySelector('.name').title = j.name;
+  tr.querySelector('.id').textContent = j.id;
+  const b = tr.querySelector('.badge');
+  b.textContent = j.status; b.className = 'badge ' + j.status;
+  const f = Math.max(0, Math.min(1, j.progress?.fraction || 0));
+  const fill = tr.querySelector('.fill');
+  fill.style.width = `${(f * 100).toFixed(1)}%`;
+  fill.className = 'fill ' + j.status;
+  tr.querySelector('.pct').textContent = `${(f * 100).toFixed(f < 0.1 && f > 0 ? 1 : 0)}% · t ${fmt(j.progress?.time || 0)}/${fmt(j.progress?.duration || 0)} s`;
+  tr.querySelector('.particles').textContent = (j.stats?.particles ?? 0).toLocaleString('en');
+  tr.querySelector('.times').textContent = timing(j).text;
+  tr.querySelector('.cancel').hidden = FINAL.has(j.status);
+  tr.querySelector('.delete').hidden = !FINAL.has(j.status);
+  return tr;
+}
+
+function renderJobs(jobs) {
+  const body = $('jobs-body');
+  const seen = new Set();
+  jobs.forEach((j, k) => {
+    const tr = jobRow(j);
+    seen.add(j.id);
+    if (body.children[k] !== tr) body.insertBefore(tr, body.children[k] || null);
+  });
+  for (const [id, tr] of rows) if (!seen.has(id)) { tr.remove(); rows.delete(id); }
+  $('jobs-empty').hidden = jobs.length > 0;
+  $('jobs-count').textContent = `${jobs.length} job${jobs.length === 1 ? '' : 's'}`;
+  const running = jobs.filter((j) => j.status === 'running').length;
+  document.title = running ? `ndem (${running} running)` : 'ndem';
+}
+
+let pollBusy = false;
+async function pollJobs() {
+  if (pollBusy) return;
+  pollBusy = true;
+  try {
+    const status = $('filter').value;
+    const first = await api.list(status, null, 100 + listExtra);
+    jobsCache = first.jobs;
+    listCursor = first.next_cursor;
+    $('jobs-more').hidden = !listCursor;
+    renderJobs(jobsCache);
+    const mine = jobsCache.find((j) => j.id === sel.id);
+    if (mine) updateDetail(mine);
+    else if (sel.id) refreshSelected();
+  } catch (e) {
+    if (!(e instanceof NetworkError)) banner('list', `Listing jobs failed: ${e.message}`, 'error', 6000);
+  } finally {
+    pollBusy = false;
+  }
+}
+$('filter').addEventListener('change', () => { listExtra = 0; pollJobs(); });
+$('jobs-more').addEventListener('click', () => { listExtra += 100; pollJobs(); });
+
+async function cancelJob(id) {
+  try { updateDetailIf(await api.cancel(id)); } catch (e) { banner('action', `Cancel failed: ${e.message}`, 'error', 6000); }
+  pollJobs();
+}
+async function deleteJob(id, name) {
+  if (!confirm(`Delete job “${name || id}” and all its files?`)) return;
+  try {
+    await api.remove(id);
+    if (sel.id === id) clearSelection();
+  } catch (e) { banner('action', `Delete failed: ${e.message}`, 'error', 6000); }
+  pollJobs();
+}
+
+// ---------------------------------------------------------------- viewer
+
+let viewer = null;
+const viewerReady = (async () => {
+  const container = $('viewer');
+  let note = '', kind = '2d';
+  if (new URLSearchParams(location.search).get('renderer') !== '2d') {
+    try {
+      const m = await import('./viewer3d.js');
+      if (m.webglAvailable()) { viewer = new m.Viewer3D(container); kind = m.kind; }
+      else note = 'WebGL 2 is not available in this browser: 2D fallback view.';
+    } catch (e) {
+      note = `The 3D view could not start (${e.message}; is three.js in web/vendor/? \`make web\` puts it there): 2D fallback view.`;
+    }
+  }
+  if (!viewer) {
+    const m = await import('./viewer2d.js');
+    viewer = new m.Viewer2D(container);
+  }
+  container.dataset.renderer = kind;
+  $('viewer-note').textContent = note;
+  viewer.onLegend = drawLegend;
+  viewer.onFps = (fps) => { $('fps').textContent = fps > 0.5 ? `${fps.toFixed(0)} renders/s` : ''; };
+  viewer.setColourMode($('colour-by').value);
+  const sp = new URLSearchParams(location.search).get('spheres');
+  if (sp) $('spheres').value = sp;
+  if (viewer.setSphereMode) viewer.setSphereMode($('spheres').value); else $('spheres').disabled = true;
+  return viewer;
+})();
+
+function drawLegend(label, unit, lo, hi) {
+  $('legend').hidden = false;
+  $('legend-title').textContent = `${label} (${unit})`;
+  const c = $('legend-bar'), g = c.getContext('2d');
+  for (let y = 0; y < c.height; y++) {
+    const k = 3 * Math.round(255 * (1 - y / (c.height - 1)));
+    g.fillStyle = `rgb(${LUT[k] * 255},${LUT[k + 1] * 255},${LUT[k + 2] * 255})`;
+    g.fillRect(0, y, c.width, 1);
+  }
+  const ticks = $('legend-ticks');
+  ticks.innerHTML = '';
+  for (let k = 0; k <= 4; k++) {
+    const s = document.createElement('span');
+    s.style.top = `${(1 - k / 4) * 100}%`;
+    s.textContent = fmt(lo + ((hi - lo) * k) / 4);
+    ticks.appendChild(s);
+  }
+}
+$('colour-by').addEventListener('change', (e) => { $('lock-range').checked = false; viewer?.setColourMode(e.target.value); });
+$('lock-range').addEventListener('change', (e) => viewer?.lockRange(e.target.checked));
+$('spheres').addEventListener('change', (e) => viewer?.setSphereMode?.(e.target.value));
+$('show-particles').addEventListener('change', (e) => viewer?.setParticlesVisible(e.target.checked));
+$('show-geometry').addEventListener('change', (e) => viewer?.setGeometryVisible(e.target.checked));
+$('reset-camera').addEventListener('click', () => viewer?.resetCamera());
+
+// ---------------------------------------------------------------- charts
+
+const charts = {
+  ke: new Chart($('chart-ke'), { title: 'Kinetic energy (double-click: log scale)', yLabel: 'energy (J)', series: [{ name: 'kinetic_energy', label: 'kinetic energy' }] }),
+  contacts: new Chart($('chart-contacts'), { title: 'Contacts', yLabel: 'count', series: [
+    { name: 'contacts', label: 'all contacts' }, { name: 'geometry_contacts', label: 'with geometry' }] }),
+  residuals: new Chart($('chart-residuals'), { title: 'Residuals (log scale)', yLabel: 'residual', log: true, series: [
+    { name: 'residual_normal', label: 'normal' }, { name: 'residual_friction', label: 'friction' }, { name: 'residual_rolling', label: 'rolling' }] }),
+  iterations: new Chart($('chart-iterations'), { title: 'Solver iterations per step', yLabel: 'iterations', series: [{ name: 'iterations', label: 'iterations' }] }),
+};
+for (const c of Object.values(charts)) c.canvas.addEventListener('dblclick', () => { c.log = !c.log; c.draw(); });
+
+function setSeries(data) {
+  const s = data.series || {};
+  const t = s.time || [];
+  for (const c of Object.values(charts)) {
+    for (const q of c.series) c.set(q.name, t, s[q.name] || []);
+    c.draw();
+  }
+}
+// live points from progress messages, between two loads of the series
+function addProgressPoint(time, stats) {
+  if (!stats) return;
+  const add = (c, name, v) => {
+    const q = c.series.find((x) => x.name === name);
+    if (!q || !Number.isFinite(v) || (q.x.length && time <= q.x[q.x.length - 1])) return;
+    q.x = q.x.concat(time); q.y = q.y.concat(v);
+    c.draw();
+  };
+  add(charts.ke, 'kinetic_energy', stats.kinetic_energy);
+  add(charts.contacts, 'contacts', stats.contacts);
+}
+
+// ---------------------------------------------------------------- selected job
+
+const sel = {
+  id: null, job: null, frames: [], cur: -1, live: false, ws: null, wsTry: 0, wsTimer: null,
+  cache: new Map(), cacheBytes: 0, loading: false, pending: null, seriesBusy: false, seriesAt: 0, framesAt: 0,
+  playing: false, playT: 0, lastTick: 0, token: 0,
+};
+
+function clearSelection() {
+  closeStream();
+  banner('stream', null);
+  stopPlay();
+  Object.assign(sel, { id: null, job: null, frames: [], cur: -1, live: false, loading: false, pending: null });
+  sel.cache.clear(); sel.cacheBytes = 0;
+  $('detail-body').hidden = true;
+  $('detail-empty').hidden = false;
+  for (const tr of rows.values()) tr.classList.remove('selected');
+}
+
+async function selectJob(id) {
+  if (sel.id === id) return;
+  clearSelection();
+  sel.id = id;
+  const token = ++sel.token;
+  for (const tr of rows.values()) tr.classList.toggle('selected', tr.dataset.id === id);
+  $('detail-empty').hidden = true;
+  $('detail-body').hidden = false;
+  $('frame-label').textContent = '';
+  $('viewer').dataset.frameIndex = '';
+  Object.values(charts).forEach((c) => c.clear());
+  let job;
+  try { job = await api.get(id); } catch (e) {
+    $('d-name').textContent = id;
+    $('d-error').hidden = false;
+    $('d-error').textContent = `Cannot load job ${id}: ${e.message}`;
+    return;
+  }
+  if (token !== sel.token) return;
+  const v = await viewerReady;
+  $('lock-range').checked = false;
+  v.lockRange(false);
+  v.setJob(job.job);
+  updateDetail(job);
+  await loadFrames();
+  loadSeries(true);
+  if (token !== sel.token) return;
+  if (FINAL.has(job.status)) {
+    if (sel.frames.length) showFrame(sel.frames.length - 1);
+  } else {
+    sel.live = true;
+    openStream();
+  }
+  updateTimeline();
+}
+
+async function refreshSelected() {
+  if (!sel.id) return;
+  try { updateDetailIf(await api.get(sel.id)); } catch (e) {
+    if (e instanceof ApiError && e.status === 404) { clearSelection(); banner('action', 'The selected job was deleted.', 'info', 4000); }
+  }
+}
+function updateDetailIf(j) { if (j && j.id === sel.id) updateDetail(j); }
+
+function updateDetail(j) {
+  const was = sel.job?.status;
+  sel.job = j;
+  $('d-name').textContent = j.name;
+  $('d-name').title = j.id;
+  const b = $('d-status');
+  b.textContent = j.status; b.className = 'badge ' + j.status;
+  $('d-cancel').hidden = FINAL.has(j.status);
+  $('d-delete').hidden = !FINAL.has(j.status);
+  $('d-error').hidden = !j.error;
+  $('d-error').textContent = j.error ? `Failed: ${j.error}` : '';
+  const f = Math.max(0, Math.min(1, j.progress?.fraction || 0));
+  $('d-bar').style.width = `${(f * 100).toFixed(1)}%`;
+  $('d-bar').className = 'fill ' + j.status;
+  const p = j.progress || {};
+  $('d-progress').textContent = `${(f * 100).toFixed(1)}% · step ${p.step ?? 0}/${p.steps_total ?? 0} · t = ${fmt(p.time || 0)} of ${fmt(p.duration || 0)} s · ` +
+    `${(j.stats?.particles ?? 0).toLocaleString('en')} particles · ${(j.stats?.contacts ?? 0).toLocaleString('en')} contacts · ${timing(j).text}`;
+  $('detail-body').dataset.status = j.status;
+  if (was && !FINAL.has(was) && FINAL.has(j.status)) onFinished();
+  // the daemon reads the whole series for each request: long jobs are asked less often
+  else if (j.status === 'running' && Date.now() - sel.seriesAt > 2000 + 0.02 * (p.step || 0)) loadSeries(false);
+}
+
+async function onFinished() {
+  closeStream();
+  $('d-stream').textContent = '';
+  await loadFrames();
+  await loadSeries(true);
+  if (sel.live && sel.frames.length) showFrame(sel.frames.length - 1);
+  sel.live = false;
+  updateTimeline();
+}
+
+async function loadSeries(force) {
+  const id = sel.id;
+  if (!id || (sel.seriesBusy && !force)) return;
+  sel.seriesBusy = true;
+  sel.seriesAt = Date.now();
+  try {
+    const steps = sel.job?.progress?.step || 0;
+    const data = await api.series(id, Math.max(1, Math.ceil(steps / 2000)));
+    if (id === sel.id) setSeries(data);
+  } catch (e) {
+    if (!(e instanceof NetworkError)) console.warn('series', e);
+  } finally {
+    sel.seriesBusy = false;
+  }
+}
+
+async function loadFrames() {
+  const id = sel.id;
+  try {
+    const d = await api.frames(id);
+    if (id !== sel.id) return;
+    // frames seen on the stream but not yet in the index stay
+    const byIndex = new Map(sel.frames.map((f) => [f.index, f]));
+    for (const f of d.frames) byIndex.set(f.index, f);
+    sel.frames = [...byIndex.values()].sort((a, b) => a.index - b.index);
+    sel.framesAt = Date.now();
+  } catch (e) {
+    if (!(e instanceof NetworkError)) console.warn('frames', e);
+  }
+  updateTimeline();
+}
+
+// ---------------------------------------------------------------- stream
+
+function streamState(text, bad = false) {
+  const s = $('d-stream');
+  s.textContent = text;
+  s.style.color = bad ? 'var(--bad)' : '';
+}
+
+function closeStream() {
+  clearTimeout(sel.wsTimer);
+  if (sel.ws) { sel.ws.onclose = null; sel.ws.close(); sel.ws = null; }
+}
+
+function openStream() {
+  closeStream();
+  const j = sel.job;
+  if (!j || FINAL.has(j.status)) return;
+  let url = j.links?.stream;
+  if (!url) { streamState('no stream link', true); return; }
+  // the daemon names the host it was asked by; keep the page's host name
+  try {
+    const u = new URL(url);
+    u.hostname = location.hostname;
+    if (location.protocol === 'https:') u.protocol = 'wss:';
+    url = u.toString();
+  } catch { /* as given */ }
+  const id = j.id;
+  streamState(sel.wsTry ? `reconnecting stream (try ${sel.wsTry + 1})…` : 'connecting stream…');
+  const ws = new WebSocket(url);
+  ws.binaryType = 'arraybuffer';
+  sel.ws = ws;
+  ws.onopen = () => {
+    if (sel.wsTry) banner('stream', 'Live stream reconnected.', 'info', 3000);
+    sel.wsTry = 0;
+    streamState('● live', false);
+    $('d-stream').style.color = 'var(--ok)';
+  };
+  ws.onmessage = (ev) => {
+    if (sel.id !== id) return;
+    if (typeof ev.data === 'string') {
+      let m;
+      try { m = JSON.parse(ev.data); } catch { return; }
+      if (m.type === 'hello' && m.job) updateDetail(m.job);
+      else if (m.type === 'progress') {
+        const j = { ...sel.job, progress: m.progress || sel.job.progress, stats: { ...sel.job.stats, ...(m.stats || {}) } };
+        updateDetail(j);
+        addProgressPoint(m.progress?.time, m.stats);
+        const row = rows.get(id);
+        if (row) jobRow(j);
+      } else if (m.type === 'status') {
+        if (m.status !== sel.job.status) {
+          const j = { ...sel.job, status: m.status, error: m.error ?? sel.job.error };
+          if (FINAL.has(m.status)) refreshSelected().then(() => { if (!FINAL.has(sel.job.status)) updateDetail(j); });
+          else updateDetail(j);
+        }
+      }
+    } else {
+      let f;
+      try { f = parseNdf(ev.data); } catch (e) { console.warn('bad frame', e); return; }
+      remember(f);
+      if (!sel.frames.some((x) => x.index === f.index)) {
+        sel.frames.push({ index: f.index, step: f.step, time: f.time, particles: f.n });
+        sel.frames.sort((a, b) => a.index - b.index);
+      }
+      if (sel.live) { display(f); }
+      updateTimeline();
+    }
+  };
+  ws.onclose = (ev) => {
+    if (sel.ws !== ws) return;
+    sel.ws = null;
+    if (sel.id !== id || FINAL.has(sel.job?.status)) return;
+    const wait = Math.min(10000, 1000 * 2 ** Math.min(sel.wsTry, 4));
+    sel.wsTry++;
+    streamState(`stream lost${ev.code ? ` (code ${ev.code})` : ''}: reconnecting in ${Math.round(wait / 1000)} s`, true);
+    banner('stream', `The live stream of “${sel.job?.name}” dropped; reconnecting in ${Math.round(wait / 1000)} s.`, 'error', wait + 1500);
+    sel.wsTimer = setTimeout(async () => { await refreshSelected(); if (sel.id === id) openStream(); }, wait);
+  };
+}
+
+// ---------------------------------------------------------------- frames and replay
+
+function remember(f) {
+  const bytes = f.positions.byteLength * 3;
+  if (sel.cache.has(f.index)) return;
+  sel.cache.set(f.index, f);
+  sel.cacheBytes += bytes;
+  while (sel.cacheBytes > 400e6 && sel.cache.size > 1) {
+    const [k, old] = sel.cache.entries().next().value;
+    sel.cache.delete(k);
+    sel.cacheBytes -= old.positions.byteLength * 3;
+  }
+}
+
+function display(f) {
+  sel.cur = sel.frames.findIndex((x) => x.index === f.index);
+  viewer.setFrame(f);
+  for (const c of Object.values(charts)) c.setMarker(f.time);
+  $('frame-label').textContent = `frame ${f.index} · t = ${f.time.toFixed(3)} s · step ${f.step} · ${f.n.toLocaleString('en')} particles`;
+  updateTimeline();
+}
+
+// Shows stored frame number `pos` of the index: from the cache, or fetched as
+// NDF1. One fetch at a time; while it runs, only the newest wish is kept.
+async function showFrame(pos) {
+  const meta = sel.frames[pos];
+  if (!meta) return;
+  sel.cur = pos;
+  updateTimeline();
+  const cached = sel.cache.get(meta.index);
+  if (cached) { sel.pending = null; display(cached); return; }
+  if (sel.loading) { sel.pending = pos; return; }
+  const id = sel.id;
+  sel.loading = true;
+  try {
+    const f = parseNdf(await api.frameBinary(id, meta.index));
+    if (sel.id !== id) return;
+    remember(f);
+    if (sel.pending === null && sel.frames[sel.cur]?.index === f.index) display(f);
+  } catch (e) {
+    if (!(e instanceof NetworkError)) banner('frame', `Frame ${meta.index} could not be loaded: ${e.message}`, 'error', 5000);
+  } finally {
+    if (sel.id === id) {
+      sel.loading = false;
+      if (sel.pending !== null) { const next = sel.pending; sel.pending = null; showFrame(next); }
+    }
+  }
+}
+
+function updateTimeline() {
+  const s = $('scrub');
+  s.max = String(Math.max(0, sel.frames.length - 1));
+  if (sel.cur >= 0) s.value = String(sel.cur);
+  s.disabled = sel.frames.length < 2;
+  $('play').disabled = sel.frames.length < 2;
+  $('play').textContent = sel.playing ? '❚❚' : '▶';
+  const running = sel.job && !FINAL.has(sel.job.status);
+  $('live').hidden = !running;
+  $('live').disabled = sel.live;
+  $('detail-body').dataset.frames = String(sel.frames.length);
+}
+
+$('scrub').addEventListener('input', (e) => {
+  sel.live = false;
+  const pos = Number(e.target.value);
+  if (sel.playing && sel.frames[pos]) sel.playT = sel.frames[pos].time;
+  showFrame(pos);
+});
+$('live').addEventListener('click', () => {
+  stopPlay();
+  sel.live = true;
+  const last = sel.frames[sel.frames.length - 1];
+  if (last) showFrame(sel.frames.length - 1);
+  updateTimeline();
+});
+$('play').addEventListener('click', () => (sel.playing ? stopPlay() : startPlay()));
+
+function startPlay() {
+  if (sel.frames.length < 2) return;
+  sel.live = false;
+  if (sel.cur < 0 || sel.cur >= sel.frames.length - 1) sel.cur = 0;
+  sel.playT = sel.frames[sel.cur].time;
+  sel.playing = true;
+  sel.lastTick = performance.now();
+  updateTimeline();
+  requestAnimationFrame(tick);
+}
+function stopPlay() { sel.playing = false; updateTimeline(); }
+function tick(now) {
+  if (!sel.playing) return;
+  const dt = Math.min(0.25, (now - sel.lastTick) / 1000);
+  sel.lastTick = now;
+  sel.playT += dt * Number($('speed').value);
+  let pos = sel.cur;
+  while (pos + 1 < sel.frames.length && sel.frames[pos + 1].time <= sel.playT) pos++;
+  if (pos !== sel.cur && !sel.loading) showFrame(pos);
+  if (pos >= sel.frames.length - 1 && sel.playT >= sel.frames[sel.frames.length - 1].time) { stopPlay(); return; }
+  requestAnimationFrame(tick);
+}
+
+// keyboard: space plays, arrows step (when the focus is not in a field)
+document.addEventListener('keydown', (e) => {
+  if (!sel.id || e.target.closest('input, textarea, select')) return;
+  if (e.key === ' ') { e.preventDefault(); sel.playing ? stopPlay() : startPlay(); }
+  if (e.key === 'ArrowRight' && sel.cur + 1 < sel.frames.length) { sel.live = false; showFrame(sel.cur + 1); }
+  if (e.key === 'ArrowLeft' && sel.cur > 0) { sel.live = false; showFrame(sel.cur - 1); }
+});
+
+$('d-cancel').addEventListener('click', () => sel.id && cancelJob(sel.id));
+$('d-delete').addEventListener('click', () => sel.id && deleteJob(sel.id, sel.job?.name));
+
+// ---------------------------------------------------------------- downloads
+
+function save(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+const base = () => `${(sel.job?.name || 'job').replace(/[^\w.-]+/g, '_')}-${sel.id}`;
+const pad6 = (n) => String(n).padStart(6, '0');
+async function download(what, fn) {
+  const st = $('dl-status');
+  st.textContent = `preparing ${what}…`;
+  try { await fn(); st.textContent = ''; } catch (e) { st.textContent = `${what}: ${e.message}`; }
+}
+$('dl-series-csv').addEventListener('click', () => download('series.csv', async () =>
+  save(new Blob([await api.seriesCsv(sel.id)], { type: 'text/csv' }), `${base()}-series.csv`)));
+$('dl-series-json').addEventListener('click', () => download('series.json', async () =>
+  save(new Blob([JSON.stringify(await api.series(sel.id, 1))], { type: 'application/json' }), `${base()}-series.json`)));
+$('dl-frame-ndf').addEventListener('click', () => download('frame', async () => {
+  const m = sel.frames[sel.cur]; if (!m) throw new Error('no frame shown');
+  save(new Blob([await api.frameBinary(sel.id, m.index)], { type: 'application/octet-stream' }), `${base()}-frame-${pad6(m.index)}.ndf`);
+}));
+$('dl-frame-json').addEventListener('click', () => download('frame', async () => {
+  const m = sel.frames[sel.cur]; if (!m) throw new Error('no frame shown');
+  save(new Blob([await api.frameJsonText(sel.id, m.index)], { type: 'application/json' }), `${base()}-frame-${pad6(m.index)}.json`);
+}));
+$('dl-job').addEventListener('click', () => download('job.json', async () =>
+  save(new Blob([pretty(sel.job.job) + '\n'], { type: 'application/json' }), `${base()}-job.json`)));
+$('dl-frames-tar').addEventListener('click', () => download('frames', async () => {
+  const id = sel.id, list = [...sel.frames];
+  const est = list.reduce((s, f) => s + 48 + 44 * f.particles, 0);
+  if (est > 1.5e9 && !confirm(`About ${(est / 1e9).toFixed(1)} GB of frames: build the archive in this tab anyway?`)) return;
+  const entries = [
+    { name: 'job.json', data: new TextEncoder().encode(pretty(sel.job.job) + '\n') },
+    { name: 'series.csv', data: new TextEncoder().encode(await api.seriesCsv(id)) },
+  ];
+  for (let k = 0; k < list.length; k++) {
+    $('dl-status').textContent = `fetching frame ${k + 1} of ${list.length}…`;
+    entries.push({ name: `frames/${pad6(list[k].index)}.ndf`, data: new Uint8Array(await api.frameBinary(id, list[k].index)) });
+  }
+  save(makeTar(entries), `${base()}.tar`);
+}));
+
+// ---------------------------------------------------------------- submission
+
+const FIELDS = [
+  { el: 'f-name', ptr: '/name', type: 'string' },
+  { el: 'f-time-step', ptr: '/solver/time_step', type: 'number' },
+  { el: 'f-duration', ptr: '/solver/duration', type: 'number' },
+  { el: 'f-iterations', ptr: '/solver/iterations', type: 'number' },
+  { el: 'f-frame-interval', ptr: '/output/frame_interval', type: 'number' },
+  { el: 'f-warm-start', ptr: '/solver/warm_start', type: 'bool' },
+];
+// defaults of docs/job.md, shown as placeholders when a field is omitted
+const DEFAULTS = { '/name': 'job', '/solver/time_step': 0.001, '/solver/duration': 1, '/solver/iterations': 25, '/output/frame_interval': 0.05, '/solver/warm_start': true };
+
+const editor = {
+  ta: $('editor-text'), gutter: document.querySelector('#editor .gutter'), back: document.querySelector('#editor .backdrop'),
+  marks: new Map(), focus: 0,
+  get text() { return this.ta.value; },
+  set text(t) { this.ta.value = t; this.render(); },
+  setMarks(lines, focus = 0) { this.marks = lines; this.focus = focus; this.render(); },
+  render() {
+    const lines = this.ta.value.split('\n');
+    let g = '', b = '';
+    lines.forEach((l, k) => {
+      const n = k + 1, m = this.marks.get(n);
+      g += m ? `<span class="err" title="${esc(m)}">${n}</span>\n` : `${n}\n`;
+      b += m ? `<mark class="${n === this.focus ? 'focus' : ''}">${esc(l)} </mark>\n` : `${esc(l)}\n`;
+    });
+    this.gutter.innerHTML = g + '\n';
+    this.back.innerHTML = b + '\n';
+    this.sync();
+  },
+  sync() { this.gutter.scrollTop = this.ta.scrollTop; this.back.scrollTop = this.ta.scrollTop; this.back.scrollLeft = this.ta.scrollLeft; },
+  goto(start, end) {
+    this.ta.focus();
+    this.ta.setSelectionRange(start, end);
+    const line = lineOf(this.ta.value, start);
+    this.ta.scrollTop = Math.max(0, (line - 5) * 16);
+    this.sync();
+  },
+};
+editor.ta.addEventListener('scroll', () => editor.sync());
+$('format').addEventListener('click', () => {
+  try { editor.text = pretty(JSON.parse(editor.text)) + '\n'; $('editor-status').textContent = ''; } catch (e) { $('editor-status').textContent = `JSON syntax error: ${e.message}`; }
+});
+let editTimer = null;
+editor.ta.addEventListener('input', () => {
+  if (editor.marks.size) editor.marks = new Map();
+  editor.render();
+  clearTimeout(editTimer);
+  editTimer = setTimeout(syncFormFromEditor, 250);
+});
+editor.ta.addEventListener('keydown', (e) => { // Tab indents instead of leaving the editor
+  if (e.key === 'Tab' && !e.shiftKey) { e.preventDefault(); document.execCommand('insertText', false, '  '); }
+});
+
+function syncFormFromEditor() {
+  let doc;
+  try { doc = JSON.parse(editor.text); } catch (e) { $('editor-status').textContent = `JSON syntax error: ${e.message}`; return; }
+  $('editor-status').textContent = '';
+  for (const f of FIELDS) {
+    const input = $(f.el);
+    if (document.activeElement === input) continue;
+    const r = resolve(doc, f.ptr);
+    const v = r ? r[0][r[1]] : undefined;
+    if (f.type === 'bool') input.checked = v === undefined ? DEFAULTS[f.ptr] : !!v;
+    else { input.value = v === undefined || v === null ? '' : String(v); input.placeholder = `default ${DEFAULTS[f.ptr]}`; }
+  }
+}
+
+function syncEditorFromForm(f) {
+  let doc;
+  try { doc = JSON.parse(editor.text); } catch { $('editor-status').textContent = 'Fix the JSON syntax in the editor before using the form.'; return; }
+  const input = $(f.el);
+  const r = resolve(doc, f.ptr, true);
+  if (!r) return;
+  const [o, k] = r;
+  if (f.type === 'bool') o[k] = input.checked;
+  else if (input.value === '') delete o[k];
+  else if (f.type === 'number') {
+    const v = Number(input.value);
+    o[k] = Number.isFinite(v) ? v : input.value; // a non-number goes to the API, which says so
+  } else o[k] = input.value;
+  editor.text = pretty(doc) + '\n';
+  clearFieldError(f.ptr);
+}
+for (const f of FIELDS) $(f.el).addEventListener(f.type === 'bool' ? 'change' : 'input', () => syncEditorFromForm(f));
+
+function clearFieldError(ptr) {
+  const el = document.querySelector(`.field[data-pointer="${ptr}"]`);
+  if (!el) return;
+  el.classList.remove('invalid');
+  el.querySelector('.field-error').textContent = '';
+}
+function clearErrors() {
+  for (const f of FIELDS) clearFieldError(f.ptr);
+  $('submit-errors').innerHTML = '';
+  editor.setMarks(new Map());
+}
+
+function showErrors(errors, detail) {
+  clearErrors();
+  const text = editor.text, map = pointerMap(text), marks = new Map();
+  const list = $('submit-errors');
+  let first = 0;
+  for (const e of errors) {
+    const ptr = e.pointer ?? '';
+    let line = null, loc = null;
+    const m = /line (\d+)/.exec(e.message || '');
+    if (m && ptr === '') line = Number(m[1]); // a syntax error: the parser says where
+    else { loc = locate(text, ptr, map); line = lineOf(text, loc.keyStart); }
+    marks.set(line, (marks.has(line) ? marks.get(line) + '; ' : '') + `${ptr || '(document)'}: ${e.message}`);
+    if (!first) first = line;
+    const field = document.querySelector(`.field[data-pointer="${ptr}"]`);
+    if (field) {
+      field.classList.add('invalid');
+      const fe = field.querySelector('.field-error');
+      fe.textContent = fe.textContent ? `${fe.textContent}; ${e.message}` : e.message;
+    }
+    const li = document.createElement('li');
+    li.dataset.pointer = ptr;
+    li.innerHTML = `<code>${esc(ptr || '(document)')}</code> ${esc(e.message)} <span class="muted">(line ${line}${loc && !loc.exact ? ', where it belongs' : ''})</span>`;
+    li.addEventListener('click', () => {
+      editor.setMarks(marks, line);
+      if (loc) editor.goto(loc.keyStart, loc.end); else {
+        const off = text.split('\n').slice(0, line - 1).join('\n').length + (line > 1 ? 1 : 0);
+        editor.goto(off, off);
+      }
+    });
+    list.appendChild(li);
+  }
+  if (!errors.length && detail) {
+    const li = document.createElement('li');
+    li.textContent = detail;
+    list.appendChild(li);
+  }
+  editor.setMarks(marks, first);
+  if (first) editor.ta.scrollTop = Math.max(0, (first - 5) * 16), editor.sync();
+}
+
+$('submit-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const btn = $('submit'), out = $('submit-result');
+  btn.disabled = true;
+  out.textContent = 'submitting…';
+  clearErrors();
+  try {
+    const job = await api.submit(editor.text);
+    out.textContent = `Submitted “${job.name}” as ${job.id}.`;
+    await pollJobs();
+    showTab('tab-jobs');
+    selectJob(job.id);
+  } catch (e) {
+    if (e instanceof ApiError) {
+      const p = e.problem;
+      out.textContent = e.status === 422 ? `The server refused the job: ${p.errors?.length || 0} error(s), shown below and next to the fields.`
+        : e.status === 400 ? 'The document is not valid JSON.' : e.status === 413 ? 'The document is too large for this server.' : `Refused (${e.status}): ${e.message}`;
+      showErrors(p.errors || [], p.detail);
+    } else {
+      out.textContent = `Not submitted: ${e.message}`;
+    }
+  } finally {
+    btn.disabled = false;
+  }
+});
+
+// a tiny job for when the examples were not built into web/examples/
+const FALLBACK_EXAMPLE = {
+  name: 'two-spheres', scene: { materials: [{ name: 'glass', density: 2500 }],
+    geometry: [{ type: 'plane', point: [0, 0, 0], normal: [0, 0, 1] }],
+    particles: [{ type: 'list', spheres: [[0, 0, 0.05, 0.01], [0.005, 0, 0.08, 0.01]] }] },
+  solver: { time_step: 0.001, duration: 0.5 }, output: { frame_interval: 0.05 },
+};
+
+async function loadExamples() {
+  const select = $('example');
+  let list = [];
+  try {
+    const r = await fetch('examples/index.json', { cache: 'no-store' });
+    if (r.ok) list = await r.json();
+  } catch { /* none */ }
+  select.innerHTML = '';
+  for (const e of list) select.add(new Option(`${e.file.replace(/\.json$/, '')} (${e.name})`, e.file));
+  select.add(new Option('two spheres (built in)', ''));
+  select.addEventListener('change', () => loadExample(select.value));
+  await loadExample(select.value);
+}
+async function loadExample(file) {
+  let text = pretty(FALLBACK_EXAMPLE) + '\n';
+  if (file) {
+    try {
+      const r = await fetch(`examples/${file}`, { cache: 'no-store' });
+      if (r.ok) text = await r.text();
+    } catch { /* fallback */ }
+  }
+  editor.text = text;
+  clearErrors();
+  $('submit-result').textContent = '';
+  syncFormFromEditor();
+}
+
+// ---------------------------------------------------------------- start
+
+async function heartbeat() {
+  try { await api.health(); } catch { /* reachability shows it */ }
+}
+async function loop() {
+  for (;;) {
+    await pollJobs();
+    // every second while something runs (the timing column moves), else every 3 s
+    const busy = jobsCache.some((j) => !FINAL.has(j.status));
+    await sleep(document.hidden ? 5000 : busy ? 1000 : 3000);
+  }
+}
+setInterval(heartbeat, 5000);
+heartbeat();
+loadExamples();
+loop();
+// while running, the stored-frame index is refreshed now and then for replay
+setInterval(() => { if (sel.id && sel.job && !FINAL.has(sel.job.status) && Date.now() - sel.framesAt > 5000) loadFrames(); }, 2500);
+
+// ?job=ID selects a job on load; ?bench=N shows N synthetic particles to measure the frame rate
+const params = new URLSearchParams(location.search);
+if (params.get('job')) selectJob(params.get('job'));
+if (params.get('bench')) viewerReady.then((v) => import('./bench.js').then((b) => b.run(v, Number(params.get('bench')))));
+window.ndem = { sel, charts, viewerReady }; // for the console and the end-to-end test

@@ -1,0 +1,308 @@
+// viewer3d.js - the 3D view with three.js: particles as one InstancedMesh of
+// low-poly spheres whose instance matrices and colours are written straight
+// from the frame's Float32Arrays, the job's geometry drawn transparent, and an
+// orbit camera (z up). Renders only when something changed.
+import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { LUT, quantity, range } from './colormap.js';
+import { sceneBounds, unionBox, frameBounds } from './scene.js';
+
+export const kind = 'webgl';
+
+export function webglAvailable() {
+  try {
+    const c = document.createElement('canvas');
+    return !!c.getContext('webgl2');
+  } catch { return false; }
+}
+
+const V = (a) => new THREE.Vector3(a[0], a[1], a[2]);
+
+// Sphere impostors: one camera-facing quad per particle, ray-cast in the
+// fragment shader (exact silhouettes and depth, 2 triangles a particle), for
+// large counts. The instance matrix carries the centre and the radius.
+function impostorMaterial() {
+  return new THREE.ShaderMaterial({
+    vertexShader: `
+      varying vec3 vColor; varying vec3 vCenter; varying float vRadius; varying vec3 vPos;
+      void main() {
+        vec3 c = (modelViewMatrix * vec4(instanceMatrix[3].xyz, 1.0)).xyz;
+        float r = instanceMatrix[0][0];
+        // the quad on the sphere's front, a little larger than its silhouette
+        vec3 p = c + normalize(-c) * r + vec3(position.xy * r * 1.25, 0.0);
+        vColor = instanceColor; vCenter = c; vRadius = r; vPos = p;
+        gl_Position = projectionMatrix * vec4(p, 1.0);
+      }`,
+    fragmentShader: `
+      uniform vec3 lightDir; uniform mat4 projectionMatrix;
+      varying vec3 vColor; varying vec3 vCenter; varying float vRadius; varying vec3 vPos;
+      void main() {
+        vec3 d = normalize(vPos);
+        float b = dot(d, vCenter), q = dot(vCenter, vCenter) - vRadius * vRadius, disc = b * b - q;
+        if (disc < 0.0) discard;
+        vec3 hit = d * (b - sqrt(disc));
+        vec3 n = (hit - vCenter) / vRadius;
+        float diffuse = max(dot(n, lightDir), 0.0);
+        float hemi = 0.5 + 0.5 * n.y;
+        gl_FragColor = vec4(vColor * (0.35 + 0.25 * hemi + 0.75 * diffuse), 1.0);
+        vec4 clip = projectionMatrix * vec4(hit, 1.0);
+        gl_FragDepth = 0.5 * clip.z / clip.w + 0.5;
+        #include <tonemapping_fragment>
+        #include <colorspace_fragment>
+      }`,
+    uniforms: { lightDir: { value: new THREE.Vector3(0.4, 0.6, 0.7).normalize() } },
+  });
+}
+
+export class Viewer3D {
+  constructor(container) {
+    this.container = container;
+    this.renderer = new THREE.WebGLRenderer({ antialias: true, powerPreference: 'high-performance' });
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+    this.renderer.setClearColor(0x1d232b, 1);
+    container.appendChild(this.renderer.domElement);
+    this.scene = new THREE.Scene();
+    this.camera = new THREE.PerspectiveCamera(40, 1, 0.001, 1000);
+    this.camera.up.set(0, 0, 1);
+    this.camera.position.set(1, -1.4, 0.8);
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.controls.enableDamping = true;
+    this.controls.screenSpacePanning = true;
+    this.controls.addEventListener('change', () => { this.dirty = true; });
+
+    this.scene.add(new THREE.HemisphereLight(0xffffff, 0x40444c, 1.6));
+    this.sun = new THREE.DirectionalLight(0xffffff, 1.6);
+    this.sun.position.set(0.6, -0.8, 1.2);
+    this.scene.add(this.sun);
+    this.scene.add(this.sun.target);
+
+    this.material = new THREE.MeshLambertMaterial({ color: 0xffffff });
+    this.impostor = impostorMaterial();
+    this.sphereMode = 'auto'; // 'mesh', 'impostor' or 'auto': impostors above 5 000 particles
+    this.mesh = null; this.capacity = 0; this.detail = -1;
+    this.geometryGroup = new THREE.Group();
+    this.geometryGroup.renderOrder = 1;
+    this.scene.add(this.geometryGroup);
+    this.shapes = [];
+    this.job = null; this.frame = null; this.mode = 'speed';
+    this.bounds = null; this.needFit = true;
+    this.onLegend = null; this.onFps = null;
+    this.dirty = true; this.frames = 0; this.lastFps = performance.now();
+
+    this.resize();
+    new ResizeObserver(() => this.resize()).observe(container);
+    const loop = () => {
+      this.raf = requestAnimationFrame(loop);
+      this.controls.update();
+      if (this.dirty) { this.dirty = false; this.renderer.render(this.scene, this.camera); this.frames++; }
+      const now = performance.now();
+      if (now - this.lastFps > 1000) {
+        this.fps = (this.frames * 1000) / (now - this.lastFps);
+        this.frames = 0; this.lastFps = now;
+        this.onFps?.(this.fps);
+      }
+    };
+    loop();
+  }
+
+  resize() {
+    const w = this.container.clientWidth, h = this.container.clientHeight;
+    if (!w || !h) return;
+    this.renderer.setSize(w, h, false);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    this.dirty = true;
+  }
+
+  setJob(job) {
+    this.job = job;
+    this.frame = null;
+    if (this.mesh) this.mesh.count = 0;
+    this.bounds = sceneBounds(job);
+    this.needFit = true;
+    this.buildGeometry();
+    this.dirty = true;
+  }
+
+  buildGeometry() {
+    for (const s of this.shapes) { this.geometryGroup.remove(s.obj); s.obj.traverse((o) => { o.geometry?.dispose(); o.material?.dispose(); }); }
+    this.shapes = [];
+    const doc = this.job?.scene?.geometry || [];
+    const b = this.bounds || { min: [-0.5, -0.5, -0.5], max: [0.5, 0.5, 0.5] };
+    const ext = Math.max(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2], 1e-3);
+    const center = V(b.min).add(V(b.max)).multiplyScalar(0.5);
+    const surf = (color, opacity) => new THREE.MeshLambertMaterial({ color, transparent: true, opacity, side: THREE.DoubleSide, depthWrite: false });
+    const lines = (color, opacity = 0.6) => new THREE.LineBasicMaterial({ color, transparent: true, opacity });
+    for (const g of doc) {
+      const obj = new THREE.Group();
+      let spin = null;
+      if (g.type === 'plane' && g.point && g.normal) {
+        const n = V(g.normal).normalize(), p = V(g.point);
+        const size = ext * 3;
+        const mesh = new THREE.Mesh(new THREE.PlaneGeometry(size, size), surf(0x8fa3b8, 0.22));
+        const grid = new THREE.GridHelper(size, 16, 0x9fb0c2, 0x6b7b8c);
+        grid.material.transparent = true; grid.material.opacity = 0.35;
+        grid.rotation.x = Math.PI / 2; // GridHelper lies in xz; the plane geometry in xy
+        const holder = new THREE.Group();
+        holder.add(mesh, grid);
+        holder.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
+        // centre the quad on the scene: the point of the plane nearest the scene centre
+        holder.position.copy(center.clone().sub(n.clone().multiplyScalar(center.clone().sub(p).dot(n))));
+        obj.add(holder);
+      } else if (g.type === 'box' && g.min && g.max) {
+        const size = V(g.max).sub(V(g.min));
+        const geo = new THREE.BoxGeometry(size.x, size.y, size.z);
+        obj.add(new THREE.Mesh(geo, surf(0x8fa3b8, g.inside ? 0.08 : 0.3)));
+        obj.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), lines(0xc6d2de)));
+        obj.position.copy(V(g.min).add(V(g.max)).multiplyScalar(0.5));
+      } else if (g.type === 'cylinder' && g.center && g.axis) {
+        const r = g.radius, len = g.length;
+        const inner = new THREE.Group();
+        inner.add(new THREE.Mesh(new THREE.CylinderGeometry(r, r, len, 48, 1, false), surf(0x8fa3b8, g.inside ? 0.1 : 0.3)));
+        // end circles and a few lines along the side, so that turning shows
+        const pts = [];
+        for (const y of [-len / 2, len / 2]) for (let k = 0; k < 64; k++) {
+          const a0 = (k / 64) * 2 * Math.PI, a1 = ((k + 1) / 64) * 2 * Math.PI;
+          pts.push(r * Math.cos(a0), y, r * Math.sin(a0), r * Math.cos(a1), y, r * Math.sin(a1));
+        }
+        for (let k = 0; k < 8; k++) {
+          const a = (k / 8) * 2 * Math.PI;
+          pts.push(r * Math.cos(a), -len / 2, r * Math.sin(a), r * Math.cos(a), len / 2, r * Math.sin(a));
+        }
+        const lg = new THREE.BufferGeometry();
+        lg.setAttribute('position', new THREE.Float32BufferAttribute(pts, 3));
+        inner.add(new THREE.LineSegments(lg, lines(0xc6d2de)));
+        inner.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), V(g.axis).normalize());
+        obj.add(inner);
+        obj.position.copy(V(g.center));
+        spin = inner;
+      } else continue;
+      this.geometryGroup.add(obj);
+      this.shapes.push({ obj, spin, base: obj.position.clone(), baseQ: spin ? spin.quaternion.clone() : null,
+        velocity: g.velocity ? V(g.velocity) : null, omega: Array.isArray(g.angular_velocity) ? V(g.angular_velocity)
+          : typeof g.angular_velocity === 'number' && g.axis ? V(g.axis).normalize().multiplyScalar(g.angular_velocity) : null });
+    }
+    // emitters: where particles are inserted, as dashed amber boxes
+    for (const e of this.job?.scene?.emitters || []) {
+      if (!Array.isArray(e.min) || !Array.isArray(e.max)) continue;
+      const size = V(e.max).sub(V(e.min)).max(new THREE.Vector3(1e-4, 1e-4, 1e-4));
+      const box = new THREE.LineSegments(new THREE.EdgesGeometry(new THREE.BoxGeometry(size.x, size.y, size.z)),
+        new THREE.LineDashedMaterial({ color: 0xf0b429, dashSize: ext / 100, gapSize: ext / 150, transparent: true, opacity: 0.8 }));
+      box.computeLineDistances();
+      box.position.copy(V(e.min).add(V(e.max)).multiplyScalar(0.5));
+      this.geometryGroup.add(box);
+      this.shapes.push({ obj: box, spin: null, base: box.position.clone(), velocity: null, omega: null });
+    }
+    this.placeGeometry(0);
+  }
+
+  // moving shapes: position + v t, cylinders turned by |w| t about w
+  placeGeometry(t) {
+    for (const s of this.shapes) {
+      if (s.velocity) s.obj.position.copy(s.base).addScaledVector(s.velocity, t);
+      if (s.spin && s.omega && s.omega.lengthSq() > 0) {
+        const w = s.omega.length();
+        const q = new THREE.Quaternion().setFromAxisAngle(s.omega.clone().divideScalar(w), w * t);
+        s.spin.quaternion.copy(q).multiply(s.baseQ);
+      }
+    }
+  }
+
+  ensureCapacity(n) {
+    const big = n > 5000;
+    const detail = (this.sphereMode === 'auto' ? big : this.sphereMode === 'impostor') ? -1 : big ? 1 : 2; // -1: impostors; 80 or 320 triangles a sphere
+    if (this.mesh && n <= this.capacity && detail === this.detail) return;
+    let cap = Math.max(1024, this.capacity);
+    while (cap < n) cap *= 2;
+    if (this.mesh) { this.scene.remove(this.mesh); this.mesh.geometry.dispose(); this.mesh.dispose(); }
+    const geo = detail < 0 ? new THREE.PlaneGeometry(2, 2) : new THREE.IcosahedronGeometry(1, detail);
+    this.mesh = new THREE.InstancedMesh(geo, detail < 0 ? this.impostor : this.material, cap);
+    this.mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
+    this.mesh.instanceColor = new THREE.InstancedBufferAttribute(new Float32Array(3 * cap), 3);
+    this.mesh.instanceColor.setUsage(THREE.DynamicDrawUsage);
+    this.mesh.frustumCulled = false;
+    this.mesh.visible = this.particlesVisible !== false;
+    this.mesh.instanceMatrix.array.fill(0);
+    this.mesh.count = 0;
+    this.scene.add(this.mesh);
+    this.capacity = cap; this.detail = detail;
+  }
+
+  setFrame(frame) {
+    this.frame = frame;
+    const n = frame.n;
+    this.ensureCapacity(n);
+    const m = this.mesh.instanceMatrix.array, p = frame.positions, r = frame.radii;
+    for (let i = 0, o = 0; i < n; i++, o += 16) {
+      const ri = r[i];
+      m[o] = ri; m[o + 5] = ri; m[o + 10] = ri;
+      m[o + 12] = p[3 * i]; m[o + 13] = p[3 * i + 1]; m[o + 14] = p[3 * i + 2]; m[o + 15] = 1;
+    }
+    this.mesh.count = n;
+    this.mesh.instanceMatrix.clearUpdateRanges();
+    this.mesh.instanceMatrix.addUpdateRange(0, 16 * n);
+    this.mesh.instanceMatrix.needsUpdate = true;
+    this.recolour();
+    this.placeGeometry(frame.time);
+    if (this.needFit && n > 0) {
+      // the first frame tells how far the particles reach: planes are sized to it
+      this.needFit = false;
+      this.bounds = unionBox(this.bounds, frameBounds(frame));
+      this.buildGeometry();
+      this.fit(frame);
+    }
+    this.container.dataset.frameIndex = String(frame.index);
+    this.container.dataset.particles = String(n);
+    this.dirty = true;
+  }
+
+  recolour() {
+    const f = this.frame;
+    if (!f || !this.mesh) return;
+    const [values, label, unit] = quantity(f, this.mode);
+    const [lo, hi] = this.rangeLock || range(values, this.mode);
+    this.lastRange = [lo, hi];
+    const c = this.mesh.instanceColor.array, k = 255 / (hi - lo);
+    for (let i = 0; i < f.n; i++) {
+      let j = ((values[i] - lo) * k) | 0;
+      j = j < 0 ? 0 : j > 255 ? 255 : j;
+      c[3 * i] = LUT[3 * j]; c[3 * i + 1] = LUT[3 * j + 1]; c[3 * i + 2] = LUT[3 * j + 2];
+    }
+    this.mesh.instanceColor.clearUpdateRanges();
+    this.mesh.instanceColor.addUpdateRange(0, 3 * f.n);
+    this.mesh.instanceColor.needsUpdate = true;
+    this.onLegend?.(label, unit, lo, hi);
+    this.dirty = true;
+  }
+
+  setSphereMode(mode) {
+    this.sphereMode = mode;
+    if (this.frame) this.setFrame(this.frame);
+  }
+  get sphereKind() { return this.detail < 0 ? 'impostor' : 'mesh'; }
+
+  setColourMode(mode) { this.mode = mode; this.rangeLock = null; this.recolour(); }
+  lockRange(on) { this.rangeLock = on && this.lastRange ? [...this.lastRange] : null; this.recolour(); }
+  setParticlesVisible(v) { this.particlesVisible = v; if (this.mesh) this.mesh.visible = v; this.dirty = true; }
+  setGeometryVisible(v) { this.geometryGroup.visible = v; this.dirty = true; }
+
+  fit(frame) {
+    let b = this.bounds;
+    if (frame) b = unionBox(b, frameBounds(frame));
+    if (!b) b = { min: [-0.5, -0.5, -0.5], max: [0.5, 0.5, 0.5] };
+    const c = V(b.min).add(V(b.max)).multiplyScalar(0.5);
+    const R = Math.max(V(b.max).sub(V(b.min)).length() / 2, 1e-3);
+    const dist = (R / Math.sin(THREE.MathUtils.degToRad(this.camera.fov / 2))) * 1.05;
+    const dir = new THREE.Vector3(0.9, -1.5, 0.75).normalize();
+    this.camera.position.copy(c).addScaledVector(dir, dist);
+    this.camera.near = dist / 200; this.camera.far = dist * 50;
+    this.camera.updateProjectionMatrix();
+    this.controls.target.copy(c);
+    this.controls.update();
+    this.sun.position.copy(c).add(new THREE.Vector3(0.6, -0.8, 1.2).multiplyScalar(dist));
+    this.sun.target.position.copy(c);
+    this.dirty = true;
+  }
+
+  resetCamera() { this.fit(this.frame); }
+}

@@ -22,7 +22,8 @@ static const char *const contact_keys[] = {"materials",        "friction",
                                            "rolling_resistance", "twisting_resistance",
                                            "restitution",      "adhesion",
                                            "adhesive_overlap", "damping_time",
-                                           "young_modulus",    NULL};
+                                           "young_modulus",    "stiffness_ratio",
+                                           NULL};
 static const char *const solver_keys[] = {"method",
                                           "time_step",
                                           "duration",
@@ -35,9 +36,8 @@ static const char *const solver_keys[] = {"method",
                                           "damping_steps",
                                           "friction_compliance",
                                           "threads",
+                                          "contact_model",
                                           NULL};
-/* Fields of smooth DEM (a later issue): named in the unknown-field message. */
-static const char *const solver_dem_keys[] = {"contact_model", NULL};
 static const char *const output_keys[] = {"frame_interval", NULL};
 
 static const ndem_jc_bound poisson_bound = {0.0, 0.5, 0, 1, "must be a number in [0, 0.5)"};
@@ -223,6 +223,8 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
                            NDEM_JC_NULLABLE);
             ndem_jc_number(c, item, "young_modulus", &cm->young_modulus, &ndem_jc_positive,
                            NDEM_JC_NULLABLE);
+            ndem_jc_number(c, item, "stiffness_ratio", &cm->stiffness_ratio, &ndem_jc_nonneg,
+                           0);
         }
         ndem_jc_pop(c, m2);
         i++;
@@ -244,15 +246,32 @@ static void read_scene(ndem_jc *c, const cJSON *scene, ndem_job *job)
     ndem_job_read_emitters(c, scene, job, materials_ok);
 }
 
+/* time_step "auto" (smooth DEM): resolved once the scene is known. */
+#define TIME_STEP_AUTO (-1.0)
+/* Fraction of the stable step that "auto" takes (docs/job.md). */
+#define DEM_AUTO_FRACTION 0.1
+
 static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
 {
-    ndem_jc_members(c, solver, solver_keys, solver_dem_keys, "smooth DEM is not available yet");
+    ndem_jc_members(c, solver, solver_keys, NULL, NULL);
     static const char *const methods[] = {"ndem", "dem", NULL};
-    int method = NDEM_METHOD_NDEM;
-    if (ndem_jc_enum(c, solver, "method", methods, "\"ndem\"", &method, 0) == NDEM_JC_OK &&
-        method == NDEM_METHOD_DEM)
-        ndem_jc_error_at(c, "method", "smooth DEM (\"dem\") is not available yet; use \"ndem\"");
-    int h_ok = ndem_jc_number(c, solver, "time_step", &s->time_step, &ndem_jc_positive, 0);
+    static const char *const models[] = {"hertz", "linear", NULL};
+    int method = NDEM_METHOD_NDEM, model = NDEM_MODEL_HERTZ;
+    if (ndem_jc_enum(c, solver, "method", methods, "\"ndem\"", &method, 0) == NDEM_JC_OK)
+        s->method = (ndem_method)method;
+    if (ndem_jc_enum(c, solver, "contact_model", models, "\"hertz\"", &model, 0) == NDEM_JC_OK)
+        s->contact_model = (ndem_contact_model)model;
+    if (cJSON_HasObjectItem(solver, "contact_model") && s->method != NDEM_METHOD_DEM)
+        ndem_jc_error_at(c, "contact_model", "applies to \"method\": \"dem\" only");
+    const cJSON *hv = cJSON_GetObjectItemCaseSensitive(solver, "time_step");
+    int h_ok;
+    if (cJSON_IsString(hv) && hv->valuestring && strcmp(hv->valuestring, "auto") == 0) {
+        if (s->method == NDEM_METHOD_DEM) s->time_step = TIME_STEP_AUTO;
+        else ndem_jc_error_at(c, "time_step", "\"auto\" applies to \"method\": \"dem\" only");
+        h_ok = NDEM_JC_BAD; /* the step count is checked once the step is known */
+    } else {
+        h_ok = ndem_jc_number(c, solver, "time_step", &s->time_step, &ndem_jc_positive, 0);
+    }
     int t_ok = ndem_jc_number(c, solver, "duration", &s->duration, &ndem_jc_positive, 0);
     if (h_ok != NDEM_JC_BAD && t_ok != NDEM_JC_BAD &&
         !(s->duration / s->time_step <= NDEM_JOB_MAX_STEPS))
@@ -323,6 +342,25 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
         ndem_jc_number(c, output, "frame_interval", &job->output.frame_interval,
                        &ndem_jc_positive, 0);
         ndem_jc_pop(c, mark);
+    }
+    ndem_solver_def *s = &job->scene.solver;
+    if (s->method == NDEM_METHOD_DEM && scene && !ndem_jc_failed(c)) {
+        /* smooth DEM is explicit: refuse a step above pi sqrt(m / k) */
+        double bound = ndem_dem_stable_step(&job->scene);
+        if (s->time_step == TIME_STEP_AUTO) {
+            s->time_step = isfinite(bound) ? DEM_AUTO_FRACTION * bound : 1e-4;
+            if (!(s->duration / s->time_step <= NDEM_JOB_MAX_STEPS))
+                ndem_jc_error_ptr(c, "/solver/duration",
+                                  "needs %.3g steps of the automatic time_step %g; at most %.0e "
+                                  "steps are allowed",
+                                  s->duration / s->time_step, s->time_step, NDEM_JOB_MAX_STEPS);
+        } else if (s->time_step > bound) {
+            ndem_jc_error_ptr(c, "/solver/time_step",
+                              "%g s exceeds the stable step %.4g s of smooth DEM (pi sqrt(m/k) "
+                              "for the smallest particle and the stiffest pair); use at most "
+                              "that, or \"auto\" for %g of it",
+                              s->time_step, bound, DEM_AUTO_FRACTION);
+        }
     }
     if (scene) {
         long n = ndem_job_particle_estimate(job);

@@ -95,6 +95,7 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_knumber(w, "adhesive_overlap", c->adhesive_overlap);
         knumber_auto(w, "damping_time", c->damping_time);
         knumber_auto(w, "young_modulus", c->young_modulus);
+        ndem_jw_knumber(w, "stiffness_ratio", c->stiffness_ratio);
         ndem_jw_end(w);
     }
     ndem_jw_end(w);
@@ -219,6 +220,9 @@ static void emit_solver(ndem_jw *w, const ndem_solver_def *v)
     ndem_jw_key(w, "solver");
     ndem_jw_begin(w, '{', 0);
     ndem_jw_kstring(w, "method", v->method == NDEM_METHOD_DEM ? "dem" : "ndem");
+    if (v->method == NDEM_METHOD_DEM)
+        ndem_jw_kstring(w, "contact_model",
+                        v->contact_model == NDEM_MODEL_LINEAR ? "linear" : "hertz");
     ndem_jw_knumber(w, "time_step", v->time_step);
     ndem_jw_knumber(w, "duration", v->duration);
     ndem_jw_klong(w, "iterations", v->iterations);

@@ -7,6 +7,7 @@
  *   "NDEMCKPT" u32 version, u32 0, u64 scene hash, i64 step, i64 bodies,
  *   particle arrays (internal order) and their creation ids, geometry
  *   positions, emitter states, history, stats. */
+#include "dem.h"
 #include "sim.h"
 
 #include <stdio.h>
@@ -98,6 +99,16 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
     put(&w, h->key_b, sizeof(int) * (size_t)hc);
     put(&w, h->lam, 7 * sizeof(double) * (size_t)hc);
     put(&w, &sim->stats, sizeof sim->stats);
+    if (sim->dem) {
+        /* smooth DEM: the spring history, length first */
+        uint64_t dl = ndem_dem_state_size(sim);
+        unsigned char *blob = malloc(dl ? dl : 1);
+        if (!blob) w.failed = 1;
+        else ndem_dem_state_write(sim, blob);
+        put(&w, &dl, 8);
+        if (blob) put(&w, blob, dl);
+        free(blob);
+    }
     if (w.failed) {
         free(w.buf);
         return -1;
@@ -195,6 +206,14 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     for (long i = 0; i < hb && !r.failed; i++)
         if (h->start[i] < 0 || h->start[i] > h->start[i + 1] || h->start[i + 1] > hc) r.failed = 1;
     get(&r, &sim->stats, sizeof sim->stats);
+    if (sim->dem && !r.failed) {
+        uint64_t dl = 0;
+        get(&r, &dl, 8);
+        if (r.failed || dl > length - r.pos ||
+            ndem_dem_state_read(sim, (const unsigned char *)buffer + r.pos, dl))
+            r.failed = 1;
+        else r.pos += dl;
+    }
     if (r.failed || r.pos != length) {
         snprintf(err, err_len, "checkpoint is truncated or corrupt");
         goto fail;

@@ -159,7 +159,8 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
     for (long bi = 0; bi < nblocks; bi++) {
         const ndem_pair_block *blk = &c->blocks[bi];
         long lo = bi * NDEM_PAIR_BLOCK, hi = lo + NDEM_PAIR_BLOCK < n ? lo + NDEM_PAIR_BLOCK : n;
-        if (blk->count > 0) memcpy(&c->key_b[start[lo]], blk->key, sizeof(int) * (size_t)blk->count);
+        if (blk->count > 0)
+            memcpy(&c->key_b[start[lo]], blk->key, sizeof(int) * (size_t)blk->count);
         for (long i = lo; i < hi; i++)
             for (long k = start[i]; k < start[i + 1]; k++) c->key_a[k] = (int)i;
     }
@@ -311,8 +312,8 @@ static void prepare_row(const ndem_sim *sim, long k, ndem_row *row, ndem_row_col
         cold->ups = 1.0 / (1.0 + 4.0 * tau / h);
         row->sig_n = 4.0 / (h * h) * eps * cold->ups;
     }
-    double sig_t = sim->solver.friction_compliance / h;
-    double sig_r = sim->solver.friction_compliance / h;
+    double sig_t = sim->solver.friction_compliance / h; /* gamma_t = gamma_r, PHYSICS.md */
+    double sig_r = sig_t;
     double r_eff = 0.5 * d_eff;
     row->mu = pp->friction;
     row->mur = pp->rolling * r_eff;
@@ -353,25 +354,26 @@ void ndem_row_warm_start(const ndem_sim *sim, ndem_row *row, int hist_index)
 {
     memset(row->lam, 0, sizeof row->lam);
     if (hist_index >= 0) {
-        const double *hist = &sim->history.lam[7 * (long)hist_index];
+        const double *hist = sim->history.lam + 7 * (size_t)hist_index;
+        const double *rot = hist + 4; /* rolling and twisting impulse vector */
         double t1[3], t2[3];
         ndem_row_tangents(row->n, t1, t2);
         double beta = sim->solver.warm_start_factor;
         double fn = beta * hist[0];
         row->lam[0] = ndem_max(fn / row->s, row->lo_n);
         double F = row->s * row->lam[0];
-        double f1 = beta * ndem_dot(&hist[1], t1), f2 = beta * ndem_dot(&hist[1], t2);
+        double f1 = beta * ndem_dot(hist + 1, t1), f2 = beta * ndem_dot(hist + 1, t2);
         double lim = row->mu * ndem_max(F, 0.0), len = sqrt(f1 * f1 + f2 * f2);
         if (len > lim) { f1 *= lim / len; f2 *= lim / len; }
         row->lam[1] = f1;
         row->lam[2] = f2;
-        double r1 = beta * ndem_dot(&hist[4], t1), r2 = beta * ndem_dot(&hist[4], t2);
+        double r1 = beta * ndem_dot(rot, t1), r2 = beta * ndem_dot(rot, t2);
         lim = row->mur * ndem_max(F, 0.0);
         len = sqrt(r1 * r1 + r2 * r2);
         if (len > lim) { r1 *= lim / len; r2 *= lim / len; }
         row->lam[3] = r1;
         row->lam[4] = r2;
-        double tw = beta * ndem_dot(&hist[4], row->n), tl = row->mut * ndem_max(F, 0.0);
+        double tw = beta * ndem_dot(rot, row->n), tl = row->mut * ndem_max(F, 0.0);
         row->lam[5] = ndem_min(ndem_max(tw, -tl), tl);
     }
 }
@@ -390,7 +392,8 @@ int ndem_contacts_prepare(ndem_sim *sim)
         if (!rows || !cold || !res) return -1;
         c->row_capacity = cap;
     }
-    if (ensure((void **)&c->ug, &c->ug_capacity, 6 * c->geometry_rows + 6, sizeof(double))) return -1;
+    if (ensure((void **)&c->ug, &c->ug_capacity, 6 * c->geometry_rows + 6, sizeof(double)))
+        return -1;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long k = 0; k < c->count; k++) {
         long at = c->slot[k];

@@ -28,6 +28,7 @@ ndem_contact_material_def ndem_default_contact_material_def(void)
     c.adhesive_overlap = 0.0;
     c.damping_time = 0.0;
     c.young_modulus = 0.0;
+    c.stiffness_ratio = 0.2;
     return c;
 }
 
@@ -92,6 +93,7 @@ ndem_solver_def ndem_default_solver_def(void)
     s.damping_steps = 2.0;
     s.friction_compliance = 1e-6;
     s.threads = 0;
+    s.contact_model = NDEM_MODEL_HERTZ;
     return s;
 }
 

@@ -14,8 +14,9 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
     int n = def->material_count;
     t->count = n;
     t->density = calloc((size_t)(n > 0 ? n : 1), sizeof *t->density);
+    t->young = calloc((size_t)(n > 0 ? n : 1), sizeof *t->young);
     t->pairs = calloc((size_t)(n > 0 ? n * n : 1), sizeof *t->pairs);
-    if (!t->density || !t->pairs) {
+    if (!t->density || !t->young || !t->pairs) {
         ndem_material_table_destroy(t);
         return -1;
     }
@@ -23,6 +24,7 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
     for (int a = 0; a < n; a++) {
         const ndem_material_def *ma = &def->materials[a];
         t->density[a] = ma->density;
+        t->young[a] = ma->young_modulus;
         for (int b = 0; b < n; b++) {
             const ndem_material_def *mb = &def->materials[b];
             const ndem_contact_material_def *c = &dflt;
@@ -44,6 +46,7 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
             p->adhesion = c->adhesion;
             p->adhesive_overlap = c->adhesive_overlap;
             p->damping_time = c->damping_time;
+            p->stiffness_ratio = c->stiffness_ratio;
         }
     }
     return 0;
@@ -52,8 +55,10 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
 void ndem_material_table_destroy(ndem_material_table *t)
 {
     free(t->density);
+    free(t->young);
     free(t->pairs);
     t->density = NULL;
+    t->young = NULL;
     t->pairs = NULL;
     t->count = 0;
 }

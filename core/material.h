@@ -13,11 +13,13 @@ typedef struct ndem_pair_params {
     double adhesion, adhesive_overlap;
     double damping_time; /* <= 0: automatic */
     double viscosity;    /* mean eta of the two materials */
+    double stiffness_ratio; /* linear DEM: k_t / k_n */
 } ndem_pair_params;
 
 typedef struct ndem_material_table {
     int count;
     double *density;          /* per material */
+    double *young;            /* per material: Young's modulus */
     ndem_pair_params *pairs;  /* count * count, symmetric */
 } ndem_material_table;
 

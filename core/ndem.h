@@ -38,6 +38,7 @@ typedef struct ndem_contact_material_def {
     double adhesive_overlap;    /* delta_a (m), default 0 */
     double damping_time;        /* tau_n override (s); <= 0: automatic */
     double young_modulus;       /* pair modulus; <= 0: 2 Ea Eb / (Ea + Eb) */
+    double stiffness_ratio;     /* linear DEM: k_t / k_n, default 0.2 */
 } ndem_contact_material_def;
 
 typedef enum ndem_geometry_type {
@@ -119,6 +120,12 @@ typedef struct ndem_emitter_def {
 
 typedef enum ndem_method { NDEM_METHOD_NDEM = 0, NDEM_METHOD_DEM = 1 } ndem_method;
 
+/* Smooth DEM force laws (PHYSICS.md "Smooth DEM", docs/physics.md). */
+typedef enum ndem_contact_model {
+    NDEM_MODEL_HERTZ = 0, /* seed 000 eq. 35.1 */
+    NDEM_MODEL_LINEAR = 1 /* seed 002 (Cundall) */
+} ndem_contact_model;
+
 typedef struct ndem_solver_def {
     ndem_method method;
     double time_step;         /* h (s) */
@@ -132,6 +139,7 @@ typedef struct ndem_solver_def {
     double damping_steps;     /* n_s of tau_n = n_s h, default 2 */
     double friction_compliance; /* gamma_t = gamma_r, default 1e-6 */
     int threads;              /* OpenMP threads; 0: the runtime's default */
+    ndem_contact_model contact_model; /* method "dem" only */
 } ndem_solver_def;
 
 typedef struct ndem_scene_def {
@@ -177,6 +185,8 @@ typedef struct ndem_step_stats {
     double residual_friction;
     double residual_rolling;
     double max_overlap;      /* m */
+    double elastic_energy;    /* smooth DEM: energy stored in the contact springs (J) */
+    double dissipated_energy; /* smooth DEM: energy dissipated since the start (J) */
     double wall_broadphase;  /* wall seconds per phase of the last step */
     double wall_narrowphase;
     double wall_solve;
@@ -233,6 +243,10 @@ void ndem_frame_free(ndem_frame *frame);
 int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length);
 ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer,
                            size_t length, char *err, size_t err_len);
+
+/* Smooth DEM: the stable time step pi sqrt(m / k) for the smallest particle
+ * and the stiffest pair of the scene (infinite when there are no particles). */
+double ndem_dem_stable_step(const ndem_scene_def *def);
 
 /* FNV-1a hash over the full particle state, for determinism checks. */
 uint64_t ndem_sim_state_hash(const ndem_sim *sim);

@@ -2,6 +2,7 @@
  * (seed 003 Algorithm 1): emit, broad phase, narrow phase, colour, prepare
  * rows and warm start, solve (impact stage, continuous stage), store
  * impulses, integrate positions, move geometry. */
+#include "dem.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -40,7 +41,7 @@ static uint64_t scene_hash(const ndem_scene_def *d)
         HASH(h, c->material_a), HASH(h, c->material_b), HASH(h, c->friction);
         HASH(h, c->rolling_resistance), HASH(h, c->twisting_resistance);
         HASH(h, c->restitution), HASH(h, c->adhesion), HASH(h, c->adhesive_overlap);
-        HASH(h, c->damping_time), HASH(h, c->young_modulus);
+        HASH(h, c->damping_time), HASH(h, c->young_modulus), HASH(h, c->stiffness_ratio);
     }
     for (int i = 0; i < d->geometry_count; i++) {
         const ndem_geometry_def *g = &d->geometry[i];
@@ -59,7 +60,7 @@ static uint64_t scene_hash(const ndem_scene_def *d)
     HASH(h, s->method), HASH(h, s->time_step), HASH(h, s->duration), HASH(h, s->iterations);
     HASH(h, s->impact_iterations), HASH(h, s->warm_start), HASH(h, s->warm_start_factor);
     HASH(h, s->impact_velocity), HASH(h, s->tolerance), HASH(h, s->damping_steps);
-    HASH(h, s->friction_compliance);
+    HASH(h, s->friction_compliance), HASH(h, s->contact_model);
     HASH(h, d->material_count), HASH(h, d->geometry_count), HASH(h, d->emitter_count);
     return h;
 }
@@ -108,6 +109,7 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
         ndem_rng_seed(&sim->emitter_state[i].rng, def->emitters[i].seed);
     sim->total_steps = (long)ceil(def->solver.duration / def->solver.time_step - 1e-9);
     sim->scene_hash = scene_hash(def);
+    if (def->solver.method == NDEM_METHOD_DEM && !(sim->dem = ndem_dem_create(sim))) goto oom;
     return sim;
 oom:
     snprintf(err, err_len, "out of memory creating the simulation");
@@ -174,6 +176,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_bodies_destroy(&sim->bodies);
     ndem_contacts_destroy(&sim->contacts, &sim->history);
     ndem_grid_destroy(&sim->grid);
+    ndem_dem_destroy(sim->dem);
     free(sim);
 }
 
@@ -244,6 +247,8 @@ static ndem_status measure(ndem_sim *sim)
                 return NDEM_ERR_ESCAPED;
             }
     }
+    sim->stats.kinetic_energy = ke;
+    if (sim->dem) return NDEM_OK; /* contact counts come from dem.c */
     const ndem_contacts *c = &sim->contacts;
     long touching = 0, geo = 0;
     double maxov = 0;
@@ -275,7 +280,8 @@ ndem_status ndem_sim_step(ndem_sim *sim)
     if (ndem_emit(sim)) return fail_memory(sim);
     /* Spatial order every few steps (reorder.c); a function of the step
      * counter, so a restored checkpoint reorders at the same steps. */
-    if (sim->step % NDEM_REORDER_STEPS == 0 && ndem_bodies_reorder(sim)) return fail_memory(sim);
+    if (!sim->dem && sim->step % NDEM_REORDER_STEPS == 0 && ndem_bodies_reorder(sim))
+        return fail_memory(sim);
     const ndem_bodies *b = &sim->bodies;
     double vmax = 0, rmin = INFINITY, rmax = 0;
     for (long i = 0; i < b->count; i++) {
@@ -291,13 +297,23 @@ ndem_status ndem_sim_step(ndem_sim *sim)
     double t1 = omp_get_wtime();
     if (ndem_broadphase_build(sim, skin)) return fail_memory(sim);
     double t2 = omp_get_wtime();
-    if (ndem_contacts_build(sim, skin) || ndem_contacts_color(sim) ||
-        ndem_contacts_prepare(sim))
-        return fail_memory(sim);
-    double t3 = omp_get_wtime();
-    ndem_solve(sim);
-    if (ndem_contacts_store_history(sim)) return fail_memory(sim);
-    double t4 = omp_get_wtime();
+    double t3, t4;
+    if (sim->dem) {
+        /* smooth DEM: contact forces, then symplectic Euler (dem.c) */
+        if (ndem_contacts_build(sim, skin)) return fail_memory(sim);
+        t3 = omp_get_wtime();
+        if (ndem_dem_forces(sim)) return fail_memory(sim);
+        ndem_dem_accelerate(sim);
+        t4 = omp_get_wtime();
+    } else {
+        if (ndem_contacts_build(sim, skin) || ndem_contacts_color(sim) ||
+            ndem_contacts_prepare(sim))
+            return fail_memory(sim);
+        t3 = omp_get_wtime();
+        ndem_solve(sim);
+        if (ndem_contacts_store_history(sim)) return fail_memory(sim);
+        t4 = omp_get_wtime();
+    }
     integrate(sim);
     sim->step++;
     sim->time = (double)sim->step * h;
@@ -369,9 +385,10 @@ uint64_t ndem_sim_state_hash(const ndem_sim *sim)
     size_t n = (size_t)b->count;
     HASH(h, sim->step);
     /* creation order: the same bytes in the same order as before reorder.c */
-    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->pos[3 * b->where[c]], 3 * sizeof(double));
-    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->quat[4 * b->where[c]], 4 * sizeof(double));
-    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->vel[6 * b->where[c]], 6 * sizeof(double));
-    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->radius[b->where[c]], sizeof(double));
+    const long *w = b->where;
+    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->pos[3 * w[c]], 3 * sizeof(double));
+    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->quat[4 * w[c]], 4 * sizeof(double));
+    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->vel[6 * w[c]], 6 * sizeof(double));
+    for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->radius[w[c]], sizeof(double));
     return h;
 }

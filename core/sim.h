@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+struct ndem_dem;
+
 /* Particles. Indices are stable: particles are only ever appended. */
 typedef struct ndem_bodies {
     long count, capacity;
@@ -152,6 +154,7 @@ struct ndem_sim {
     long total_steps;
     uint64_t scene_hash;
     ndem_step_stats stats;
+    struct ndem_dem *dem; /* smooth DEM state (dem.c); NULL for NDEM */
     char error[256];
 };
 

@@ -8,6 +8,7 @@
  * so any thread count gives the serial sweep bit for bit. */
 #include "sim.h"
 #include "vec.h"
+#include "wide.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -171,6 +172,127 @@ NDEM_INLINE void solve_row(const sweep_ctx *x, long k, stage st, int want_residu
     solve_contact(x, &c->rows[k], lam, ug, v_target, st, want_residual ? &c->residual[3 * k] : tmp);
 }
 
+
+#ifdef NDEM_WIDE
+/* project_disc of NDEM_W lanes: the same operations, selected per lane. */
+static inline void project_disc_w(ndem_wide *x, ndem_wide *y, ndem_wide lim)
+{
+    ndem_wide len2 = *x * *x + *y * *y;
+    ndem_wmask clamp = len2 > lim * lim;
+    ndem_wide f = ndem_w_sel(lim > 0, lim / ndem_w_sqrt(len2), ndem_w_set(0.0));
+    *x = ndem_w_sel(clamp, *x * f, *x);
+    *y = ndem_w_sel(clamp, *y * f, *y);
+}
+
+/* solve_contact of the continuous stage for NDEM_W particle rows k0.. of one
+ * colour at once (they share no body), lane by lane the scalar arithmetic. */
+NDEM_INLINE void solve_packet(const sweep_ctx *x, long k0, int want_residual)
+{
+    ndem_contacts *c = x->c;
+    ndem_row *r[NDEM_W];
+    double *va[NDEM_W], *vb[NDEM_W];
+    ndem_wide ima = {0}, iia = {0}, imb = {0}, iib = {0}, la = {0}, lb = {0}, rs = {0};
+    ndem_wide inv_dn = {0}, inv_dt = {0}, inv_dr = {0}, sig_n = {0}, q_n = {0};
+    ndem_wide mu = {0}, mur = {0}, mut = {0}, lo_n = {0};
+    ndem_wide n[3] = {{0}}, L[6] = {{0}}, A[6] = {{0}}, B[6] = {{0}};
+    for (int l = 0; l < NDEM_W; l++) {
+        ndem_row *p = r[l] = &c->rows[k0 + l];
+        va[l] = &x->vel[6 * p->a];
+        vb[l] = &x->vel[6 * p->b];
+        ima[l] = x->inv_mass[p->a], iia[l] = x->inv_inertia[p->a];
+        imb[l] = x->inv_mass[p->b], iib[l] = x->inv_inertia[p->b];
+        for (int q = 0; q < 3; q++) n[q][l] = p->n[q];
+        la[l] = p->la, lb[l] = p->lb, rs[l] = p->s;
+        inv_dn[l] = p->inv_dn, inv_dt[l] = p->inv_dt, inv_dr[l] = p->inv_dr;
+        sig_n[l] = p->sig_n, q_n[l] = p->q_n;
+        mu[l] = p->mu, mur[l] = p->mur, mut[l] = p->mut, lo_n[l] = p->lo_n;
+        for (int q = 0; q < 6; q++) {
+            L[q][l] = p->lam[q];
+            A[q][l] = va[l][q];
+            B[q][l] = vb[l][q];
+        }
+    }
+    /* ndem_row_tangents (vec.h), lane by lane */
+    ndem_wide t1[3], t2[3];
+    ndem_wide s = ndem_w_sel(n[2] >= 0.0, ndem_w_set(1.0), ndem_w_set(-1.0));
+    ndem_wide a = -1.0 / (s + n[2]);
+    ndem_wide b = n[0] * n[1] * a;
+    t1[0] = 1.0 + s * n[0] * n[0] * a;
+    t1[1] = s * b;
+    t1[2] = -s * n[0];
+    t2[0] = n[1] * t1[2] - n[2] * t1[1];
+    t2[1] = n[2] * t1[0] - n[0] * t1[2];
+    t2[2] = n[0] * t1[1] - n[1] * t1[0];
+
+    ndem_wide zero = ndem_w_set(0.0), d[6];
+    ndem_wide dv[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
+    ndem_wide rn = rs * ndem_w_dot(n, dv) - q_n + sig_n * L[0];
+    ndem_wide ln = ndem_w_max(L[0] - rn * inv_dn, lo_n);
+    d[0] = rs * (ln - L[0]);
+    L[0] = ln;
+    ndem_wide F = ndem_w_max(rs * ln, zero);
+    for (int q = 0; q < 3; q++) dv[q] += (imb + ima) * d[0] * n[q];
+    ndem_wide sig_t = ndem_w_set(x->sig_t), sig_r = ndem_w_set(x->sig_r);
+    ndem_wide wa_t1 = ndem_w_dot(&A[3], t1), wa_t2 = ndem_w_dot(&A[3], t2);
+    ndem_wide wb_t1 = ndem_w_dot(&B[3], t1), wb_t2 = ndem_w_dot(&B[3], t2);
+    ndem_wide r1 = ndem_w_dot(t1, dv) - la * wa_t2 - lb * wb_t2 + sig_t * L[1];
+    ndem_wide r2 = ndem_w_dot(t2, dv) + la * wa_t1 + lb * wb_t1 + sig_t * L[2];
+    ndem_wide l1 = L[1] - r1 * inv_dt, l2 = L[2] - r2 * inv_dt;
+    project_disc_w(&l1, &l2, mu * F);
+    d[1] = l1 - L[1];
+    d[2] = l2 - L[2];
+    L[1] = l1;
+    L[2] = l2;
+    ndem_wide dw[3];
+    for (int q = 0; q < 3; q++) {
+        ndem_wide ang = d[1] * t2[q] - d[2] * t1[q];
+        ndem_wide wa = A[3 + q] - iia * la * ang;
+        ndem_wide wb = B[3 + q] - iib * lb * ang;
+        dw[q] = wb - wa;
+    }
+    ndem_wide q1 = ndem_w_dot(t1, dw) + sig_r * L[3];
+    ndem_wide q2 = ndem_w_dot(t2, dw) + sig_r * L[4];
+    ndem_wide q3 = ndem_w_dot(n, dw) + sig_r * L[5];
+    ndem_wide m1 = L[3] - q1 * inv_dr, m2 = L[4] - q2 * inv_dr, m3 = L[5] - q3 * inv_dr;
+    project_disc_w(&m1, &m2, mur * F);
+    ndem_wide tl = mut * F;
+    m3 = ndem_w_min(ndem_w_max(m3, -tl), tl);
+    d[3] = m1 - L[3];
+    d[4] = m2 - L[4];
+    d[5] = m3 - L[5];
+    L[3] = m1;
+    L[4] = m2;
+    L[5] = m3;
+    for (int q = 0; q < 3; q++) { /* apply() */
+        ndem_wide lin = d[0] * n[q] + d[1] * t1[q] + d[2] * t2[q];
+        ndem_wide ang_a = la * (d[1] * t2[q] - d[2] * t1[q]);
+        ndem_wide ang_b = lb * (d[1] * t2[q] - d[2] * t1[q]);
+        ndem_wide rot = d[3] * t1[q] + d[4] * t2[q] + d[5] * n[q];
+        A[q] -= ima * lin;
+        A[3 + q] -= iia * (ang_a + rot);
+        B[q] += imb * lin;
+        B[3 + q] += iib * (rot - ang_b);
+    }
+    ndem_wide res0 = zero, res1 = zero, res2 = zero;
+    if (want_residual) {
+        res0 = ndem_w_abs(rn);
+        res1 = ndem_w_sqrt(r1 * r1 + r2 * r2);
+        res2 = ndem_w_sqrt(q1 * q1 + q2 * q2 + q3 * q3);
+    }
+    for (int l = 0; l < NDEM_W; l++) {
+        for (int q = 0; q < 6; q++) {
+            r[l]->lam[q] = L[q][l];
+            va[l][q] = A[q][l];
+            vb[l][q] = B[q][l];
+        }
+        if (want_residual) {
+            double *res = &c->residual[3 * (k0 + l)];
+            res[0] = res0[l], res[1] = res1[l], res[2] = res2[l];
+        }
+    }
+}
+#endif
+
 /* One sweep over every row of the stage: geometry groups, then colours.
  * Called by every thread of the enclosing parallel region. */
 NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual)
@@ -188,6 +310,19 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual)
             for (long k = lo; k < hi; k++) solve_row(x, k, st, want_residual);
             continue;
         }
+#ifdef NDEM_WIDE
+        if (st == STAGE_CONTINUOUS) {
+            /* packets of NDEM_W rows, then the rest one by one; rows of a
+             * colour are independent, so any split gives the same result */
+            long packets = (hi - lo) / NDEM_W, units = packets + (hi - lo) % NDEM_W;
+#pragma omp for schedule(static)
+            for (long u = 0; u < units; u++) {
+                if (u < packets) solve_packet(x, lo + u * NDEM_W, want_residual);
+                else solve_row(x, lo + packets * NDEM_W + (u - packets), st, want_residual);
+            }
+            continue;
+        }
+#endif
 #pragma omp for schedule(static)
         for (long k = lo; k < hi; k++) solve_row(x, k, st, want_residual);
     }

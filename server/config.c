@@ -53,6 +53,9 @@ static const opt options[] = {
      0, "most time steps of one job (422 above)"},
     {"max-queued", OPT_LONG, "10000", 1, 1e9, "NDEM_MAX_QUEUED", offsetof(ndem_config, max_queued),
      0, "most jobs waiting in the queue (503 above)"},
+    {"max-stream-clients", OPT_LONG, "256", 1, 100000, "NDEM_MAX_STREAM_CLIENTS",
+     offsetof(ndem_config, max_stream_clients), 0,
+     "most WebSocket clients at once (each holds at most about one frame)"},
     {"checkpoint-interval", OPT_DOUBLE, "10", 0.01, 86400, "NDEM_CHECKPOINT_INTERVAL",
      offsetof(ndem_config, checkpoint_interval), 0,
      "wall seconds between checkpoints of a running job"},
@@ -62,7 +65,8 @@ static const opt options[] = {
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
-void ndem_config_help(FILE *out) {
+void ndem_config_help(FILE *out)
+{
     fprintf(out, "usage: ndemd [--OPTION VALUE]...\n\n"
                  "The ndem simulation daemon: REST API, job queue, workers and live streams.\n"
                  "Every option may also come from its environment variable; the command\n"
@@ -84,7 +88,8 @@ void ndem_config_help(FILE *out) {
 }
 
 /* The table of docs/api.md, from the same entries as --help. */
-static void help_markdown(FILE *out) {
+static void help_markdown(FILE *out)
+{
     fprintf(out, "| option | environment | type | default | bounds | meaning |\n"
                  "| --- | --- | --- | --- | --- | --- |\n");
     for (size_t i = 0; i < OPTION_COUNT; i++) {
@@ -101,7 +106,8 @@ static void help_markdown(FILE *out) {
     }
 }
 
-static int set_value(ndem_config *c, const opt *o, const char *value, const char *from, FILE *err) {
+static int set_value(ndem_config *c, const opt *o, const char *value, const char *from, FILE *err)
+{
     char *field = (char *)c + o->offset;
     if (o->type == OPT_STRING) {
         if (strlen(value) >= o->size) {
@@ -127,7 +133,8 @@ static int set_value(ndem_config *c, const opt *o, const char *value, const char
     return 0;
 }
 
-int ndem_config_split_hostport(const char *s, char *host, size_t host_len, int *port) {
+int ndem_config_split_hostport(const char *s, char *host, size_t host_len, int *port)
+{
     const char *colon = strrchr(s, ':');
     if (!colon || colon == s) return -1;
     size_t n = (size_t)(colon - s);
@@ -143,7 +150,8 @@ int ndem_config_split_hostport(const char *s, char *host, size_t host_len, int *
     return 0;
 }
 
-int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err) {
+int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err)
+{
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < OPTION_COUNT; i++)
         if (set_value(c, &options[i], options[i].def, "the default", err)) return -1;

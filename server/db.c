@@ -95,12 +95,14 @@ struct ndem_db {
     sqlite3_stmt *q[Q_N];
 };
 
-static void db_error(ndem_db *db, const char *what) {
+static void db_error(ndem_db *db, const char *what)
+{
     ndem_log("db: %s: %s", what, sqlite3_errmsg(db->conn));
 }
 
 /* Applies every embedded NNN_*.sql above PRAGMA user_version, in order. */
-static int migrate(sqlite3 *conn, char *err, size_t err_len) {
+static int migrate(sqlite3 *conn, char *err, size_t err_len)
+{
     sqlite3_stmt *st;
     int version = 0;
     if (sqlite3_prepare_v2(conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) goto fail;
@@ -135,7 +137,8 @@ fail:
     return -1;
 }
 
-ndem_db *ndem_db_open(const char *path, char *err, size_t err_len) {
+ndem_db *ndem_db_open(const char *path, char *err, size_t err_len)
+{
     ndem_db *db = calloc(1, sizeof *db);
     if (!db) {
         snprintf(err, err_len, "out of memory");
@@ -179,7 +182,8 @@ ndem_db *ndem_db_open(const char *path, char *err, size_t err_len) {
     return db;
 }
 
-void ndem_db_close(ndem_db *db) {
+void ndem_db_close(ndem_db *db)
+{
     if (!db) return;
     for (int i = 0; i < Q_N; i++)
         sqlite3_finalize(db->q[i]);
@@ -188,27 +192,32 @@ void ndem_db_close(ndem_db *db) {
     free(db);
 }
 
-void ndem_job_row_free(ndem_job_row *row) {
+void ndem_job_row_free(ndem_job_row *row)
+{
     free(row->document);
     free(row->error);
     row->document = row->error = NULL;
 }
 
-int ndem_job_row_finished(const ndem_job_row *row) {
+int ndem_job_row_finished(const ndem_job_row *row)
+{
     return strcmp(row->status, "queued") && strcmp(row->status, "running");
 }
 
-static char *dup_text(sqlite3_stmt *st, int col) {
+static char *dup_text(sqlite3_stmt *st, int col)
+{
     const unsigned char *t = sqlite3_column_text(st, col);
     return t ? strdup((const char *)t) : NULL;
 }
 
-static void copy_text(sqlite3_stmt *st, int col, char *buf, size_t len) {
+static void copy_text(sqlite3_stmt *st, int col, char *buf, size_t len)
+{
     const unsigned char *t = sqlite3_column_text(st, col);
     snprintf(buf, len, "%s", t ? (const char *)t : "");
 }
 
-static void read_row(sqlite3_stmt *st, ndem_job_row *r) {
+static void read_row(sqlite3_stmt *st, ndem_job_row *r)
+{
     memset(r, 0, sizeof *r);
     r->seq = (long)sqlite3_column_int64(st, 0);
     copy_text(st, 1, r->id, sizeof r->id);
@@ -231,24 +240,28 @@ static void read_row(sqlite3_stmt *st, ndem_job_row *r) {
 }
 
 /* Takes the lock and hands out a reset statement; done() releases both. */
-static sqlite3_stmt *use(ndem_db *db, int q) {
+static sqlite3_stmt *use(ndem_db *db, int q)
+{
     pthread_mutex_lock(&db->lock);
     return db->q[q];
 }
 
-static void done(ndem_db *db, sqlite3_stmt *st) {
+static void done(ndem_db *db, sqlite3_stmt *st)
+{
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     pthread_mutex_unlock(&db->lock);
 }
 
-static int exec_locked(ndem_db *db, int q) {
+static int exec_locked(ndem_db *db, int q)
+{
     int rc = sqlite3_step(db->q[q]);
     sqlite3_reset(db->q[q]);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued) {
+int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued)
+{
     pthread_mutex_lock(&db->lock);
     int rc = -1;
     if (exec_locked(db, Q_BEGIN)) goto out;
@@ -281,7 +294,8 @@ out:
     return rc;
 }
 
-int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row) {
+int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row)
+{
     sqlite3_stmt *st = use(db, Q_GET);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
@@ -292,7 +306,8 @@ int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row) {
 }
 
 int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, ndem_job_row **rows,
-                 int *count) {
+                 int *count)
+{
     *rows = calloc((size_t)(limit > 0 ? limit : 1), sizeof **rows);
     *count = 0;
     if (!*rows) return -1;
@@ -307,7 +322,8 @@ int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, nd
     return 0;
 }
 
-int ndem_db_claim(ndem_db *db, ndem_job_row *row) {
+int ndem_db_claim(ndem_db *db, ndem_job_row *row)
+{
     sqlite3_stmt *st = use(db, Q_CLAIM);
     sqlite3_bind_int64(st, 1, ndem_now_us());
     int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
@@ -321,7 +337,8 @@ int ndem_db_claim(ndem_db *db, ndem_job_row *row) {
     return rc;
 }
 
-static void bind_progress(sqlite3_stmt *st, int first, const ndem_progress *p) {
+static void bind_progress(sqlite3_stmt *st, int first, const ndem_progress *p)
+{
     sqlite3_bind_int64(st, first, p->step);
     sqlite3_bind_int64(st, first + 1, p->steps_total);
     sqlite3_bind_double(st, first + 2, p->time);
@@ -331,7 +348,8 @@ static void bind_progress(sqlite3_stmt *st, int first, const ndem_progress *p) {
     sqlite3_bind_double(st, first + 6, p->wall_seconds);
 }
 
-int ndem_db_progress(ndem_db *db, const char *id, const ndem_progress *p) {
+int ndem_db_progress(ndem_db *db, const char *id, const ndem_progress *p)
+{
     sqlite3_stmt *st = use(db, Q_PROGRESS);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     bind_progress(st, 2, p);
@@ -342,7 +360,8 @@ int ndem_db_progress(ndem_db *db, const char *id, const ndem_progress *p) {
 }
 
 int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *error,
-                   const ndem_progress *p) {
+                   const ndem_progress *p)
+{
     sqlite3_stmt *st = use(db, Q_FINISH);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
@@ -355,7 +374,8 @@ int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *
     return rc;
 }
 
-int ndem_db_cancel_queued(ndem_db *db, const char *id) {
+int ndem_db_cancel_queued(ndem_db *db, const char *id)
+{
     sqlite3_stmt *st = use(db, Q_CANCEL);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, ndem_now_us());
@@ -364,14 +384,16 @@ int ndem_db_cancel_queued(ndem_db *db, const char *id) {
     return rc;
 }
 
-int ndem_db_requeue_running(ndem_db *db) {
+int ndem_db_requeue_running(ndem_db *db)
+{
     sqlite3_stmt *st = use(db, Q_REQUEUE);
     int rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(db->conn) : -1;
     done(db, st);
     return rc;
 }
 
-int ndem_db_delete(ndem_db *db, const char *id) {
+int ndem_db_delete(ndem_db *db, const char *id)
+{
     pthread_mutex_lock(&db->lock);
     int rc = -1;
     if (exec_locked(db, Q_BEGIN)) goto out;
@@ -400,7 +422,8 @@ out:
     return rc;
 }
 
-int ndem_db_count_by_status(ndem_db *db, long counts[NDEM_STATUS_COUNT]) {
+int ndem_db_count_by_status(ndem_db *db, long counts[NDEM_STATUS_COUNT])
+{
     memset(counts, 0, sizeof(long) * NDEM_STATUS_COUNT);
     sqlite3_stmt *st = use(db, Q_COUNT_BY_STATUS);
     int s;
@@ -413,7 +436,8 @@ int ndem_db_count_by_status(ndem_db *db, long counts[NDEM_STATUS_COUNT]) {
     return s == SQLITE_DONE ? 0 : -1;
 }
 
-int ndem_db_frame_add(ndem_db *db, const char *id, const ndem_frame_row *f) {
+int ndem_db_frame_add(ndem_db *db, const char *id, const ndem_frame_row *f)
+{
     sqlite3_stmt *st = use(db, Q_FRAME_ADD);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, f->index);
@@ -426,7 +450,8 @@ int ndem_db_frame_add(ndem_db *db, const char *id, const ndem_frame_row *f) {
     return rc;
 }
 
-int ndem_db_frames_truncate(ndem_db *db, const char *id, long from) {
+int ndem_db_frames_truncate(ndem_db *db, const char *id, long from)
+{
     sqlite3_stmt *st = use(db, Q_FRAMES_TRUNCATE);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, from);
@@ -435,14 +460,16 @@ int ndem_db_frames_truncate(ndem_db *db, const char *id, long from) {
     return rc;
 }
 
-static void read_frame(sqlite3_stmt *st, ndem_frame_row *f) {
+static void read_frame(sqlite3_stmt *st, ndem_frame_row *f)
+{
     f->index = (long)sqlite3_column_int64(st, 0);
     f->step = (long)sqlite3_column_int64(st, 1);
     f->time = sqlite3_column_double(st, 2);
     f->particles = (long)sqlite3_column_int64(st, 3);
 }
 
-int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *count) {
+int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *count)
+{
     long cap = 64;
     *count = 0;
     *rows = malloc((size_t)cap * sizeof **rows);
@@ -466,7 +493,8 @@ int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *cou
     return rc;
 }
 
-int ndem_db_frame(ndem_db *db, const char *id, long index, ndem_frame_row *row) {
+int ndem_db_frame(ndem_db *db, const char *id, long index, ndem_frame_row *row)
+{
     sqlite3_stmt *st = use(db, index < 0 ? Q_FRAME_LATEST : Q_FRAME);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     if (index >= 0) sqlite3_bind_int64(st, 2, index);

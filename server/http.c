@@ -31,15 +31,18 @@ struct ndem_http {
     atomic_long requests;
 };
 
-const char *ndem_http_header(ndem_request *req, const char *name) {
+const char *ndem_http_header(ndem_request *req, const char *name)
+{
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
-const char *ndem_http_query(ndem_request *req, const char *name) {
+const char *ndem_http_query(ndem_request *req, const char *name)
+{
     return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
-void ndem_http_reply(ndem_request *req, int status, const char *type, char *body, size_t len) {
+void ndem_http_reply(ndem_request *req, int status, const char *type, char *body, size_t len)
+{
     free(req->resp);
     req->status = status;
     req->resp = body;
@@ -47,33 +50,24 @@ void ndem_http_reply(ndem_request *req, int status, const char *type, char *body
     req->resp_type = type;
 }
 
-static const char *status_title(int status) {
+static const char *status_title(int status)
+{
     switch (status) {
-    case 400:
-        return "Bad Request";
-    case 404:
-        return "Not Found";
-    case 405:
-        return "Method Not Allowed";
-    case 409:
-        return "Conflict";
-    case 413:
-        return "Content Too Large";
-    case 415:
-        return "Unsupported Media Type";
-    case 422:
-        return "Unprocessable Content";
-    case 500:
-        return "Internal Server Error";
-    case 503:
-        return "Service Unavailable";
-    default:
-        return "Error";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Content";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Error";
     }
 }
 
-void ndem_http_problem(ndem_request *req, int status, const char *errors_json, const char *fmt,
-                       ...) {
+void ndem_http_problem(ndem_request *req, int status, const char *errors_json, const char *fmt, ...)
+{
     char detail[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -94,7 +88,8 @@ void ndem_http_problem(ndem_request *req, int status, const char *errors_json, c
 }
 
 /* Matches path against pattern; fills req->params. */
-static int match(const char *pattern, const char *path, ndem_request *req, char *scratch) {
+static int match(const char *pattern, const char *path, ndem_request *req, char *scratch)
+{
     int nparams = 0;
     const char *p = pattern, *u = path;
     char *out = scratch;
@@ -119,7 +114,8 @@ static int match(const char *pattern, const char *path, ndem_request *req, char 
 
 /* The route for the request; *path_known when some route has this path
  * (for 405), with its methods in req->allow. */
-static const ndem_route *route_of(ndem_http *h, ndem_request *req, int *path_known) {
+static const ndem_route *route_of(ndem_http *h, ndem_request *req, int *path_known)
+{
     *path_known = 0;
     req->allow[0] = 0;
     const ndem_route *found = NULL;
@@ -136,7 +132,8 @@ static const ndem_route *route_of(ndem_http *h, ndem_request *req, int *path_kno
     return found;
 }
 
-static int json_type(const char *type) {
+static int json_type(const char *type)
+{
     if (!type) return 0;
     static const char want[] = "application/json";
     size_t n = sizeof want - 1;
@@ -144,7 +141,8 @@ static int json_type(const char *type) {
     return type[n] == 0 || type[n] == ';' || type[n] == ' ';
 }
 
-static enum MHD_Result send_response(ndem_request *req) {
+static enum MHD_Result send_response(ndem_request *req)
+{
     struct MHD_Response *r =
         MHD_create_response_from_buffer(req->resp_len, req->resp ? req->resp : (void *)"",
                                         req->resp ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -167,7 +165,8 @@ static enum MHD_Result send_response(ndem_request *req) {
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls) {
+                                  size_t *upload_size, void **con_cls)
+{
     ndem_http *h = cls;
     ndem_request *req = *con_cls;
     if (!req) { /* first call: headers only */
@@ -243,7 +242,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
-                         enum MHD_RequestTerminationCode code) {
+                         enum MHD_RequestTerminationCode code)
+{
     ndem_request *req = *con_cls;
     if (!req) return;
     ndem_log("http %s %s %d %zu %.1fms%s", req->method, req->path, req->status, req->resp_len,
@@ -257,7 +257,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 ndem_http *ndem_http_start(const char *host, int port, long threads, long max_body,
                            const ndem_route *routes, ndem_fallback fallback, void *app, char *err,
-                           size_t err_len) {
+                           size_t err_len)
+{
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
@@ -289,16 +290,19 @@ ndem_http *ndem_http_start(const char *host, int port, long threads, long max_bo
     return h;
 }
 
-int ndem_http_port(const ndem_http *h) {
+int ndem_http_port(const ndem_http *h)
+{
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : -1;
 }
 
-long ndem_http_requests(ndem_http *h) {
+long ndem_http_requests(ndem_http *h)
+{
     return atomic_load(&h->requests);
 }
 
-void ndem_http_stop(ndem_http *h) {
+void ndem_http_stop(ndem_http *h)
+{
     if (!h) return;
     MHD_stop_daemon(h->daemon);
     free(h);

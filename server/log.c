@@ -8,19 +8,22 @@
 #include <stdio.h>
 #include <time.h>
 
-int64_t ndem_now_us(void) {
+int64_t ndem_now_us(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-double ndem_mono(void) {
+double ndem_mono(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-const char *ndem_rfc3339(int64_t us, char *buf, unsigned long len) {
+const char *ndem_rfc3339(int64_t us, char *buf, unsigned long len)
+{
     time_t s = (time_t)(us / 1000000);
     struct tm tm;
     gmtime_r(&s, &tm);
@@ -30,7 +33,8 @@ const char *ndem_rfc3339(int64_t us, char *buf, unsigned long len) {
     return buf;
 }
 
-void ndem_log(const char *fmt, ...) {
+void ndem_log(const char *fmt, ...)
+{
     char line[2048], when[32];
     int n = snprintf(line, sizeof line, "%s ", ndem_rfc3339(ndem_now_us(), when, sizeof when));
     va_list ap;

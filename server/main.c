@@ -22,7 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int make_dirs(const char *path) {
+static int make_dirs(const char *path)
+{
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++) {
@@ -34,7 +35,8 @@ static int make_dirs(const char *path) {
     return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-static void shutdown_app(ndem_app *app) {
+static void shutdown_app(ndem_app *app)
+{
     ndem_http_stop(app->http); /* no new work */
     ndem_pool_stop(app->pool); /* running jobs checkpoint and requeue */
     ndem_store_close(app->store);
@@ -42,7 +44,8 @@ static void shutdown_app(ndem_app *app) {
     ndem_db_close(app->db);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     ndem_app app;
     memset(&app, 0, sizeof app);
     int rc = ndem_config_load(&app.cfg, argc, argv, stderr);
@@ -76,8 +79,8 @@ int main(int argc, char **argv) {
     if (!(app.store = ndem_store_open(app.cfg.data, app.db, err, sizeof err))) goto fail;
     ndem_store_sweep(app.store);
     ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame};
-    if (!(app.stream =
-              ndem_stream_start(app.cfg.ws_host, app.cfg.ws_port, &hooks, err, sizeof err)))
+    if (!(app.stream = ndem_stream_start(app.cfg.ws_host, app.cfg.ws_port,
+                                         app.cfg.max_stream_clients, &hooks, err, sizeof err)))
         goto fail;
     if (!(app.pool = ndem_pool_start(&app.cfg, app.db, app.store, app.stream, err, sizeof err)))
         goto fail;

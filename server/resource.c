@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_time(cJSON *o, const char *key, int64_t us) {
+static void add_time(cJSON *o, const char *key, int64_t us)
+{
     char buf[40];
     if (us > 0)
         cJSON_AddStringToObject(o, key, ndem_rfc3339(us, buf, sizeof buf));
@@ -21,7 +22,8 @@ static void add_time(cJSON *o, const char *key, int64_t us) {
 }
 
 /* The host part of a Host header ("h:1234" -> "h", "[::1]:1" -> "[::1]"). */
-static void host_only(const char *host, char *out, size_t len) {
+static void host_only(const char *host, char *out, size_t len)
+{
     snprintf(out, len, "%s", host);
     char *colon = strrchr(out, ':');
     char *bracket = strrchr(out, ']');
@@ -32,7 +34,8 @@ static void host_only(const char *host, char *out, size_t len) {
             *p = 0;
 }
 
-cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *host) {
+cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *host)
+{
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", row->id);
     cJSON_AddStringToObject(o, "name", row->name);
@@ -83,7 +86,8 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *h
     return o;
 }
 
-char *ndem_resource_describe(void *ctx, const char *id, const char *host) {
+char *ndem_resource_describe(void *ctx, const char *id, const char *host)
+{
     ndem_app *app = ctx;
     ndem_job_row row;
     if (ndem_db_get(app->db, id, &row)) return NULL;
@@ -94,7 +98,8 @@ char *ndem_resource_describe(void *ctx, const char *id, const char *host) {
     return text;
 }
 
-void *ndem_resource_latest_frame(void *ctx, const char *id, size_t *len) {
+void *ndem_resource_latest_frame(void *ctx, const char *id, size_t *len)
+{
     ndem_app *app = ctx;
     ndem_frame_row fr;
     void *file = NULL, *out = NULL;

@@ -25,7 +25,8 @@
 #define LIST_DEFAULT 50
 #define LIST_MAX 1000
 
-static void reply_json(ndem_request *req, int status, cJSON *o) {
+static void reply_json(ndem_request *req, int status, cJSON *o)
+{
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!text) {
@@ -35,7 +36,8 @@ static void reply_json(ndem_request *req, int status, cJSON *o) {
     ndem_http_reply(req, status, "application/json", text, strlen(text));
 }
 
-static int valid_id(const char *id) {
+static int valid_id(const char *id)
+{
     if (strlen(id) != NDEM_ID_LEN) return 0;
     for (const char *p = id; *p; p++)
         if (!isxdigit((unsigned char)*p) || isupper((unsigned char)*p)) return 0;
@@ -43,7 +45,8 @@ static int valid_id(const char *id) {
 }
 
 /* Reads the job of the {id} parameter; answers 404 (or 500) when there is none. */
-static int load_job(ndem_app *app, ndem_request *req, ndem_job_row *row) {
+static int load_job(ndem_app *app, ndem_request *req, ndem_job_row *row)
+{
     const char *id = req->params[0];
     int rc = valid_id(id) ? ndem_db_get(app->db, id, row) : 1;
     if (rc > 0) ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
@@ -51,7 +54,8 @@ static int load_job(ndem_app *app, ndem_request *req, ndem_job_row *row) {
     return rc;
 }
 
-static void reply_resource(ndem_app *app, ndem_request *req, int status, const char *id) {
+static void reply_resource(ndem_app *app, ndem_request *req, int status, const char *id)
+{
     ndem_job_row row;
     if (ndem_db_get(app->db, id, &row)) {
         ndem_http_problem(req, 500, NULL, "job %s vanished", id);
@@ -65,7 +69,8 @@ static void reply_resource(ndem_app *app, ndem_request *req, int status, const c
 
 static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...) {
+static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
+{
     if (errs->count == errs->capacity) {
         int cap = errs->capacity ? 2 * errs->capacity : 4;
         ndem_job_error *grown = realloc(errs->items, (size_t)cap * sizeof *grown);
@@ -85,7 +90,8 @@ static void add_error(ndem_job_errors *errs, const char *pointer, const char *fm
 
 /* The daemon's limits (--max-*), as errors with pointers like the parser's. */
 static void check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
-                         ndem_job_errors *errs) {
+                         ndem_job_errors *errs)
+{
     long particles = ndem_job_particle_estimate(job);
     if (particles > cfg->max_particles)
         add_error(errs, "/scene/particles",
@@ -101,7 +107,8 @@ static void check_limits(const ndem_config *cfg, const ndem_job *job, long steps
                   cfg->max_steps);
 }
 
-static int new_id(char *id) {
+static int new_id(char *id)
+{
     unsigned char r[NDEM_ID_LEN / 2];
     if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return -1;
     for (size_t i = 0; i < sizeof r; i++)
@@ -109,7 +116,8 @@ static int new_id(char *id) {
     return 0;
 }
 
-static void post_job(void *ctx, ndem_request *req) {
+static void post_job(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     ndem_job *job = NULL;
     ndem_job_errors errs = {0};
@@ -168,7 +176,8 @@ static void post_job(void *ctx, ndem_request *req) {
 
 /* ---- GET /api/v1/jobs ---- */
 
-static int parse_long(const char *s, long min, long max, long *out) {
+static int parse_long(const char *s, long min, long max, long *out)
+{
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -177,7 +186,8 @@ static int parse_long(const char *s, long min, long max, long *out) {
     return 0;
 }
 
-static void list_jobs(void *ctx, ndem_request *req) {
+static void list_jobs(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     const char *status = ndem_http_query(req, "status");
     const char *limit_s = ndem_http_query(req, "limit");
@@ -228,7 +238,8 @@ static void list_jobs(void *ctx, ndem_request *req) {
 
 /* ---- /api/v1/jobs/{id} ---- */
 
-static void get_job(void *ctx, ndem_request *req) {
+static void get_job(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     ndem_job_row row;
     if (load_job(app, req, &row)) return;
@@ -236,7 +247,8 @@ static void get_job(void *ctx, ndem_request *req) {
     ndem_job_row_free(&row);
 }
 
-static void cancel_job(void *ctx, ndem_request *req) {
+static void cancel_job(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     const char *id = req->params[0];
     int rc = valid_id(id) ? ndem_pool_cancel(app->pool, id) : NDEM_CANCEL_UNKNOWN;
@@ -255,15 +267,13 @@ static void cancel_job(void *ctx, ndem_request *req) {
                           "be cancelled",
                           id);
         break;
-    case NDEM_CANCEL_UNKNOWN:
-        ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
-        break;
-    default:
-        ndem_http_problem(req, 500, NULL, "the job database failed");
+    case NDEM_CANCEL_UNKNOWN: ndem_http_problem(req, 404, NULL, "no job with id '%s'", id); break;
+    default: ndem_http_problem(req, 500, NULL, "the job database failed");
     }
 }
 
-static void delete_job(void *ctx, ndem_request *req) {
+static void delete_job(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     const char *id = req->params[0];
     int rc = valid_id(id) ? ndem_db_delete(app->db, id) : 1;
@@ -283,7 +293,8 @@ static void delete_job(void *ctx, ndem_request *req) {
 
 /* ---- frames and series ---- */
 
-static void list_frames(void *ctx, ndem_request *req) {
+static void list_frames(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     ndem_job_row row;
     if (load_job(app, req, &row)) return;
@@ -311,12 +322,14 @@ static void list_frames(void *ctx, ndem_request *req) {
     reply_json(req, 200, o);
 }
 
-static int accepts(ndem_request *req, const char *type) {
+static int accepts(ndem_request *req, const char *type)
+{
     const char *accept = ndem_http_header(req, "Accept");
     return accept && strstr(accept, type);
 }
 
-static void get_frame(void *ctx, ndem_request *req) {
+static void get_frame(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     ndem_job_row row;
     if (load_job(app, req, &row)) return;
@@ -365,7 +378,8 @@ typedef struct text_buf {
     int failed;
 } text_buf;
 
-static void put(text_buf *b, const char *s, size_t n) {
+static void put(text_buf *b, const char *s, size_t n)
+{
     if (b->failed) return;
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
@@ -384,12 +398,14 @@ static void put(text_buf *b, const char *s, size_t n) {
     b->p[b->len] = 0;
 }
 
-static void puts_(text_buf *b, const char *s) {
+static void puts_(text_buf *b, const char *s)
+{
     put(b, s, strlen(s));
 }
 
 /* A header name as a JSON string: only [A-Za-z0-9_] survive. */
-static void put_name(text_buf *b, const char *s, size_t n) {
+static void put_name(text_buf *b, const char *s, size_t n)
+{
     put(b, "\"", 1);
     for (size_t i = 0; i < n; i++)
         if (isalnum((unsigned char)s[i]) || s[i] == '_') put(b, &s[i], 1);
@@ -401,7 +417,8 @@ static void put_name(text_buf *b, const char *s, size_t n) {
  * last); Accept: text/csv gets the file itself. Written straight from the
  * text, column after column (each number as the file spells it, null when
  * not finite), in memory about the size of the file. */
-static void get_series(void *ctx, ndem_request *req) {
+static void get_series(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     ndem_job_row row;
     if (load_job(app, req, &row)) return;
@@ -491,7 +508,8 @@ static void get_series(void *ctx, ndem_request *req) {
 
 /* ---- service routes ---- */
 
-static void health(void *ctx, ndem_request *req) {
+static void health(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     long counts[NDEM_STATUS_COUNT];
     int ok = ndem_db_count_by_status(app->db, counts) == 0;
@@ -508,7 +526,8 @@ static void health(void *ctx, ndem_request *req) {
     reply_json(req, ok ? 200 : 503, o);
 }
 
-static void openapi(void *ctx, ndem_request *req) {
+static void openapi(void *ctx, ndem_request *req)
+{
     for (const ndem_embedded_file *f = ndem_embedded; f->name; f++)
         if (!strcmp(f->name, "openapi.json")) {
             char *text = strdup(f->text);
@@ -518,7 +537,8 @@ static void openapi(void *ctx, ndem_request *req) {
     ndem_http_problem(req, 500, NULL, "the OpenAPI document was not built in");
 }
 
-static void metrics(void *ctx, ndem_request *req) {
+static void metrics(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     long counts[NDEM_STATUS_COUNT];
     ndem_db_count_by_status(app->db, counts);
@@ -572,7 +592,8 @@ static const char placeholder[] =
     "<a href=\"/api/v1/jobs\">/api/v1/jobs</a>, described by "
     "<a href=\"/openapi.json\">/openapi.json</a>.</p></body></html>\n";
 
-static const char *mime_of(const char *path) {
+static const char *mime_of(const char *path)
+{
     static const char *const types[][2] = {
         {".html", "text/html; charset=utf-8"},
         {".js", "text/javascript"},
@@ -591,7 +612,8 @@ static const char *mime_of(const char *path) {
     return "application/octet-stream";
 }
 
-void ndem_static_file(void *ctx, ndem_request *req) {
+void ndem_static_file(void *ctx, ndem_request *req)
+{
     ndem_app *app = ctx;
     const char *path = req->path;
     /* no "..", no hidden files, no backslashes: nothing can leave --web */

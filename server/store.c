@@ -3,17 +3,17 @@
  * DATA/jobs/<id>/ holds frames/NNNNNN.ndf (binary frames with every field,
  * the format of `ndem run`), series.csv (the columns of `ndem run`) and
  * checkpoint.ndck. Workers never touch the disk while a job runs: they hand
- * frames, series rows and checkpoints to one writer thread through a FIFO,
- * so a step never waits on a disk. The FIFO keeps order, which is what makes
- * resuming exact: when a checkpoint reaches the disk, every frame and series
- * row before it already has, and the checkpoint records how far they went
- * (frame count, series.csv length) so a resume can cut them back. The FIFO is
- * bounded in bytes; a worker that outruns the disk waits (output is the
- * record, it is never dropped). A frame's index row goes into SQLite after
- * its file is written, so an indexed frame always has a complete file.
- * Checkpoints are durable writes: temporary file, fsync, rename, fsync of
- * the directory; a half-written checkpoint never carries the final name. */
-#define _XOPEN_SOURCE 700 /* nftw */
+ * frames, series rows, progress records (SQLite with fsync) and checkpoints
+ * to one writer thread through a FIFO, so a step never waits on a disk. The FIFO keeps order, which
+ * is what makes resuming exact: when a checkpoint reaches the disk, every frame and series row
+ * before it already has, and the checkpoint records how far they went (frame count, series.csv
+ * length) so a resume can cut them back. The FIFO is bounded in bytes; a worker that outruns the
+ * disk waits (output is the record, it is never dropped). A frame's index row goes into SQLite
+ * after its file is written, so an indexed frame always has a complete file. Checkpoints are
+ * durable writes: temporary file, fsync, rename, fsync of the directory; a half-written checkpoint
+ * never carries the final name. Frames and rows are not fsynced one by one: the file system is
+ * synced before each checkpoint and before a job is recorded as finished. */
+#define _GNU_SOURCE /* nftw, syncfs */
 #include "store.h"
 
 #include "frame_bin.h"
@@ -35,7 +35,7 @@
 #define CKPT_VERSION 1u
 #define CKPT_HEADER 48u
 
-typedef enum { T_FRAME, T_SERIES, T_CHECKPOINT, T_DROP_CHECKPOINT } task_kind;
+typedef enum { T_FRAME, T_SERIES, T_PROGRESS, T_CHECKPOINT, T_DROP_CHECKPOINT, T_SYNC } task_kind;
 
 typedef struct task {
     struct task *next;
@@ -44,6 +44,7 @@ typedef struct task {
     long index;
     ndem_frame frame;
     ndem_resume resume;
+    ndem_progress progress;
     void *data;
     size_t len;
     size_t cost;
@@ -67,15 +68,18 @@ struct ndem_store {
     failure *failures;
 };
 
-static void job_path(const ndem_store *s, const char *id, const char *name, char *buf, size_t len) {
+static void job_path(const ndem_store *s, const char *id, const char *name, char *buf, size_t len)
+{
     snprintf(buf, len, "%s/jobs/%s%s%s", s->root, id, name[0] ? "/" : "", name);
 }
 
-static int make_dir(const char *path) {
+static int make_dir(const char *path)
+{
     return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len) {
+static int write_all(int fd, const void *buf, size_t len)
+{
     const char *p = buf;
     while (len > 0) {
         ssize_t n = write(fd, p, len);
@@ -87,7 +91,8 @@ static int write_all(int fd, const void *buf, size_t len) {
     return 0;
 }
 
-static int fsync_dir(const char *file) {
+static int fsync_dir(const char *file)
+{
     char dir[1200];
     snprintf(dir, sizeof dir, "%s", file);
     char *slash = strrchr(dir, '/');
@@ -100,7 +105,8 @@ static int fsync_dir(const char *file) {
 }
 
 /* temp + fsync + rename + fsync dir */
-static int write_durable(const char *path, const void *a, size_t alen, const void *b, size_t blen) {
+static int write_durable(const char *path, const void *a, size_t alen, const void *b, size_t blen)
+{
     char tmp[1300];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -113,23 +119,27 @@ static int write_durable(const char *path, const void *a, size_t alen, const voi
     return rc;
 }
 
-static void put64(unsigned char *p, uint64_t v) {
+static void put64(unsigned char *p, uint64_t v)
+{
     for (int i = 0; i < 8; i++)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint64_t get64(const unsigned char *p) {
+static uint64_t get64(const unsigned char *p)
+{
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--)
         v = v << 8 | p[i];
     return v;
 }
 
-static uint32_t get32(const unsigned char *p) {
+static uint32_t get32(const unsigned char *p)
+{
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int do_frame(ndem_store *s, task *t) {
+static int do_frame(ndem_store *s, task *t)
+{
     char path[1200], name[64];
     snprintf(name, sizeof name, "frames/%06ld.ndf", t->index);
     job_path(s, t->id, name, path, sizeof path);
@@ -152,7 +162,8 @@ static int do_frame(ndem_store *s, task *t) {
     return rc;
 }
 
-static int do_series(ndem_store *s, task *t) {
+static int do_series(ndem_store *s, task *t)
+{
     char path[1200];
     job_path(s, t->id, "series.csv", path, sizeof path);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -162,9 +173,26 @@ static int do_series(ndem_store *s, task *t) {
     return rc;
 }
 
-static int do_checkpoint(ndem_store *s, task *t) {
+/* Frames and series rows are written without fsync, which is enough for a
+ * crashed process (the kernel keeps them). For a power cut, everything of
+ * the file system is flushed before a checkpoint that vouches for it, and
+ * before a job is recorded as finished. */
+static int sync_job(ndem_store *s, const char *id)
+{
+    char dir[1200];
+    job_path(s, id, "", dir, sizeof dir);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return -1;
+    int rc = syncfs(fd);
+    close(fd);
+    return rc;
+}
+
+static int do_checkpoint(ndem_store *s, task *t)
+{
     char path[1200];
     struct stat st;
+    if (sync_job(s, t->id)) return -1;
     job_path(s, t->id, "series.csv", path, sizeof path);
     t->resume.series_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
     unsigned char h[CKPT_HEADER] = {0};
@@ -181,13 +209,15 @@ static int do_checkpoint(ndem_store *s, task *t) {
     return write_durable(path, h, sizeof h, t->data, t->len);
 }
 
-static void task_free(task *t) {
+static void task_free(task *t)
+{
     if (t->kind == T_FRAME) ndem_frame_free(&t->frame);
     free(t->data);
     free(t);
 }
 
-static void *writer_main(void *arg) {
+static void *writer_main(void *arg)
+{
     ndem_store *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
@@ -199,22 +229,21 @@ static void *writer_main(void *arg) {
         int rc = 0;
         char path[1200];
         switch (t->kind) {
-        case T_FRAME:
-            rc = do_frame(s, t);
-            break;
-        case T_SERIES:
-            rc = do_series(s, t);
-            break;
-        case T_CHECKPOINT:
-            rc = do_checkpoint(s, t);
-            break;
+        case T_FRAME: rc = do_frame(s, t); break;
+        case T_SERIES: rc = do_series(s, t); break;
+        case T_CHECKPOINT: rc = do_checkpoint(s, t); break;
+        case T_SYNC: rc = sync_job(s, t->id); break;
+        case T_PROGRESS: rc = ndem_db_progress(s->db, t->id, &t->progress); break;
         case T_DROP_CHECKPOINT:
             job_path(s, t->id, "checkpoint.ndck", path, sizeof path);
             rc = unlink(path) && errno != ENOENT ? -1 : 0;
             break;
         }
         failure *f = NULL;
-        if (rc) {
+        if (rc && (t->kind == T_CHECKPOINT || t->kind == T_DROP_CHECKPOINT)) {
+            /* not fatal: the previous checkpoint is intact and still consistent */
+            ndem_log("job %s: writing its checkpoint failed: %s", t->id, strerror(errno));
+        } else if (rc) {
             ndem_log("job %s: writing its output failed: %s", t->id, strerror(errno));
             f = calloc(1, sizeof *f);
             if (f) memcpy(f->id, t->id, sizeof f->id);
@@ -234,7 +263,8 @@ static void *writer_main(void *arg) {
     return NULL;
 }
 
-ndem_store *ndem_store_open(const char *data_dir, ndem_db *db, char *err, size_t err_len) {
+ndem_store *ndem_store_open(const char *data_dir, ndem_db *db, char *err, size_t err_len)
+{
     ndem_store *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, err_len, "out of memory");
@@ -261,7 +291,8 @@ ndem_store *ndem_store_open(const char *data_dir, ndem_db *db, char *err, size_t
     return s;
 }
 
-void ndem_store_close(ndem_store *s) {
+void ndem_store_close(ndem_store *s)
+{
     if (!s) return;
     pthread_mutex_lock(&s->lock);
     s->stopping = 1;
@@ -278,7 +309,8 @@ void ndem_store_close(ndem_store *s) {
     free(s);
 }
 
-static void enqueue(ndem_store *s, task *t) {
+static void enqueue(ndem_store *s, task *t)
+{
     pthread_mutex_lock(&s->lock);
     /* back-pressure: wait while the disk is far behind (never with an empty FIFO) */
     while (s->pending > PENDING_MAX && s->head)
@@ -294,7 +326,8 @@ static void enqueue(ndem_store *s, task *t) {
     pthread_mutex_unlock(&s->lock);
 }
 
-static task *new_task(task_kind kind, const char *id) {
+static task *new_task(task_kind kind, const char *id)
+{
     task *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->kind = kind;
@@ -302,7 +335,8 @@ static task *new_task(task_kind kind, const char *id) {
     return t;
 }
 
-void ndem_store_frame(ndem_store *s, const char *id, long index, ndem_frame *frame) {
+void ndem_store_frame(ndem_store *s, const char *id, long index, ndem_frame *frame)
+{
     task *t = new_task(T_FRAME, id);
     if (!t) {
         ndem_frame_free(frame);
@@ -315,7 +349,8 @@ void ndem_store_frame(ndem_store *s, const char *id, long index, ndem_frame *fra
     enqueue(s, t);
 }
 
-void ndem_store_series(ndem_store *s, const char *id, char *text, size_t len) {
+void ndem_store_series(ndem_store *s, const char *id, char *text, size_t len)
+{
     task *t = new_task(T_SERIES, id);
     if (!t) {
         free(text);
@@ -327,7 +362,8 @@ void ndem_store_series(ndem_store *s, const char *id, char *text, size_t len) {
 }
 
 void ndem_store_checkpoint(ndem_store *s, const char *id, const ndem_resume *r, void *buf,
-                           size_t len) {
+                           size_t len)
+{
     task *t = new_task(T_CHECKPOINT, id);
     if (!t) {
         free(buf);
@@ -339,12 +375,28 @@ void ndem_store_checkpoint(ndem_store *s, const char *id, const ndem_resume *r, 
     enqueue(s, t);
 }
 
-void ndem_store_drop_checkpoint(ndem_store *s, const char *id) {
+void ndem_store_drop_checkpoint(ndem_store *s, const char *id)
+{
     task *t = new_task(T_DROP_CHECKPOINT, id);
     if (t) enqueue(s, t);
 }
 
-int ndem_store_flush(ndem_store *s, const char *id) {
+void ndem_store_progress(ndem_store *s, const char *id, const ndem_progress *p)
+{
+    task *t = new_task(T_PROGRESS, id);
+    if (!t) return;
+    t->progress = *p;
+    enqueue(s, t);
+}
+
+void ndem_store_sync(ndem_store *s, const char *id)
+{
+    task *t = new_task(T_SYNC, id);
+    if (t) enqueue(s, t);
+}
+
+int ndem_store_flush(ndem_store *s, const char *id)
+{
     pthread_mutex_lock(&s->lock);
     unsigned long target = s->queued_seq;
     while (s->done_seq < target)
@@ -370,7 +422,8 @@ static const char series_header[] =
     "max_overlap,colors,wall_broadphase,wall_narrowphase,wall_solve,"
     "wall_integrate,wall_seconds\n";
 
-int ndem_store_series_row(char *buf, size_t len, const ndem_step_stats *st) {
+int ndem_store_series_row(char *buf, size_t len, const ndem_step_stats *st)
+{
     return snprintf(buf, len,
                     "%ld,%.9g,%ld,%ld,%ld,%ld,%ld,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g,"
                     "%.6g,%.6g\n",
@@ -382,7 +435,8 @@ int ndem_store_series_row(char *buf, size_t len, const ndem_step_stats *st) {
 }
 
 /* Removes frames/NNNNNN.ndf files with NNNNNN >= from. */
-static void remove_frames_from(ndem_store *s, const char *id, long from) {
+static void remove_frames_from(ndem_store *s, const char *id, long from)
+{
     char dir[1200];
     job_path(s, id, "frames", dir, sizeof dir);
     DIR *d = opendir(dir);
@@ -400,7 +454,8 @@ static void remove_frames_from(ndem_store *s, const char *id, long from) {
     closedir(d);
 }
 
-int ndem_store_reset(ndem_store *s, const char *id) {
+int ndem_store_reset(ndem_store *s, const char *id)
+{
     char path[1200];
     job_path(s, id, "", path, sizeof path);
     if (make_dir(path)) return -1;
@@ -417,7 +472,8 @@ int ndem_store_reset(ndem_store *s, const char *id) {
     return close(fd) || rc ? -1 : 0;
 }
 
-static char *read_whole(const char *path, size_t *len) {
+static char *read_whole(const char *path, size_t *len)
+{
     int fd = open(path, O_RDONLY);
     if (fd < 0) return NULL;
     struct stat st;
@@ -438,7 +494,8 @@ static char *read_whole(const char *path, size_t *len) {
 }
 
 int ndem_store_load_checkpoint(ndem_store *s, const char *id, ndem_resume *r, void **buf,
-                               size_t *len) {
+                               size_t *len)
+{
     char path[1200];
     job_path(s, id, "checkpoint.ndck", path, sizeof path);
     size_t n = 0;
@@ -461,7 +518,8 @@ int ndem_store_load_checkpoint(ndem_store *s, const char *id, ndem_resume *r, vo
     return 0;
 }
 
-int ndem_store_rewind(ndem_store *s, const char *id, const ndem_resume *r) {
+int ndem_store_rewind(ndem_store *s, const char *id, const ndem_resume *r)
+{
     char path[1200];
     job_path(s, id, "series.csv", path, sizeof path);
     if (truncate(path, (off_t)r->series_bytes)) return -1;
@@ -469,7 +527,8 @@ int ndem_store_rewind(ndem_store *s, const char *id, const ndem_resume *r) {
     return ndem_db_frames_truncate(s->db, id, r->frames);
 }
 
-int ndem_store_read_frame(ndem_store *s, const char *id, long index, void **buf, size_t *len) {
+int ndem_store_read_frame(ndem_store *s, const char *id, long index, void **buf, size_t *len)
+{
     char path[1200], name[64];
     snprintf(name, sizeof name, "frames/%06ld.ndf", index);
     job_path(s, id, name, path, sizeof path);
@@ -477,7 +536,8 @@ int ndem_store_read_frame(ndem_store *s, const char *id, long index, void **buf,
     return *buf ? 0 : -1;
 }
 
-int ndem_store_read_series(ndem_store *s, const char *id, char **text, size_t *len) {
+int ndem_store_read_series(ndem_store *s, const char *id, char **text, size_t *len)
+{
     char path[1200];
     job_path(s, id, "series.csv", path, sizeof path);
     *text = read_whole(path, len);
@@ -488,7 +548,8 @@ int ndem_store_read_series(ndem_store *s, const char *id, char **text, size_t *l
     return 0;
 }
 
-static int get_f32s(const unsigned char **p, const unsigned char *end, double **out, long n) {
+static int get_f32s(const unsigned char **p, const unsigned char *end, double **out, long n)
+{
     if ((size_t)(end - *p) < 4u * (size_t)n) return -1;
     *out = malloc((size_t)(n > 0 ? n : 1) * sizeof **out);
     if (!*out) return -1;
@@ -501,7 +562,8 @@ static int get_f32s(const unsigned char **p, const unsigned char *end, double **
     return 0;
 }
 
-int ndem_store_decode_frame(const void *buf, size_t len, ndem_frame *f, long *index) {
+int ndem_store_decode_frame(const void *buf, size_t len, ndem_frame *f, long *index)
+{
     const unsigned char *p = buf, *end = p + len;
     memset(f, 0, sizeof *f);
     if (len < NDEM_FRAME_HEADER || memcmp(p, NDEM_FRAME_MAGIC, 4) ||
@@ -529,18 +591,21 @@ int ndem_store_decode_frame(const void *buf, size_t len, ndem_frame *f, long *in
     return rc;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
     return remove(path);
 }
 
-int ndem_store_remove(ndem_store *s, const char *id) {
+int ndem_store_remove(ndem_store *s, const char *id)
+{
     char path[1200];
     job_path(s, id, "", path, sizeof path);
     int rc = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return rc && errno != ENOENT ? -1 : 0;
 }
 
-int ndem_store_sweep(ndem_store *s) {
+int ndem_store_sweep(ndem_store *s)
+{
     char dir[1200];
     snprintf(dir, sizeof dir, "%s/jobs", s->root);
     DIR *d = opendir(dir);

@@ -38,6 +38,10 @@ void ndem_store_series(ndem_store *s, const char *id, char *text, size_t len);
 void ndem_store_checkpoint(ndem_store *s, const char *id, const ndem_resume *r, void *buf,
                            size_t len);
 void ndem_store_drop_checkpoint(ndem_store *s, const char *id);
+/* Records a running job's progress in the database. */
+void ndem_store_progress(ndem_store *s, const char *id, const ndem_progress *p);
+/* Makes everything written so far durable (before a job is recorded done). */
+void ndem_store_sync(ndem_store *s, const char *id);
 /* Waits until everything queued so far is on disk; nonzero if a write failed
  * since the last call for this job. */
 int ndem_store_flush(ndem_store *s, const char *id);

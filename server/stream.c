@@ -62,12 +62,13 @@ struct ndem_stream {
     pthread_t thread;
     pthread_mutex_t lock;
     int stopping;
-    long clients;
+    long clients, max_clients;
     channel *channels;
     ndem_stream_hooks hooks;
 };
 
-static blob *blob_new(size_t len, int binary) {
+static blob *blob_new(size_t len, int binary)
+{
     blob *b = malloc(sizeof *b + LWS_PRE + len);
     if (!b) return NULL;
     b->refs = 1;
@@ -76,7 +77,8 @@ static blob *blob_new(size_t len, int binary) {
     return b;
 }
 
-static blob *blob_text(const char *text) {
+static blob *blob_text(const char *text)
+{
     size_t n = strlen(text);
     blob *b = blob_new(n, 0);
     if (b) memcpy(b->data + LWS_PRE, text, n);
@@ -84,12 +86,14 @@ static blob *blob_text(const char *text) {
 }
 
 /* lock held */
-static void blob_unref(blob *b) {
+static void blob_unref(blob *b)
+{
     if (b && --b->refs == 0) free(b);
 }
 
 /* lock held */
-static channel *find_channel(ndem_stream *s, const char *id, int create) {
+static channel *find_channel(ndem_stream *s, const char *id, int create)
+{
     for (channel *c = s->channels; c; c = c->next)
         if (!strcmp(c->id, id)) return c;
     if (!create) return NULL;
@@ -102,7 +106,8 @@ static channel *find_channel(ndem_stream *s, const char *id, int create) {
 }
 
 /* lock held: frees a channel nobody needs any more */
-static void maybe_drop_channel(ndem_stream *s, channel *ch) {
+static void maybe_drop_channel(ndem_stream *s, channel *ch)
+{
     if (ch->active || ch->clients) return;
     for (channel **p = &s->channels; *p; p = &(*p)->next)
         if (*p == ch) {
@@ -114,7 +119,8 @@ static void maybe_drop_channel(ndem_stream *s, channel *ch) {
 }
 
 /* lock held: queues b (taking a new reference) for one client */
-static void client_push(client *c, blob *b, msg_kind kind) {
+static void client_push(client *c, blob *b, msg_kind kind)
+{
     if (kind == M_FRAME || kind == M_PROGRESS)
         for (int i = 0; i < c->n; i++)
             if (c->kinds[i] == kind) { /* the newest replaces the unsent */
@@ -131,7 +137,8 @@ static void client_push(client *c, blob *b, msg_kind kind) {
     c->wake = 1;
 }
 
-static void publish(ndem_stream *s, const char *id, blob *b, msg_kind kind) {
+static void publish(ndem_stream *s, const char *id, blob *b, msg_kind kind)
+{
     if (!b) return;
     pthread_mutex_lock(&s->lock);
     channel *ch = find_channel(s, id, 0);
@@ -150,7 +157,8 @@ static void publish(ndem_stream *s, const char *id, blob *b, msg_kind kind) {
     if (any) lws_cancel_service(s->ctx);
 }
 
-void ndem_stream_frame(ndem_stream *s, const char *id, const ndem_frame *f, long index) {
+void ndem_stream_frame(ndem_stream *s, const char *id, const ndem_frame *f, long index)
+{
     size_t n = ndem_frame_bin_size(f->count, NDEM_FRAME_STREAM);
     blob *b = blob_new(n, 1);
     if (!b) return;
@@ -158,22 +166,26 @@ void ndem_stream_frame(ndem_stream *s, const char *id, const ndem_frame *f, long
     publish(s, id, b, M_FRAME);
 }
 
-void ndem_stream_progress(ndem_stream *s, const char *id, const char *json) {
+void ndem_stream_progress(ndem_stream *s, const char *id, const char *json)
+{
     publish(s, id, blob_text(json), M_PROGRESS);
 }
 
-void ndem_stream_status(ndem_stream *s, const char *id, const char *json) {
+void ndem_stream_status(ndem_stream *s, const char *id, const char *json)
+{
     publish(s, id, blob_text(json), M_STATUS);
 }
 
-void ndem_stream_begin(ndem_stream *s, const char *id) {
+void ndem_stream_begin(ndem_stream *s, const char *id)
+{
     pthread_mutex_lock(&s->lock);
     channel *ch = find_channel(s, id, 1);
     if (ch) ch->active = 1;
     pthread_mutex_unlock(&s->lock);
 }
 
-void ndem_stream_end(ndem_stream *s, const char *id) {
+void ndem_stream_end(ndem_stream *s, const char *id)
+{
     pthread_mutex_lock(&s->lock);
     channel *ch = find_channel(s, id, 0);
     if (ch) {
@@ -185,14 +197,16 @@ void ndem_stream_end(ndem_stream *s, const char *id) {
     pthread_mutex_unlock(&s->lock);
 }
 
-long ndem_stream_clients(ndem_stream *s) {
+long ndem_stream_clients(ndem_stream *s)
+{
     pthread_mutex_lock(&s->lock);
     long n = s->clients;
     pthread_mutex_unlock(&s->lock);
     return n;
 }
 
-size_t ndem_stream_pending_bytes(ndem_stream *s) {
+size_t ndem_stream_pending_bytes(ndem_stream *s)
+{
     size_t bytes = 0;
     pthread_mutex_lock(&s->lock);
     for (channel *ch = s->channels; ch; ch = ch->next)
@@ -204,7 +218,8 @@ size_t ndem_stream_pending_bytes(ndem_stream *s) {
 }
 
 /* "/api/v1/jobs/<id>/stream" -> id; 0 when the path is something else. */
-static int job_of_path(const char *path, char *id, size_t len) {
+static int job_of_path(const char *path, char *id, size_t len)
+{
     static const char prefix[] = "/api/v1/jobs/", suffix[] = "/stream";
     size_t n = strlen(path), p = sizeof prefix - 1, q = sizeof suffix - 1;
     if (n <= p + q || strncmp(path, prefix, p) || strcmp(path + n - q, suffix)) return 0;
@@ -221,7 +236,8 @@ static int job_of_path(const char *path, char *id, size_t len) {
 
 /* The job's status message from its resource text (NULL when out of memory);
  * *status gets the status name. */
-static blob *status_blob(const char *id, const char *resource, char *status, size_t len) {
+static blob *status_blob(const char *id, const char *resource, char *status, size_t len)
+{
     cJSON *res = cJSON_Parse(resource), *msg = cJSON_CreateObject();
     const cJSON *st = cJSON_GetObjectItem(res, "status"), *er = cJSON_GetObjectItem(res, "error");
     snprintf(status, len, "%s", cJSON_IsString(st) ? st->valuestring : "unknown");
@@ -238,7 +254,8 @@ static blob *status_blob(const char *id, const char *resource, char *status, siz
 }
 
 /* The job's latest stored frame (for jobs not running), or NULL. */
-static blob *disk_frame(ndem_stream *s, const char *id) {
+static blob *disk_frame(ndem_stream *s, const char *id)
+{
     size_t len = 0;
     void *bin = s->hooks.latest_frame(s->hooks.ctx, id, &len);
     blob *b = bin ? blob_new(len, 1) : NULL;
@@ -247,13 +264,23 @@ static blob *disk_frame(ndem_stream *s, const char *id) {
     return b;
 }
 
-static int on_established(ndem_stream *s, client *c, struct lws *wsi) {
+static int on_established(ndem_stream *s, client *c, struct lws *wsi)
+{
     char path[256] = "", host[256] = "", id[ID_MAX], status[32], now[32];
     if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0 ||
         !job_of_path(path, id, sizeof id)) {
         ndem_log("stream: refused %s: not a job stream", path);
         lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)"no such stream",
                          14);
+        return -1;
+    }
+    pthread_mutex_lock(&s->lock);
+    int full = s->clients >= s->max_clients;
+    pthread_mutex_unlock(&s->lock);
+    if (full) { /* every client may hold a frame: their number is the bound */
+        ndem_log("stream: refused job %s: %ld clients already", id, s->max_clients);
+        lws_close_reason(wsi, (enum lws_close_status)1013 /* try again later */,
+                         (unsigned char *)"too many clients", 16);
         return -1;
     }
     if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) < 0) host[0] = 0;
@@ -316,7 +343,8 @@ static int on_established(ndem_stream *s, client *c, struct lws *wsi) {
     return 0;
 }
 
-static void on_closed(ndem_stream *s, client *c) {
+static void on_closed(ndem_stream *s, client *c)
+{
     pthread_mutex_lock(&s->lock);
     if (c->ch) {
         for (client **p = &c->ch->clients; *p; p = &(*p)->next)
@@ -334,7 +362,8 @@ static void on_closed(ndem_stream *s, client *c) {
     pthread_mutex_unlock(&s->lock);
 }
 
-static int on_writable(ndem_stream *s, client *c, struct lws *wsi) {
+static int on_writable(ndem_stream *s, client *c, struct lws *wsi)
+{
     pthread_mutex_lock(&s->lock);
     blob *b = NULL;
     if (c->n > 0) {
@@ -359,19 +388,15 @@ static int on_writable(ndem_stream *s, client *c, struct lws *wsi) {
 }
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
-                    size_t len) {
+                    size_t len)
+{
     ndem_stream *s = lws_context_user(lws_get_context(wsi));
     client *c = user;
     switch (reason) {
-    case LWS_CALLBACK_ESTABLISHED:
-        return on_established(s, c, wsi);
-    case LWS_CALLBACK_CLOSED:
-        on_closed(s, c);
-        return 0;
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        return on_writable(s, c, wsi);
-    case LWS_CALLBACK_RECEIVE:
-        return 0; /* clients have nothing to say */
+    case LWS_CALLBACK_ESTABLISHED: return on_established(s, c, wsi);
+    case LWS_CALLBACK_CLOSED: on_closed(s, c); return 0;
+    case LWS_CALLBACK_SERVER_WRITEABLE: return on_writable(s, c, wsi);
+    case LWS_CALLBACK_RECEIVE: return 0; /* clients have nothing to say */
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         pthread_mutex_lock(&s->lock);
         for (channel *ch = s->channels; ch; ch = ch->next)
@@ -382,8 +407,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 }
         pthread_mutex_unlock(&s->lock);
         return 0;
-    default:
-        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    default: return lws_callback_http_dummy(wsi, reason, user, in, len);
     }
 }
 
@@ -392,7 +416,8 @@ static const struct lws_protocols protocols[] = {
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
-static void *service_main(void *arg) {
+static void *service_main(void *arg)
+{
     ndem_stream *s = arg;
     for (;;) {
         pthread_mutex_lock(&s->lock);
@@ -403,14 +428,16 @@ static void *service_main(void *arg) {
     return NULL;
 }
 
-ndem_stream *ndem_stream_start(const char *host, int port, const ndem_stream_hooks *hooks,
-                               char *err, size_t err_len) {
+ndem_stream *ndem_stream_start(const char *host, int port, long max_clients,
+                               const ndem_stream_hooks *hooks, char *err, size_t err_len)
+{
     ndem_stream *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, err_len, "out of memory");
         return NULL;
     }
     s->hooks = *hooks;
+    s->max_clients = max_clients;
     pthread_mutex_init(&s->lock, NULL);
     lws_set_log_level(LLL_ERR, NULL);
     struct lws_context_creation_info info;
@@ -440,12 +467,14 @@ ndem_stream *ndem_stream_start(const char *host, int port, const ndem_stream_hoo
     return s;
 }
 
-int ndem_stream_port(const ndem_stream *s) {
+int ndem_stream_port(const ndem_stream *s)
+{
     struct lws_vhost *vh = lws_get_vhost_by_name(s->ctx, "default");
     return vh ? lws_get_vhost_listen_port(vh) : -1;
 }
 
-void ndem_stream_stop(ndem_stream *s) {
+void ndem_stream_stop(ndem_stream *s)
+{
     if (!s) return;
     pthread_mutex_lock(&s->lock);
     s->stopping = 1;

@@ -19,8 +19,9 @@ typedef struct ndem_stream_hooks {
     void *(*latest_frame)(void *ctx, const char *id, size_t *len);
 } ndem_stream_hooks;
 
-ndem_stream *ndem_stream_start(const char *host, int port, const ndem_stream_hooks *hooks,
-                               char *err, size_t err_len);
+/* At most max_clients clients at once; more are refused (1013, try again). */
+ndem_stream *ndem_stream_start(const char *host, int port, long max_clients,
+                               const ndem_stream_hooks *hooks, char *err, size_t err_len);
 /* Closes every connection and stops the thread. */
 void ndem_stream_stop(ndem_stream *s);
 /* The port really bound (port 0 asks the system for one). */

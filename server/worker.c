@@ -6,9 +6,10 @@
  * every output.frame_interval of simulated time, a series row per step.
  * Around it the daemon's concerns, each on its own wall-clock cadence:
  * progress into SQLite and onto the stream (--progress-interval), and a
- * checkpoint (--checkpoint-interval). Files are written by the store's
- * writer thread, never here. Cancellation and shutdown are flags read once
- * per step, so both take effect within one step.
+ * checkpoint (--checkpoint-interval). Files and progress records are
+ * written by the store's writer thread, never here; the only disk work on
+ * this thread is setting a job up and recording its end. Cancellation and shutdown are flags read
+ * once per step, so both take effect within one step.
  *
  * A claimed job with a checkpoint resumes from it: the engine restores its
  * state bit for bit, and the store cuts frames and series back to what they
@@ -65,14 +66,16 @@ typedef struct run {
     size_t series_len, series_cap;
 } run;
 
-static void series_flush(run *r) {
+static void series_flush(run *r)
+{
     if (!r->series_len) return;
     ndem_store_series(r->w->pool->store, r->row->id, r->series, r->series_len);
     r->series = NULL;
     r->series_len = r->series_cap = 0;
 }
 
-static void series_append(run *r, const ndem_step_stats *st) {
+static void series_append(run *r, const ndem_step_stats *st)
+{
     if (r->series_cap - r->series_len < 512) {
         size_t cap = r->series_cap ? r->series_cap * 2 : SERIES_CHUNK + 1024;
         char *grown = realloc(r->series, cap);
@@ -85,7 +88,8 @@ static void series_append(run *r, const ndem_step_stats *st) {
     if (r->series_len >= SERIES_CHUNK) series_flush(r);
 }
 
-static void emit_frame(run *r) {
+static void emit_frame(run *r)
+{
     ndem_frame f;
     if (ndem_sim_copy_frame(r->sim, &f)) return;
     ndem_stream_frame(r->w->pool->stream, r->row->id, &f, r->resume.frames);
@@ -93,7 +97,8 @@ static void emit_frame(run *r) {
     r->resume.frames++;
 }
 
-static ndem_progress progress_of(const run *r, double wall) {
+static ndem_progress progress_of(const run *r, double wall)
+{
     ndem_progress p = {0};
     p.steps_total = r->total;
     p.wall_seconds = r->wall_before + wall;
@@ -108,7 +113,8 @@ static ndem_progress progress_of(const run *r, double wall) {
     return p;
 }
 
-static void publish_progress(run *r, const ndem_progress *p) {
+static void publish_progress(run *r, const ndem_progress *p)
+{
     cJSON *o = cJSON_CreateObject(), *pr = cJSON_CreateObject(), *st = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "progress");
     cJSON_AddStringToObject(o, "job", r->row->id);
@@ -130,7 +136,8 @@ static void publish_progress(run *r, const ndem_progress *p) {
     free(text);
 }
 
-static void publish_status(ndem_pool *p, const char *id, const char *status, const char *error) {
+static void publish_status(ndem_pool *p, const char *id, const char *status, const char *error)
+{
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "status");
     cJSON_AddStringToObject(o, "job", id);
@@ -143,11 +150,15 @@ static void publish_status(ndem_pool *p, const char *id, const char *status, con
 }
 
 /* Ends a job: its files are complete before the status says so. */
-static void finish(run *r, const char *status, const char *error, double wall) {
+static void finish(run *r, const char *status, const char *error, double wall)
+{
     ndem_pool *p = r->w->pool;
     const char *id = r->row->id;
     series_flush(r);
-    if (strcmp(status, "queued")) ndem_store_drop_checkpoint(p->store, id);
+    if (strcmp(status, "queued")) {
+        ndem_store_sync(p->store, id);
+        ndem_store_drop_checkpoint(p->store, id);
+    }
     if (ndem_store_flush(p->store, id) && !strcmp(status, "succeeded")) {
         status = "failed";
         error = "writing the job's output failed (see the daemon's log)";
@@ -160,7 +171,8 @@ static void finish(run *r, const char *status, const char *error, double wall) {
              wall, error ? ": " : "", error ? error : "");
 }
 
-static void checkpoint(run *r) {
+static void checkpoint(run *r)
+{
     void *buf = NULL;
     size_t len = 0;
     series_flush(r); /* the checkpoint must follow every row before it */
@@ -173,7 +185,8 @@ static void checkpoint(run *r) {
 }
 
 /* Restores from the checkpoint, or creates the simulation from zero. */
-static int start_sim(run *r, char *err, size_t err_len) {
+static int start_sim(run *r, char *err, size_t err_len)
+{
     ndem_pool *p = r->w->pool;
     const char *id = r->row->id;
     void *buf = NULL;
@@ -204,9 +217,10 @@ static int start_sim(run *r, char *err, size_t err_len) {
     return 0;
 }
 
-static void run_job(worker *w, const ndem_job_row *row) {
+static void run_job(worker *w, const ndem_job_row *row)
+{
     ndem_pool *p = w->pool;
-    run r = {.w = w, .row = row};
+    run r = {.w = w, .row = row, .total = row->steps_total};
     double t0 = ndem_mono();
     char err[512] = "";
     ndem_log("job %s: running (attempt %ld)", row->id, row->attempts);
@@ -269,7 +283,7 @@ static void run_job(worker *w, const ndem_job_row *row) {
             next_progress = now + p->cfg->progress_interval;
             ndem_progress pr = progress_of(&r, now - t0);
             series_flush(&r);
-            ndem_db_progress(p->db, row->id, &pr);
+            ndem_store_progress(p->store, row->id, &pr);
             publish_progress(&r, &pr);
             if (now > rate_t) w->rate = (double)(s->step - rate_steps) / (now - rate_t);
             rate_steps = s->step;
@@ -289,7 +303,8 @@ out:
     ndem_job_destroy(r.job);
 }
 
-static void *worker_main(void *arg) {
+static void *worker_main(void *arg)
+{
     worker *w = arg;
     ndem_pool *p = w->pool;
     pthread_mutex_lock(&p->lock);
@@ -318,7 +333,8 @@ static void *worker_main(void *arg) {
 }
 
 ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *store,
-                           ndem_stream *stream, char *err, size_t err_len) {
+                           ndem_stream *stream, char *err, size_t err_len)
+{
     ndem_pool *p = calloc(1, sizeof *p);
     worker *ws = calloc((size_t)cfg->workers, sizeof *ws);
     if (!p || !ws) {
@@ -347,13 +363,15 @@ ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *stor
     return p;
 }
 
-void ndem_pool_wake(ndem_pool *p) {
+void ndem_pool_wake(ndem_pool *p)
+{
     pthread_mutex_lock(&p->lock);
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
 }
 
-int ndem_pool_cancel(ndem_pool *p, const char *id) {
+int ndem_pool_cancel(ndem_pool *p, const char *id)
+{
     pthread_mutex_lock(&p->lock);
     int rc = ndem_db_cancel_queued(p->db, id);
     if (rc == 1) {
@@ -380,7 +398,8 @@ int ndem_pool_cancel(ndem_pool *p, const char *id) {
     return rc;
 }
 
-void ndem_pool_stop(ndem_pool *p) {
+void ndem_pool_stop(ndem_pool *p)
+{
     if (!p) return;
     pthread_mutex_lock(&p->lock);
     atomic_store(&p->stopping, 1);
@@ -394,7 +413,8 @@ void ndem_pool_stop(ndem_pool *p) {
     free(p);
 }
 
-void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out) {
+void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out)
+{
     memset(out, 0, sizeof *out);
     out->workers = p->count;
     out->steps_total = atomic_load(&p->steps_total);

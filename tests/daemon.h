@@ -40,18 +40,33 @@ typedef struct td_daemon {
 } td_daemon;
 
 static pid_t td_children[16];
-static int td_quiet; /* no complaints while waiting for start-up */
+static char td_dirs[16][256]; /* data directories not yet removed */
+static int td_quiet;          /* no complaints while waiting for start-up */
 
-static inline void td_kill_children(void) {
+/* At exit (and at the end of main): kills every daemon still running and
+ * removes the directories of daemons a failed test left behind, after
+ * printing the end of their log. */
+static inline void td_kill_children(void)
+{
     for (int i = 0; i < 16; i++)
         if (td_children[i] > 0) {
             kill(td_children[i], SIGKILL);
             waitpid(td_children[i], NULL, 0);
             td_children[i] = 0;
         }
+    for (int i = 0; i < 16; i++)
+        if (td_dirs[i][0]) {
+            char cmd[700];
+            fprintf(stderr, "---- end of %s/ndemd.log ----\n", td_dirs[i]);
+            snprintf(cmd, sizeof cmd, "tail -n 25 '%s/ndemd.log' >&2; rm -rf '%s'", td_dirs[i],
+                     td_dirs[i]);
+            if (system(cmd)) fprintf(stderr, "could not remove %s\n", td_dirs[i]);
+            td_dirs[i][0] = 0;
+        }
 }
 
-static inline void td_track(pid_t pid, int add) {
+static inline void td_track(pid_t pid, int add)
+{
     static int registered;
     if (!registered) registered = !atexit(td_kill_children);
     for (int i = 0; i < 16; i++)
@@ -61,18 +76,30 @@ static inline void td_track(pid_t pid, int add) {
         }
 }
 
-static inline double td_now(void) {
+static inline void td_track_dir(const char *dir, int add)
+{
+    for (int i = 0; i < 16; i++)
+        if (add ? !td_dirs[i][0] : !strcmp(td_dirs[i], dir)) {
+            snprintf(td_dirs[i], sizeof td_dirs[i], "%s", add ? dir : "");
+            return;
+        }
+}
+
+static inline double td_now(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static inline void td_sleep(double s) {
+static inline void td_sleep(double s)
+{
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);
 }
 
-static inline int td_bind(int port) {
+static inline int td_bind(int port)
+{
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {0};
     sa.sin_family = AF_INET;
@@ -89,7 +116,8 @@ static inline int td_bind(int port) {
 }
 
 /* A port p with p + 1 free too (HTTP and stream). */
-static inline int td_free_ports(void) {
+static inline int td_free_ports(void)
+{
     for (int tries = 0; tries < 100; tries++) {
         int p = td_bind(0);
         if (p > 0 && p < 65535 && td_bind(p + 1) == p + 1) return p;
@@ -107,7 +135,8 @@ typedef struct td_resp {
     char location[256];
 } td_resp;
 
-static inline size_t td_write_cb(char *data, size_t size, size_t n, void *user) {
+static inline size_t td_write_cb(char *data, size_t size, size_t n, void *user)
+{
     td_resp *r = user;
     size_t add = size * n;
     char *grown = realloc(r->body, r->len + add + 1);
@@ -119,7 +148,8 @@ static inline size_t td_write_cb(char *data, size_t size, size_t n, void *user) 
     return add;
 }
 
-static inline size_t td_header_cb(char *data, size_t size, size_t n, void *user) {
+static inline size_t td_header_cb(char *data, size_t size, size_t n, void *user)
+{
     td_resp *r = user;
     size_t len = size * n;
     if (len > 10 && !strncasecmp(data, "Location: ", 10)) {
@@ -135,7 +165,8 @@ static inline size_t td_header_cb(char *data, size_t size, size_t n, void *user)
 
 static inline CURL *td_easy(const td_daemon *d, td_resp *r, const char *method, const char *path,
                             const char *type, const char *body, size_t len, const char *accept,
-                            struct curl_slist **hdrs) {
+                            struct curl_slist **hdrs)
+{
     char url[1024], h[256];
     snprintf(url, sizeof url, "%s%s", d->base, path);
     CURL *c = curl_easy_init();
@@ -165,7 +196,8 @@ static inline CURL *td_easy(const td_daemon *d, td_resp *r, const char *method, 
     return c;
 }
 
-static inline void td_finish(CURL *c, td_resp *r) {
+static inline void td_finish(CURL *c, td_resp *r)
+{
     char *type = NULL;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
     curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &type);
@@ -173,7 +205,8 @@ static inline void td_finish(CURL *c, td_resp *r) {
 }
 
 static inline td_resp td_http(const td_daemon *d, const char *method, const char *path,
-                              const char *type, const char *body, size_t len, const char *accept) {
+                              const char *type, const char *body, size_t len, const char *accept)
+{
     td_resp r;
     memset(&r, 0, sizeof r);
     struct curl_slist *hdrs;
@@ -188,13 +221,15 @@ static inline td_resp td_http(const td_daemon *d, const char *method, const char
     return r;
 }
 
-static inline void td_resp_free(td_resp *r) {
+static inline void td_resp_free(td_resp *r)
+{
     free(r->body);
     r->body = NULL;
 }
 
 /* GET path, expecting `status`; the body as JSON (cJSON_Delete). */
-static inline cJSON *td_get_json(const td_daemon *d, const char *path, long status) {
+static inline cJSON *td_get_json(const td_daemon *d, const char *path, long status)
+{
     td_resp r = td_http(d, "GET", path, NULL, NULL, 0, NULL);
     ck_assert_msg(r.status == status, "GET %s: %ld, wanted %ld: %s", path, r.status, status,
                   r.body ? r.body : "");
@@ -205,12 +240,14 @@ static inline cJSON *td_get_json(const td_daemon *d, const char *path, long stat
 }
 
 /* POST a job; returns the answer (status and body). */
-static inline td_resp td_post_job(const td_daemon *d, const char *json) {
+static inline td_resp td_post_job(const td_daemon *d, const char *json)
+{
     return td_http(d, "POST", "/api/v1/jobs", "application/json", json, strlen(json), NULL);
 }
 
 /* POSTs a job that must be accepted; its id into id (17 bytes). */
-static inline void td_submit(const td_daemon *d, const char *json, char *id) {
+static inline void td_submit(const td_daemon *d, const char *json, char *id)
+{
     td_resp r = td_post_job(d, json);
     ck_assert_msg(r.status == 201, "POST /jobs: %ld %s", r.status, r.body ? r.body : "");
     cJSON *o = cJSON_Parse(r.body);
@@ -223,18 +260,21 @@ static inline void td_submit(const td_daemon *d, const char *json, char *id) {
 }
 
 /* A job's resource (cJSON_Delete). */
-static inline cJSON *td_job(const td_daemon *d, const char *id) {
+static inline cJSON *td_job(const td_daemon *d, const char *id)
+{
     char path[128];
     snprintf(path, sizeof path, "/api/v1/jobs/%s", id);
     return td_get_json(d, path, 200);
 }
 
-static inline const char *td_str(const cJSON *o, const char *key) {
+static inline const char *td_str(const cJSON *o, const char *key)
+{
     const cJSON *v = cJSON_GetObjectItem(o, key);
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-static inline double td_num(const cJSON *o, const char *key) {
+static inline double td_num(const cJSON *o, const char *key)
+{
     const cJSON *v = cJSON_GetObjectItem(o, key);
     return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
@@ -242,7 +282,8 @@ static inline double td_num(const cJSON *o, const char *key) {
 /* Polls until the job's status is `want` (or another final one); fails
  * after `timeout` seconds. */
 static inline void td_wait_status(const td_daemon *d, const char *id, const char *want,
-                                  double timeout) {
+                                  double timeout)
+{
     double end = td_now() + timeout;
     char last[32] = "";
     for (;;) {
@@ -263,7 +304,8 @@ static inline void td_wait_status(const td_daemon *d, const char *id, const char
 }
 
 /* Polls until the job has taken at least `step` steps (and is running). */
-static inline void td_wait_step(const td_daemon *d, const char *id, long step, double timeout) {
+static inline void td_wait_step(const td_daemon *d, const char *id, long step, double timeout)
+{
     double end = td_now() + timeout;
     for (;;) {
         cJSON *o = td_job(d, id);
@@ -278,9 +320,19 @@ static inline void td_wait_step(const td_daemon *d, const char *id, long step, d
 
 /* ---- the daemon ---- */
 
-static inline void td_spawn(td_daemon *d) {
+/* The binary under test: $NDEMD_BIN (`make test` sets it), else the
+ * sanitizer build. */
+static inline const char *td_bin(void)
+{
     const char *bin = getenv("NDEMD_BIN");
-    ck_assert_msg(bin != NULL, "NDEMD_BIN must point at the ndemd binary");
+    if (!bin || !bin[0]) bin = "build/asan/ndemd";
+    ck_assert_msg(access(bin, X_OK) == 0, "no ndemd at %s: set NDEMD_BIN", bin);
+    return bin;
+}
+
+static inline void td_spawn(td_daemon *d)
+{
+    const char *bin = td_bin();
     char listen[64], data[300], web[300];
     snprintf(listen, sizeof listen, "127.0.0.1:%d", d->port);
     snprintf(data, sizeof data, "%s/var", d->dir);
@@ -314,18 +366,22 @@ static inline void td_spawn(td_daemon *d) {
         td_resp_free(&r);
         if (status == 200) return;
         int st;
-        ck_assert_msg(waitpid(pid, &st, WNOHANG) == 0, "ndemd exited at start-up; see %s", d->log);
-        ck_assert_msg(td_now() < end, "ndemd did not answer /health in 30 s; see %s", d->log);
+        ck_assert_msg(waitpid(pid, &st, WNOHANG) == 0,
+                      "ndemd exited at start-up (%s is printed at exit)", d->log);
+        ck_assert_msg(td_now() < end,
+                      "ndemd did not answer /health in 30 s (%s is printed at exit)", d->log);
         td_sleep(0.05);
     }
 }
 
 /* Starts ndemd with extra options (NULL-terminated) on fresh ports and a
  * fresh data directory. */
-static inline void td_start(td_daemon *d, ...) {
+static inline void td_start(td_daemon *d, ...)
+{
     memset(d, 0, sizeof *d);
     snprintf(d->dir, sizeof d->dir, "/tmp/ndemd-test-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(d->dir));
+    td_track_dir(d->dir, 1);
     snprintf(d->log, sizeof d->log, "%s/ndemd.log", d->dir);
     va_list ap;
     va_start(ap, d);
@@ -341,7 +397,8 @@ static inline void td_start(td_daemon *d, ...) {
 }
 
 /* Sends sig and waits up to timeout s; then SIGKILL. The exit status. */
-static inline int td_signal(td_daemon *d, int sig, double timeout) {
+static inline int td_signal(td_daemon *d, int sig, double timeout)
+{
     if (d->pid <= 0) return -1;
     kill(d->pid, sig);
     double end = td_now() + timeout;
@@ -360,9 +417,11 @@ static inline int td_signal(td_daemon *d, int sig, double timeout) {
 }
 
 /* Stops the daemon and removes its directory. */
-static inline void td_stop(td_daemon *d) {
+static inline void td_stop(td_daemon *d)
+{
     if (d->pid > 0) td_signal(d, SIGTERM, 10);
     if (d->dir[0]) {
+        td_track_dir(d->dir, 0);
         char cmd[400];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
         if (system(cmd)) fprintf(stderr, "could not remove %s\n", d->dir);
@@ -370,7 +429,8 @@ static inline void td_stop(td_daemon *d) {
 }
 
 /* Lines of the daemon's log that contain `needle`. */
-static inline int td_log_count(const td_daemon *d, const char *needle) {
+static inline int td_log_count(const td_daemon *d, const char *needle)
+{
     FILE *f = fopen(d->log, "r");
     if (!f) return -1;
     char line[4096];
@@ -382,7 +442,8 @@ static inline int td_log_count(const td_daemon *d, const char *needle) {
 }
 
 /* The number after `after` on the first log line containing `needle`. */
-static inline long td_log_number(const td_daemon *d, const char *needle, const char *after) {
+static inline long td_log_number(const td_daemon *d, const char *needle, const char *after)
+{
     FILE *f = fopen(d->log, "r");
     if (!f) return -1;
     char line[4096];
@@ -395,7 +456,8 @@ static inline long td_log_number(const td_daemon *d, const char *needle, const c
     return v;
 }
 
-static inline long td_count_lines(const char *path) {
+static inline long td_count_lines(const char *path)
+{
     FILE *f = fopen(path, "r");
     if (!f) return -1;
     long n = 0;
@@ -408,7 +470,8 @@ static inline long td_count_lines(const char *path) {
 
 /* A small job document: a few spheres on a plane (two touching it from
  * the start) and an emitter. */
-static inline char *td_job_doc(const char *name, double duration, double frame_interval) {
+static inline char *td_job_doc(const char *name, double duration, double frame_interval)
+{
     static const char fmt[] =
         "{\"name\": \"%s\", \"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, "
         "\"young_modulus\": 1e7}], \"geometry\": [{\"type\": \"plane\", \"point\": [0, 0, 0], "
@@ -425,7 +488,8 @@ static inline char *td_job_doc(const char *name, double duration, double frame_i
 }
 
 /* A job of a few hundred particles in a box that runs for seconds. */
-static inline char *td_long_job_doc(const char *name, double duration, double frame_interval) {
+static inline char *td_long_job_doc(const char *name, double duration, double frame_interval)
+{
     static const char fmt[] =
         "{\"name\": \"%s\", \"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, "
         "\"young_modulus\": 1e7}], \"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], "

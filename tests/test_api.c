@@ -15,16 +15,19 @@
 
 static td_daemon api; /* shared by the "api" cases */
 
-static void api_start(void) {
+static void api_start(void)
+{
     td_start(&api, "--workers", "2", "--max-body", "65536", "--max-particles", "100",
              "--max-duration", "100", (char *)NULL);
 }
 
-static void api_stop(void) {
+static void api_stop(void)
+{
     td_stop(&api);
 }
 
-static void expect_problem(td_resp *r, long status) {
+static void expect_problem(td_resp *r, long status)
+{
     ck_assert_msg(r->status == status, "status %ld, wanted %ld: %s", r->status, status,
                   r->body ? r->body : "");
     ck_assert_str_eq(r->type, "application/problem+json");
@@ -38,12 +41,14 @@ static void expect_problem(td_resp *r, long status) {
 }
 
 /* The pointer of error i of a problem body. */
-static const char *pointer_of(cJSON *problem, int i) {
+static const char *pointer_of(cJSON *problem, int i)
+{
     const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(problem, "errors"), i);
     return e ? td_str(e, "pointer") : "(none)";
 }
 
-START_TEST(job_runs_and_serves_frames_and_series) {
+START_TEST(job_runs_and_serves_frames_and_series)
+{
     char *doc = td_job_doc("small", 0.2, 0.05);
     td_resp r = td_post_job(&api, doc);
     free(doc);
@@ -140,7 +145,8 @@ START_TEST(job_runs_and_serves_frames_and_series) {
 }
 END_TEST
 
-START_TEST(errors_are_problem_json) {
+START_TEST(errors_are_problem_json)
+{
     td_resp r = td_post_job(&api, "{\"scene\": {\"materials\": [");
     expect_problem(&r, 400);
     td_resp_free(&r);
@@ -240,7 +246,8 @@ START_TEST(errors_are_problem_json) {
 }
 END_TEST
 
-START_TEST(engine_error_fails_the_job) {
+START_TEST(engine_error_fails_the_job)
+{
     char id[64];
     td_submit(&api,
               "{\"name\": \"escape\", \"scene\": {\"materials\": [{\"name\": \"ore\", "
@@ -259,7 +266,8 @@ START_TEST(engine_error_fails_the_job) {
 }
 END_TEST
 
-START_TEST(listing_pages_newest_first) {
+START_TEST(listing_pages_newest_first)
+{
     char ids[5][64];
     for (int i = 0; i < 5; i++) {
         char *doc = td_job_doc("list", 0.01, 0.01);
@@ -275,7 +283,8 @@ START_TEST(listing_pages_newest_first) {
         cJSON *o = td_get_json(&api, path, 200);
         const cJSON *jobs = cJSON_GetObjectItem(o, "jobs"), *j;
         ck_assert_int_le(cJSON_GetArraySize(jobs), 2);
-        cJSON_ArrayForEach(j, jobs) {
+        cJSON_ArrayForEach(j, jobs)
+        {
             ck_assert_str_eq(td_str(j, "status"), "succeeded");
             if (seen < 5) ck_assert_str_eq(td_str(j, "id"), ids[4 - seen]);
             seen++;
@@ -292,7 +301,8 @@ START_TEST(listing_pages_newest_first) {
 }
 END_TEST
 
-START_TEST(service_routes) {
+START_TEST(service_routes)
+{
     cJSON *h = td_get_json(&api, "/health", 200);
     ck_assert_str_eq(td_str(h, "status"), "ok");
     ck_assert(td_num(h, "queue_depth") >= 0);
@@ -327,14 +337,16 @@ START_TEST(service_routes) {
 END_TEST
 
 /* Static files of --web: served with their type, nothing outside it. */
-static void write_file(const char *path, const char *text) {
+static void write_file(const char *path, const char *text)
+{
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
     fclose(f);
 }
 
-START_TEST(static_files_stay_inside_web) {
+START_TEST(static_files_stay_inside_web)
+{
     char path[512], target[512];
     snprintf(path, sizeof path, "%s/web", api.dir);
     ck_assert_int_eq(mkdir(path, 0755), 0);
@@ -370,7 +382,8 @@ END_TEST
 
 /* ---- the queue ---- */
 
-START_TEST(concurrent_submissions_each_run_once) {
+START_TEST(concurrent_submissions_each_run_once)
+{
     enum { N = 200 };
     td_daemon d;
     td_start(&d, "--workers", "2", "--max-queued", "100000", "--threads", "1", (char *)NULL);
@@ -435,7 +448,8 @@ START_TEST(concurrent_submissions_each_run_once) {
 }
 END_TEST
 
-START_TEST(cancel_queued_and_running) {
+START_TEST(cancel_queued_and_running)
+{
     td_daemon d;
     td_start(&d, "--workers", "1", "--max-queued", "2", (char *)NULL);
     char a[64], b[64], c[64], path[128];
@@ -486,7 +500,8 @@ END_TEST
 
 /* Every frame file of a job, and its series without the wall-time columns. */
 static void job_output(const td_daemon *d, const char *id, char ***frames, size_t **lens,
-                       long *count, char **series) {
+                       long *count, char **series)
+{
     char path[256];
     snprintf(path, sizeof path, "/api/v1/jobs/%s/frames", id);
     cJSON *o = td_get_json(d, path, 200);
@@ -520,7 +535,8 @@ static void job_output(const td_daemon *d, const char *id, char ***frames, size_
     td_resp_free(&r);
 }
 
-static void same_output(const td_daemon *d, const char *a, const char *b) {
+static void same_output(const td_daemon *d, const char *a, const char *b)
+{
     char **fa, **fb, *sa, *sb;
     size_t *la, *lb;
     long na, nb;
@@ -538,14 +554,16 @@ static void same_output(const td_daemon *d, const char *a, const char *b) {
     free(fa), free(fb), free(la), free(lb), free(sa), free(sb);
 }
 
-static long steps_total_of(const td_daemon *d, const char *id) {
+static long steps_total_of(const td_daemon *d, const char *id)
+{
     cJSON *o = td_job(d, id);
     long n = (long)td_num(cJSON_GetObjectItem(o, "progress"), "steps_total");
     cJSON_Delete(o);
     return n;
 }
 
-START_TEST(kill9_resumes_to_the_uninterrupted_result) {
+START_TEST(kill9_resumes_to_the_uninterrupted_result)
+{
     td_daemon d;
     td_start(&d, "--workers", "1", "--checkpoint-interval", "0.5", "--progress-interval", "0.05",
              (char *)NULL);
@@ -588,7 +606,8 @@ START_TEST(kill9_resumes_to_the_uninterrupted_result) {
 }
 END_TEST
 
-START_TEST(sigterm_checkpoints_and_resumes) {
+START_TEST(sigterm_checkpoints_and_resumes)
+{
     td_daemon d;
     td_start(&d, "--workers", "1", "--checkpoint-interval", "60", (char *)NULL);
     char a[64], b[64];
@@ -623,23 +642,27 @@ END_TEST
 
 /* ---- the program ---- */
 
-static int run_ndemd(const char *env, const char *args, const char *out) {
+static int run_ndemd(const char *env, const char *args, const char *out)
+{
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s '%s' %s > '%s' 2>&1", env, getenv("NDEMD_BIN"), args, out);
+    snprintf(cmd, sizeof cmd, "%s '%s' %s > '%s' 2>&1", env, td_bin(), args, out);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *path) {
+static char *slurp(const char *path)
+{
     size_t len;
     char *text = ndem_read_file(path, &len);
     ck_assert_msg(text != NULL, "cannot read %s", path);
     return text;
 }
 
-START_TEST(help_and_bad_options) {
+START_TEST(help_and_bad_options)
+{
     char dir[] = "/tmp/ndemd-help-XXXXXX", out[64];
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    td_track_dir(dir, 1); /* removed at exit if a check fails */
     snprintf(out, sizeof out, "%s/out", dir);
     ck_assert_int_eq(run_ndemd("", "--help", out), 0);
     char *help = slurp(out);
@@ -663,10 +686,12 @@ START_TEST(help_and_bad_options) {
     ck_assert_int_eq(run_ndemd("", "--listen nowhere", out), 2);
     unlink(out);
     rmdir(dir);
+    td_track_dir(dir, 0);
 }
 END_TEST
 
-static Suite *api_suite(void) {
+static Suite *api_suite(void)
+{
     Suite *s = suite_create("api");
     TCase *tc = tcase_create("api");
     tcase_add_unchecked_fixture(tc, api_start, api_stop);
@@ -694,7 +719,8 @@ static Suite *api_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int rc = ndem_test_run_suite(api_suite());
     td_kill_children();

@@ -649,11 +649,15 @@ static const broken broken_docs[] = {
      "/scene/emitters/0/max_count", "integer >= 1"},
     /* solver */
     {"{'scene': {" MAT "}, 'solver': 'fast'}", "/solver", "must be an object"},
-    {"{'scene': {" MAT "}, 'solver': {'method': 'dem'}}", "/solver/method",
-     "smooth DEM (\"dem\") is not available yet"},
+    {"{'scene': {" MAT "}, 'solver': {'method': 'dme'}}", "/solver/method",
+     "must be"},
     {"{'scene': {" MAT "}, 'solver': {'method': 'pgs'}}", "/solver/method", "must be \"ndem\""},
     {"{'scene': {" MAT "}, 'solver': {'contact_model': 'hertz'}}", "/solver/contact_model",
-     "smooth DEM is not available yet"},
+     "applies to \"method\": \"dem\" only"},
+    {"{'scene': {" MAT "}, 'solver': {'method': 'dem', 'contact_model': 'hooke'}}",
+     "/solver/contact_model", "must be"},
+    {"{'scene': {" MAT "}, 'solver': {'time_step': 'auto'}}", "/solver/time_step",
+     "applies to \"method\": \"dem\" only"},
     {"{'scene': {" MAT "}, 'solver': {'itterations': 10}}", "/solver/itterations",
      "unknown field 'itterations'"},
     {"{'scene': {" MAT "}, 'solver': {'time_step': -0.001}}", "/solver/time_step",
@@ -711,7 +715,7 @@ START_TEST(all_errors_reported)
         " 'geometry': [{'type': 'plane', 'point': [0, 0], 'normal': [0, 0, 1],"
         "   'material': 'steel'}],"
         " 'particles': [{'type': 'list', 'spheres': [[0, 0, 0, -1]]}]},"
-        " 'solver': {'iterations': 2.5, 'method': 'dem'}, 'output': {'frame_interval': -1},"
+        " 'solver': {'iterations': 2.5, 'method': 'dme'}, 'output': {'frame_interval': -1},"
         " 'extra': 1}",
         &job, &e);
     ck_assert_int_eq(st, NDEM_JOB_INVALID);

@@ -1,9 +1,9 @@
 /* test_stream.c - ndemd's live WebSocket stream (issue 3, docs/protocol.md)
  * through a libwebsockets client: hello with the job resource, progress and
  * status text messages, binary NDF1 frames with the stream fields, the
- * latest frame first for a late client, refusal of unknown jobs; and a
- * client that never reads holds at most a frame or two in the daemon's
- * memory and does not slow the job. */
+ * latest frame first for a late client, refusal of unknown jobs and of
+ * clients beyond --max-stream-clients; and a client that never reads holds
+ * at most a frame or two in the daemon's memory and does not slow the job. */
 #include "daemon.h"
 #include "testutil.h"
 
@@ -28,12 +28,11 @@ typedef struct ws_client {
 } ws_client;
 
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
-                       size_t len) {
+                       size_t len)
+{
     ws_client *c = user;
     switch (reason) {
-    case LWS_CALLBACK_CLIENT_ESTABLISHED:
-        c->established = 1;
-        break;
+    case LWS_CALLBACK_CLIENT_ESTABLISHED: c->established = 1; break;
     case LWS_CALLBACK_CLIENT_RECEIVE: {
         unsigned char *grown = realloc(c->part, c->part_len + len + 1);
         ck_assert_ptr_nonnull(grown);
@@ -49,11 +48,8 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         break;
     }
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-    case LWS_CALLBACK_CLIENT_CLOSED:
-        c->closed = 1;
-        break;
-    default:
-        break;
+    case LWS_CALLBACK_CLIENT_CLOSED: c->closed = 1; break;
+    default: break;
     }
     return 0;
 }
@@ -64,7 +60,8 @@ static const struct lws_protocols ws_protocols[] = {
 };
 
 /* Connects to ws://127.0.0.1:PORT/PATH (url is the job's links.stream). */
-static void ws_open(ws_client *c, const char *url) {
+static void ws_open(ws_client *c, const char *url)
+{
     memset(c, 0, sizeof *c);
     int port;
     char path[256];
@@ -92,27 +89,31 @@ static void ws_open(ws_client *c, const char *url) {
 }
 
 /* Services the connection until pred(c) or the timeout. */
-static int ws_until(ws_client *c, int (*pred)(const ws_client *), double timeout) {
+static int ws_until(ws_client *c, int (*pred)(const ws_client *), double timeout)
+{
     double end = td_now() + timeout;
     while (!pred(c) && !c->closed && td_now() < end)
         lws_service(c->ctx, 50);
     return pred(c);
 }
 
-static void ws_close(ws_client *c) {
+static void ws_close(ws_client *c)
+{
     lws_context_destroy(c->ctx);
     for (int i = 0; i < c->n; i++)
         free(c->msgs[i].data);
     free(c->part);
 }
 
-static const char *type_of(const ws_msg *m, cJSON **o) {
+static const char *type_of(const ws_msg *m, cJSON **o)
+{
     *o = m->binary ? NULL : cJSON_Parse((const char *)m->data);
     return *o ? td_str(*o, "type") : "";
 }
 
 /* Is the last message a status message saying the job is over? */
-static int final_status(const ws_client *c) {
+static int final_status(const ws_client *c)
+{
     for (int i = 0; i < c->n; i++) {
         cJSON *o;
         int done = !strcmp(type_of(&c->msgs[i], &o), "status") &&
@@ -123,16 +124,19 @@ static int final_status(const ws_client *c) {
     return 0;
 }
 
-static int three_messages(const ws_client *c) {
+static int three_messages(const ws_client *c)
+{
     return c->n >= 3;
 }
 
-static uint32_t u32(const unsigned char *p) {
+static uint32_t u32(const unsigned char *p)
+{
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* A binary stream frame: NDF1, 48-byte header, positions + radii + scalar. */
-static long check_frame(const ws_msg *m) {
+static long check_frame(const ws_msg *m)
+{
     ck_assert(m->len >= 48);
     ck_assert(!memcmp(m->data, "NDF1", 4));
     ck_assert_uint_eq(u32(m->data + 4), 48);
@@ -142,7 +146,8 @@ static long check_frame(const ws_msg *m) {
     return (long)u32(m->data + 8);
 }
 
-static char *stream_url(const td_daemon *d, const char *id) {
+static char *stream_url(const td_daemon *d, const char *id)
+{
     cJSON *o = td_job(d, id);
     char *url = strdup(td_str(cJSON_GetObjectItem(o, "links"), "stream"));
     cJSON_Delete(o);
@@ -151,15 +156,19 @@ static char *stream_url(const td_daemon *d, const char *id) {
 
 static td_daemon sd;
 
-static void stream_start(void) {
-    td_start(&sd, "--workers", "1", "--progress-interval", "0.05", (char *)NULL);
+static void stream_start(void)
+{
+    td_start(&sd, "--workers", "1", "--progress-interval", "0.05", "--max-stream-clients", "4",
+             (char *)NULL);
 }
 
-static void stream_stop(void) {
+static void stream_stop(void)
+{
     td_stop(&sd);
 }
 
-START_TEST(hello_progress_frames_and_status) {
+START_TEST(hello_progress_frames_and_status)
+{
     char id[64];
     char *doc = td_long_job_doc("watched", 0.3, 0.02);
     td_submit(&sd, doc, id);
@@ -217,7 +226,8 @@ START_TEST(hello_progress_frames_and_status) {
 }
 END_TEST
 
-START_TEST(unknown_job_is_refused) {
+START_TEST(unknown_job_is_refused)
+{
     char url[128];
     snprintf(url, sizeof url, "ws://127.0.0.1:%d/api/v1/jobs/0123456789abcdef/stream", sd.ws_port);
     static ws_client c;
@@ -230,7 +240,8 @@ START_TEST(unknown_job_is_refused) {
 END_TEST
 
 /* A raw WebSocket client that completes the handshake and then never reads. */
-static int stuck_client(int port, const char *path) {
+static int stuck_client(int port, const char *path)
+{
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {0};
     sa.sin_family = AF_INET;
@@ -252,7 +263,8 @@ static int stuck_client(int port, const char *path) {
     return fd;
 }
 
-static long metric(const td_daemon *d, const char *name) {
+static long metric(const td_daemon *d, const char *name)
+{
     td_resp r = td_http(d, "GET", "/metrics", NULL, NULL, 0, NULL);
     ck_assert_int_eq(r.status, 200);
     char needle[128];
@@ -264,14 +276,16 @@ static long metric(const td_daemon *d, const char *name) {
     return v;
 }
 
-static double wall_of(const td_daemon *d, const char *id) {
+static double wall_of(const td_daemon *d, const char *id)
+{
     cJSON *o = td_job(d, id);
     double w = td_num(cJSON_GetObjectItem(o, "stats"), "wall_seconds");
     cJSON_Delete(o);
     return w;
 }
 
-START_TEST(stuck_client_neither_slows_nor_grows) {
+START_TEST(stuck_client_neither_slows_nor_grows)
+{
     /* a frame every step: ~12 kB each, far more than a socket buffers */
     char *flood = td_long_job_doc("flood", 0.4, 0.002);
     char alone[64], watched[64];
@@ -312,7 +326,42 @@ START_TEST(stuck_client_neither_slows_nor_grows) {
 }
 END_TEST
 
-static Suite *stream_suite(void) {
+static void wait_clients(long n)
+{
+    double end = td_now() + 10;
+    while (metric(&sd, "ndem_stream_clients") != n) {
+        ck_assert_msg(td_now() < end, "the daemon does not count %ld stream clients", n);
+        td_sleep(0.02);
+    }
+}
+
+START_TEST(clients_beyond_the_limit_are_refused)
+{
+    char id[64];
+    char *doc = td_job_doc("crowded", 0.05, 0.05);
+    td_submit(&sd, doc, id);
+    free(doc);
+    td_wait_status(&sd, id, "succeeded", 60);
+    char *url = stream_url(&sd, id), path[256];
+    int port, fds[4];
+    ck_assert_int_eq(sscanf(url, "ws://127.0.0.1:%d%255s", &port, path), 2);
+    wait_clients(0);
+    for (int i = 0; i < 4; i++) fds[i] = stuck_client(port, path);
+    wait_clients(4); /* --max-stream-clients 4 */
+    static ws_client c;
+    ws_open(&c, url);
+    ws_until(&c, three_messages, 10);
+    ck_assert(c.closed);
+    ck_assert_int_eq(c.n, 0);
+    ws_close(&c);
+    for (int i = 0; i < 4; i++) close(fds[i]);
+    wait_clients(0);
+    free(url);
+}
+END_TEST
+
+static Suite *stream_suite(void)
+{
     Suite *s = suite_create("stream");
     TCase *tc = tcase_create("stream");
     tcase_add_unchecked_fixture(tc, stream_start, stream_stop);
@@ -320,11 +369,13 @@ static Suite *stream_suite(void) {
     tcase_add_test(tc, hello_progress_frames_and_status);
     tcase_add_test(tc, unknown_job_is_refused);
     tcase_add_test(tc, stuck_client_neither_slows_nor_grows);
+    tcase_add_test(tc, clients_beyond_the_limit_are_refused);
     suite_add_tcase(s, tc);
     return s;
 }
 
-int main(void) {
+int main(void)
+{
     curl_global_init(CURL_GLOBAL_DEFAULT);
     lws_set_log_level(LLL_ERR, NULL);
     int rc = ndem_test_run_suite(stream_suite());

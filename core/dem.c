@@ -1,0 +1,513 @@
+/* dem.c - smooth (explicit, penalty) DEM beside NDEM, for comparison
+ * (PHYSICS.md "Smooth DEM"). Same bodies, geometry, emitters, broad and
+ * narrow phase as NDEM; instead of the constraint solve, every contact gives
+ * a force from its overlap and a spring history, and bodies move by
+ * symplectic Euler. Models (solver.contact_model):
+ *   hertz  - seed 000 eq. 35.1: Hertz normal force with the dissipation
+ *            c delta^(1/2) d(delta)/dt, a Mindlin tangential spring on the
+ *            friction cone, a rolling spring on mu_r r* |f_n|;
+ *   linear - seed 002 (Cundall): connector stiffness from Young's moduli,
+ *            k_t = ratio k_n, incremental tangential force cut by Coulomb,
+ *            with elastic energy and dissipation booked for the energy balance.
+ * Contacts are visited in pair order and their forces summed in that order,
+ * so results do not depend on the thread count. Bodies are never reordered
+ * in this method, so the spring history is keyed by body indices. */
+#include "dem.h"
+
+#include "sim.h"
+#include "vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* doubles of history per contact: tangential[3], rolling[3], damping c, and
+ * 1 once the bodies touch (a near pair is listed before it touches) */
+#define HIST 8
+
+struct ndem_dem {
+    long hist_bodies, hist_count, hist_cap, start_cap;
+    long *hist_start;  /* last step's contacts, CSR by body a */
+    int *hist_key;
+    double *hist;      /* HIST per contact */
+    long cap;          /* capacity of the per-contact arrays below */
+    double *next;      /* this step's history, pair order */
+    double *force;     /* 9 per contact: force on a, torque on a, torque on b */
+    double *energy;    /* 2 per contact: elastic energy, energy dissipated this step */
+    long body_cap;
+    double *acc;       /* 6 per body: force, torque */
+    double dissipated; /* cumulative, J */
+    double beta_e[64]; /* Hertz: dimensionless damping for restitution, see hertz_beta */
+};
+
+/* ---- Hertz damping from restitution ----
+ * m x'' = -k (x^(3/2) + c x^(1/2) x') scales, with x = L y, t = T s,
+ * T = (m / (k v0^(1/2)))^(2/5), L = v0 T, to y'' = -(y^(3/2) + beta y^(1/2) y'),
+ * y(0) = 0, y'(0) = 1, beta = c / T: the restitution is a function e(beta)
+ * alone. It is integrated once here and inverted by bisection. */
+static double hertz_restitution(double beta)
+{
+    double y = 0, v = 1, ds = 1e-4;
+    for (int i = 0; i < 2000000; i++) {
+        double f = -(pow(fmax(y, 0), 1.5) + beta * sqrt(fmax(y, 0)) * v);
+        if (i > 0 && (y <= 0 || f >= 0)) break; /* contact over: no attraction */
+        v += ds * f;
+        y += ds * v;
+    }
+    return fmin(-v, 1.0);
+}
+
+double ndem_dem_hertz_beta(double e)
+{
+    if (e >= 1.0) return 0.0;
+    double lo = 0, hi = 1;
+    while (hertz_restitution(hi) > e && hi < 1e4) hi *= 2;
+    for (int i = 0; i < 50; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (hertz_restitution(mid) > e) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Damping ratio of a linear spring-dashpot with restitution e. */
+static double linear_zeta(double e)
+{
+    if (e >= 1.0) return 0.0;
+    double l = log(fmax(e, 1e-6));
+    return -l / sqrt(M_PI * M_PI + l * l);
+}
+
+ndem_dem *ndem_dem_create(const ndem_sim *sim)
+{
+    ndem_dem *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    /* restitution per material pair, mapped once (at most 8 x 8 pairs cached) */
+    for (int a = 0; a < sim->materials.count && a < 8; a++)
+        for (int b = 0; b < sim->materials.count && b < 8; b++)
+            d->beta_e[a * 8 + b] = ndem_dem_hertz_beta(ndem_pair(&sim->materials, a, b)->restitution);
+    return d;
+}
+
+void ndem_dem_destroy(ndem_dem *d)
+{
+    if (!d) return;
+    free(d->hist_start);
+    free(d->hist_key);
+    free(d->hist);
+    free(d->next);
+    free(d->force);
+    free(d->energy);
+    free(d->acc);
+    free(d);
+}
+
+static double pair_beta(const ndem_sim *sim, int ma, int mb)
+{
+    if (ma < 8 && mb < 8) return sim->dem->beta_e[ma * 8 + mb];
+    return ndem_dem_hertz_beta(ndem_pair(&sim->materials, ma, mb)->restitution);
+}
+
+static const double *hist_find(const ndem_dem *d, int a, int key)
+{
+    if (a >= d->hist_bodies) return NULL;
+    for (long k = d->hist_start[a]; k < d->hist_start[a + 1]; k++)
+        if (d->hist_key[k] == key) return &d->hist[HIST * k];
+    return NULL;
+}
+
+/* Keeps a spring in the tangent plane of the new normal, with its length. */
+static void rotate_into_plane(double *s, const double *n)
+{
+    double len = ndem_norm(s), sn = ndem_dot(s, n);
+    for (int q = 0; q < 3; q++) s[q] -= sn * n[q];
+    double l2 = ndem_norm(s);
+    if (l2 > 0)
+        for (int q = 0; q < 3; q++) s[q] *= len / l2;
+}
+
+static void cut(double *v, double lim, double *excess)
+{
+    double len = ndem_norm(v);
+    *excess = 0;
+    if (len > lim) {
+        *excess = len - lim;
+        double f = len > 0 ? lim / len : 0;
+        for (int q = 0; q < 3; q++) v[q] *= f;
+    }
+}
+
+/* One contact: force and torques (9 numbers), the history for the next step,
+ * and its elastic energy and dissipation of this step. */
+static void contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
+                          double *energy)
+{
+    const ndem_contacts *c = &sim->contacts;
+    const ndem_bodies *b = &sim->bodies;
+    const double h = sim->solver.time_step;
+    int a = c->key_a[k], key = c->key_b[k];
+    const double *xa = &b->pos[3 * a], *va = &b->vel[6 * a];
+    double ra = b->radius[a], n[3], delta, la, lb, d_eff, m_eff, u_b[3], w_b[3];
+    double e_b, l_b_lin;
+    const ndem_pair_params *pp;
+    int mb;
+    memset(out, 0, 9 * sizeof(double));
+    memset(hist_out, 0, HIST * sizeof(double));
+    energy[0] = energy[1] = 0;
+    if (key >= 0) {
+        const double *xb = &b->pos[3 * key], *vb = &b->vel[6 * key];
+        double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]}, dist = ndem_norm(d);
+        double rb = b->radius[key];
+        for (int q = 0; q < 3; q++) n[q] = dist > 0 ? d[q] / dist : (q == 2);
+        delta = ra + rb - dist;
+        la = ra - 0.5 * delta;
+        lb = rb - 0.5 * delta;
+        d_eff = 2.0 * ra * rb / (ra + rb);
+        m_eff = 1.0 / (b->inv_mass[a] + b->inv_mass[key]);
+        mb = b->material[key];
+        /* velocity of b's surface at the contact: v_b + w_b x (-lb n) */
+        double wx[3];
+        ndem_cross(&vb[3], n, wx);
+        for (int q = 0; q < 3; q++) {
+            u_b[q] = vb[q] - lb * wx[q];
+            w_b[q] = vb[3 + q];
+        }
+        l_b_lin = rb;
+    } else {
+        int g = (-1 - key) / 8, feature = (-1 - key) % 8;
+        const ndem_geometry_def *geo = &sim->geometry[g];
+        ndem_geo_hit hits[6];
+        int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
+        while (t < m - 1 && hits[t].feature != feature) t++;
+        memcpy(n, hits[t].n, sizeof n);
+        delta = hits[t].delta;
+        la = ra - 0.5 * delta;
+        lb = 0;
+        d_eff = 2.0 * ra;
+        m_eff = 1.0 / b->inv_mass[a];
+        mb = geo->material;
+        double p[3];
+        for (int q = 0; q < 3; q++) p[q] = xa[q] + la * n[q];
+        ndem_geometry_surface_velocity(geo, p, u_b);
+        memcpy(w_b, geo->angular_velocity, sizeof w_b);
+        l_b_lin = ra; /* a flat wall uses the other's radius (seed 002) */
+    }
+    if (delta <= 0) return; /* open: no force, springs reset */
+    pp = ndem_pair(&sim->materials, b->material[a], mb);
+    e_b = sim->materials.young[mb];
+    double wa_x[3];
+    ndem_cross(&va[3], n, wa_x);
+    double u[3], w_rel[3];
+    for (int q = 0; q < 3; q++) {
+        u[q] = u_b[q] - (va[q] + la * wa_x[q]); /* b relative to a at the contact */
+        w_rel[q] = w_b[q] - va[3 + q];
+    }
+    double vn = ndem_dot(u, n), ddelta = -vn;
+    double ut[3], wr[3], wn = ndem_dot(w_rel, n);
+    for (int q = 0; q < 3; q++) {
+        ut[q] = u[q] - vn * n[q];
+        wr[q] = w_rel[q] - wn * n[q];
+    }
+    const double *old = hist_find(sim->dem, a, key);
+    if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
+    hist_out[7] = 1;
+    double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0}, cdamp;
+    if (old) {
+        memcpy(spring, old, sizeof spring);
+        memcpy(roll, &old[3], sizeof roll);
+        rotate_into_plane(spring, n);
+        rotate_into_plane(roll, n);
+    }
+    double fn, kt, r_eff = 0.5 * d_eff, excess, dissip = 0, elastic = 0;
+    double ft[3], mr[3] = {0, 0, 0};
+    double nu = pp->poisson_ratio;
+    if (sim->solver.contact_model == NDEM_MODEL_LINEAR) {
+        /* seed 002 eq. (3): connector of length l_a + l_b, area pi min(l)^2 */
+        double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
+        double ea = sim->materials.young[b->material[a]];
+        double kn = 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
+        double gamma = 2.0 * linear_zeta(pp->restitution) * sqrt(m_eff * kn);
+        double fel = kn * delta;
+        /* no clamp: the dashpot may pull at the end of a contact, which is
+         * what gives the restitution e exactly (LIGGGHTS' limitForce off) */
+        fn = fel + gamma * ddelta;
+        dissip += fabs(gamma * ddelta * ddelta * h);
+        kt = pp->stiffness_ratio * kn;
+        /* incremental tangential force (the history holds the force) */
+        for (int q = 0; q < 3; q++) ft[q] = spring[q] + kt * ut[q] * h;
+        cut(ft, pp->friction * fmax(fn, 0.0), &excess);
+        if (kt > 0) dissip += pp->friction * fmax(fn, 0.0) * excess / kt; /* plastic slip */
+        memcpy(hist_out, ft, 3 * sizeof(double));
+        elastic = 0.5 * fel * fel / kn + (kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0);
+    } else {
+        /* seed 000 eq. (35.1) */
+        double kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
+        cdamp = old ? old[6] : 0;
+        if (!old) {
+            /* damping from restitution at this contact's arrival speed */
+            double v0 = fmax(ddelta, 1e-3);
+            double T = pow(m_eff / (kn * sqrt(v0)), 0.4);
+            cdamp = pair_beta(sim, b->material[a], mb) * T;
+        }
+        hist_out[6] = cdamp;
+        double sd = sqrt(delta);
+        /* The dashpot k_n c delta^(1/2) is capped at m* / (4 h): an explicit
+         * step is stable while h sum(gamma) / m < 2 over a particle's
+         * contacts (up to 12, m* >= m / 2). Slow, fresh contacts get a large
+         * c from the restitution mapping, so the cap matters for them only. */
+        double dashpot = ndem_min(kn * cdamp * sd, 0.25 * m_eff / h);
+        fn = fmax(kn * delta * sd + dashpot * ddelta, 0.0);
+        /* Mindlin: k_t = 8 G* sqrt(R* delta), G* = G / (2 (2 - nu)) */
+        double gmod = pp->young_modulus / (2.0 * (1.0 + nu));
+        kt = 8.0 * gmod / (2.0 * (2.0 - nu)) * sqrt(r_eff * delta); /* R* = r_eff */
+        for (int q = 0; q < 3; q++) spring[q] += ut[q] * h;
+        for (int q = 0; q < 3; q++) ft[q] = kt * spring[q];
+        cut(ft, pp->friction * fn, &excess);
+        for (int q = 0; q < 3; q++) hist_out[q] = kt > 0 ? ft[q] / kt : 0;
+        /* rolling spring, k_r = 2.25 k_n' mu_r^2 r*^2 with k_n' = 3/2 k_n delta^(1/2) */
+        double kr = 2.25 * 1.5 * kn * sd * pp->rolling * pp->rolling * r_eff * r_eff;
+        for (int q = 0; q < 3; q++) roll[q] += wr[q] * h;
+        for (int q = 0; q < 3; q++) mr[q] = kr * roll[q];
+        cut(mr, pp->rolling * r_eff * fn, &excess);
+        for (int q = 0; q < 3; q++) hist_out[3 + q] = kr > 0 ? mr[q] / kr : 0;
+    }
+    /* on a: normal push -fn n, friction ft (it drags a along with b), torques
+     * d_a x ft with d_a = la n, and the rolling torque; on b the opposite
+     * force with lever d_b = -lb n. */
+    double ta[3], tb[3];
+    ndem_cross(n, ft, ta);
+    for (int q = 0; q < 3; q++) {
+        out[q] = -fn * n[q] + ft[q];
+        out[3 + q] = la * ta[q] + mr[q];
+        tb[q] = lb * ta[q] - mr[q];
+        out[6 + q] = tb[q];
+    }
+    energy[0] = elastic;
+    energy[1] = dissip;
+}
+
+static int ensure(double **p, long n)
+{
+    double *q = realloc(*p, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+int ndem_dem_forces(ndem_sim *sim)
+{
+    ndem_dem *d = sim->dem;
+    const ndem_contacts *c = &sim->contacts;
+    ndem_bodies *b = &sim->bodies;
+    long nc = c->count, nb = b->count;
+    if (nc > d->cap) {
+        long cap = nc + nc / 2 + 256;
+        if (ensure(&d->next, HIST * cap) || ensure(&d->force, 9 * cap) ||
+            ensure(&d->energy, 2 * cap))
+            return -1;
+        d->cap = cap;
+    }
+    if (nb > d->body_cap) {
+        if (ensure(&d->acc, 6 * (nb + nb / 2 + 64))) return -1;
+        d->body_cap = nb + nb / 2 + 64;
+    }
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
+    for (long k = 0; k < nc; k++)
+        contact_force(sim, k, &d->force[9 * k], &d->next[HIST * k], &d->energy[2 * k]);
+    /* sums in pair order: the same on any thread count */
+    memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb);
+    double elastic = 0, dissip = 0;
+    long touching = 0, geo = 0;
+    double maxov = 0;
+    for (long k = 0; k < nc; k++) {
+        const double *f = &d->force[9 * k];
+        int a = c->key_a[k], key = c->key_b[k];
+        for (int q = 0; q < 6; q++) d->acc[6 * a + q] += f[q];
+        if (key >= 0) {
+            for (int q = 0; q < 3; q++) {
+                d->acc[6 * key + q] -= f[q];
+                d->acc[6 * key + 3 + q] += f[6 + q];
+            }
+        }
+        elastic += d->energy[2 * k];
+        dissip += d->energy[2 * k + 1];
+        if (f[0] != 0 || f[1] != 0 || f[2] != 0) {
+            touching++;
+            geo += key < 0;
+        }
+    }
+    (void)maxov;
+    d->dissipated += dissip;
+    sim->stats.contacts = touching;
+    sim->stats.geometry_contacts = geo;
+    sim->stats.elastic_energy = elastic;
+    sim->stats.dissipated_energy = d->dissipated;
+    /* this step's springs become the history */
+    if (nb + 1 > d->start_cap) {
+        long *s = realloc(d->hist_start, sizeof(long) * (size_t)(nb + 1));
+        if (!s) return -1;
+        d->hist_start = s;
+        d->start_cap = nb + 1;
+    }
+    if (nc > d->hist_cap) {
+        int *kk = realloc(d->hist_key, sizeof(int) * (size_t)d->cap);
+        if (!kk) return -1;
+        d->hist_key = kk;
+        if (ensure(&d->hist, HIST * d->cap)) return -1;
+        d->hist_cap = d->cap;
+    }
+    memcpy(d->hist_start, c->start, sizeof(long) * (size_t)(nb + 1));
+    if (nc > 0) {
+        memcpy(d->hist_key, c->key_b, sizeof(int) * (size_t)nc);
+        memcpy(d->hist, d->next, HIST * sizeof(double) * (size_t)nc);
+    }
+    d->hist_bodies = nb;
+    d->hist_count = nc;
+    return 0;
+}
+
+/* Symplectic Euler: v += h (f / m + g), w += h tau / I; positions follow in
+ * the engine's common integrator. */
+void ndem_dem_accelerate(ndem_sim *sim)
+{
+    ndem_bodies *b = &sim->bodies;
+    const double h = sim->solver.time_step;
+    const double *acc = sim->dem->acc;
+    for (long i = 0; i < b->count; i++) {
+        double *v = &b->vel[6 * i];
+        for (int q = 0; q < 3; q++) {
+            v[q] += h * (acc[6 * i + q] * b->inv_mass[i] + sim->gravity[q]);
+            v[3 + q] += h * acc[6 * i + 3 + q] * b->inv_inertia[i];
+        }
+    }
+}
+
+/* ---- time step ---- */
+
+static double dist_min_radius(const ndem_radius_dist *r)
+{
+    if (r->kind == NDEM_RADIUS_UNIFORM) return r->min;
+    double m = INFINITY;
+    int n = r->kind == NDEM_RADIUS_VALUES ? r->count : 1;
+    for (int i = 0; i < n; i++) m = fmin(m, r->values[i]);
+    return m;
+}
+
+/* pi sqrt(m / k): m the mass of the smallest particle, k the stiffness of
+ * the stiffest pair it can form (the stiffest modulus). Hertz stiffness is
+ * its tangent 3/2 k_n delta^(1/2) at an overlap of 5% of that radius. */
+/* Modulus of a material pair as the engine mixes it (material.c). */
+static double pair_modulus(const ndem_scene_def *def, int a, int b)
+{
+    for (int i = 0; i < def->contact_material_count; i++) {
+        const ndem_contact_material_def *c = &def->contact_materials[i];
+        if (((c->material_a == a && c->material_b == b) ||
+             (c->material_a == b && c->material_b == a)) &&
+            c->young_modulus > 0)
+            return c->young_modulus;
+    }
+    double ea = def->materials[a].young_modulus, eb = def->materials[b].young_modulus;
+    return 2.0 * ea * eb / (ea + eb);
+}
+
+double ndem_dem_stable_step(const ndem_scene_def *def)
+{
+    double rmin = INFINITY, rho_min = INFINITY, emax = 0;
+    int nm = def->material_count;
+    char used[256] = {0}, wall[256] = {0}; /* materials of particles, of geometry */
+    for (int i = 0; i < def->generator_count; i++) {
+        const ndem_generator_def *g = &def->generators[i];
+        if (g->type == NDEM_GENERATOR_LIST) {
+            for (long k = 0; k < g->list_count; k++) rmin = fmin(rmin, g->spheres[4 * k + 3]);
+        } else {
+            rmin = fmin(rmin, dist_min_radius(&g->radius));
+        }
+        rho_min = fmin(rho_min, def->materials[g->material].density);
+        if (g->material < 256) used[g->material] = 1;
+    }
+    for (int i = 0; i < def->emitter_count; i++) {
+        rmin = fmin(rmin, dist_min_radius(&def->emitters[i].radius));
+        rho_min = fmin(rho_min, def->materials[def->emitters[i].material].density);
+        if (def->emitters[i].material < 256) used[def->emitters[i].material] = 1;
+    }
+    for (int i = 0; i < def->geometry_count; i++)
+        if (def->geometry[i].material < 256) wall[def->geometry[i].material] = 1;
+    for (int a = 0; a < nm && a < 256; a++)
+        for (int b = 0; b < nm && b < 256; b++)
+            if (used[a] && (used[b] || wall[b])) emax = fmax(emax, pair_modulus(def, a, b));
+    if (!isfinite(rmin) || !isfinite(rho_min) || emax <= 0) return INFINITY;
+    double m = rho_min * 4.0 / 3.0 * M_PI * rmin * rmin * rmin, k;
+    if (def->solver.contact_model == NDEM_MODEL_LINEAR) {
+        /* seed 002 eq. (3) with both lengths rmin: pi rmin E / 2 */
+        k = 0.5 * M_PI * rmin * emax;
+    } else {
+        /* the stiffest contact is against a wall (d* = 2 rmin) */
+        k = 1.5 * ndem_hertz_stiffness(emax, 0.0, 2.0 * rmin) * sqrt(0.05 * rmin);
+    }
+    return M_PI * sqrt(m / k);
+}
+
+/* ---- checkpoint: the spring history and the dissipated energy ---- */
+
+size_t ndem_dem_state_size(const ndem_sim *sim)
+{
+    const ndem_dem *d = sim->dem;
+    return 2 * sizeof(int64_t) + sizeof(double) + sizeof(long) * (size_t)(d->hist_bodies + 1) +
+           sizeof(int) * (size_t)d->hist_count + HIST * sizeof(double) * (size_t)d->hist_count;
+}
+
+void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
+{
+    const ndem_dem *d = sim->dem;
+    int64_t hb = d->hist_bodies, hc = d->hist_count;
+    memcpy(p, &hb, 8);
+    memcpy(p + 8, &hc, 8);
+    memcpy(p + 16, &d->dissipated, 8);
+    p += 24;
+    if (d->hist_start) memcpy(p, d->hist_start, sizeof(long) * (size_t)(hb + 1));
+    else memset(p, 0, sizeof(long));
+    p += sizeof(long) * (size_t)(hb + 1);
+    if (hc > 0) {
+        memcpy(p, d->hist_key, sizeof(int) * (size_t)hc);
+        p += sizeof(int) * (size_t)hc;
+        memcpy(p, d->hist, HIST * sizeof(double) * (size_t)hc);
+    }
+}
+
+int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
+{
+    ndem_dem *d = sim->dem;
+    int64_t hb, hc;
+    if (len < 24) return -1;
+    memcpy(&hb, p, 8);
+    memcpy(&hc, p + 8, 8);
+    if (hb < 0 || hc < 0 || hb > sim->bodies.count || (uint64_t)hc > len / sizeof(double))
+        return -1;
+    size_t need = 24 + sizeof(long) * (size_t)(hb + 1) + sizeof(int) * (size_t)hc +
+                  HIST * sizeof(double) * (size_t)hc;
+    if (need != len) return -1;
+    memcpy(&d->dissipated, p + 16, 8);
+    p += 24;
+    d->hist_start = malloc(sizeof(long) * (size_t)(hb + 1));
+    d->hist_key = malloc(sizeof(int) * (size_t)(hc + 1));
+    d->hist = malloc(HIST * sizeof(double) * (size_t)(hc + 1));
+    if (!d->hist_start || !d->hist_key || !d->hist) return -1;
+    memcpy(d->hist_start, p, sizeof(long) * (size_t)(hb + 1));
+    p += sizeof(long) * (size_t)(hb + 1);
+    if (hc > 0) {
+        memcpy(d->hist_key, p, sizeof(int) * (size_t)hc);
+        p += sizeof(int) * (size_t)hc;
+        memcpy(d->hist, p, HIST * sizeof(double) * (size_t)hc);
+    }
+    for (long i = 0; i < hb; i++)
+        if (d->hist_start[i] < 0 || d->hist_start[i] > d->hist_start[i + 1] ||
+            d->hist_start[i + 1] > hc)
+            return -1;
+    if (d->hist_start[0] != 0) return -1;
+    d->hist_bodies = hb;
+    d->hist_count = hc;
+    d->start_cap = hb + 1;
+    d->hist_cap = hc + 1;
+    d->cap = 0;
+    return 0;
+}

@@ -1,0 +1,25 @@
+/* dem.h (internal) - smooth DEM contact forces and integration (dem.c). */
+#ifndef NDEM_DEM_H
+#define NDEM_DEM_H
+
+#include "ndem.h"
+
+#include <stddef.h>
+
+struct ndem_sim;
+typedef struct ndem_dem ndem_dem;
+
+ndem_dem *ndem_dem_create(const struct ndem_sim *sim);
+void ndem_dem_destroy(ndem_dem *d);
+/* Forces of every contact found this step; keeps the spring history. */
+int ndem_dem_forces(struct ndem_sim *sim);
+/* Velocities from the summed forces and gravity (symplectic Euler). */
+void ndem_dem_accelerate(struct ndem_sim *sim);
+/* Dimensionless Hertz damping beta(e) of the restitution mapping. */
+double ndem_dem_hertz_beta(double restitution);
+
+size_t ndem_dem_state_size(const struct ndem_sim *sim);
+void ndem_dem_state_write(const struct ndem_sim *sim, unsigned char *p);
+int ndem_dem_state_read(struct ndem_sim *sim, const unsigned char *p, size_t len);
+
+#endif

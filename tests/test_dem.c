@@ -1,0 +1,199 @@
+/* test_dem.c - smooth DEM (issue 5) against theory: binary collisions of the
+ * hertz and linear models (contact duration and restitution), the stable
+ * time step and "auto", the Hertz column against NDEM, and bitwise restore. */
+#include "scene.h"
+#include "testutil.h"
+
+#include <math.h>
+
+static const double R = 0.01, RHO = 2500, E = 1e7, NU = 0.3;
+
+/* Two equal spheres meeting head-on at relative speed 2 v0, no gravity.
+ * Returns the contact duration and the speed each leaves with. */
+static void collide(const char *model, double e, double h, double *duration, double *v_out)
+{
+    const double v0 = 1.0;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": %g, "
+        "\"young_modulus\": %g, \"poisson_ratio\": %g}], \"contact_materials\": [{\"materials\": "
+        "[\"ore\", \"ore\"], \"restitution\": %g}], \"particles\": [{\"type\": \"list\", "
+        "\"spheres\": [[%g, 0, 0, %g], [%g, 0, 0, %g]], \"velocities\": [[%g,0,0], [%g,0,0]]}]},"
+        "\"solver\": {\"method\": \"dem\", \"contact_model\": \"%s\", \"time_step\": %g, "
+        "\"duration\": 0.006}}",
+        RHO, E, NU, e, -R - 0.001, R, R + 0.001, R, v0, -v0, model, h);
+    ndem_sim *sim = test_sim(job);
+    long touching = 0;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        touching += ndem_sim_stats(sim)->contacts > 0;
+    }
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    *duration = (double)touching * h;
+    *v_out = f.velocities[3];
+    ck_assert_double_lt(fabs(f.velocities[0] + f.velocities[3]), 1e-9); /* momentum */
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+
+START_TEST(hertz_collision_duration)
+{
+    double t, v;
+    collide("hertz", 1.0, 1e-6, &t, &v);
+    /* Hertz: t = 2.87 (m*^2 / (R* E*^2 v))^(1/5), E* = E / (2 (1 - nu^2)) */
+    double m = RHO * 4.0 / 3.0 * M_PI * R * R * R, ms = m / 2, rs = R / 2;
+    double es = E / (2 * (1 - NU * NU));
+    double theory = 2.87 * pow(ms * ms / (rs * es * es * 2.0), 0.2);
+    ck_assert_double_lt(fabs(t - theory) / theory, 0.03);
+    ck_assert_double_lt(fabs(v - 1.0), 0.01); /* elastic */
+}
+END_TEST
+
+START_TEST(hertz_restitution)
+{
+    const double es[] = {0.18, 0.5, 0.9};
+    for (int i = 0; i < 3; i++) {
+        double t, v;
+        collide("hertz", es[i], 2e-6, &t, &v);
+        ck_assert_msg(fabs(v - es[i]) / es[i] < 0.03, "e = %g: rebound %g", es[i], v);
+    }
+}
+END_TEST
+
+START_TEST(linear_collision)
+{
+    double t, v;
+    collide("linear", 1.0, 1e-6, &t, &v);
+    /* seed 002 eq. (3): k_n = E A / (l1 + l2) = E pi R / 2; t = pi sqrt(m* / k_n) */
+    double m = RHO * 4.0 / 3.0 * M_PI * R * R * R;
+    double theory = M_PI * sqrt(0.5 * m / (E * M_PI * R / 2));
+    ck_assert_double_lt(fabs(t - theory) / theory, 0.03);
+    ck_assert_double_lt(fabs(v - 1.0), 0.01);
+    collide("linear", 0.5, 1e-6, &t, &v);
+    ck_assert_double_lt(fabs(v - 0.5) / 0.5, 0.03);
+}
+END_TEST
+
+START_TEST(time_step_bound_and_auto)
+{
+    const char *doc =
+        "{\"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, \"young_modulus\": "
+        "1e7}], \"particles\": [{\"type\": \"list\", \"spheres\": [[0, 0, 0, 0.01]]}]},"
+        "\"solver\": {\"method\": \"dem\", \"time_step\": %s, \"duration\": 0.1}}";
+    char text[512];
+    snprintf(text, sizeof text, doc, "0.01");
+    ndem_job *job = NULL;
+    ndem_job_errors errs = {0};
+    ck_assert_int_eq(ndem_job_parse(text, strlen(text), &job, &errs), NDEM_JOB_INVALID);
+    ck_assert_int_eq(errs.count, 1);
+    ck_assert_str_eq(errs.items[0].pointer, "/solver/time_step");
+    ck_assert_ptr_nonnull(strstr(errs.items[0].message, "exceeds the stable step"));
+    ndem_job_errors_clear(&errs);
+    snprintf(text, sizeof text, doc, "\"auto\"");
+    job = test_job("%s", text);
+    double bound = ndem_dem_stable_step(&job->scene);
+    /* pi sqrt(m / k), k the Hertz tangent stiffness against a wall at 5% of r */
+    double m = 2500 * 4.0 / 3.0 * M_PI * 1e-6;
+    double kn = 1e7 * sqrt(2.0 * 0.02) / 3.0, k = 1.5 * kn * sqrt(0.05 * 0.01);
+    ck_assert_double_lt(fabs(bound - M_PI * sqrt(m / k)) / bound, 1e-12);
+    ck_assert_double_eq_tol(job->scene.solver.time_step, 0.1 * bound, 1e-15);
+    ndem_job_destroy(job);
+    /* contact_model and "auto" belong to method "dem" */
+    const char *bad = "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}, \"solver\": "
+                      "{\"contact_model\": \"hertz\", \"time_step\": \"auto\"}}";
+    ck_assert_int_eq(ndem_job_parse(bad, strlen(bad), &job, &errs), NDEM_JOB_INVALID);
+    ck_assert_int_eq(errs.count, 2);
+    ndem_job_errors_clear(&errs);
+}
+END_TEST
+
+static double column_top(ndem_job *job)
+{
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    double top = 0;
+    for (long i = 0; i < f.count; i++) top = fmax(top, f.positions[3 * i + 2] + f.radii[i]);
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    return top;
+}
+
+START_TEST(hertz_column_matches_ndem)
+{
+    char path[512];
+    ndem_test_shared("bench/column-25.json", path, sizeof path);
+    ndem_job *ndem = test_job_file(path);
+    ndem->scene.solver.iterations = 500;
+    ndem->scene.solver.warm_start = 0;
+    double top_ndem = column_top(ndem);
+    ndem_job *dem = test_job_file(path);
+    dem->scene.solver.method = NDEM_METHOD_DEM;
+    dem->scene.solver.contact_model = NDEM_MODEL_HERTZ;
+    dem->scene.solver.time_step = 0.1 * ndem_dem_stable_step(&dem->scene);
+    dem->scene.solver.duration = 4.0;
+    double top_dem = column_top(dem);
+    fprintf(stderr, "column: NDEM %.6f m, hertz DEM %.6f m\n", top_ndem, top_dem);
+    ck_assert_double_lt(fabs(top_dem - top_ndem) / top_ndem, 0.01);
+    /* both compress it: neither is the stacked height 25 d */
+    ck_assert_double_lt(top_dem, 25 * 0.013 - 0.003);
+    ndem_job_destroy(ndem);
+    ndem_job_destroy(dem);
+}
+END_TEST
+
+START_TEST(dem_restore_equals_uninterrupted)
+{
+    const char *doc =
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
+        "\"ore\"], \"friction\": 0.5, \"rolling_resistance\": 0.1, \"restitution\": 0.4}],"
+        "\"geometry\": [{\"type\": \"box\", \"min\": [0,0,0], \"max\": [0.1,0.1,0.3], "
+        "\"inside\": true, \"material\": \"steel\"}],"
+        "\"particles\": [{\"type\": \"lattice\", \"min\": [0.005,0.005,0.005], \"max\": "
+        "[0.095,0.095,0.05], \"spacing\": 0.0098, \"radius\": {\"min\": 0.0049, \"max\": "
+        "0.005}, \"velocity\": [0.1, 0, 0], \"material\": \"ore\"}], \"emitters\": [{\"min\": [0.02,0.02,0.2], \"max\": "
+        "[0.08,0.08,0.25], \"rate\": 2000, \"radius\": 0.005, \"material\": \"ore\"}]},"
+        "\"solver\": {\"method\": \"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", "
+        "\"duration\": 1}}";
+    const char *models[] = {"hertz", "linear"};
+    for (int m = 0; m < 2; m++) {
+        ndem_job *job = test_job(doc, models[m]);
+        ndem_sim *sim = test_sim(job);
+        for (int i = 0; i < 400; i++) test_step(sim);
+        uint64_t straight = ndem_sim_state_hash(sim);
+        ndem_sim_destroy(sim);
+        sim = test_sim(job);
+        for (int i = 0; i < 200; i++) test_step(sim);
+        void *buf;
+        size_t len;
+        ck_assert_int_eq(ndem_sim_checkpoint(sim, &buf, &len), 0);
+        ndem_sim_destroy(sim);
+        char err[256];
+        sim = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
+        ck_assert_msg(sim != NULL, "%s", err);
+        for (int i = 200; i < 400; i++) test_step(sim);
+        ck_assert_uint_eq(ndem_sim_state_hash(sim), straight);
+        ck_assert_int_gt(ndem_sim_stats(sim)->contacts, 0);
+        free(buf);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("dem");
+    TCase *tc = tcase_create("smooth");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, hertz_collision_duration);
+    tcase_add_test(tc, hertz_restitution);
+    tcase_add_test(tc, linear_collision);
+    tcase_add_test(tc, time_step_bound_and_auto);
+    tcase_add_test(tc, hertz_column_matches_ndem);
+    tcase_add_test(tc, dem_restore_equals_uninterrupted);
+    suite_add_tcase(s, tc);
+    return ndem_test_run_suite(s);
+}

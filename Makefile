@@ -117,6 +117,7 @@ bench: $(REL)/ndem
 	bash bench/run.sh $(REL)/ndem
 
 lint: | $(DEPS_STAMP)
+	bash scripts/deps.sh lint
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 --inline-suppr -Icore -Iapi core api cli server
 
@@ -124,11 +125,13 @@ lint: | $(DEPS_STAMP)
 # libFuzzer on the job parser for FUZZ_SECONDS, seeded with the standard
 # scenes and the examples; findings are written to $(BUILD)/fuzz/.
 FUZZ         := $(BUILD)/fuzz
-FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c core/defaults.c
+FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c core/defaults.c core/dem_timestep.c \
+                core/material.c
 FUZZ_SECONDS ?= 30
 FUZZ_SEEDS   := $(wildcard ../shared/bench/*.json examples/*.json)
 
 $(FUZZ)/fuzz_job: tests/fuzz_job.c $(FUZZ_SRC) $(HEADERS) | $(DEPS_STAMP)
+	bash scripts/deps.sh fuzz
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -ffp-contract=off -Icore -Iapi \
 	  $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
@@ -143,6 +146,7 @@ fuzz: $(FUZZ)/fuzz_job
 	  -artifact_prefix=$(FUZZ)/findings/ $(FUZZ)/corpus $(FUZZ)/seed
 
 format:
+	bash scripts/deps.sh lint
 	clang-format -i core/*.[ch] api/*.[ch] cli/*.c server/*.[ch] tests/*.[ch]
 
 clean:

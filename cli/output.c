@@ -2,6 +2,7 @@
 #include "output.h"
 
 #include "frame_bin.h"
+#include "series.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -47,24 +48,16 @@ int ndem_output_open(ndem_output *o, const char *dir, int vtk, char *err, size_t
         ndem_output_close(o);
         return -1;
     }
-    fprintf(o->series, "step,time,particles,contacts,geometry_contacts,impacts,rows,kinetic_energy,"
-                       "iterations,residual_normal,residual_friction,residual_rolling,"
-                       "max_overlap,colors,wall_broadphase,wall_narrowphase,wall_solve,"
-                       "wall_integrate,wall_seconds\n");
+    fputs(ndem_series_header, o->series);
     fprintf(o->frame_index, "index,step,time,particles,file\n");
     return 0;
 }
 
 int ndem_output_series_row(ndem_output *o, const ndem_step_stats *s)
 {
-    int n = fprintf(o->series,
-                    "%ld,%.9g,%ld,%ld,%ld,%ld,%ld,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g,%.6g,"
-                    "%.6g\n",
-                    s->step, s->time, s->particles, s->contacts, s->geometry_contacts, s->impacts, s->rows,
-                    s->kinetic_energy, s->iterations, s->residual_normal, s->residual_friction,
-                    s->residual_rolling, s->max_overlap, s->colors, s->wall_broadphase,
-                    s->wall_narrowphase, s->wall_solve, s->wall_integrate, s->wall_total);
-    return n < 0 ? -1 : 0;
+    char row[512];
+    int n = ndem_series_row(row, sizeof row, s);
+    return n > 0 && (size_t)n < sizeof row && fputs(row, o->series) >= 0 ? 0 : -1;
 }
 
 static int write_vtk(const ndem_output *o, const char *name, const ndem_frame *f)

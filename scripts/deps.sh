@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ndem needs, only those missing, after one
 # `apt-get update`. Called by the Makefile; safe to run again.
+#   scripts/deps.sh          what `make`, `make test` and `make run` need
+#   scripts/deps.sh fuzz     plus clang's libFuzzer (`make fuzz`)
+#   scripts/deps.sh lint     plus cppcheck and clang-format (`make lint`, `make format`)
+#   scripts/deps.sh --print  prints the list instead
 set -eu
-# clang and libclang-rt-dev (its libFuzzer and sanitizer runtimes): `make fuzz`.
-pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev clang libclang-rt-dev"
+# engine, job documents, command line, their tests
+pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev"
 # ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
 # web client (`make web`, its end-to-end test): Node.js and npm (kept when a
 # Node.js with npm is installed already), Debian's Chromium for playwright-core.
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 pkgs="$pkgs chromium"
-case "${1:-}" in
-  --print) echo "$pkgs"; exit 0 ;;
-esac
+print=0
+for group in "$@"; do
+  case "$group" in
+    fuzz) pkgs="$pkgs clang libclang-rt-dev" ;;  # libFuzzer and its sanitizer runtimes
+    lint) pkgs="$pkgs cppcheck clang-format" ;;
+    --print) print=1 ;;
+    *) echo "deps: unknown group '$group' (fuzz, lint, --print)" >&2; exit 2 ;;
+  esac
+done
+if [ "$print" = 1 ]; then echo "$pkgs"; exit 0; fi
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -17,6 +17,7 @@
 #include "store.h"
 
 #include "frame_bin.h"
+#include "series.h"
 #include "log.h"
 
 #include <dirent.h>
@@ -416,24 +417,6 @@ int ndem_store_flush(ndem_store *s, const char *id)
     return failed;
 }
 
-static const char series_header[] =
-    "step,time,particles,contacts,geometry_contacts,impacts,rows,kinetic_energy,"
-    "iterations,residual_normal,residual_friction,residual_rolling,"
-    "max_overlap,colors,wall_broadphase,wall_narrowphase,wall_solve,"
-    "wall_integrate,wall_seconds\n";
-
-int ndem_store_series_row(char *buf, size_t len, const ndem_step_stats *st)
-{
-    return snprintf(buf, len,
-                    "%ld,%.9g,%ld,%ld,%ld,%ld,%ld,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g,"
-                    "%.6g,%.6g\n",
-                    st->step, st->time, st->particles, st->contacts, st->geometry_contacts,
-                    st->impacts, st->rows, st->kinetic_energy, st->iterations, st->residual_normal,
-                    st->residual_friction, st->residual_rolling, st->max_overlap, st->colors,
-                    st->wall_broadphase, st->wall_narrowphase, st->wall_solve, st->wall_integrate,
-                    st->wall_total);
-}
-
 /* Removes frames/NNNNNN.ndf files with NNNNNN >= from. */
 static void remove_frames_from(ndem_store *s, const char *id, long from)
 {
@@ -468,7 +451,7 @@ int ndem_store_reset(ndem_store *s, const char *id)
     job_path(s, id, "series.csv", path, sizeof path);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return -1;
-    int rc = write_all(fd, series_header, sizeof series_header - 1);
+    int rc = write_all(fd, ndem_series_header, strlen(ndem_series_header));
     return close(fd) || rc ? -1 : 0;
 }
 

@@ -59,7 +59,4 @@ int ndem_store_remove(ndem_store *s, const char *id);
  * the rows first, then the files). The number removed. */
 int ndem_store_sweep(ndem_store *s);
 
-/* The series row of one step, as `ndem run` writes it (malloc'd line). */
-int ndem_store_series_row(char *buf, size_t len, const ndem_step_stats *st);
-
 #endif

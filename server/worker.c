@@ -18,6 +18,7 @@
 #include "worker.h"
 
 #include "job.h"
+#include "series.h"
 #include "log.h"
 
 #include <cjson/cJSON.h>
@@ -83,7 +84,7 @@ static void series_append(run *r, const ndem_step_stats *st)
         r->series = grown;
         r->series_cap = cap;
     }
-    int n = ndem_store_series_row(r->series + r->series_len, r->series_cap - r->series_len, st);
+    int n = ndem_series_row(r->series + r->series_len, r->series_cap - r->series_len, st);
     if (n > 0) r->series_len += (size_t)n;
     if (r->series_len >= SERIES_CHUNK) series_flush(r);
 }

@@ -23,7 +23,8 @@ static const char *const contact_keys[] = {"materials",        "friction",
                                            "restitution",      "adhesion",
                                            "adhesive_overlap", "damping_time",
                                            "young_modulus",    "stiffness_ratio",
-                                           NULL};
+                                           "stiffness",        "exponent",
+                                           "velocity_friction", NULL};
 static const char *const solver_keys[] = {"method",
                                           "time_step",
                                           "duration",
@@ -225,6 +226,11 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
                            NDEM_JC_NULLABLE);
             ndem_jc_number(c, item, "stiffness_ratio", &cm->stiffness_ratio, &ndem_jc_nonneg,
                            0);
+            /* hunt_crossley: K (null: the Hertz stiffness) and n */
+            ndem_jc_number(c, item, "stiffness", &cm->stiffness, &ndem_jc_positive,
+                           NDEM_JC_NULLABLE);
+            ndem_jc_number(c, item, "exponent", &cm->exponent, &ndem_jc_positive, 0);
+            ndem_jc_bool(c, item, "velocity_friction", &cm->velocity_friction, 0);
         }
         ndem_jc_pop(c, m2);
         i++;
@@ -255,7 +261,7 @@ static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
 {
     ndem_jc_members(c, solver, solver_keys, NULL, NULL);
     static const char *const methods[] = {"ndem", "dem", NULL};
-    static const char *const models[] = {"hertz", "linear", NULL};
+    static const char *const models[] = {"hertz", "linear", "hunt_crossley", NULL};
     int method = NDEM_METHOD_NDEM, model = NDEM_MODEL_HERTZ;
     if (ndem_jc_enum(c, solver, "method", methods, "\"ndem\"", &method, 0) == NDEM_JC_OK)
         s->method = (ndem_method)method;

@@ -96,6 +96,9 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         knumber_auto(w, "damping_time", c->damping_time);
         knumber_auto(w, "young_modulus", c->young_modulus);
         ndem_jw_knumber(w, "stiffness_ratio", c->stiffness_ratio);
+        knumber_auto(w, "stiffness", c->stiffness);
+        ndem_jw_knumber(w, "exponent", c->exponent);
+        ndem_jw_kbool(w, "velocity_friction", c->velocity_friction);
         ndem_jw_end(w);
     }
     ndem_jw_end(w);
@@ -173,6 +176,7 @@ static void emit_particles(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_begin(w, '{', 0);
         ndem_jw_kstring(w, "type", types[g->type <= NDEM_GENERATOR_LIST ? g->type : 0]);
         ndem_jw_kstring(w, "material", material_name(s, g->material));
+        ndem_jw_kbool(w, "fixed_rotation", g->fixed_rotation);
         if (g->type == NDEM_GENERATOR_LIST) {
             emit_list(w, g);
         } else {
@@ -221,8 +225,10 @@ static void emit_solver(ndem_jw *w, const ndem_solver_def *v)
     ndem_jw_begin(w, '{', 0);
     ndem_jw_kstring(w, "method", v->method == NDEM_METHOD_DEM ? "dem" : "ndem");
     if (v->method == NDEM_METHOD_DEM)
-        ndem_jw_kstring(w, "contact_model",
-                        v->contact_model == NDEM_MODEL_LINEAR ? "linear" : "hertz");
+        ndem_jw_kstring(w, "contact_model", v->contact_model == NDEM_MODEL_LINEAR ? "linear"
+                                            : v->contact_model == NDEM_MODEL_HUNT_CROSSLEY
+                                                ? "hunt_crossley"
+                                                : "hertz");
     ndem_jw_knumber(w, "time_step", v->time_step);
     ndem_jw_knumber(w, "duration", v->duration);
     ndem_jw_klong(w, "iterations", v->iterations);

@@ -29,6 +29,9 @@ ndem_contact_material_def ndem_default_contact_material_def(void)
     c.damping_time = 0.0;
     c.young_modulus = 0.0;
     c.stiffness_ratio = 0.2;
+    c.stiffness = 0.0;
+    c.exponent = 1.5;
+    c.velocity_friction = 0;
     return c;
 }
 

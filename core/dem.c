@@ -8,7 +8,10 @@
  *            friction cone, a rolling spring on mu_r r* |f_n|;
  *   linear - seed 002 (Cundall): connector stiffness from Young's moduli,
  *            k_t = ratio k_n, incremental tangential force cut by Coulomb,
- *            with elastic energy and dissipation booked for the energy balance.
+ *            with elastic energy and dissipation booked for the energy balance;
+ *   hunt_crossley - seed 004 eq. (3): K delta^n with Hunt-Crossley damping
+ *            from restitution and the arrival speed, and the Cundall-Strack
+ *            spring with the Brendel-Dippel rule, eqs. (5)-(6).
  * Contacts are visited in pair order and their forces summed in that order,
  * so results do not depend on the thread count. Bodies are never reordered
  * in this method, so the spring history is keyed by body indices. */
@@ -221,7 +224,41 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     double fn, kt, r_eff = 0.5 * d_eff, excess, dissip = 0, elastic = 0;
     double ft[3], mr[3] = {0, 0, 0};
     double nu = pp->poisson_ratio;
-    if (sim->solver.contact_model == NDEM_MODEL_LINEAR) {
+    if (sim->solver.contact_model == NDEM_MODEL_HUNT_CROSSLEY) {
+        double kn = pp->stiffness > 0 ? pp->stiffness
+                                      : ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
+        double ex = pp->exponent, dn = pow(delta, ex);
+        double v0 = old ? old[6] : ndem_max(ddelta, 1e-3); /* speed at first touch */
+        hist_out[6] = v0;
+        /* seed 004 eq. (3): f = K d^n + K 3 (1 - e^2) / (4 v0) d^n d' */
+        double e = pp->restitution;
+        /* the dashpot capped as for hertz: slow arrivals make it stiff */
+        double dashpot = ndem_min(kn * dn * 3.0 * (1.0 - e * e) / (4.0 * v0), 0.25 * m_eff / h);
+        fn = fmax(kn * dn + dashpot * ddelta, 0.0);
+        kt = pp->stiffness_ratio * ex * kn * pow(delta, ex - 1.0);
+        double lim = pp->friction * fn;
+        if (pp->velocity_friction) {
+            /* plain velocity friction with a Coulomb cut: -min(g |v_t|, mu f_n) v_t/|v_t|,
+             * g the strongest dashpot an explicit step keeps stable */
+            double g = 0.25 * m_eff / h, vt = ndem_norm(ut);
+            double mag = ndem_min(g * vt, lim);
+            for (int q = 0; q < 3; q++) ft[q] = vt > 0 ? mag * ut[q] / vt : 0;
+        } else {
+            /* Brendel-Dippel: the spring stretches only while it sticks
+             * (mu f_n > k_t |xi|, eq. 6) or while it relaxes; sliding keeps it */
+            double trial[3];
+            for (int q = 0; q < 3; q++) trial[q] = spring[q] + ut[q] * h;
+            if (kt * ndem_norm(trial) <= lim || ndem_norm(trial) < ndem_norm(spring))
+                memcpy(spring, trial, sizeof spring);
+            if (kt * ndem_norm(spring) > lim) cut(spring, kt > 0 ? lim / kt : 0, &excess);
+            /* a critical dashpot lets a sticking contact settle
+             * instead of ringing on its spring; the sum stays on the cone */
+            double gt = ndem_min(2.0 * sqrt(m_eff * kt), 0.25 * m_eff / h);
+            for (int q = 0; q < 3; q++) ft[q] = kt * spring[q] + gt * ut[q];
+            cut(ft, lim, &excess);
+            memcpy(hist_out, spring, 3 * sizeof(double));
+        }
+    } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR) {
         /* seed 002 eq. (3): connector of length l_a + l_b, area pi min(l)^2 */
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
         double ea = sim->materials.young[b->material[a]];

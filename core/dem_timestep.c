@@ -65,6 +65,12 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
     } else {
         /* the stiffest contact is against a wall (d* = 2 rmin) */
         k = 1.5 * ndem_hertz_stiffness(emax, 0.0, 2.0 * rmin) * sqrt(0.05 * rmin);
+        if (def->solver.contact_model == NDEM_MODEL_HUNT_CROSSLEY)
+            for (int i = 0; i < def->contact_material_count; i++) {
+                const ndem_contact_material_def *c = &def->contact_materials[i];
+                double ex = c->exponent, kk = c->stiffness;
+                if (kk > 0) k = fmax(k, ex * kk * pow(0.05 * rmin, ex - 1.0));
+            }
     }
     return M_PI * sqrt(m / k);
 }

@@ -208,6 +208,7 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
 {
     for (int i = 0; i < def->generator_count; i++) {
         const ndem_generator_def *g = &def->generators[i];
+        long first = sim->bodies.count;
         if (g->type == NDEM_GENERATOR_LATTICE) {
             if (gen_lattice(sim, g)) goto oom;
         } else if (g->type == NDEM_GENERATOR_RANDOM) {
@@ -233,6 +234,8 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
                     goto oom;
             }
         }
+        if (g->fixed_rotation) /* infinite inertia: no torque turns them */
+            for (long k = first; k < sim->bodies.count; k++) sim->bodies.inv_inertia[k] = 0.0;
     }
     return 0;
 oom:

@@ -47,6 +47,9 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
             p->adhesive_overlap = c->adhesive_overlap;
             p->damping_time = c->damping_time;
             p->stiffness_ratio = c->stiffness_ratio;
+            p->stiffness = c->stiffness;
+            p->exponent = c->exponent;
+            p->velocity_friction = c->velocity_friction;
         }
     }
     return 0;

@@ -13,7 +13,9 @@ typedef struct ndem_pair_params {
     double adhesion, adhesive_overlap;
     double damping_time; /* <= 0: automatic */
     double viscosity;    /* mean eta of the two materials */
-    double stiffness_ratio; /* linear DEM: k_t / k_n */
+    double stiffness_ratio; /* smooth DEM: k_t / k_n */
+    double stiffness, exponent; /* hunt_crossley K and n */
+    int velocity_friction;
 } ndem_pair_params;
 
 typedef struct ndem_material_table {

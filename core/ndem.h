@@ -38,7 +38,12 @@ typedef struct ndem_contact_material_def {
     double adhesive_overlap;    /* delta_a (m), default 0 */
     double damping_time;        /* tau_n override (s); <= 0: automatic */
     double young_modulus;       /* pair modulus; <= 0: 2 Ea Eb / (Ea + Eb) */
-    double stiffness_ratio;     /* linear DEM: k_t / k_n, default 0.2 */
+    double stiffness_ratio;     /* linear, hunt_crossley: k_t / k_n, default 0.2 */
+    double stiffness;           /* hunt_crossley K (N/m^n); <= 0: the Hertz k_n */
+    double exponent;            /* hunt_crossley n, default 1.5 */
+    int velocity_friction;      /* hunt_crossley: friction from the slip velocity
+                                   instead of the Brendel-Dippel spring (for
+                                   comparison; such a contact never truly sticks) */
 } ndem_contact_material_def;
 
 typedef enum ndem_geometry_type {
@@ -99,6 +104,7 @@ typedef struct ndem_generator_def {
     ndem_radius_dist radius;
     uint64_t seed;
     double velocity[3]; /* initial velocity of lattice and random particles */
+    int fixed_rotation; /* the particles never turn (a stand-in for a sliding block) */
     long list_count;
     const double *spheres;
     const double *velocities;
@@ -123,7 +129,8 @@ typedef enum ndem_method { NDEM_METHOD_NDEM = 0, NDEM_METHOD_DEM = 1 } ndem_meth
 /* Smooth DEM force laws (PHYSICS.md "Smooth DEM", docs/physics.md). */
 typedef enum ndem_contact_model {
     NDEM_MODEL_HERTZ = 0, /* seed 000 eq. 35.1 */
-    NDEM_MODEL_LINEAR = 1 /* seed 002 (Cundall) */
+    NDEM_MODEL_LINEAR = 1, /* seed 002 (Cundall) */
+    NDEM_MODEL_HUNT_CROSSLEY = 2 /* seed 004: Kelvin-Voigt / Hunt-Crossley */
 } ndem_contact_model;
 
 typedef struct ndem_solver_def {

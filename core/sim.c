@@ -42,6 +42,7 @@ static uint64_t scene_hash(const ndem_scene_def *d)
         HASH(h, c->rolling_resistance), HASH(h, c->twisting_resistance);
         HASH(h, c->restitution), HASH(h, c->adhesion), HASH(h, c->adhesive_overlap);
         HASH(h, c->damping_time), HASH(h, c->young_modulus), HASH(h, c->stiffness_ratio);
+        HASH(h, c->stiffness), HASH(h, c->exponent), HASH(h, c->velocity_friction);
     }
     for (int i = 0; i < d->geometry_count; i++) {
         const ndem_geometry_def *g = &d->geometry[i];
@@ -226,7 +227,8 @@ static ndem_status measure(ndem_sim *sim)
     double ke = 0;
     for (long i = 0; i < b->count; i++) {
         const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
-        double m = 1.0 / b->inv_mass[i], in = 1.0 / b->inv_inertia[i];
+        /* a particle with locked rotation has inv_inertia 0 and no spin */
+        double m = 1.0 / b->inv_mass[i], in = b->inv_inertia[i] > 0 ? 1.0 / b->inv_inertia[i] : 0;
         ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
               0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
         if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&

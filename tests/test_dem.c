@@ -157,8 +157,8 @@ START_TEST(dem_restore_equals_uninterrupted)
         "[0.08,0.08,0.25], \"rate\": 2000, \"radius\": 0.005, \"material\": \"ore\"}]},"
         "\"solver\": {\"method\": \"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", "
         "\"duration\": 1}}";
-    const char *models[] = {"hertz", "linear"};
-    for (int m = 0; m < 2; m++) {
+    const char *models[] = {"hertz", "linear", "hunt_crossley"};
+    for (int m = 0; m < 3; m++) {
         ndem_job *job = test_job(doc, models[m]);
         ndem_sim *sim = test_sim(job);
         for (int i = 0; i < 400; i++) test_step(sim);
@@ -183,6 +183,63 @@ START_TEST(dem_restore_equals_uninterrupted)
 }
 END_TEST
 
+/* Seed 004's block on a 30 degree incline, launched up the slope at 5 m/s:
+ * a sphere of the block's volume and mass with its rotation locked, on a
+ * plane under tilted gravity. Returns the time its velocity first reaches
+ * zero and its velocity along the slope after `duration`. */
+static void block_on_incline(double mu, int velocity_friction, double duration, double *t_stop,
+                             double *v_end)
+{
+    const double a = M_PI / 6, g = 9.81, r = cbrt(3 * 0.001 / (4 * M_PI));
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [%.17g, 0, %.17g], \"materials\": [{\"name\": \"al\", "
+        "\"density\": 2700, \"young_modulus\": 1e8}], \"contact_materials\": [{\"materials\": "
+        "[\"al\", \"al\"], \"friction\": %g, \"velocity_friction\": %s}],"
+        "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1]}],"
+        "\"particles\": [{\"type\": \"list\", \"fixed_rotation\": true, \"spheres\": "
+        "[[0, 0, %.17g, %.17g]], \"velocities\": [[5, 0, 0]]}]},"
+        "\"solver\": {\"method\": \"dem\", \"contact_model\": \"hunt_crossley\", "
+        "\"time_step\": 5e-5, \"duration\": %g}}",
+        -g * sin(a), -g * cos(a), mu, velocity_friction ? "true" : "false", r - 1.17e-4, r,
+        duration);
+    ndem_sim *sim = test_sim(job);
+    *t_stop = -1;
+    ndem_frame f;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        if (*t_stop >= 0) continue;
+        ndem_sim_copy_frame(sim, &f);
+        if (f.velocities[0] <= 0) *t_stop = f.time;
+        ndem_frame_free(&f);
+    }
+    ndem_sim_copy_frame(sim, &f);
+    *v_end = f.velocities[0];
+    ck_assert_double_eq(f.angular_velocities[1], 0); /* locked */
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+
+START_TEST(block_on_incline_brendel_dippel)
+{
+    const double mus[] = {0.5, 0.58, 0.6}, g = 9.81, a = M_PI / 6;
+    for (int i = 0; i < 3; i++) {
+        double t, v;
+        block_on_incline(mus[i], 0, 2.5, &t, &v);
+        /* seed 004: 0.546, 0.508, 0.499 s */
+        double theory = 5.0 / (g * sin(a) + mus[i] * g * cos(a));
+        ck_assert_msg(fabs(t - theory) / theory < 0.02, "mu %g: stops at %g, theory %g", mus[i],
+                      t, theory);
+        if (mus[i] < tan(a)) ck_assert_double_lt(v, -0.5); /* slides back down */
+        else ck_assert_msg(fabs(v) < 1e-6, "mu %g: still moving at %g m/s", mus[i], v);
+    }
+    /* a plain velocity-dependent friction never truly rests: it creeps */
+    double t, v;
+    block_on_incline(0.6, 1, 2.5, &t, &v);
+    ck_assert_double_gt(fabs(v), 1e-6);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dem");
@@ -194,6 +251,7 @@ int main(void)
     tcase_add_test(tc, time_step_bound_and_auto);
     tcase_add_test(tc, hertz_column_matches_ndem);
     tcase_add_test(tc, dem_restore_equals_uninterrupted);
+    tcase_add_test(tc, block_on_incline_brendel_dippel);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

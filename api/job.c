@@ -24,7 +24,8 @@ static const char *const contact_keys[] = {"materials",        "friction",
                                            "adhesive_overlap", "damping_time",
                                            "young_modulus",    "stiffness_ratio",
                                            "stiffness",        "exponent",
-                                           "velocity_friction", NULL};
+                                           "velocity_friction", "hamaker",
+                                           "vdw_saturation",   NULL};
 static const char *const solver_keys[] = {"method",
                                           "time_step",
                                           "duration",
@@ -231,6 +232,8 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
                            NDEM_JC_NULLABLE);
             ndem_jc_number(c, item, "exponent", &cm->exponent, &ndem_jc_positive, 0);
             ndem_jc_bool(c, item, "velocity_friction", &cm->velocity_friction, 0);
+            ndem_jc_number(c, item, "hamaker", &cm->hamaker, &ndem_jc_nonneg, 0);
+            ndem_jc_number(c, item, "vdw_saturation", &cm->vdw_saturation, &ndem_jc_positive, 0);
         }
         ndem_jc_pop(c, m2);
         i++;

@@ -99,6 +99,8 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         knumber_auto(w, "stiffness", c->stiffness);
         ndem_jw_knumber(w, "exponent", c->exponent);
         ndem_jw_kbool(w, "velocity_friction", c->velocity_friction);
+        ndem_jw_knumber(w, "hamaker", c->hamaker);
+        ndem_jw_knumber(w, "vdw_saturation", c->vdw_saturation);
         ndem_jw_end(w);
     }
     ndem_jw_end(w);

@@ -36,7 +36,7 @@ struct ndem_dem {
     long cap;          /* capacity of the per-contact arrays below */
     double *next;      /* this step's history, pair order */
     double *force;     /* 9 per contact: force on a, torque on a, torque on b */
-    double *energy;    /* 2 per contact: elastic energy, energy dissipated this step */
+    double *energy;    /* 3 per contact: elastic energy, energy dissipated this step, overlap */
     long body_cap;
     double *acc;       /* 6 per body: force, torque */
     double dissipated; /* cumulative, J */
@@ -71,6 +71,24 @@ double ndem_dem_hertz_beta(double e)
         else hi = mid;
     }
     return 0.5 * (lo + hi);
+}
+
+/* Van der Waals force between two spheres of radius r whose surfaces are
+ * `gap` apart: minus the derivative of Hamaker's potential (seed 001),
+ * U = -A/6 [2r^2/((4r+g)g) + 2r^2/(2r+g)^2 + ln((4r+g)g/(2r+g)^2)].
+ * Returns the magnitude of the attraction. */
+double ndem_vdw_force(double hamaker, double r, double g)
+{
+    double a = 4 * r + g, b = 2 * r + g;
+    double bracket = (4 * r + 2 * g) / (a * g) - 2.0 / b - 4 * r * r / (b * b * b) -
+                     2 * r * r * (4 * r + 2 * g) / (a * a * g * g);
+    return hamaker / 6.0 * -bracket;
+}
+
+double ndem_vdw_potential(double hamaker, double r, double g)
+{
+    double a = 4 * r + g, b = 2 * r + g;
+    return -hamaker / 6.0 * (2 * r * r / (a * g) + 2 * r * r / (b * b) + log(a * g / (b * b)));
 }
 
 /* Damping ratio of a linear spring-dashpot with restitution e. */
@@ -156,7 +174,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     int mb;
     memset(out, 0, 9 * sizeof(double));
     memset(hist_out, 0, HIST * sizeof(double));
-    energy[0] = energy[1] = 0;
+    energy[0] = energy[1] = energy[2] = 0;
     if (key >= 0) {
         const double *xb = &b->pos[3 * key], *vb = &b->vel[6 * key];
         double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]}, dist = ndem_norm(d);
@@ -195,8 +213,17 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         memcpy(w_b, geo->angular_velocity, sizeof w_b);
         l_b_lin = ra; /* a flat wall uses the other's radius (seed 002) */
     }
-    if (delta <= 0) return; /* open: no force, springs reset */
     pp = ndem_pair(&sim->materials, b->material[a], mb);
+    /* van der Waals attraction across the gap, saturated below delta_0
+     * (seed 001), between spheres of the pair's effective size */
+    double fvdw = pp->hamaker > 0
+                      ? ndem_vdw_force(pp->hamaker, d_eff, fmax(-delta, pp->vdw_saturation))
+                      : 0.0;
+    if (delta <= 0) { /* open: no contact force, springs reset */
+        for (int q = 0; q < 3; q++) out[q] = fvdw * n[q]; /* pulls a towards b */
+        return;
+    }
+    energy[2] = delta;
     e_b = sim->materials.young[mb];
     double wa_x[3];
     ndem_cross(&va[3], n, wa_x);
@@ -314,7 +341,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     double ta[3], tb[3];
     ndem_cross(n, ft, ta);
     for (int q = 0; q < 3; q++) {
-        out[q] = -fn * n[q] + ft[q];
+        out[q] = -(fn - fvdw) * n[q] + ft[q];
         out[3 + q] = la * ta[q] + mr[q];
         tb[q] = lb * ta[q] - mr[q];
         out[6 + q] = tb[q];
@@ -340,7 +367,7 @@ int ndem_dem_forces(ndem_sim *sim)
     if (nc > d->cap) {
         long cap = nc + nc / 2 + 256;
         if (ensure(&d->next, HIST * cap) || ensure(&d->force, 9 * cap) ||
-            ensure(&d->energy, 2 * cap))
+            ensure(&d->energy, 3 * cap))
             return -1;
         d->cap = cap;
     }
@@ -350,7 +377,7 @@ int ndem_dem_forces(ndem_sim *sim)
     }
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
     for (long k = 0; k < nc; k++)
-        contact_force(sim, k, &d->force[9 * k], &d->next[HIST * k], &d->energy[2 * k]);
+        contact_force(sim, k, &d->force[9 * k], &d->next[HIST * k], &d->energy[3 * k]);
     /* sums in pair order: the same on any thread count */
     memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb);
     double elastic = 0, dissip = 0;
@@ -366,14 +393,15 @@ int ndem_dem_forces(ndem_sim *sim)
                 d->acc[6 * key + 3 + q] += f[6 + q];
             }
         }
-        elastic += d->energy[2 * k];
-        dissip += d->energy[2 * k + 1];
-        if (f[0] != 0 || f[1] != 0 || f[2] != 0) {
+        elastic += d->energy[3 * k];
+        dissip += d->energy[3 * k + 1];
+        if (d->energy[3 * k + 2] > 0) {
             touching++;
             geo += key < 0;
+            maxov = fmax(maxov, d->energy[3 * k + 2]);
         }
     }
-    (void)maxov;
+    sim->stats.max_overlap = maxov;
     d->dissipated += dissip;
     sim->stats.contacts = touching;
     sim->stats.geometry_contacts = geo;

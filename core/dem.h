@@ -15,6 +15,10 @@ void ndem_dem_destroy(ndem_dem *d);
 int ndem_dem_forces(struct ndem_sim *sim);
 /* Velocities from the summed forces and gravity (symplectic Euler). */
 void ndem_dem_accelerate(struct ndem_sim *sim);
+/* Van der Waals attraction (magnitude) and potential of two spheres of
+ * radius r at surface gap g (seed 001). */
+double ndem_vdw_force(double hamaker, double r, double g);
+double ndem_vdw_potential(double hamaker, double r, double g);
 /* Dimensionless Hertz damping beta(e) of the restitution mapping. */
 double ndem_dem_hertz_beta(double restitution);
 

@@ -50,6 +50,8 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
             p->stiffness = c->stiffness;
             p->exponent = c->exponent;
             p->velocity_friction = c->velocity_friction;
+            p->hamaker = c->hamaker;
+            p->vdw_saturation = c->vdw_saturation;
         }
     }
     return 0;

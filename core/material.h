@@ -16,6 +16,7 @@ typedef struct ndem_pair_params {
     double stiffness_ratio; /* smooth DEM: k_t / k_n */
     double stiffness, exponent; /* hunt_crossley K and n */
     int velocity_friction;
+    double hamaker, vdw_saturation; /* van der Waals (seed 001) */
 } ndem_pair_params;
 
 typedef struct ndem_material_table {

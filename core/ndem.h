@@ -41,6 +41,8 @@ typedef struct ndem_contact_material_def {
     double stiffness_ratio;     /* linear, hunt_crossley: k_t / k_n, default 0.2 */
     double stiffness;           /* hunt_crossley K (N/m^n); <= 0: the Hertz k_n */
     double exponent;            /* hunt_crossley n, default 1.5 */
+    double hamaker;             /* smooth DEM: Hamaker constant A (J), 0: no van der Waals */
+    double vdw_saturation;      /* saturation distance delta_0 (m), default 0.4e-9 */
     int velocity_friction;      /* hunt_crossley: friction from the slip velocity
                                    instead of the Brendel-Dippel spring (for
                                    comparison; such a contact never truly sticks) */

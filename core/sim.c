@@ -43,6 +43,7 @@ static uint64_t scene_hash(const ndem_scene_def *d)
         HASH(h, c->restitution), HASH(h, c->adhesion), HASH(h, c->adhesive_overlap);
         HASH(h, c->damping_time), HASH(h, c->young_modulus), HASH(h, c->stiffness_ratio);
         HASH(h, c->stiffness), HASH(h, c->exponent), HASH(h, c->velocity_friction);
+        HASH(h, c->hamaker), HASH(h, c->vdw_saturation);
     }
     for (int i = 0; i < d->geometry_count; i++) {
         const ndem_geometry_def *g = &d->geometry[i];

@@ -1,6 +1,7 @@
 /* test_dem.c - smooth DEM (issue 5) against theory: binary collisions of the
  * hertz and linear models (contact duration and restitution), the stable
  * time step and "auto", the Hertz column against NDEM, and bitwise restore. */
+#include "dem.h"
 #include "scene.h"
 #include "testutil.h"
 
@@ -240,6 +241,62 @@ START_TEST(block_on_incline_brendel_dippel)
 }
 END_TEST
 
+/* ---- van der Waals (seed 001) ---- */
+
+START_TEST(vdw_force_is_minus_the_potential_slope)
+{
+    const double A = 1e-19, r = 1e-5;
+    const double gaps[] = {1e-9, 1e-8, 1e-7, 1e-6};
+    for (int i = 0; i < 4; i++) {
+        double g = gaps[i], dg = 1e-4 * g;
+        double slope = (ndem_vdw_potential(A, r, g + dg) - ndem_vdw_potential(A, r, g - dg)) /
+                       (2 * dg);
+        double f = ndem_vdw_force(A, r, g);
+        ck_assert_msg(fabs(f - slope) / f < 1e-5, "gap %g: force %g, dU/dg %g", g, f, slope);
+    }
+    /* close spheres: the Derjaguin limit A R* / (6 g^2) with R* = r / 2 */
+    double g = 1e-4 * r;
+    ck_assert_double_lt(fabs(ndem_vdw_force(A, r, g) / (A * r / (12 * g * g)) - 1), 0.01);
+}
+END_TEST
+
+/* Two 10 um spheres at rest `gap` apart in zero gravity: after one step each
+ * has the velocity F h / m of the closed-form attraction. */
+static double vdw_measured(double gap, double *closed)
+{
+    const double A = 1e-19, r = 1e-5, rho = 2500, d0 = 0.4e-9;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"si\", \"density\": %g, "
+        "\"young_modulus\": 1e9}], \"contact_materials\": [{\"materials\": [\"si\", \"si\"], "
+        "\"hamaker\": %g, \"vdw_saturation\": %g}], \"particles\": [{\"type\": \"list\", "
+        "\"spheres\": [[0, 0, 0, %g], [%.17g, 0, 0, %g]]}]},"
+        "\"solver\": {\"method\": \"dem\", \"time_step\": \"auto\", \"duration\": 1e-6}}",
+        rho, A, d0, r, 2 * r + gap, r);
+    ndem_sim *sim = test_sim(job);
+    test_step(sim);
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    double m = rho * 4.0 / 3.0 * M_PI * r * r * r, h = job->scene.solver.time_step;
+    double force = f.velocities[0] * m / h;
+    ck_assert_double_eq(f.velocities[0], -f.velocities[3]);
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    *closed = ndem_vdw_force(A, r, fmax(gap, d0)); /* equal spheres: d* = r */
+    return force;
+}
+
+START_TEST(vdw_attraction_in_the_engine)
+{
+    const double gaps[] = {0.1e-9, 1e-9, 10e-9, 100e-9};
+    for (int i = 0; i < 4; i++) {
+        double closed, measured = vdw_measured(gaps[i], &closed);
+        ck_assert_msg(measured > 0 && fabs(measured - closed) / closed < 1e-6,
+                      "gap %g: measured %g, closed form %g", gaps[i], measured, closed);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dem");
@@ -252,6 +309,8 @@ int main(void)
     tcase_add_test(tc, hertz_column_matches_ndem);
     tcase_add_test(tc, dem_restore_equals_uninterrupted);
     tcase_add_test(tc, block_on_incline_brendel_dippel);
+    tcase_add_test(tc, vdw_force_is_minus_the_potential_slope);
+    tcase_add_test(tc, vdw_attraction_in_the_engine);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

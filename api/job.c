@@ -25,7 +25,9 @@ static const char *const contact_keys[] = {"materials",        "friction",
                                            "young_modulus",    "stiffness_ratio",
                                            "stiffness",        "exponent",
                                            "velocity_friction", "hamaker",
-                                           "vdw_saturation",   NULL};
+                                           "vdw_saturation",   "bond_stiffness",
+                                           "bond_damping",     "bond_max_force",
+                                           "bond_max_torque",  NULL};
 static const char *const solver_keys[] = {"method",
                                           "time_step",
                                           "duration",
@@ -234,6 +236,14 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
             ndem_jc_bool(c, item, "velocity_friction", &cm->velocity_friction, 0);
             ndem_jc_number(c, item, "hamaker", &cm->hamaker, &ndem_jc_nonneg, 0);
             ndem_jc_number(c, item, "vdw_saturation", &cm->vdw_saturation, &ndem_jc_positive, 0);
+            /* bonds: null stiffness = the beam's E A / L; null limits = unbreakable */
+            ndem_jc_number(c, item, "bond_stiffness", &cm->bond_stiffness, &ndem_jc_positive,
+                           NDEM_JC_NULLABLE);
+            ndem_jc_number(c, item, "bond_damping", &cm->bond_damping, &ndem_jc_nonneg, 0);
+            ndem_jc_number(c, item, "bond_max_force", &cm->bond_max_force, &ndem_jc_positive,
+                           NDEM_JC_NULLABLE);
+            ndem_jc_number(c, item, "bond_max_torque", &cm->bond_max_torque, &ndem_jc_positive,
+                           NDEM_JC_NULLABLE);
         }
         ndem_jc_pop(c, m2);
         i++;

@@ -99,6 +99,10 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         knumber_auto(w, "stiffness", c->stiffness);
         ndem_jw_knumber(w, "exponent", c->exponent);
         ndem_jw_kbool(w, "velocity_friction", c->velocity_friction);
+        knumber_auto(w, "bond_stiffness", c->bond_stiffness);
+        ndem_jw_knumber(w, "bond_damping", c->bond_damping);
+        knumber_auto(w, "bond_max_force", c->bond_max_force);
+        knumber_auto(w, "bond_max_torque", c->bond_max_torque);
         ndem_jw_knumber(w, "hamaker", c->hamaker);
         ndem_jw_knumber(w, "vdw_saturation", c->vdw_saturation);
         ndem_jw_end(w);
@@ -179,6 +183,7 @@ static void emit_particles(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_kstring(w, "type", types[g->type <= NDEM_GENERATOR_LIST ? g->type : 0]);
         ndem_jw_kstring(w, "material", material_name(s, g->material));
         ndem_jw_kbool(w, "fixed_rotation", g->fixed_rotation);
+        ndem_jw_kbool(w, "bonded", g->bonded);
         if (g->type == NDEM_GENERATOR_LIST) {
             emit_list(w, g);
         } else {

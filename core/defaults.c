@@ -32,6 +32,10 @@ ndem_contact_material_def ndem_default_contact_material_def(void)
     c.stiffness = 0.0;
     c.exponent = 1.5;
     c.velocity_friction = 0;
+    c.bond_stiffness = 0.0;
+    c.bond_damping = 0.5;
+    c.bond_max_force = 0.0;
+    c.bond_max_torque = 0.0;
     c.hamaker = 0.0;
     c.vdw_saturation = 0.4e-9;
     return c;

@@ -27,6 +27,7 @@
 /* doubles of history per contact: tangential[3], rolling[3], damping c, and
  * 1 once the bodies touch (a near pair is listed before it touches) */
 #define HIST 8
+#define BOND 8
 
 struct ndem_dem {
     long hist_bodies, hist_count, hist_cap, start_cap;
@@ -40,6 +41,10 @@ struct ndem_dem {
     long body_cap;
     double *acc;       /* 6 per body: force, torque */
     double dissipated; /* cumulative, J */
+    long bond_count, bond_cap;
+    int *bond_a, *bond_b;  /* bonded pairs, sorted by (a, b) */
+    double *bond;          /* BOND per bond: rest length, tangential[3], torsion, bending[3] */
+    int *bond_broken;
     double beta_e[64]; /* Hertz: dimensionless damping for restitution, see hertz_beta */
 };
 
@@ -120,6 +125,10 @@ void ndem_dem_destroy(ndem_dem *d)
     free(d->force);
     free(d->energy);
     free(d->acc);
+    free(d->bond_a);
+    free(d->bond_b);
+    free(d->bond);
+    free(d->bond_broken);
     free(d);
 }
 
@@ -127,6 +136,20 @@ static double pair_beta(const ndem_sim *sim, int ma, int mb)
 {
     if (ma < 8 && mb < 8) return sim->dem->beta_e[ma * 8 + mb];
     return ndem_dem_hertz_beta(ndem_pair(&sim->materials, ma, mb)->restitution);
+}
+
+/* Index of the intact bond of a and b (a < b), or -1. */
+static long bond_find(const ndem_dem *d, int a, int b)
+{
+    long lo = 0, hi = d->bond_count;
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (d->bond_a[mid] < a || (d->bond_a[mid] == a && d->bond_b[mid] < b)) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < d->bond_count && d->bond_a[lo] == a && d->bond_b[lo] == b && !d->bond_broken[lo])
+        return lo;
+    return -1;
 }
 
 static const double *hist_find(const ndem_dem *d, int a, int key)
@@ -213,6 +236,8 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         memcpy(w_b, geo->angular_velocity, sizeof w_b);
         l_b_lin = ra; /* a flat wall uses the other's radius (seed 002) */
     }
+    /* an intact bond replaces the contact law (seed 001) */
+    if (key >= 0 && sim->dem->bond_count > 0 && bond_find(sim->dem, a, key) >= 0) return;
     pp = ndem_pair(&sim->materials, b->material[a], mb);
     /* van der Waals attraction across the gap, saturated below delta_0
      * (seed 001), between spheres of the pair's effective size */
@@ -280,7 +305,9 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             if (kt * ndem_norm(spring) > lim) cut(spring, kt > 0 ? lim / kt : 0, &excess);
             /* a critical dashpot lets a sticking contact settle
              * instead of ringing on its spring; the sum stays on the cone */
-            double gt = ndem_min(2.0 * sqrt(m_eff * kt), 0.25 * m_eff / h);
+            double iib = key >= 0 ? b->inv_inertia[key] : 0.0;
+            double m_t = 1.0 / (1.0 / m_eff + la * la * b->inv_inertia[a] + lb * lb * iib);
+            double gt = ndem_min(2.0 * sqrt(m_t * kt), 0.15 * m_t / h);
             for (int q = 0; q < 3; q++) ft[q] = kt * spring[q] + gt * ut[q];
             cut(ft, lim, &excess);
             memcpy(hist_out, spring, 3 * sizeof(double));
@@ -358,6 +385,124 @@ static int ensure(double **p, long n)
     return 0;
 }
 
+/* ---- bonds (seed 001 "Bonded contact force") ----
+ * Four spring-dashpots tie a bonded pair: normal, tangential, torsion and
+ * bending. Their stiffnesses are those of an elastic beam joining the
+ * centres with the smaller sphere's cross-section A = pi r^2 and length
+ * L = r_a + r_b (seed 002's connector): k_n = E A / L (or the pair's
+ * bond_stiffness), k_t = k_n / (2 (1 + nu)), torsion k_t r^2 / 2, bending
+ * k_n r^2 / 4; each dashpot has the pair's bond_damping ratio. A bond breaks
+ * for good when a force or torque exceeds the pair's bond_max_force or
+ * bond_max_torque. */
+
+int ndem_dem_bond_range(ndem_sim *sim, long first, long end)
+{
+    ndem_dem *d = sim->dem;
+    const ndem_bodies *b = &sim->bodies;
+    for (long i = first; i < end; i++)
+        for (long j = i + 1; j < end; j++) {
+            const double *xi = &b->pos[3 * i], *xj = &b->pos[3 * j];
+            double dx[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]}, dist = ndem_norm(dx);
+            double gap = dist - b->radius[i] - b->radius[j];
+            if (gap > 0.01 * fmin(b->radius[i], b->radius[j])) continue;
+            if (d->bond_count == d->bond_cap) {
+                long cap = d->bond_cap ? 2 * d->bond_cap : 64;
+                int *ba = realloc(d->bond_a, sizeof(int) * (size_t)cap);
+                if (ba) d->bond_a = ba;
+                int *bb = realloc(d->bond_b, sizeof(int) * (size_t)cap);
+                if (bb) d->bond_b = bb;
+                int *br = realloc(d->bond_broken, sizeof(int) * (size_t)cap);
+                if (br) d->bond_broken = br;
+                double *bs = realloc(d->bond, BOND * sizeof(double) * (size_t)cap);
+                if (bs) d->bond = bs;
+                if (!ba || !bb || !br || !bs) return -1;
+                d->bond_cap = cap;
+            }
+            long k = d->bond_count++;
+            d->bond_a[k] = (int)i;
+            d->bond_b[k] = (int)j;
+            d->bond_broken[k] = 0;
+            memset(&d->bond[BOND * k], 0, BOND * sizeof(double));
+            d->bond[BOND * k] = dist;
+        }
+    return 0;
+}
+
+/* One bond: adds its forces and torques to acc (serial, bond order). */
+static void bond_force(ndem_sim *sim, long k)
+{
+    ndem_dem *d = sim->dem;
+    const ndem_bodies *b = &sim->bodies;
+    const double h = sim->solver.time_step;
+    int a = d->bond_a[k], c = d->bond_b[k];
+    double *st = &d->bond[BOND * k];
+    const double *xa = &b->pos[3 * a], *xb = &b->pos[3 * c], *va = &b->vel[6 * a],
+                 *vb = &b->vel[6 * c];
+    double ra = b->radius[a], rb = b->radius[c];
+    double dx[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]}, dist = ndem_norm(dx), n[3];
+    for (int q = 0; q < 3; q++) n[q] = dist > 0 ? dx[q] / dist : (q == 2);
+    double delta = ra + rb - dist, la = ra - 0.5 * delta, lb = rb - 0.5 * delta;
+    const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], b->material[c]);
+    double rmin = fmin(ra, rb), area = M_PI * rmin * rmin;
+    double kn = pp->bond_stiffness > 0 ? pp->bond_stiffness : pp->young_modulus * area / (ra + rb);
+    double kt = kn / (2.0 * (1.0 + pp->poisson_ratio));
+    double ko = 0.5 * kt * rmin * rmin, kr = 0.25 * kn * rmin * rmin;
+    double ima = b->inv_mass[a], imb = b->inv_mass[c];
+    double m_eff = 1.0 / (ima + imb);
+    double iia = b->inv_inertia[a], iib = b->inv_inertia[c];
+    double i_eff = iia + iib > 0 ? 1.0 / (iia + iib) : 0;
+    /* Effective masses of each mode; the tangential one includes the spins
+     * (lever r: 1/m_t = 1/m_a + 1/m_b + la^2/I_a + lb^2/I_b). Dashpots are
+     * capped at 0.15 of mass / h: stable explicit damping with up to a dozen
+     * bonds or contacts per particle. */
+    double m_t = 1.0 / (ima + imb + la * la * iia + lb * lb * iib);
+    double z = 2.0 * pp->bond_damping;
+    double gn = ndem_min(z * sqrt(m_eff * kn), 0.15 * m_eff / h);
+    double gt = ndem_min(z * sqrt(m_t * kt), 0.15 * m_t / h);
+    double go = ndem_min(z * sqrt(i_eff * ko), 0.15 * i_eff / h);
+    double gr = ndem_min(z * sqrt(i_eff * kr), 0.15 * i_eff / h);
+    double wxa[3], wxb[3];
+    ndem_cross(&va[3], n, wxa);
+    ndem_cross(&vb[3], n, wxb);
+    double u[3], w[3];
+    for (int q = 0; q < 3; q++) {
+        u[q] = (vb[q] - lb * wxb[q]) - (va[q] + la * wxa[q]);
+        w[q] = vb[3 + q] - va[3 + q];
+    }
+    double un = ndem_dot(u, n), wn = ndem_dot(w, n), ut[3], wr[3];
+    for (int q = 0; q < 3; q++) {
+        ut[q] = u[q] - un * n[q];
+        wr[q] = w[q] - wn * n[q];
+    }
+    rotate_into_plane(&st[1], n);
+    rotate_into_plane(&st[5], n);
+    st[4] += wn * h;
+    double fn = kn * (dist - st[0]) + gn * un; /* pulls a towards b when stretched */
+    double ft[3], mo[3], mr[3], ta[3];
+    for (int q = 0; q < 3; q++) {
+        st[1 + q] += ut[q] * h;
+        st[5 + q] += wr[q] * h;
+        ft[q] = kt * st[1 + q] + gt * ut[q];
+        mo[q] = (ko * st[4] + go * wn) * n[q];
+        mr[q] = kr * st[5 + q] + gr * wr[q];
+    }
+    double torque[3] = {mo[0] + mr[0], mo[1] + mr[1], mo[2] + mr[2]};
+    if ((pp->bond_max_force > 0 &&
+         (fabs(fn) > pp->bond_max_force || ndem_norm(ft) > pp->bond_max_force)) ||
+        (pp->bond_max_torque > 0 && ndem_norm(torque) > pp->bond_max_torque)) {
+        d->bond_broken[k] = 1; /* from now on the contact law applies */
+        return;
+    }
+    ndem_cross(n, ft, ta);
+    for (int q = 0; q < 3; q++) {
+        double f = fn * n[q] + ft[q];
+        d->acc[6 * a + q] += f;
+        d->acc[6 * c + q] -= f;
+        d->acc[6 * a + 3 + q] += la * ta[q] + torque[q];
+        d->acc[6 * c + 3 + q] += lb * ta[q] - torque[q];
+    }
+}
+
 int ndem_dem_forces(ndem_sim *sim)
 {
     ndem_dem *d = sim->dem;
@@ -402,6 +547,8 @@ int ndem_dem_forces(ndem_sim *sim)
         }
     }
     sim->stats.max_overlap = maxov;
+    for (long k = 0; k < d->bond_count; k++)
+        if (!d->bond_broken[k]) bond_force(sim, k);
     d->dissipated += dissip;
     sim->stats.contacts = touching;
     sim->stats.geometry_contacts = geo;
@@ -453,7 +600,8 @@ size_t ndem_dem_state_size(const ndem_sim *sim)
 {
     const ndem_dem *d = sim->dem;
     return 2 * sizeof(int64_t) + sizeof(double) + sizeof(long) * (size_t)(d->hist_bodies + 1) +
-           sizeof(int) * (size_t)d->hist_count + HIST * sizeof(double) * (size_t)d->hist_count;
+           sizeof(int) * (size_t)d->hist_count + HIST * sizeof(double) * (size_t)d->hist_count +
+           sizeof(int64_t) + (3 * sizeof(int) + BOND * sizeof(double)) * (size_t)d->bond_count;
 }
 
 void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
@@ -471,6 +619,17 @@ void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
         memcpy(p, d->hist_key, sizeof(int) * (size_t)hc);
         p += sizeof(int) * (size_t)hc;
         memcpy(p, d->hist, HIST * sizeof(double) * (size_t)hc);
+        p += HIST * sizeof(double) * (size_t)hc;
+    }
+    int64_t nb = d->bond_count;
+    memcpy(p, &nb, 8);
+    p += 8;
+    if (nb > 0) {
+        size_t ni = sizeof(int) * (size_t)nb;
+        memcpy(p, d->bond_a, ni);
+        memcpy(p + ni, d->bond_b, ni);
+        memcpy(p + 2 * ni, d->bond_broken, ni);
+        memcpy(p + 3 * ni, d->bond, BOND * sizeof(double) * (size_t)nb);
     }
 }
 
@@ -484,8 +643,13 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
     if (hb < 0 || hc < 0 || hb > sim->bodies.count || (uint64_t)hc > len / sizeof(double))
         return -1;
     size_t need = 24 + sizeof(long) * (size_t)(hb + 1) + sizeof(int) * (size_t)hc +
-                  HIST * sizeof(double) * (size_t)hc;
-    if (need != len) return -1;
+                  HIST * sizeof(double) * (size_t)hc + 8;
+    if (need > len) return -1;
+    int64_t nb;
+    memcpy(&nb, p + need - 8, 8);
+    if (nb < 0 || (uint64_t)nb > len / (BOND * sizeof(double)) ||
+        need + (3 * sizeof(int) + BOND * sizeof(double)) * (size_t)nb != len)
+        return -1;
     memcpy(&d->dissipated, p + 16, 8);
     p += 24;
     d->hist_start = malloc(sizeof(long) * (size_t)(hb + 1));
@@ -498,7 +662,33 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
         memcpy(d->hist_key, p, sizeof(int) * (size_t)hc);
         p += sizeof(int) * (size_t)hc;
         memcpy(d->hist, p, HIST * sizeof(double) * (size_t)hc);
+        p += HIST * sizeof(double) * (size_t)hc;
     }
+    p += 8;
+    /* the bonds made from the generators are replaced by the saved ones */
+    free(d->bond_a);
+    free(d->bond_b);
+    free(d->bond_broken);
+    free(d->bond);
+    size_t ni = sizeof(int) * (size_t)(nb + 1);
+    d->bond_a = malloc(ni);
+    d->bond_b = malloc(ni);
+    d->bond_broken = malloc(ni);
+    d->bond = malloc(BOND * sizeof(double) * (size_t)(nb + 1));
+    d->bond_count = d->bond_cap = 0;
+    if (!d->bond_a || !d->bond_b || !d->bond_broken || !d->bond) return -1;
+    if (nb > 0) {
+        ni = sizeof(int) * (size_t)nb;
+        memcpy(d->bond_a, p, ni);
+        memcpy(d->bond_b, p + ni, ni);
+        memcpy(d->bond_broken, p + 2 * ni, ni);
+        memcpy(d->bond, p + 3 * ni, BOND * sizeof(double) * (size_t)nb);
+    }
+    for (long i = 0; i < nb; i++)
+        if (d->bond_a[i] < 0 || d->bond_b[i] <= d->bond_a[i] || d->bond_b[i] >= sim->bodies.count)
+            return -1;
+    d->bond_count = nb;
+    d->bond_cap = nb + 1;
     for (long i = 0; i < hb; i++)
         if (d->hist_start[i] < 0 || d->hist_start[i] > d->hist_start[i + 1] ||
             d->hist_start[i + 1] > hc)

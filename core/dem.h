@@ -22,6 +22,10 @@ double ndem_vdw_potential(double hamaker, double r, double g);
 /* Dimensionless Hertz damping beta(e) of the restitution mapping. */
 double ndem_dem_hertz_beta(double restitution);
 
+/* Bonds every touching pair (gap below 1% of the smaller radius) among
+ * bodies [first, end) (seed 001 "Bonded contact force"). */
+int ndem_dem_bond_range(struct ndem_sim *sim, long first, long end);
+
 size_t ndem_dem_state_size(const struct ndem_sim *sim);
 void ndem_dem_state_write(const struct ndem_sim *sim, unsigned char *p);
 int ndem_dem_state_read(struct ndem_sim *sim, const unsigned char *p, size_t len);

@@ -58,6 +58,8 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
         for (int b = 0; b < nm && b < 256; b++)
             if (used[a] && (used[b] || wall[b])) emax = fmax(emax, pair_modulus(def, a, b));
     if (!isfinite(rmin) || !isfinite(rho_min) || emax <= 0) return INFINITY;
+    int bonded = 0;
+    for (int i = 0; i < def->generator_count; i++) bonded |= def->generators[i].bonded;
     double m = rho_min * 4.0 / 3.0 * M_PI * rmin * rmin * rmin, k;
     if (def->solver.contact_model == NDEM_MODEL_LINEAR) {
         /* seed 002 eq. (3) with both lengths rmin: pi rmin E / 2 */
@@ -72,6 +74,9 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
                 if (kk > 0) k = fmax(k, ex * kk * pow(0.05 * rmin, ex - 1.0));
             }
     }
+    if (bonded) k = fmax(k, 0.5 * M_PI * rmin * emax); /* a bond: E pi r^2 / (2 r) */
+    for (int i = 0; i < def->contact_material_count; i++)
+        if (bonded) k = fmax(k, def->contact_materials[i].bond_stiffness);
     return M_PI * sqrt(m / k);
 }
 

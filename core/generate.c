@@ -1,6 +1,7 @@
 /* generate.c - initial particles (lattice, random fill, explicit list) and
  * emitters. Everything is O(n): random placement and emission test overlap
  * only against nearby spheres found through a cell grid. */
+#include "dem.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -236,6 +237,7 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
         }
         if (g->fixed_rotation) /* infinite inertia: no torque turns them */
             for (long k = first; k < sim->bodies.count; k++) sim->bodies.inv_inertia[k] = 0.0;
+        if (g->bonded && sim->dem && ndem_dem_bond_range(sim, first, sim->bodies.count)) goto oom;
     }
     return 0;
 oom:

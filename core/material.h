@@ -17,6 +17,7 @@ typedef struct ndem_pair_params {
     double stiffness, exponent; /* hunt_crossley K and n */
     int velocity_friction;
     double hamaker, vdw_saturation; /* van der Waals (seed 001) */
+    double bond_stiffness, bond_damping, bond_max_force, bond_max_torque;
 } ndem_pair_params;
 
 typedef struct ndem_material_table {

@@ -41,6 +41,10 @@ typedef struct ndem_contact_material_def {
     double stiffness_ratio;     /* linear, hunt_crossley: k_t / k_n, default 0.2 */
     double stiffness;           /* hunt_crossley K (N/m^n); <= 0: the Hertz k_n */
     double exponent;            /* hunt_crossley n, default 1.5 */
+    double bond_stiffness;      /* bonds: normal stiffness (N/m); <= 0: E A / (l_a + l_b) */
+    double bond_damping;        /* bonds: damping ratio of every bond spring, default 0.5 */
+    double bond_max_force;      /* bonds break above this force (N); <= 0: never */
+    double bond_max_torque;     /* bonds break above this torque (N m); <= 0: never */
     double hamaker;             /* smooth DEM: Hamaker constant A (J), 0: no van der Waals */
     double vdw_saturation;      /* saturation distance delta_0 (m), default 0.4e-9 */
     int velocity_friction;      /* hunt_crossley: friction from the slip velocity
@@ -107,6 +111,7 @@ typedef struct ndem_generator_def {
     uint64_t seed;
     double velocity[3]; /* initial velocity of lattice and random particles */
     int fixed_rotation; /* the particles never turn (a stand-in for a sliding block) */
+    int bonded;         /* smooth DEM: bond every touching pair of this generator */
     long list_count;
     const double *spheres;
     const double *velocities;

@@ -568,7 +568,7 @@ START_TEST(kill9_resumes_to_the_uninterrupted_result)
     td_start(&d, "--workers", "1", "--checkpoint-interval", "0.5", "--progress-interval", "0.05",
              (char *)NULL);
     char a[64], b[64], ckpt[400];
-    char *doc = td_long_job_doc("crash", 1.2, 0.02);
+    char *doc = td_long_job_doc("crash", 3.0, 0.05);
     td_submit(&d, doc, a);
     long total = steps_total_of(&d, a);
     td_wait_step(&d, a, total / 3, 60);
@@ -579,7 +579,15 @@ START_TEST(kill9_resumes_to_the_uninterrupted_result)
         ck_assert_msg(td_now() < end, "no checkpoint written");
         td_sleep(0.02);
     }
-    td_wait_step(&d, a, total / 2, 60); /* frames and rows past the checkpoint too */
+    /* kill half-way between two checkpoints, so that frames and rows past the
+     * last checkpoint are on disk and the resume has to cut them back */
+    struct timespec first = st.st_mtim;
+    while (!stat(ckpt, &st) && st.st_mtim.tv_sec == first.tv_sec &&
+           st.st_mtim.tv_nsec == first.tv_nsec) {
+        ck_assert_msg(td_now() < end, "no second checkpoint written");
+        td_sleep(0.01);
+    }
+    td_sleep(0.25);
     td_signal(&d, SIGKILL, 5);
     /* the rows on disk now: the resume must cut those past its checkpoint */
     char series[400];

@@ -154,13 +154,14 @@ START_TEST(dem_restore_equals_uninterrupted)
         "\"inside\": true, \"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"lattice\", \"min\": [0.005,0.005,0.005], \"max\": "
         "[0.095,0.095,0.05], \"spacing\": 0.0098, \"radius\": {\"min\": 0.0049, \"max\": "
-        "0.005}, \"velocity\": [0.1, 0, 0], \"material\": \"ore\"}], \"emitters\": [{\"min\": [0.02,0.02,0.2], \"max\": "
+        "0.005}, \"velocity\": [0.1, 0, 0], \"material\": \"ore\", \"bonded\": %s}], \"emitters\": [{\"min\": [0.02,0.02,0.2], \"max\": "
         "[0.08,0.08,0.25], \"rate\": 2000, \"radius\": 0.005, \"material\": \"ore\"}]},"
         "\"solver\": {\"method\": \"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", "
         "\"duration\": 1}}";
     const char *models[] = {"hertz", "linear", "hunt_crossley"};
     for (int m = 0; m < 3; m++) {
-        ndem_job *job = test_job(doc, models[m]);
+        /* the lattice is one bonded block for hertz, loose for the others */
+        ndem_job *job = test_job(doc, m == 0 ? "true" : "false", models[m]);
         ndem_sim *sim = test_sim(job);
         for (int i = 0; i < 400; i++) test_step(sim);
         uint64_t straight = ndem_sim_state_hash(sim);
@@ -297,6 +298,64 @@ START_TEST(vdw_attraction_in_the_engine)
 }
 END_TEST
 
+/* ---- bonds (seed 001) ---- */
+
+/* Two touching spheres, bonded or not, launched in a rigid-looking spin:
+ * orbital speeds +-0.1 m/s about their contact, no own spin, no gravity.
+ * Returns the centre distance after 1 s and fills the spins and the
+ * orbital angular velocity. */
+static double spinning_pair(const char *bonded, const char *max_force, double *spin,
+                            double *orbital)
+{
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": "
+        "2500, \"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", "
+        "\"ore\"], \"bond_max_force\": %s}], \"particles\": [{\"type\": \"list\", \"bonded\": "
+        "%s, \"spheres\": [[-0.01, 0, 0, 0.01], [0.01, 0, 0, 0.01]], \"velocities\": "
+        "[[0, -0.1, 0], [0, 0.1, 0]]}]},"
+        "\"solver\": {\"method\": \"dem\", \"time_step\": \"auto\", \"duration\": 1.0}}",
+        max_force, bonded);
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    double d[3], dv[3], cr[3];
+    for (int q = 0; q < 3; q++) {
+        d[q] = f.positions[3 + q] - f.positions[q];
+        dv[q] = f.velocities[3 + q] - f.velocities[q];
+    }
+    double dist = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    cr[2] = d[0] * dv[1] - d[1] * dv[0];
+    *orbital = cr[2] / (dist * dist);
+    spin[0] = f.angular_velocities[2];
+    spin[1] = f.angular_velocities[5];
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    return dist;
+}
+
+START_TEST(bonded_pair_turns_as_one_body)
+{
+    const double r = 0.01;
+    double spin[2], orbital;
+    double dist = spinning_pair("true", "null", spin, &orbital);
+    /* rigid: distance kept within 1% of r, and the angular momentum
+     * L = 2 m (0.1 m/s)(r) shared as one rotation w = L / (2 m (r^2 + 2/5 r^2)) */
+    double w = 2 * 0.1 * r / (2 * (r * r + 0.4 * r * r));
+    ck_assert_double_lt(fabs(dist - 2 * r), 0.01 * r);
+    ck_assert_double_lt(fabs(orbital - w) / w, 0.01);
+    ck_assert_double_lt(fabs(spin[0] - w) / w, 0.01);
+    ck_assert_double_lt(fabs(spin[1] - w) / w, 0.01);
+    /* without the bond the pair flies apart */
+    ck_assert_double_gt(spinning_pair("false", "null", spin, &orbital), 0.1);
+    /* a bond weaker than the centripetal pull (m w^2 r ~ 0.01 N) breaks */
+    ck_assert_double_gt(spinning_pair("true", "0.002", spin, &orbital), 0.1);
+    /* (the first step shears it by 0.2 m/s through the dashpot: a few N) */
+    ck_assert_double_lt(fabs(spinning_pair("true", "20.0", spin, &orbital) - 2 * r), 0.01 * r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dem");
@@ -311,6 +370,7 @@ int main(void)
     tcase_add_test(tc, block_on_incline_brendel_dippel);
     tcase_add_test(tc, vdw_force_is_minus_the_potential_slope);
     tcase_add_test(tc, vdw_attraction_in_the_engine);
+    tcase_add_test(tc, bonded_pair_turns_as_one_body);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

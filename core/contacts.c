@@ -235,6 +235,43 @@ static int history_find(const ndem_history *hist, int a, int key)
     return -1;
 }
 
+void ndem_contact_geometry(const ndem_sim *sim, int a, int key, ndem_contact_geom *g)
+{
+    const ndem_bodies *b = &sim->bodies;
+    const double *xa = &b->pos[3 * a];
+    double ra = b->radius[a];
+    if (key >= 0) {
+        const double *xb = &b->pos[3 * key];
+        double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
+        double dist = ndem_norm(d), rb = b->radius[key];
+        for (int q = 0; q < 3; q++) g->n[q] = dist > 0 ? d[q] / dist : (q == 2);
+        g->b = key;
+        g->delta = ra + rb - dist;
+        g->la = ra - 0.5 * g->delta;
+        g->lb = rb - 0.5 * g->delta;
+        g->d_eff = 2.0 * ra * rb / (ra + rb); /* (1/d_a + 1/d_b)^-1 */
+        g->material_b = b->material[key];
+        memset(g->ug, 0, sizeof g->ug);
+        return;
+    }
+    int gi = (-1 - key) / 8, feature = (-1 - key) % 8;
+    const ndem_geometry_def *geo = &sim->geometry[gi];
+    ndem_geo_hit hits[6];
+    int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
+    while (t < m - 1 && hits[t].feature != feature) t++;
+    memcpy(g->n, hits[t].n, sizeof g->n);
+    g->b = -1 - gi;
+    g->delta = hits[t].delta;
+    g->la = ra - 0.5 * g->delta;
+    g->lb = 0.0;
+    g->d_eff = 2.0 * ra;
+    g->material_b = geo->material;
+    double p[3];
+    for (int q = 0; q < 3; q++) p[q] = xa[q] + g->la * g->n[q];
+    ndem_geometry_surface_velocity(geo, p, g->ug);
+    memcpy(&g->ug[3], geo->angular_velocity, 3 * sizeof(double));
+}
+
 static void prepare_row(const ndem_sim *sim, long k, ndem_row *row, ndem_row_cold *cold,
                         double *ug)
 {
@@ -242,43 +279,20 @@ static void prepare_row(const ndem_sim *sim, long k, ndem_row *row, ndem_row_col
     const ndem_bodies *b = &sim->bodies;
     double h = sim->solver.time_step;
     int a = c->key_a[k], key = c->key_b[k];
-    const double *xa = &b->pos[3 * a], *va = &b->vel[6 * a];
-    double ra = b->radius[a], d_eff, vb[3], delta;
-    const ndem_pair_params *pp;
+    const double *va = &b->vel[6 * a];
+    ndem_contact_geom geom;
+    ndem_contact_geometry(sim, a, key, &geom);
+    double d_eff = geom.d_eff, vb[3], delta = geom.delta;
+    const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], geom.material_b);
     row->a = a;
+    row->b = geom.b;
+    memcpy(row->n, geom.n, sizeof row->n);
+    row->la = geom.la;
+    row->lb = geom.lb;
     if (key >= 0) {
-        const double *xb = &b->pos[3 * key];
-        double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
-        double dist = ndem_norm(d), rb = b->radius[key];
-        if (dist > 0) {
-            for (int q = 0; q < 3; q++) row->n[q] = d[q] / dist;
-        } else {
-            row->n[0] = 0, row->n[1] = 0, row->n[2] = 1;
-        }
-        row->b = key;
-        delta = ra + rb - dist;
-        row->la = ra - 0.5 * delta;
-        row->lb = rb - 0.5 * delta;
-        d_eff = 2.0 * ra * rb / (ra + rb); /* (1/d_a + 1/d_b)^-1 */
-        pp = ndem_pair(&sim->materials, b->material[a], b->material[key]);
         memcpy(vb, &b->vel[6 * key], sizeof vb);
     } else {
-        int g = (-1 - key) / 8, feature = (-1 - key) % 8;
-        const ndem_geometry_def *geo = &sim->geometry[g];
-        ndem_geo_hit hits[6];
-        int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
-        while (t < m - 1 && hits[t].feature != feature) t++;
-        memcpy(row->n, hits[t].n, sizeof row->n);
-        row->b = -1 - g;
-        delta = hits[t].delta;
-        row->la = ra - 0.5 * delta;
-        row->lb = 0.0;
-        d_eff = 2.0 * ra; /* a wall has infinite diameter */
-        pp = ndem_pair(&sim->materials, b->material[a], geo->material);
-        double p[3];
-        for (int q = 0; q < 3; q++) p[q] = xa[q] + row->la * row->n[q];
-        ndem_geometry_surface_velocity(geo, p, ug);
-        memcpy(&ug[3], geo->angular_velocity, 3 * sizeof(double));
+        memcpy(ug, geom.ug, sizeof geom.ug);
         memcpy(vb, ug, sizeof vb);
     }
     cold->delta = delta;

@@ -190,25 +190,20 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     const ndem_bodies *b = &sim->bodies;
     const double h = sim->solver.time_step;
     int a = c->key_a[k], key = c->key_b[k];
-    const double *xa = &b->pos[3 * a], *va = &b->vel[6 * a];
-    double ra = b->radius[a], n[3], delta, la, lb, d_eff, m_eff, u_b[3], w_b[3];
-    double e_b, l_b_lin;
+    const double *va = &b->vel[6 * a];
+    ndem_contact_geom geom;
+    double ra = b->radius[a], m_eff, u_b[3], w_b[3], e_b, l_b_lin;
     const ndem_pair_params *pp;
-    int mb;
     memset(out, 0, 9 * sizeof(double));
     memset(hist_out, 0, HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
+    ndem_contact_geometry(sim, a, key, &geom);
+    const double *n = geom.n;
+    double delta = geom.delta, la = geom.la, lb = geom.lb, d_eff = geom.d_eff;
+    int mb = geom.material_b;
     if (key >= 0) {
-        const double *xb = &b->pos[3 * key], *vb = &b->vel[6 * key];
-        double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]}, dist = ndem_norm(d);
-        double rb = b->radius[key];
-        for (int q = 0; q < 3; q++) n[q] = dist > 0 ? d[q] / dist : (q == 2);
-        delta = ra + rb - dist;
-        la = ra - 0.5 * delta;
-        lb = rb - 0.5 * delta;
-        d_eff = 2.0 * ra * rb / (ra + rb);
+        const double *vb = &b->vel[6 * key];
         m_eff = 1.0 / (b->inv_mass[a] + b->inv_mass[key]);
-        mb = b->material[key];
         /* velocity of b's surface at the contact: v_b + w_b x (-lb n) */
         double wx[3];
         ndem_cross(&vb[3], n, wx);
@@ -216,24 +211,11 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             u_b[q] = vb[q] - lb * wx[q];
             w_b[q] = vb[3 + q];
         }
-        l_b_lin = rb;
+        l_b_lin = b->radius[key];
     } else {
-        int g = (-1 - key) / 8, feature = (-1 - key) % 8;
-        const ndem_geometry_def *geo = &sim->geometry[g];
-        ndem_geo_hit hits[6];
-        int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
-        while (t < m - 1 && hits[t].feature != feature) t++;
-        memcpy(n, hits[t].n, sizeof n);
-        delta = hits[t].delta;
-        la = ra - 0.5 * delta;
-        lb = 0;
-        d_eff = 2.0 * ra;
         m_eff = 1.0 / b->inv_mass[a];
-        mb = geo->material;
-        double p[3];
-        for (int q = 0; q < 3; q++) p[q] = xa[q] + la * n[q];
-        ndem_geometry_surface_velocity(geo, p, u_b);
-        memcpy(w_b, geo->angular_velocity, sizeof w_b);
+        memcpy(u_b, geom.ug, sizeof u_b);
+        memcpy(w_b, &geom.ug[3], sizeof w_b);
         l_b_lin = ra; /* a flat wall uses the other's radius (seed 002) */
     }
     /* an intact bond replaces the contact law (seed 001) */
@@ -436,12 +418,12 @@ static void bond_force(ndem_sim *sim, long k)
     const double h = sim->solver.time_step;
     int a = d->bond_a[k], c = d->bond_b[k];
     double *st = &d->bond[BOND * k];
-    const double *xa = &b->pos[3 * a], *xb = &b->pos[3 * c], *va = &b->vel[6 * a],
-                 *vb = &b->vel[6 * c];
+    const double *va = &b->vel[6 * a], *vb = &b->vel[6 * c];
     double ra = b->radius[a], rb = b->radius[c];
-    double dx[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]}, dist = ndem_norm(dx), n[3];
-    for (int q = 0; q < 3; q++) n[q] = dist > 0 ? dx[q] / dist : (q == 2);
-    double delta = ra + rb - dist, la = ra - 0.5 * delta, lb = rb - 0.5 * delta;
+    ndem_contact_geom geom;
+    ndem_contact_geometry(sim, a, c, &geom);
+    const double *n = geom.n;
+    double dist = ra + rb - geom.delta, la = geom.la, lb = geom.lb;
     const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], b->material[c]);
     double rmin = fmin(ra, rb), area = M_PI * rmin * rmin;
     double kn = pp->bond_stiffness > 0 ? pp->bond_stiffness : pp->young_modulus * area / (ra + rb);

@@ -190,6 +190,21 @@ int ndem_geometry_collide(const ndem_geometry_def *g, const double *x, double r,
 void ndem_geometry_surface_velocity(const ndem_geometry_def *g, const double *p, double *u);
 void ndem_geometry_bounds(const ndem_geometry_def *g, double *lo, double *hi);
 
+/* Where a contact touches (PHYSICS.md "Bodies and contacts"), shared by the
+ * NDEM rows and the smooth-DEM forces: unit normal n from a to b, overlap
+ * delta (negative: gap), lever arms la, lb (the contact point is the middle
+ * of the overlap), effective diameter d* (a wall counts as infinitely
+ * large), b's material, and for geometry (b < 0) the surface velocity at the
+ * contact point and the angular velocity in ug. */
+typedef struct ndem_contact_geom {
+    double n[3];
+    double delta, la, lb, d_eff;
+    int b;          /* particle index, or -1 - geometry index */
+    int material_b;
+    double ug[6];
+} ndem_contact_geom;
+void ndem_contact_geometry(const struct ndem_sim *sim, int a, int key, ndem_contact_geom *g);
+
 uint64_t ndem_hash_bytes(uint64_t h, const void *data, size_t len);
 
 #endif

@@ -4,6 +4,8 @@
 # last 0.5 s), contacts, rows, iterations, time per phase and peak memory.
 #
 # usage: bash bench/run.sh [--quick] [--threads N] [--keep] [NDEM_BIN] [SCENE.json ...]
+# Without scenes it runs both beds and then NDEM against smooth Hertz DEM on
+# the first 0.25 s of bed-10k (wall seconds per simulated second).
 #   --quick      0.5 s of simulated time instead of 2 s (a fast look; the
 #                "last 0.5 s" columns then cover the whole run)
 #   --threads N  passed to ndem (default: the job's setting / all cores)
@@ -27,7 +29,11 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ ${#scenes[@]} -gt 0 ] || scenes=("$root/../shared/bench/bed-10k.json" "$root/../shared/bench/bed-100k.json")
+compare=0
+if [ ${#scenes[@]} -eq 0 ]; then
+    scenes=("$root/../shared/bench/bed-10k.json" "$root/../shared/bench/bed-100k.json")
+    compare=1 # the standard run also compares NDEM with smooth DEM
+fi
 [ -x "$bin" ] || { echo "bench: no ndem binary at $bin (run make first)" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ndem-bench.XXXXXX")
@@ -73,4 +79,37 @@ for scene in "${scenes[@]}"; do
                 1000 * sl / m, 1000 * il / m, peak / 1048576, (p > 0 ? peak / p : 0)
         }' "$out/series.csv"
 done
+
+# NDEM against smooth DEM (issue 5): the same 10 000-particle bed, the first
+# 0.25 s (0.1 s with --quick), Hertz DEM at 0.1 of its stable step ("auto").
+# The figure that matters to a user: wall seconds per simulated second.
+bed="$root/../shared/bench/bed-10k.json"
+if [ "$compare" = 1 ] && [ -f "$bed" ]; then
+    span=0.25
+    [ "$quick" = 1 ] && span=0.1
+    echo
+    printf '%-22s %10s %8s %12s
+' "bed-10k, first ${span} s" "time step" steps "wall s / s"
+    for method in ndem dem; do
+        job="$work/cmp-$method.json"
+        if [ "$method" = dem ]; then
+            sed -E -e 's/"method"[[:space:]]*:[[:space:]]*"ndem"/"method": "dem", "contact_model": "hertz"/' \
+                -e 's/"time_step"[[:space:]]*:[[:space:]]*[0-9.eE+-]+/"time_step": "auto"/' \
+                -e "s/\"duration\"[[:space:]]*:[[:space:]]*[0-9.eE+-]+/\"duration\": $span/" "$bed" > "$job"
+        else
+            sed -E "s/\"duration\"[[:space:]]*:[[:space:]]*[0-9.eE+-]+/\"duration\": $span/" "$bed" > "$job"
+        fi
+        args=(run "$job" --out "$work/cmp-$method" --quiet --no-vtk)
+        [ -z "$threads" ] || args+=(--threads "$threads")
+        if ! "$bin" "${args[@]}" > "$work/cmp-$method.log" 2>&1; then
+            echo "bench: $method comparison failed:" >&2; tail -3 "$work/cmp-$method.log" >&2; continue
+        fi
+        h=$(sed -nE 's/.*"time_step"[[:space:]]*:[[:space:]]*([0-9.eE+-]+).*/\1/p' "$work/cmp-$method/job.json" | head -1)
+        awk -F, -v m="$method" -v h="$h" -v span="$span" '
+            NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+            { n++; w += $col["wall_seconds"] }
+            END { printf "%-22s %10.3g %8d %12.1f\n", (m == "dem" ? "smooth DEM (hertz)" : "NDEM"), h, n, w / span }
+        ' "$work/cmp-$method/series.csv"
+    done
+fi
 [ "$keep" = 0 ] || echo "outputs kept in $work"

@@ -99,6 +99,7 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         knumber_auto(w, "stiffness", c->stiffness);
         ndem_jw_knumber(w, "exponent", c->exponent);
         ndem_jw_kbool(w, "velocity_friction", c->velocity_friction);
+        knumber_auto(w, "char_len", c->char_len);
         knumber_auto(w, "bond_stiffness", c->bond_stiffness);
         ndem_jw_knumber(w, "bond_damping", c->bond_damping);
         knumber_auto(w, "bond_max_force", c->bond_max_force);
@@ -226,16 +227,24 @@ static void emit_emitters(ndem_jw *w, const ndem_scene_def *s)
     ndem_jw_end(w);
 }
 
+static const char *ndem_contact_model_name(ndem_contact_model m)
+{
+    switch (m) {
+    case NDEM_MODEL_LINEAR: return "linear";
+    case NDEM_MODEL_HUNT_CROSSLEY: return "hunt_crossley";
+    case NDEM_MODEL_LINEAR_ELASTIC6: return "linear_elastic6";
+    case NDEM_MODEL_HERTZ:
+    default: return "hertz";
+    }
+}
+
 static void emit_solver(ndem_jw *w, const ndem_solver_def *v)
 {
     ndem_jw_key(w, "solver");
     ndem_jw_begin(w, '{', 0);
     ndem_jw_kstring(w, "method", v->method == NDEM_METHOD_DEM ? "dem" : "ndem");
     if (v->method == NDEM_METHOD_DEM)
-        ndem_jw_kstring(w, "contact_model", v->contact_model == NDEM_MODEL_LINEAR ? "linear"
-                                            : v->contact_model == NDEM_MODEL_HUNT_CROSSLEY
-                                                ? "hunt_crossley"
-                                                : "hertz");
+        ndem_jw_kstring(w, "contact_model", ndem_contact_model_name(v->contact_model));
     ndem_jw_knumber(w, "time_step", v->time_step);
     ndem_jw_knumber(w, "duration", v->duration);
     ndem_jw_klong(w, "iterations", v->iterations);

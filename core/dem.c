@@ -294,6 +294,29 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             cut(ft, lim, &excess);
             memcpy(hist_out, spring, 3 * sizeof(double));
         }
+    } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR_ELASTIC6) {
+        /* seed 002, purely elastic 6-DOF: F_n = k_n u_n, F_t = k_t u_t,
+         * T_n = k_w phi_n, T_b = k_b phi_t with k_w = l k_n, k_b = l k_t;
+         * displacements and angles accumulate from the relative motion */
+        double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
+        double ea = sim->materials.young[b->material[a]];
+        double kn = 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
+        double len = pp->char_len > 0 ? pp->char_len : fmin(l_a, l_b_lin);
+        kt = pp->stiffness_ratio * kn;
+        double kw = len * kn, kb = len * kt;
+        fn = kn * delta;
+        double twist = (old ? old[6] : 0.0) + wn * h;
+        for (int q = 0; q < 3; q++) {
+            spring[q] += ut[q] * h;
+            roll[q] += wr[q] * h;
+            ft[q] = kt * spring[q];
+            mr[q] = kb * roll[q] + kw * twist * n[q];
+        }
+        memcpy(hist_out, spring, 3 * sizeof(double));
+        memcpy(&hist_out[3], roll, 3 * sizeof(double));
+        hist_out[6] = twist;
+        elastic = 0.5 * (fn * fn / kn + (kt > 0 ? ndem_dot(ft, ft) / kt : 0) +
+                         kw * twist * twist + kb * ndem_dot(roll, roll));
     } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR) {
         /* seed 002 eq. (3): connector of length l_a + l_b, area pi min(l)^2 */
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);

@@ -41,6 +41,8 @@ typedef struct ndem_contact_material_def {
     double stiffness_ratio;     /* linear, hunt_crossley: k_t / k_n, default 0.2 */
     double stiffness;           /* hunt_crossley K (N/m^n); <= 0: the Hertz k_n */
     double exponent;            /* hunt_crossley n, default 1.5 */
+    double char_len;            /* linear_elastic6: length l of k_w = l k_n, k_b = l k_t;
+                                   <= 0: the smaller radius */
     double bond_stiffness;      /* bonds: normal stiffness (N/m); <= 0: E A / (l_a + l_b) */
     double bond_damping;        /* bonds: damping ratio of every bond spring, default 0.5 */
     double bond_max_force;      /* bonds break above this force (N); <= 0: never */
@@ -137,7 +139,8 @@ typedef enum ndem_method { NDEM_METHOD_NDEM = 0, NDEM_METHOD_DEM = 1 } ndem_meth
 typedef enum ndem_contact_model {
     NDEM_MODEL_HERTZ = 0, /* seed 000 eq. 35.1 */
     NDEM_MODEL_LINEAR = 1, /* seed 002 (Cundall) */
-    NDEM_MODEL_HUNT_CROSSLEY = 2 /* seed 004: Kelvin-Voigt / Hunt-Crossley */
+    NDEM_MODEL_HUNT_CROSSLEY = 2, /* seed 004: Kelvin-Voigt / Hunt-Crossley */
+    NDEM_MODEL_LINEAR_ELASTIC6 = 3 /* seed 002: purely elastic in all 6 DOF, for testing */
 } ndem_contact_model;
 
 typedef struct ndem_solver_def {

@@ -356,6 +356,92 @@ START_TEST(bonded_pair_turns_as_one_body)
 }
 END_TEST
 
+/* ---- energy (seed 002) ---- */
+
+/* Kinetic + gravitational (above z = 0) energy of a frame, one density. */
+static double mechanical_energy(const ndem_frame *f, double rho, double g)
+{
+    double e = 0;
+    for (long i = 0; i < f->count; i++) {
+        double r = f->radii[i], m = rho * 4.0 / 3.0 * M_PI * r * r * r, in = 0.4 * m * r * r;
+        const double *v = &f->velocities[3 * i], *w = &f->angular_velocities[3 * i];
+        e += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+             0.5 * in * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) + m * g * f->positions[3 * i + 2];
+    }
+    return e;
+}
+
+START_TEST(linear_energy_balance_in_a_settling_bed)
+{
+    /* kinetic + gravitational + elastic + dissipated stays constant while a
+     * bed of 150 spheres falls into a box and settles */
+    const double rho = 2500, g = 9.81;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": %g, \"young_modulus\": "
+        "1e7}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.5, "
+        "\"restitution\": 0.4}], \"geometry\": [{\"type\": \"box\", \"min\": [0,0,0], \"max\": "
+        "[0.08,0.08,0.3], \"inside\": true}], \"particles\": [{\"type\": \"random\", \"min\": "
+        "[0.006,0.006,0.006], \"max\": [0.074,0.074,0.15], \"count\": 150, \"radius\": 0.005, "
+        "\"seed\": 4}]}, \"solver\": {\"method\": \"dem\", \"contact_model\": \"linear\", "
+        "\"time_step\": 2e-5, \"duration\": 0.6}}",
+        rho);
+    ndem_sim *sim = test_sim(job);
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    double e0 = mechanical_energy(&f, rho, g), worst = 0, dissipated = 0;
+    ndem_frame_free(&f);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        if (i % 500) continue;
+        const ndem_step_stats *s = ndem_sim_stats(sim);
+        ndem_sim_copy_frame(sim, &f);
+        double e = mechanical_energy(&f, rho, g) + s->elastic_energy + s->dissipated_energy;
+        ndem_frame_free(&f);
+        worst = fmax(worst, fabs(e - e0) / e0);
+        dissipated = s->dissipated_energy;
+    }
+    fprintf(stderr, "linear bed: dissipated %.3g of %.3g J, balance off by %.2g%%\n", dissipated,
+            e0, 100 * worst);
+    ck_assert_double_gt(dissipated, 0.2 * e0); /* the bed really settled */
+    ck_assert_double_lt(worst, 0.01);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+START_TEST(elastic6_conserves_energy)
+{
+    /* an oblique, spinning collision: all six springs load and unload */
+    const double rho = 2500;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": "
+        "%g, \"young_modulus\": 1e7}], \"particles\": [{\"type\": \"list\", \"spheres\": [[0, 0, "
+        "0, 0.01], [0.021, 0.006, 0, 0.01]], \"velocities\": [[0.5, 0.1, 0], [-0.5, 0, 0.05]]}]},"
+        "\"solver\": {\"method\": \"dem\", \"contact_model\": \"linear_elastic6\", "
+        "\"time_step\": 1e-6, \"duration\": 0.004}}",
+        rho);
+    ndem_sim *sim = test_sim(job);
+    ndem_frame f;
+    ndem_sim_copy_frame(sim, &f);
+    double e0 = mechanical_energy(&f, rho, 0), worst = 0;
+    ndem_frame_free(&f);
+    long touching = 0;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        const ndem_step_stats *s = ndem_sim_stats(sim);
+        touching += s->contacts > 0;
+        ndem_sim_copy_frame(sim, &f);
+        double e = mechanical_energy(&f, rho, 0) + s->elastic_energy;
+        ndem_frame_free(&f);
+        worst = fmax(worst, fabs(e - e0) / e0);
+    }
+    ck_assert_int_gt(touching, 100);
+    ck_assert_double_lt(worst, 0.01);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dem");
@@ -371,6 +457,8 @@ int main(void)
     tcase_add_test(tc, vdw_force_is_minus_the_potential_slope);
     tcase_add_test(tc, vdw_attraction_in_the_engine);
     tcase_add_test(tc, bonded_pair_turns_as_one_body);
+    tcase_add_test(tc, linear_energy_balance_in_a_settling_bed);
+    tcase_add_test(tc, elastic6_conserves_energy);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -28,7 +28,7 @@ static const char *const contact_keys[] = {"materials",        "friction",
                                            "vdw_saturation",   "bond_stiffness",
                                            "bond_damping",     "bond_max_force",
                                            "bond_max_torque",  "char_len",
-                                           NULL};
+                                           "dynamic_friction", NULL};
 static const char *const solver_keys[] = {"method",
                                           "time_step",
                                           "duration",
@@ -237,6 +237,11 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
             ndem_jc_bool(c, item, "velocity_friction", &cm->velocity_friction, 0);
             ndem_jc_number(c, item, "char_len", &cm->char_len, &ndem_jc_positive,
                            NDEM_JC_NULLABLE);
+            /* luding: absent or null = the static friction (stored as -1) */
+            cm->dynamic_friction = -1.0;
+            if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(item, "dynamic_friction")))
+                ndem_jc_number(c, item, "dynamic_friction", &cm->dynamic_friction,
+                               &ndem_jc_nonneg, 0);
             ndem_jc_number(c, item, "hamaker", &cm->hamaker, &ndem_jc_nonneg, 0);
             ndem_jc_number(c, item, "vdw_saturation", &cm->vdw_saturation, &ndem_jc_positive, 0);
             /* bonds: null stiffness = the beam's E A / L; null limits = unbreakable */
@@ -278,7 +283,7 @@ static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
     ndem_jc_members(c, solver, solver_keys, NULL, NULL);
     static const char *const methods[] = {"ndem", "dem", NULL};
     static const char *const models[] = {"hertz", "linear", "hunt_crossley", "linear_elastic6",
-                                         NULL};
+                                         "luding", NULL};
     int method = NDEM_METHOD_NDEM, model = NDEM_MODEL_HERTZ;
     if (ndem_jc_enum(c, solver, "method", methods, "\"ndem\"", &method, 0) == NDEM_JC_OK)
         s->method = (ndem_method)method;

@@ -100,6 +100,11 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_knumber(w, "exponent", c->exponent);
         ndem_jw_kbool(w, "velocity_friction", c->velocity_friction);
         knumber_auto(w, "char_len", c->char_len);
+        ndem_jw_key(w, "dynamic_friction"); /* null: equal to friction */
+        if (c->dynamic_friction >= 0)
+            ndem_jw_number(w, c->dynamic_friction);
+        else
+            ndem_jw_null(w);
         knumber_auto(w, "bond_stiffness", c->bond_stiffness);
         ndem_jw_knumber(w, "bond_damping", c->bond_damping);
         knumber_auto(w, "bond_max_force", c->bond_max_force);
@@ -185,6 +190,8 @@ static void emit_particles(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_kstring(w, "material", material_name(s, g->material));
         ndem_jw_kbool(w, "fixed_rotation", g->fixed_rotation);
         ndem_jw_kbool(w, "bonded", g->bonded);
+        ndem_jw_kvec3(w, "force", g->force);
+        ndem_jw_kvec3(w, "force_rate", g->force_rate);
         if (g->type == NDEM_GENERATOR_LIST) {
             emit_list(w, g);
         } else {
@@ -233,6 +240,7 @@ static const char *ndem_contact_model_name(ndem_contact_model m)
     case NDEM_MODEL_LINEAR: return "linear";
     case NDEM_MODEL_HUNT_CROSSLEY: return "hunt_crossley";
     case NDEM_MODEL_LINEAR_ELASTIC6: return "linear_elastic6";
+    case NDEM_MODEL_LUDING: return "luding";
     case NDEM_MODEL_HERTZ:
     default: return "hertz";
     }

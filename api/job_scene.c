@@ -17,7 +17,7 @@ static const char *const geometry_keys[] = {GEOMETRY_COMMON, "point",  "normal",
                                             "max",           "inside", "center", "axis",
                                             "radius",        "length", NULL};
 
-#define GENERATOR_COMMON "type", "material", "fixed_rotation", "bonded"
+#define GENERATOR_COMMON "type", "material", "fixed_rotation", "bonded", "force", "force_rate"
 static const char *const lattice_keys[] = {GENERATOR_COMMON, "min",    "max",      "spacing",
                                            "count",          "radius", "velocity", NULL};
 static const char *const random_keys[] = {GENERATOR_COMMON, "min",    "max",  "count",
@@ -437,6 +437,8 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
     ndem_job_material_ref(c, item, "material", job, materials_ok, &g->material);
     ndem_jc_bool(c, item, "fixed_rotation", &g->fixed_rotation, 0);
     ndem_jc_bool(c, item, "bonded", &g->bonded, 0);
+    ndem_jc_vec3(c, item, "force", g->force, 0);
+    ndem_jc_vec3(c, item, "force_rate", g->force_rate, 0);
     if (g->type == NDEM_GENERATOR_LIST) {
         read_list(c, item, job, g);
         return;

@@ -33,6 +33,7 @@ ndem_contact_material_def ndem_default_contact_material_def(void)
     c.exponent = 1.5;
     c.velocity_friction = 0;
     c.char_len = 0.0;
+    c.dynamic_friction = -1.0;
     c.bond_stiffness = 0.0;
     c.bond_damping = 0.5;
     c.bond_max_force = 0.0;

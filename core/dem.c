@@ -9,6 +9,9 @@
  *   linear - seed 002 (Cundall): connector stiffness from Young's moduli,
  *            k_t = ratio k_n, incremental tangential force cut by Coulomb,
  *            with elastic energy and dissipation booked for the energy balance;
+ *   luding - seed 001: normal, tangential, torsion and rolling springs with
+ *            dashpots and Luding's static/dynamic slip rule;
+ *   linear_elastic6 - seed 002: purely elastic in all six directions;
  *   hunt_crossley - seed 004 eq. (3): K delta^n with Hunt-Crossley damping
  *            from restitution and the arrival speed, and the Cundall-Strack
  *            spring with the Brendel-Dippel rule, eqs. (5)-(6).
@@ -181,6 +184,30 @@ static void cut(double *v, double lim, double *excess)
     }
 }
 
+/* Luding's slip rule (seed 001) on one spring-dashpot: the spring grows by
+ * rate h; the test force f0 = k xi + g rate sticks while |f0| <= lim_s, else
+ * the contact slides with |f| = lim_d and the spring is set back to
+ * xi = (f - g rate) / k. */
+static void luding_spring(double *xi, const double *rate, double k, double g, double lim_s,
+                          double lim_d, double h, double *f)
+{
+    double trial[3], f0[3];
+    for (int q = 0; q < 3; q++) {
+        trial[q] = xi[q] + rate[q] * h;
+        f0[q] = k * trial[q] + g * rate[q];
+    }
+    double m = ndem_norm(f0);
+    if (m <= lim_s) {
+        memcpy(xi, trial, sizeof trial);
+        memcpy(f, f0, sizeof f0);
+        return;
+    }
+    for (int q = 0; q < 3; q++) {
+        f[q] = lim_d * f0[q] / m;
+        xi[q] = k > 0 ? (f[q] - g * rate[q]) / k : 0;
+    }
+}
+
 /* One contact: force and torques (9 numbers), the history for the next step,
  * and its elastic energy and dissipation of this step. */
 static void contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
@@ -294,16 +321,54 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             cut(ft, lim, &excess);
             memcpy(hist_out, spring, 3 * sizeof(double));
         }
+    } else if (sim->solver.contact_model == NDEM_MODEL_LUDING) {
+        /* seed 001: four spring-dashpots; the normal one is the linear
+         * connector of seed 002 (or the pair's stiffness), the others
+         * stiffness_ratio times it, all damped like the normal one */
+        double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
+        double ea = sim->materials.young[b->material[a]];
+        double kn = pp->stiffness > 0 ? pp->stiffness
+                                      : 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
+        double zeta = linear_zeta(pp->restitution);
+        double gn = ndem_min(2.0 * zeta * sqrt(m_eff * kn), 0.25 * m_eff / h);
+        fn = fmax(kn * delta + gn * ddelta, 0.0); /* only while it pushes */
+        kt = pp->stiffness_ratio * kn;
+        double iib = key >= 0 ? b->inv_inertia[key] : 0.0;
+        double m_t = 1.0 / (1.0 / m_eff + la * la * b->inv_inertia[a] + lb * lb * iib);
+        double gt = ndem_min(2.0 * zeta * sqrt(m_t * kt), 0.15 * m_t / h);
+        double mus = pp->friction, mud = pp->dynamic_friction;
+        luding_spring(spring, ut, kt, gt, mus * fn, mud * fn, h, ft);
+        memcpy(hist_out, spring, 3 * sizeof(double));
+        /* torsion and rolling quasi-forces: rates r* w_n n and w_roll x (r* n) */
+        double iw = b->inv_inertia[a] + iib, i_eff = iw > 0 ? 1.0 / iw : 0;
+        double gr = ndem_min(2.0 * zeta * sqrt(i_eff / (r_eff * r_eff) * kt),
+                             0.15 * i_eff / (r_eff * r_eff) / h);
+        double orate[3], rrate[3], tw[3], fo[3], fr[3], nfr[3];
+        double xo = old ? old[6] : 0.0;
+        for (int q = 0; q < 3; q++) {
+            orate[q] = r_eff * wn * n[q];
+            tw[q] = xo * n[q];
+        }
+        ndem_cross(wr, n, rrate);
+        for (int q = 0; q < 3; q++) rrate[q] *= r_eff;
+        luding_spring(tw, orate, kt, gr, pp->twisting * fn, pp->twisting * fn, h, fo);
+        luding_spring(roll, rrate, kt, gr, pp->rolling * fn, pp->rolling * fn, h, fr);
+        hist_out[6] = ndem_dot(tw, n);
+        memcpy(&hist_out[3], roll, 3 * sizeof(double));
+        ndem_cross(n, fr, nfr);
+        for (int q = 0; q < 3; q++) mr[q] = r_eff * (ndem_dot(fo, n) * n[q] + nfr[q]);
     } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR_ELASTIC6) {
         /* seed 002, purely elastic 6-DOF: F_n = k_n u_n, F_t = k_t u_t,
-         * T_n = k_w phi_n, T_b = k_b phi_t with k_w = l k_n, k_b = l k_t;
+         * T_n = k_w phi_n, T_b = k_b phi_t with k_w = l^2 k_n, k_b = l^2 k_t;
          * displacements and angles accumulate from the relative motion */
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
         double ea = sim->materials.young[b->material[a]];
         double kn = 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
         double len = pp->char_len > 0 ? pp->char_len : fmin(l_a, l_b_lin);
         kt = pp->stiffness_ratio * kn;
-        double kw = len * kn, kb = len * kt;
+        /* seed 002 writes k_w = l k_n with its own units; with k_n in N/m a
+         * torque per radian needs l^2 */
+        double kw = len * len * kn, kb = len * len * kt;
         fn = kn * delta;
         double twist = (old ? old[6] : 0.0) + wn * h;
         for (int q = 0; q < 3; q++) {
@@ -597,6 +662,7 @@ void ndem_dem_accelerate(ndem_sim *sim)
             v[3 + q] += h * acc[6 * i + 3 + q] * b->inv_inertia[i];
         }
     }
+    ndem_apply_external_forces(sim);
 }
 
 /* ---- checkpoint: the spring history and the dissipated energy ---- */

@@ -62,7 +62,8 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
     for (int i = 0; i < def->generator_count; i++) bonded |= def->generators[i].bonded;
     double m = rho_min * 4.0 / 3.0 * M_PI * rmin * rmin * rmin, k;
     if (def->solver.contact_model == NDEM_MODEL_LINEAR ||
-        def->solver.contact_model == NDEM_MODEL_LINEAR_ELASTIC6) {
+        def->solver.contact_model == NDEM_MODEL_LINEAR_ELASTIC6 ||
+        def->solver.contact_model == NDEM_MODEL_LUDING) {
         /* seed 002 eq. (3) with both lengths rmin: pi rmin E / 2 */
         k = 0.5 * M_PI * rmin * emax;
     } else {

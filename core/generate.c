@@ -238,11 +238,37 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
         if (g->fixed_rotation) /* infinite inertia: no torque turns them */
             for (long k = first; k < sim->bodies.count; k++) sim->bodies.inv_inertia[k] = 0.0;
         if (g->bonded && sim->dem && ndem_dem_bond_range(sim, first, sim->bodies.count)) goto oom;
+        int pushed = 0;
+        for (int q = 0; q < 3; q++) pushed |= g->force[q] != 0 || g->force_rate[q] != 0;
+        if (pushed) {
+            struct ndem_forced *f = realloc(sim->forced, sizeof *f * (size_t)(sim->forced_count + 1));
+            if (!f) goto oom;
+            sim->forced = f;
+            f += sim->forced_count++;
+            f->first = first; /* creation ids: bodies are not reordered yet */
+            f->end = sim->bodies.count;
+            memcpy(f->force, g->force, sizeof f->force);
+            memcpy(f->rate, g->force_rate, sizeof f->rate);
+        }
     }
     return 0;
 oom:
     snprintf(err, err_len, "out of memory while generating particles");
     return -1;
+}
+
+void ndem_apply_external_forces(ndem_sim *sim)
+{
+    ndem_bodies *b = &sim->bodies;
+    double h = sim->solver.time_step, t = sim->time;
+    for (int k = 0; k < sim->forced_count; k++) {
+        const struct ndem_forced *f = &sim->forced[k];
+        for (long id = f->first; id < f->end; id++) {
+            long i = b->where[id];
+            for (int q = 0; q < 3; q++)
+                b->vel[6 * i + q] += h * (f->force[q] + f->rate[q] * t) * b->inv_mass[i];
+        }
+    }
 }
 
 /* Emitters (run at the start of a step): the rate accrues a debt of

@@ -53,6 +53,7 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
             p->hamaker = c->hamaker;
             p->bond_stiffness = c->bond_stiffness;
             p->char_len = c->char_len;
+            p->dynamic_friction = c->dynamic_friction >= 0 ? c->dynamic_friction : c->friction;
             p->bond_damping = c->bond_damping;
             p->bond_max_force = c->bond_max_force;
             p->bond_max_torque = c->bond_max_torque;

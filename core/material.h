@@ -18,7 +18,7 @@ typedef struct ndem_pair_params {
     int velocity_friction;
     double hamaker, vdw_saturation; /* van der Waals (seed 001) */
     double bond_stiffness, bond_damping, bond_max_force, bond_max_torque;
-    double char_len;
+    double char_len, dynamic_friction;
 } ndem_pair_params;
 
 typedef struct ndem_material_table {

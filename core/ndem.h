@@ -41,6 +41,7 @@ typedef struct ndem_contact_material_def {
     double stiffness_ratio;     /* linear, hunt_crossley: k_t / k_n, default 0.2 */
     double stiffness;           /* hunt_crossley K (N/m^n); <= 0: the Hertz k_n */
     double exponent;            /* hunt_crossley n, default 1.5 */
+    double dynamic_friction;    /* luding: mu_d; < 0: equal to friction (mu_s) */
     double char_len;            /* linear_elastic6: length l of k_w = l k_n, k_b = l k_t;
                                    <= 0: the smaller radius */
     double bond_stiffness;      /* bonds: normal stiffness (N/m); <= 0: E A / (l_a + l_b) */
@@ -114,6 +115,8 @@ typedef struct ndem_generator_def {
     double velocity[3]; /* initial velocity of lattice and random particles */
     int fixed_rotation; /* the particles never turn (a stand-in for a sliding block) */
     int bonded;         /* smooth DEM: bond every touching pair of this generator */
+    double force[3];      /* external force on each of its particles at t = 0 (N) */
+    double force_rate[3]; /* its growth per second (N/s): F(t) = force + force_rate t */
     long list_count;
     const double *spheres;
     const double *velocities;
@@ -140,7 +143,8 @@ typedef enum ndem_contact_model {
     NDEM_MODEL_HERTZ = 0, /* seed 000 eq. 35.1 */
     NDEM_MODEL_LINEAR = 1, /* seed 002 (Cundall) */
     NDEM_MODEL_HUNT_CROSSLEY = 2, /* seed 004: Kelvin-Voigt / Hunt-Crossley */
-    NDEM_MODEL_LINEAR_ELASTIC6 = 3 /* seed 002: purely elastic in all 6 DOF, for testing */
+    NDEM_MODEL_LINEAR_ELASTIC6 = 3, /* seed 002: purely elastic in all 6 DOF, for testing */
+    NDEM_MODEL_LUDING = 4 /* seed 001: four springs with dashpots, static/dynamic friction */
 } ndem_contact_model;
 
 typedef struct ndem_solver_def {

@@ -45,7 +45,7 @@ static uint64_t scene_hash(const ndem_scene_def *d)
         HASH(h, c->stiffness), HASH(h, c->exponent), HASH(h, c->velocity_friction);
         HASH(h, c->hamaker), HASH(h, c->vdw_saturation), HASH(h, c->bond_stiffness);
         HASH(h, c->bond_damping), HASH(h, c->bond_max_force), HASH(h, c->bond_max_torque);
-        HASH(h, c->char_len);
+        HASH(h, c->char_len), HASH(h, c->dynamic_friction);
     }
     for (int i = 0; i < d->geometry_count; i++) {
         const ndem_geometry_def *g = &d->geometry[i];
@@ -181,6 +181,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_contacts_destroy(&sim->contacts, &sim->history);
     ndem_grid_destroy(&sim->grid);
     ndem_dem_destroy(sim->dem);
+    free(sim->forced);
     free(sim);
 }
 

@@ -155,6 +155,11 @@ struct ndem_sim {
     uint64_t scene_hash;
     ndem_step_stats stats;
     struct ndem_dem *dem; /* smooth DEM state (dem.c); NULL for NDEM */
+    int forced_count;     /* generators with an external force on their particles */
+    struct ndem_forced {
+        long first, end;  /* creation ids [first, end) */
+        double force[3], rate[3];
+    } *forced;
     char error[256];
 };
 
@@ -164,6 +169,10 @@ static inline int ndem_threads_for(const struct ndem_sim *sim, long work)
 {
     return work < 4096 ? 1 : sim->threads;
 }
+
+/* External forces of generators (ndem_generator_def.force): v += h F(t) / m
+ * on their particles, called once per step by NDEM and smooth DEM. */
+void ndem_apply_external_forces(ndem_sim *sim);
 
 /* Stages of a step, one module each. */
 int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len);

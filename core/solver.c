@@ -433,6 +433,10 @@ void ndem_solve(ndem_sim *sim)
 #pragma omp for schedule(static)
         for (long i = 0; i < nb; i++)
             for (int q = 0; q < 3; q++) b->vel[6 * i + q] += h * sim->gravity[q];
+        if (sim->forced_count > 0) {
+#pragma omp single
+            ndem_apply_external_forces(sim);
+        }
         /* Warm step, seed 003 eq. (8): v += M^-1 G^T lambda_0. */
         if (warm) sweep(&x, STAGE_WARM, 0);
 

@@ -158,8 +158,8 @@ START_TEST(dem_restore_equals_uninterrupted)
         "[0.08,0.08,0.25], \"rate\": 2000, \"radius\": 0.005, \"material\": \"ore\"}]},"
         "\"solver\": {\"method\": \"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", "
         "\"duration\": 1}}";
-    const char *models[] = {"hertz", "linear", "hunt_crossley"};
-    for (int m = 0; m < 3; m++) {
+    const char *models[] = {"hertz", "linear", "hunt_crossley", "luding", "linear_elastic6"};
+    for (int m = 0; m < 5; m++) {
         /* the lattice is one bonded block for hertz, loose for the others */
         ndem_job *job = test_job(doc, m == 0 ? "true" : "false", models[m]);
         ndem_sim *sim = test_sim(job);
@@ -442,6 +442,47 @@ START_TEST(elastic6_conserves_energy)
 }
 END_TEST
 
+/* ---- Luding (seed 001): static and dynamic friction ---- */
+
+START_TEST(luding_static_to_dynamic)
+{
+    /* A sphere with locked rotation rests on a plane and is pushed sideways
+     * by a force growing at 0.05 N/s: it sticks until the force reaches
+     * mu_s m g, then slides against mu_d m g: a = (F(t) - mu_d m g) / m. */
+    const double mus = 0.6, mud = 0.4, rate = 0.05, g = 9.81, r = 0.01;
+    const double m = 2500 * 4.0 / 3.0 * M_PI * r * r * r;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, \"young_modulus\": "
+        "1e7}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], \"friction\": %g, "
+        "\"dynamic_friction\": %g, \"restitution\": 0.3}], \"geometry\": [{\"type\": \"plane\", "
+        "\"point\": [0,0,0], \"normal\": [0,0,1]}], \"particles\": [{\"type\": \"list\", "
+        "\"fixed_rotation\": true, \"force_rate\": [%g, 0, 0], \"spheres\": [[0, 0, 0.00999, "
+        "0.01]]}]}, \"solver\": {\"method\": \"dem\", \"contact_model\": \"luding\", "
+        "\"time_step\": 1e-5, \"duration\": 2.0}}",
+        mus, mud, rate);
+    ndem_sim *sim = test_sim(job);
+    double t_break = -1, x_before = 0, v18 = 0, v20 = 0;
+    ndem_frame f;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        ndem_sim_copy_frame(sim, &f);
+        double t = f.time, v = f.velocities[0];
+        if (t_break < 0 && v > 1e-4) t_break = t;
+        if (t_break < 0) x_before = f.positions[0];
+        if (fabs(t - 1.8) < 5e-6) v18 = v;
+        if (fabs(t - 2.0) < 5e-6) v20 = v;
+        ndem_frame_free(&f);
+    }
+    double t_theory = mus * m * g / rate;
+    ck_assert_double_lt(fabs(t_break - t_theory) / t_theory, 0.02);
+    ck_assert_double_lt(fabs(x_before), 1e-5); /* static: only the spring gives */
+    double a = (v20 - v18) / 0.2, a_theory = (rate * 1.9 - mud * m * g) / m;
+    ck_assert_double_lt(fabs(a - a_theory) / a_theory, 0.02);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dem");
@@ -459,6 +500,7 @@ int main(void)
     tcase_add_test(tc, bonded_pair_turns_as_one_body);
     tcase_add_test(tc, linear_energy_balance_in_a_settling_bed);
     tcase_add_test(tc, elastic6_conserves_energy);
+    tcase_add_test(tc, luding_static_to_dynamic);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -166,6 +166,20 @@ static void emit_list(ndem_jw *w, const ndem_generator_def *g)
         ndem_jw_end(w);
     }
     ndem_jw_end(w);
+    if (g->bond_pair_count > 0) {
+        ndem_jw_key(w, "bonds");
+        ndem_jw_begin(w, '[', 0);
+        for (long k = 0; k < g->bond_pair_count; k++) {
+            ndem_jw_next(w);
+            ndem_jw_begin(w, '[', 1);
+            ndem_jw_next(w);
+            ndem_jw_number(w, g->bond_pairs[2 * k]);
+            ndem_jw_next(w);
+            ndem_jw_number(w, g->bond_pairs[2 * k + 1]);
+            ndem_jw_end(w);
+        }
+        ndem_jw_end(w);
+    }
     if (!g->velocities)
         return;
     ndem_jw_key(w, "velocities");

@@ -22,7 +22,8 @@ static const char *const lattice_keys[] = {GENERATOR_COMMON, "min",    "max",   
                                            "count",          "radius", "velocity", NULL};
 static const char *const random_keys[] = {GENERATOR_COMMON, "min",    "max",  "count",
                                           "radius",         "seed",   "velocity", NULL};
-static const char *const list_keys[] = {GENERATOR_COMMON, "spheres", "velocities", NULL};
+static const char *const list_keys[] = {GENERATOR_COMMON, "spheres", "velocities", "bonds",
+                                        NULL};
 static const char *const generator_keys[] = {GENERATOR_COMMON, "min",     "max",
                                              "spacing",        "count",   "radius",
                                              "velocity",       "seed",    "spheres",
@@ -417,6 +418,45 @@ static void read_list(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_generat
     g->velocities = v;
 }
 
+/* "bonds": [[i, j], ...], indices into this list's spheres (smooth DEM). */
+static void read_list_bonds(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_generator_def *g)
+{
+    const cJSON *arr, *e;
+    int nb = ndem_jc_array(c, item, "bonds", 0, INT_MAX, 0, &arr);
+    if (nb <= 0 || !arr) return;
+    double *p = list_array(c, job, 2 * (size_t)nb);
+    if (!p) return;
+    size_t mark = ndem_jc_push_key(c, "bonds");
+    int i = 0, ok = 1;
+    cJSON_ArrayForEach(e, arr)
+    {
+        size_t m2 = ndem_jc_push_index(c, i);
+        const cJSON *x, *y;
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
+            !cJSON_IsNumber(x = cJSON_GetArrayItem(e, 0)) ||
+            !cJSON_IsNumber(y = cJSON_GetArrayItem(e, 1))) {
+            ndem_jc_error(c, "must be a pair [i, j] of sphere indices");
+            ok = 0;
+        } else {
+            double a = x->valuedouble, b = y->valuedouble, n = (double)g->list_count;
+            if (a != floor(a) || b != floor(b) || a < 0 || b < 0 || a >= n || b >= n || a == b) {
+                ndem_jc_error(c, "must name two different spheres of this list (0 to %ld)",
+                              g->list_count - 1);
+                ok = 0;
+            }
+            p[2 * i] = a;
+            p[2 * i + 1] = b;
+        }
+        ndem_jc_pop(c, m2);
+        i++;
+    }
+    ndem_jc_pop(c, mark);
+    if (ok) {
+        g->bond_pairs = p;
+        g->bond_pair_count = nb;
+    }
+}
+
 static const char *const generator_types[] = {"lattice", "random", "list", NULL};
 
 static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int materials_ok,
@@ -441,6 +481,7 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
     ndem_jc_vec3(c, item, "force_rate", g->force_rate, 0);
     if (g->type == NDEM_GENERATOR_LIST) {
         read_list(c, item, job, g);
+        read_list_bonds(c, item, job, g);
         return;
     }
     read_bounds(c, item, g->min, g->max, 0);

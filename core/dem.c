@@ -465,9 +465,66 @@ static int ensure(double **p, long n)
  * for good when a force or torque exceeds the pair's bond_max_force or
  * bond_max_torque. */
 
-int ndem_dem_bond_range(ndem_sim *sim, long first, long end)
+/* Bonds a and b (a < b) at their present distance. */
+static int bond_pair(ndem_sim *sim, long a, long b)
 {
     ndem_dem *d = sim->dem;
+    const double *xa = &sim->bodies.pos[3 * a], *xb = &sim->bodies.pos[3 * b];
+    double dx[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
+    if (d->bond_count == d->bond_cap) {
+        long cap = d->bond_cap ? 2 * d->bond_cap : 64;
+        int *ba = realloc(d->bond_a, sizeof(int) * (size_t)cap);
+        if (ba) d->bond_a = ba;
+        int *bb = realloc(d->bond_b, sizeof(int) * (size_t)cap);
+        if (bb) d->bond_b = bb;
+        int *br = realloc(d->bond_broken, sizeof(int) * (size_t)cap);
+        if (br) d->bond_broken = br;
+        double *bs = realloc(d->bond, BOND * sizeof(double) * (size_t)cap);
+        if (bs) d->bond = bs;
+        if (!ba || !bb || !br || !bs) return -1;
+        d->bond_cap = cap;
+    }
+    long k = d->bond_count++;
+    d->bond_a[k] = (int)a;
+    d->bond_b[k] = (int)b;
+    d->bond_broken[k] = 0;
+    memset(&d->bond[BOND * k], 0, BOND * sizeof(double));
+    d->bond[BOND * k] = ndem_norm(dx);
+    return 0;
+}
+
+/* Keeps the bonds sorted by (a, b) for bond_find; a repeated pair is kept once. */
+static void bonds_sort(ndem_dem *d)
+{
+    for (long i = 1; i < d->bond_count; i++) {
+        int a = d->bond_a[i], b = d->bond_b[i];
+        double st[BOND];
+        memcpy(st, &d->bond[BOND * i], sizeof st);
+        long j = i - 1;
+        while (j >= 0 && (d->bond_a[j] > a || (d->bond_a[j] == a && d->bond_b[j] > b))) {
+            d->bond_a[j + 1] = d->bond_a[j];
+            d->bond_b[j + 1] = d->bond_b[j];
+            memcpy(&d->bond[BOND * (j + 1)], &d->bond[BOND * j], sizeof st);
+            j--;
+        }
+        d->bond_a[j + 1] = a;
+        d->bond_b[j + 1] = b;
+        memcpy(&d->bond[BOND * (j + 1)], st, sizeof st);
+    }
+    long w = 0;
+    for (long i = 0; i < d->bond_count; i++) {
+        if (w > 0 && d->bond_a[w - 1] == d->bond_a[i] && d->bond_b[w - 1] == d->bond_b[i]) continue;
+        d->bond_a[w] = d->bond_a[i];
+        d->bond_b[w] = d->bond_b[i];
+        d->bond_broken[w] = 0;
+        memmove(&d->bond[BOND * w], &d->bond[BOND * i], BOND * sizeof(double));
+        w++;
+    }
+    d->bond_count = w;
+}
+
+int ndem_dem_bond_range(ndem_sim *sim, long first, long end)
+{
     const ndem_bodies *b = &sim->bodies;
     for (long i = first; i < end; i++)
         for (long j = i + 1; j < end; j++) {
@@ -475,26 +532,19 @@ int ndem_dem_bond_range(ndem_sim *sim, long first, long end)
             double dx[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]}, dist = ndem_norm(dx);
             double gap = dist - b->radius[i] - b->radius[j];
             if (gap > 0.01 * fmin(b->radius[i], b->radius[j])) continue;
-            if (d->bond_count == d->bond_cap) {
-                long cap = d->bond_cap ? 2 * d->bond_cap : 64;
-                int *ba = realloc(d->bond_a, sizeof(int) * (size_t)cap);
-                if (ba) d->bond_a = ba;
-                int *bb = realloc(d->bond_b, sizeof(int) * (size_t)cap);
-                if (bb) d->bond_b = bb;
-                int *br = realloc(d->bond_broken, sizeof(int) * (size_t)cap);
-                if (br) d->bond_broken = br;
-                double *bs = realloc(d->bond, BOND * sizeof(double) * (size_t)cap);
-                if (bs) d->bond = bs;
-                if (!ba || !bb || !br || !bs) return -1;
-                d->bond_cap = cap;
-            }
-            long k = d->bond_count++;
-            d->bond_a[k] = (int)i;
-            d->bond_b[k] = (int)j;
-            d->bond_broken[k] = 0;
-            memset(&d->bond[BOND * k], 0, BOND * sizeof(double));
-            d->bond[BOND * k] = dist;
+            if (bond_pair(sim, i, j)) return -1;
         }
+    bonds_sort(sim->dem);
+    return 0;
+}
+
+int ndem_dem_bond_list(ndem_sim *sim, long first, const double *pairs, long count)
+{
+    for (long k = 0; k < count; k++) {
+        long i = first + (long)pairs[2 * k], j = first + (long)pairs[2 * k + 1];
+        if (bond_pair(sim, i < j ? i : j, i < j ? j : i)) return -1;
+    }
+    bonds_sort(sim->dem);
     return 0;
 }
 

@@ -25,6 +25,9 @@ double ndem_dem_hertz_beta(double restitution);
 /* Bonds every touching pair (gap below 1% of the smaller radius) among
  * bodies [first, end) (seed 001 "Bonded contact force"). */
 int ndem_dem_bond_range(struct ndem_sim *sim, long first, long end);
+/* Bonds listed pairs (indices into the bodies from `first` on) at their
+ * present distance, touching or not. */
+int ndem_dem_bond_list(struct ndem_sim *sim, long first, const double *pairs, long count);
 
 size_t ndem_dem_state_size(const struct ndem_sim *sim);
 void ndem_dem_state_write(const struct ndem_sim *sim, unsigned char *p);

@@ -238,6 +238,9 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
         if (g->fixed_rotation) /* infinite inertia: no torque turns them */
             for (long k = first; k < sim->bodies.count; k++) sim->bodies.inv_inertia[k] = 0.0;
         if (g->bonded && sim->dem && ndem_dem_bond_range(sim, first, sim->bodies.count)) goto oom;
+        if (g->type == NDEM_GENERATOR_LIST && g->bond_pair_count > 0 && sim->dem &&
+            ndem_dem_bond_list(sim, first, g->bond_pairs, g->bond_pair_count))
+            goto oom;
         int pushed = 0;
         for (int q = 0; q < 3; q++) pushed |= g->force[q] != 0 || g->force_rate[q] != 0;
         if (pushed) {

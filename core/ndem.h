@@ -120,6 +120,8 @@ typedef struct ndem_generator_def {
     long list_count;
     const double *spheres;
     const double *velocities;
+    long bond_pair_count;      /* list: smooth-DEM bonds between listed spheres */
+    const double *bond_pairs;  /* 2 per bond: indices i, j into spheres (whole numbers) */
 } ndem_generator_def;
 
 /* Particles inserted during the run at `rate` per second inside [min, max],

@@ -304,17 +304,28 @@ END_TEST
  * orbital speeds +-0.1 m/s about their contact, no own spin, no gravity.
  * Returns the centre distance after 1 s and fills the spins and the
  * orbital angular velocity. */
+static double spinning_pair_doc(const char *bonded, const char *max_force, const char *gap_bond,
+                                double *spin, double *orbital);
+
 static double spinning_pair(const char *bonded, const char *max_force, double *spin,
                             double *orbital)
 {
+    return spinning_pair_doc(bonded, max_force, NULL, spin, orbital);
+}
+
+/* With gap_bond set, the spheres start 2 mm apart, bonded by the listed pair. */
+static double spinning_pair_doc(const char *bonded, const char *max_force, const char *gap_bond,
+                                double *spin, double *orbital)
+{
+    double x = gap_bond ? 0.011 : 0.01;
     ndem_job *job = test_job(
         "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": "
         "2500, \"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", "
         "\"ore\"], \"bond_max_force\": %s}], \"particles\": [{\"type\": \"list\", \"bonded\": "
-        "%s, \"spheres\": [[-0.01, 0, 0, 0.01], [0.01, 0, 0, 0.01]], \"velocities\": "
+        "%s, %s \"spheres\": [[%g, 0, 0, 0.01], [%g, 0, 0, 0.01]], \"velocities\": "
         "[[0, -0.1, 0], [0, 0.1, 0]]}]},"
         "\"solver\": {\"method\": \"dem\", \"time_step\": \"auto\", \"duration\": 1.0}}",
-        max_force, bonded);
+        max_force, bonded, gap_bond ? gap_bond : "", -x, x);
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
@@ -353,6 +364,9 @@ START_TEST(bonded_pair_turns_as_one_body)
     ck_assert_double_gt(spinning_pair("true", "0.002", spin, &orbital), 0.1);
     /* (the first step shears it by 0.2 m/s through the dashpot: a few N) */
     ck_assert_double_lt(fabs(spinning_pair("true", "20.0", spin, &orbital) - 2 * r), 0.01 * r);
+    /* a listed bond holds two spheres 2 mm apart at that distance */
+    double d = spinning_pair_doc("false", "null", "\"bonds\": [[1, 0]],", spin, &orbital);
+    ck_assert_double_lt(fabs(d - 0.022), 0.01 * r);
 }
 END_TEST
 

@@ -656,6 +656,12 @@ static const broken broken_docs[] = {
      "applies to \"method\": \"dem\" only"},
     {"{'scene': {" MAT "}, 'solver': {'method': 'dem', 'contact_model': 'hooke'}}",
      "/solver/contact_model", "must be"},
+    {"{'scene': {" MAT ", 'particles': [{'type': 'list', 'spheres': [[0,0,0,1], [3,0,0,1]],"
+     " 'bonds': [[0, 0]]}]}}", "/scene/particles/0/bonds/0", "two different spheres"},
+    {"{'scene': {" MAT ", 'particles': [{'type': 'list', 'spheres': [[0,0,0,1], [3,0,0,1]],"
+     " 'bonds': [[0, 1], [1, 2.5]]}]}}", "/scene/particles/0/bonds/1", "two different spheres"},
+    {"{'scene': {" MAT ", 'particles': [{'type': 'list', 'spheres': [[0,0,0,1]],"
+     " 'bonds': [[0]]}]}}", "/scene/particles/0/bonds/0", "a pair [i, j]"},
     {"{'scene': {" MAT "}, 'solver': {'time_step': 'auto'}}", "/solver/time_step",
      "applies to \"method\": \"dem\" only"},
     {"{'scene': {" MAT "}, 'solver': {'itterations': 10}}", "/solver/itterations",

@@ -35,6 +35,21 @@ static int make_dirs(const char *path)
     return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
+/* Several jobs on too few cores: OpenMP's spinning barriers would take each
+ * other's cores and a step could take many times longer. The runtime reads
+ * OMP_WAIT_POLICY once, when it loads, so ndemd sets it and re-executes
+ * itself (same pid, same arguments). A policy set by the user is kept. */
+static void choose_wait_policy(const ndem_config *cfg, char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY")) return;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long per_job = cfg->threads > 0 ? cfg->threads : cores;
+    if (cores < 1 || cfg->workers * per_job <= cores) return;
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    execv("/proc/self/exe", argv);
+    /* exec failed: go on with spinning barriers */
+}
+
 static void shutdown_app(ndem_app *app)
 {
     ndem_http_stop(app->http); /* no new work */
@@ -50,6 +65,7 @@ int main(int argc, char **argv)
     memset(&app, 0, sizeof app);
     int rc = ndem_config_load(&app.cfg, argc, argv, stderr);
     if (rc) return rc > 0 ? 0 : 2;
+    choose_wait_policy(&app.cfg, argv);
     app.started = ndem_mono();
     sigset_t sigs;
     sigemptyset(&sigs);
@@ -90,10 +106,12 @@ int main(int argc, char **argv)
         goto fail;
     char threads[32] = "solver.threads";
     if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld", app.cfg.threads);
+    const char *wait = getenv("OMP_WAIT_POLICY");
     ndem_log("ndemd: listening on http://%s:%d (streams on ws://%s:%d), data in %s, "
-             "%ld worker(s), %s OpenMP thread(s) per job",
+             "%ld worker(s), %s OpenMP thread(s) per job, OMP_WAIT_POLICY=%s",
              app.cfg.http_host, ndem_http_port(app.http), app.cfg.ws_host,
-             ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads);
+             ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads,
+             wait ? wait : "(runtime default)");
 
     for (;;) {
         struct timespec tick = {1, 0};

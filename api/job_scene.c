@@ -111,6 +111,38 @@ static void *entries(ndem_jc *c, int n, size_t sz)
     return p;
 }
 
+/* Reads one object of a scene array into `entry` (already holding defaults). */
+typedef void (*entry_reader)(ndem_jc *c, const cJSON *item, ndem_job *job, int materials_ok,
+                             void *entry);
+
+/* One reader for the scene's arrays of objects (geometry, particles,
+ * emitters): n entries of `size` bytes, each starting from `defaults`;
+ * *count is set once they exist. NULL when absent, empty or out of memory. */
+static void *read_array(ndem_jc *c, const cJSON *scene, const char *key, ndem_job *job,
+                        int materials_ok, size_t size, const void *defaults, entry_reader read,
+                        int *count)
+{
+    const cJSON *arr, *item;
+    char *out;
+    int n = ndem_jc_array(c, scene, key, 0, NDEM_JOB_MAX_ENTRIES, 0, &arr);
+    if (n <= 0 || !(out = entries(c, n, size)))
+        return NULL;
+    *count = n;
+    size_t mark = ndem_jc_push_key(c, key);
+    int i = 0;
+    cJSON_ArrayForEach(item, arr)
+    {
+        memcpy(out + (size_t)i * size, defaults, size);
+        size_t m2 = ndem_jc_push_index(c, i);
+        if (ndem_jc_expect_object(c, item))
+            read(c, item, job, materials_ok, out + (size_t)i * size);
+        ndem_jc_pop(c, m2);
+        i++;
+    }
+    ndem_jc_pop(c, mark);
+    return out;
+}
+
 /* ---- radius ---- */
 
 static void radius_values(ndem_jc *c, const cJSON *v, ndem_radius_dist *out)
@@ -243,8 +275,9 @@ static void read_radius(ndem_jc *c, const cJSON *obj, ndem_radius_dist *out)
 static const char *const geometry_types[] = {"plane", "box", "cylinder", NULL};
 
 static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int materials_ok,
-                               ndem_geometry_def *g)
+                               void *entry)
 {
+    ndem_geometry_def *g = entry;
     static const char *const *keys[] = {plane_keys, box_keys, cylinder_keys};
     static const char *const context[] = {"not a field of a plane", "not a field of a box",
                                           "not a field of a cylinder"};
@@ -298,24 +331,10 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
 
 void ndem_job_read_geometry(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok)
 {
-    const cJSON *arr, *item;
-    int n = ndem_jc_array(c, scene, "geometry", 0, NDEM_JOB_MAX_ENTRIES, 0, &arr);
-    if (n <= 0 || !(job->geometry = entries(c, n, sizeof *job->geometry)))
-        return;
+    const ndem_geometry_def d = ndem_default_geometry_def();
+    job->geometry = read_array(c, scene, "geometry", job, materials_ok, sizeof d, &d,
+                               read_geometry_item, &job->scene.geometry_count);
     job->scene.geometry = job->geometry;
-    job->scene.geometry_count = n;
-    size_t mark = ndem_jc_push_key(c, "geometry");
-    int i = 0;
-    cJSON_ArrayForEach(item, arr)
-    {
-        job->geometry[i] = ndem_default_geometry_def();
-        size_t m2 = ndem_jc_push_index(c, i);
-        if (ndem_jc_expect_object(c, item))
-            read_geometry_item(c, item, job, materials_ok, &job->geometry[i]);
-        ndem_jc_pop(c, m2);
-        i++;
-    }
-    ndem_jc_pop(c, mark);
 }
 
 /* ---- particle generators ---- */
@@ -460,8 +479,9 @@ static void read_list_bonds(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_g
 static const char *const generator_types[] = {"lattice", "random", "list", NULL};
 
 static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int materials_ok,
-                           ndem_generator_def *g)
+                           void *entry)
 {
+    ndem_generator_def *g = entry;
     static const char *const *keys[] = {lattice_keys, random_keys, list_keys};
     static const char *const context[] = {"not a field of a lattice generator",
                                           "not a field of a random generator",
@@ -502,24 +522,10 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
 
 void ndem_job_read_particles(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok)
 {
-    const cJSON *arr, *item;
-    int n = ndem_jc_array(c, scene, "particles", 0, NDEM_JOB_MAX_ENTRIES, 0, &arr);
-    if (n <= 0 || !(job->generators = entries(c, n, sizeof *job->generators)))
-        return;
+    const ndem_generator_def d = ndem_default_generator_def();
+    job->generators = read_array(c, scene, "particles", job, materials_ok, sizeof d, &d,
+                                 read_generator, &job->scene.generator_count);
     job->scene.generators = job->generators;
-    job->scene.generator_count = n;
-    size_t mark = ndem_jc_push_key(c, "particles");
-    int i = 0;
-    cJSON_ArrayForEach(item, arr)
-    {
-        job->generators[i] = ndem_default_generator_def();
-        size_t m2 = ndem_jc_push_index(c, i);
-        if (ndem_jc_expect_object(c, item))
-            read_generator(c, item, job, materials_ok, &job->generators[i]);
-        ndem_jc_pop(c, m2);
-        i++;
-    }
-    ndem_jc_pop(c, mark);
 }
 
 /* ---- emitters ---- */
@@ -527,8 +533,9 @@ void ndem_job_read_particles(ndem_jc *c, const cJSON *scene, ndem_job *job, int 
 static const char *const emitter_types[] = {"box", NULL};
 
 static void read_emitter(ndem_jc *c, const cJSON *item, ndem_job *job, int materials_ok,
-                         ndem_emitter_def *e)
+                         void *entry)
 {
+    ndem_emitter_def *e = entry;
     ndem_jc_members(c, item, emitter_keys, NULL, NULL);
     read_kind(c, item, "type", emitter_types, "\"box\"", 0);
     read_bounds(c, item, e->min, e->max, 0);
@@ -549,22 +556,8 @@ static void read_emitter(ndem_jc *c, const cJSON *item, ndem_job *job, int mater
 
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok)
 {
-    const cJSON *arr, *item;
-    int n = ndem_jc_array(c, scene, "emitters", 0, NDEM_JOB_MAX_ENTRIES, 0, &arr);
-    if (n <= 0 || !(job->emitters = entries(c, n, sizeof *job->emitters)))
-        return;
+    const ndem_emitter_def d = ndem_default_emitter_def();
+    job->emitters = read_array(c, scene, "emitters", job, materials_ok, sizeof d, &d,
+                               read_emitter, &job->scene.emitter_count);
     job->scene.emitters = job->emitters;
-    job->scene.emitter_count = n;
-    size_t mark = ndem_jc_push_key(c, "emitters");
-    int i = 0;
-    cJSON_ArrayForEach(item, arr)
-    {
-        job->emitters[i] = ndem_default_emitter_def();
-        size_t m2 = ndem_jc_push_index(c, i);
-        if (ndem_jc_expect_object(c, item))
-            read_emitter(c, item, job, materials_ok, &job->emitters[i]);
-        ndem_jc_pop(c, m2);
-        i++;
-    }
-    ndem_jc_pop(c, mark);
 }

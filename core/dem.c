@@ -469,8 +469,9 @@ static int ensure(double **p, long n)
 static int bond_pair(ndem_sim *sim, long a, long b)
 {
     ndem_dem *d = sim->dem;
-    const double *xa = &sim->bodies.pos[3 * a], *xb = &sim->bodies.pos[3 * b];
-    double dx[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
+    const double *pos = sim->bodies.pos;
+    double dx[3];
+    for (int q = 0; q < 3; q++) dx[q] = pos[3 * b + q] - pos[3 * a + q];
     if (d->bond_count == d->bond_cap) {
         long cap = d->bond_cap ? 2 * d->bond_cap : 64;
         int *ba = realloc(d->bond_a, sizeof(int) * (size_t)cap);

@@ -258,14 +258,15 @@ static ndem_status measure(ndem_sim *sim)
     const ndem_contacts *c = &sim->contacts;
     long touching = 0, geo = 0;
     double maxov = 0;
-    for (long k = 0; k < c->count; k++) {
-        double delta = c->cold[k].delta;
-        if (delta > 0) {
-            touching++;
-            if (c->rows[k].b < 0) geo++;
-            if (delta > maxov) maxov = delta;
+    for (long p = 0; p < c->packet_count; p++)
+        for (int l = 0; l < c->fill[p]; l++) {
+            const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
+            if (o->delta > 0) {
+                touching++;
+                geo += o->geometry >= 0;
+                if (o->delta > maxov) maxov = o->delta;
+            }
         }
-    }
     sim->stats.kinetic_energy = ke;
     sim->stats.contacts = touching;
     sim->stats.geometry_contacts = geo;

@@ -8,6 +8,7 @@
 
 #include "material.h"
 #include "ndem.h"
+#include "lanes.h"
 #include "rng.h"
 #include "vec.h"
 
@@ -18,15 +19,15 @@ struct ndem_dem;
 /* Particles. Indices are stable: particles are only ever appended. */
 typedef struct ndem_bodies {
     long count, capacity;
-    double *pos;         /* 3 per body */
-    double *quat;        /* 4 per body: w, x, y, z */
-    double *vel;         /* 6 per body: linear v, angular w */
+    double *pos;  /* 3 per body */
+    double *quat; /* 4 per body: w, x, y, z */
+    double *vel;  /* 6 per body: linear v, angular w */
     double *radius;
     double *inv_mass;
     double *inv_inertia; /* solid sphere: 1 / (2/5 m r^2) */
     int *material;
-    long *id;            /* creation index of each internal index (reorder.c) */
-    long *where;         /* internal index of each creation index */
+    long *id;    /* creation index of each internal index (reorder.c) */
+    long *where; /* internal index of each creation index */
 } ndem_bodies;
 
 int ndem_bodies_reserve(ndem_bodies *b, long capacity);
@@ -44,39 +45,36 @@ typedef struct ndem_emitter_state {
     long emitted;
 } ndem_emitter_state;
 
-/* One contact row set, as the continuous PGS sweep streams it (seed 003 eqs.
- * 16-18): only what a sweep reads, 176 bytes. The tangents are rebuilt from n
- * (ndem_row_tangents) instead of stored. For a geometry contact b < 0 and the
- * geometry's velocity is in ndem_contacts.ug. The rest is cold: ndem_row_cold. */
-typedef struct ndem_row {
-    int a, b;
-    double n[3];
-    double la, lb;     /* lever arms |p - x_a|, |p - x_b| */
-    double s;          /* normal row scale e_H delta^(e_H - 1) */
-    double inv_dn, inv_dt, inv_dr;
-    double sig_n;
-    double q_n;
-    double mu, mur, mut; /* friction, mu_r r*, mu_t r* */
-    double lo_n;       /* lower bound of the normal force (adhesion, <= 0) */
-    double lam[6];     /* normal, t1, t2, r1, r2, twist */
-} ndem_row;
+/* NDEM_LANES contact row sets of one colour, field after field (structure of
+ * arrays): what a PGS sweep streams (seed 003 eqs. 16-18), 104 bytes per
+ * contact in float32, one vector load per field. a and b index velocity
+ * slots (ndem_contacts.vs): bodies first, then one slot per geometry row
+ * holding the geometry's velocity with zero inverse masses, so wall rows
+ * and particle rows share one kernel. t2 = n x t1 is rebuilt in the sweep.
+ * Unused lanes (past ndem_contacts.fill) are zeros on a zero slot. */
+typedef struct ndem_packet {
+    int a[NDEM_LANES], b[NDEM_LANES];
+    ndem_f8 n[3], t1[3];
+    ndem_f8 la, lb; /* lever arms |p - x_a|, |p - x_b| */
+    ndem_f8 s;      /* normal row scale e_H delta^(e_H - 1) */
+    ndem_f8 inv_dn, inv_dt, inv_dr;
+    ndem_f8 sig_n, q_n;
+    ndem_f8 mu, mur, mut; /* friction, mu_r r*, mu_t r* */
+    ndem_f8 lo_n;         /* lower bound of the normal impulse (adhesion, <= 0) */
+    ndem_f8 lam[6];       /* normal, t1, t2, r1, r2, twist */
+} ndem_packet;
 
-/* Per row, read once per step (right-hand side, impact stage, statistics). */
+/* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
+ * impact stage, warm start, statistics. */
 typedef struct ndem_row_cold {
-    double delta;      /* overlap (negative: gap) */
-    double phi, ups;   /* constraint phi and Upsilon_n of the SPOOK normal row */
-    double v_target;   /* impact stage: separation speed to reach */
-    int impact;        /* 0: skip in impact stage, 1: resting row, 2: impacting */
-    int gap;           /* 1: bodies apart; a speculative row, not a SPOOK spring */
-    int hist;          /* warm start: entry in last step's history, or -1 */
+    double delta;    /* overlap (negative: gap) */
+    double phi, ups; /* constraint phi and Upsilon_n of the SPOOK normal row */
+    double v_target; /* impact stage: separation speed to reach */
+    int impact;      /* 0: skip in impact stage, 1: resting row, 2: impacting */
+    int gap;         /* 1: bodies apart; a speculative row, not a SPOOK spring */
+    int hist;        /* warm start: entry in last step's history, or -1 */
+    int geometry;    /* geometry row index (its ug entry), or -1 */
 } ndem_row_cold;
-
-/* Tangents t1, t2 of a row, a function of n alone (t2 = n x t1 exactly). */
-static inline void ndem_row_tangents(const double *n, double *t1, double *t2)
-{
-    ndem_tangents(n, t1, t2);
-    ndem_cross(n, t1, t2);
-}
 
 /* Contacts found by one block of bodies in the narrow phase (contacts.c). */
 typedef struct ndem_pair_block {
@@ -89,36 +87,40 @@ typedef struct ndem_pair_block {
 typedef struct ndem_contacts {
     long count, capacity;
     int *key_a, *key_b;
-    int *slot;      /* position of the contact in the solver's row array */
-    long *start;    /* per body: first contact of the body (CSR), count + 1 */
+    int *slot;   /* row of the contact: packet * NDEM_LANES + lane */
+    long *start; /* per body: first contact of the body (CSR), count + 1 */
     long start_capacity;
-    ndem_row *rows; /* solver order */
-    ndem_row_cold *cold; /* solver order, parallel to rows */
-    double *ug;     /* 6 per geometry row: surface velocity at the contact, angular velocity */
+    ndem_packet *packets; /* colour after colour */
+    unsigned char *fill;  /* per packet: lanes in use (from lane 0) */
+    ndem_row_cold *cold;  /* per row */
+    float *residual;      /* 3 per packet: sums of its lanes' residuals */
+    long packet_count, packet_capacity;
+    ndem_f8 *vs; /* velocity slots: v, w, inverse mass, inverse inertia */
+    long slot_count, slot_capacity;
+    double *ug; /* 6 per geometry row: surface velocity at the contact, angular velocity */
     long ug_capacity;
-    long row_capacity;
-    long geometry_rows;   /* rows [0, geometry_rows) touch geometry */
-    long *group_start;    /* geometry rows grouped by particle */
-    long group_count, group_capacity;
+    long geometry_rows;
+    ndem_f8 *impact_v;           /* per packet: impact stage target speeds */
+    unsigned char *impact_lanes; /* per packet: lanes in the impact stage (bits) */
+    long impact_capacity;
     ndem_pair_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;
     int color_count;
-    long color_start[66]; /* colour c: rows [color_start[c], color_start[c+1]) */
+    long color_start[66]; /* colour c: packets [color_start[c], color_start[c+1]) */
     uint64_t *color_mask; /* per body, colouring scratch */
     long mask_capacity;
-    double *residual;     /* 3 per row: normal, friction, rolling */
-    int *island;          /* per body: union-find parent for the impact stage */
+    int *island; /* per body: union-find parent for the impact stage */
     long island_capacity;
 } ndem_contacts;
 
 /* Warm-start history: last step's contacts in pair order with their
  * impulses as world vectors, so a rotated tangent basis can be re-projected. */
 typedef struct ndem_history {
-    long bodies;    /* bodies covered by start */
+    long bodies; /* bodies covered by start */
     long count;
-    long *start;    /* bodies + 1 */
+    long *start; /* bodies + 1 */
     int *key_b;
-    double *lam;    /* 7 per contact: normal, friction vector, rolling vector */
+    double *lam; /* 7 per contact: normal, friction vector, rolling vector */
     long capacity, start_capacity;
 } ndem_history;
 
@@ -127,7 +129,7 @@ typedef struct ndem_grid {
     long table_size;
     long *cell_start; /* table_size + 1 */
     long *sorted;
-    int *coord;       /* 3 per body: integer cell coordinates */
+    int *coord; /* 3 per body: integer cell coordinates */
     uint32_t *bucket;
     long capacity, table_capacity;
 } ndem_grid;
@@ -147,7 +149,7 @@ struct ndem_sim {
     ndem_history history;
     ndem_grid grid;
     double bounds_min[3], bounds_max[3]; /* leaving these is an error */
-    double d_avg;       /* characteristic diameter for the impact velocity */
+    double d_avg;                        /* characteristic diameter for the impact velocity */
     double v_imp;
     long step;
     double time;
@@ -157,9 +159,9 @@ struct ndem_sim {
     struct ndem_dem *dem; /* smooth DEM state (dem.c); NULL for NDEM */
     int forced_count;     /* generators with an external force on their particles */
     struct ndem_forced {
-        long first, end;  /* creation ids [first, end) */
+        long first, end; /* creation ids [first, end) */
         double force[3], rate[3];
-    } *forced;
+    } * forced;
     char error[256];
 };
 
@@ -185,7 +187,7 @@ int ndem_contacts_store_history(ndem_sim *sim);
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h);
 void ndem_grid_destroy(ndem_grid *g);
 void ndem_solve(ndem_sim *sim);
-void ndem_row_warm_start(const ndem_sim *sim, ndem_row *row, int hist_index);
+void ndem_packet_warm_start(const ndem_sim *sim, long packet);
 
 /* Sphere against one geometry: writes up to 6 contacts (normal from the
  * sphere into the geometry, overlap, feature id) within `margin`. */
@@ -208,7 +210,7 @@ void ndem_geometry_bounds(const ndem_geometry_def *g, double *lo, double *hi);
 typedef struct ndem_contact_geom {
     double n[3];
     double delta, la, lb, d_eff;
-    int b;          /* particle index, or -1 - geometry index */
+    int b; /* particle index, or -1 - geometry index */
     int material_b;
     double ug[6];
 } ndem_contact_geom;

@@ -1,0 +1,332 @@
+/* rows.c - the solver's rows: colour the contact graph into packets of
+ * NDEM_LANES rows, prepare the SPOOK rows with the Hertz mapping, warm start
+ * them from last step's impulses and store the impulses for the next step.
+ *
+ * Contacts arrive in pair order (contacts.c); every loop here either runs in
+ * that order or writes each row's own lanes, so the thread count never
+ * changes a result. */
+#include "sim.h"
+#include "vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define E_H 1.25 /* Hertz mapping exponent, seed 000 eq. (35.3) */
+
+static int ensure(void **p, long *cap, long need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    long c = *cap > 0 ? *cap : 256;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, elem * (size_t)c);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Like ensure, 64-byte aligned for the vector fields; the old contents are
+ * not kept (rows are rebuilt every step). */
+static int ensure_aligned(void **p, long *cap, long need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    long c = *cap > 0 ? *cap : 64;
+    while (c < need) c *= 2;
+    size_t bytes = (elem * (size_t)c + 63) / 64 * 64;
+    void *q = aligned_alloc(64, bytes);
+    if (!q) return -1;
+    free(*p);
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Greedy colouring in pair order with a 64-bit colour mask per body:
+ * contacts of one colour share no particle, so each colour is solved in
+ * parallel, NDEM_LANES rows at a time, and the sweep equals a serial
+ * Gauss-Seidel sweep in colour order (seed 000 35.6). A geometry row
+ * occupies its particle only. Contacts that find no colour go to a last
+ * set solved serially, one row per packet. */
+int ndem_contacts_color(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    long n = sim->bodies.count;
+    if (ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(uint64_t))) return -1;
+    memset(c->color_mask, 0, sizeof(uint64_t) * (size_t)n);
+    long counts[65] = {0}, geo = 0;
+    uint64_t *mask = c->color_mask;
+    for (long k = 0; k < c->count; k++) {
+        int a = c->key_a[k], b = c->key_b[k];
+        uint64_t used = mask[a] | (b >= 0 ? mask[b] : 0);
+        int color = used == ~0ULL ? 64 : __builtin_ctzll(~used);
+        if (color < 64) {
+            mask[a] |= 1ULL << color;
+            if (b >= 0) mask[b] |= 1ULL << color;
+        }
+        c->slot[k] = color; /* temporarily the colour */
+        counts[color]++;
+        geo += b < 0;
+    }
+    int colors = 0;
+    for (int q = 0; q < 65; q++)
+        if (counts[q]) colors = q + 1;
+    c->color_count = colors;
+    c->geometry_rows = geo;
+    long packets = 0;
+    for (int q = 0; q <= colors; q++) {
+        c->color_start[q] = packets;
+        if (q < colors) packets += q < 64 ? (counts[q] + NDEM_LANES - 1) / NDEM_LANES : counts[q];
+    }
+    if (packets > c->packet_capacity) {
+        long cap = packets + packets / 2 + 64;
+        ndem_packet *pk = aligned_alloc(64, sizeof(ndem_packet) * (size_t)cap);
+        unsigned char *fill = malloc((size_t)cap);
+        ndem_row_cold *cold = malloc(sizeof(ndem_row_cold) * NDEM_LANES * (size_t)cap);
+        float *res = malloc(3 * sizeof(float) * (size_t)cap);
+        if (!pk || !fill || !cold || !res) {
+            free(pk), free(fill), free(cold), free(res);
+            return -1;
+        }
+        free(c->packets), free(c->fill), free(c->cold), free(c->residual);
+        c->packets = pk, c->fill = fill, c->cold = cold, c->residual = res;
+        c->packet_capacity = cap;
+    }
+    c->packet_count = packets;
+    long slots = n + geo + 1; /* bodies, geometry rows, one zero slot */
+    if (ensure_aligned((void **)&c->vs, &c->slot_capacity, slots, sizeof(ndem_f8))) return -1;
+    c->slot_count = slots;
+    if (ensure((void **)&c->ug, &c->ug_capacity, 6 * geo + 6, sizeof(double))) return -1;
+
+    /* Rows of a colour fill its packets lane after lane in pair order. */
+    long next[65];
+    for (int q = 0; q < colors; q++) next[q] = c->color_start[q] * NDEM_LANES;
+    long g = 0;
+    for (long k = 0; k < c->count; k++) {
+        int q = (int)c->slot[k];
+        long at = next[q];
+        next[q] += q < 64 ? 1 : NDEM_LANES;
+        c->slot[k] = (int)at;
+        c->cold[at].geometry = c->key_b[k] < 0 ? (int)g++ : -1;
+    }
+    for (int q = 0; q < colors; q++)
+        for (long p = c->color_start[q]; p < c->color_start[q + 1]; p++) {
+            long left = q < 64 ? counts[q] - (p - c->color_start[q]) * NDEM_LANES : 1;
+            c->fill[p] = (unsigned char)(left < NDEM_LANES ? left : NDEM_LANES);
+        }
+    return 0;
+}
+
+/* Finds last step's entry of the contact (a, key) for the warm start. */
+static int history_find(const ndem_history *hist, int a, int key)
+{
+    if (a >= hist->bodies) return -1;
+    for (long k = hist->start[a]; k < hist->start[a + 1]; k++)
+        if (hist->key_b[k] == key) return (int)k;
+    return -1;
+}
+
+/* Clears lane l of every field of a packet and points it at the zero slot:
+ * an unused lane computes zeros and is never stored. */
+static void clear_lane(ndem_packet *p, int l, int zero_slot)
+{
+    unsigned char *field = (unsigned char *)p;
+    for (size_t f = 0; f < sizeof *p; f += NDEM_LANES * sizeof(float))
+        memset(field + f + (size_t)l * sizeof(float), 0, sizeof(float));
+    p->a[l] = p->b[l] = zero_slot;
+}
+
+static void prepare_row(ndem_sim *sim, long k)
+{
+    ndem_contacts *c = &sim->contacts;
+    const ndem_bodies *b = &sim->bodies;
+    double h = sim->solver.time_step;
+    int a = c->key_a[k], key = c->key_b[k];
+    long at = c->slot[k];
+    ndem_packet *row = &c->packets[at / NDEM_LANES];
+    int l = (int)(at % NDEM_LANES);
+    ndem_row_cold *cold = &c->cold[at];
+    const double *va = &b->vel[6 * a];
+    ndem_contact_geom geom;
+    ndem_contact_geometry(sim, a, key, &geom);
+    double d_eff = geom.d_eff, vb[3], delta = geom.delta, t1[3], t2[3];
+    const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], geom.material_b);
+    ndem_tangents(geom.n, t1, t2);
+    row->a[l] = a;
+    for (int q = 0; q < 3; q++) {
+        row->n[q][l] = (float)geom.n[q];
+        row->t1[q][l] = (float)t1[q];
+    }
+    row->la[l] = (float)geom.la;
+    row->lb[l] = (float)geom.lb;
+    if (key >= 0) {
+        row->b[l] = key;
+        memcpy(vb, &b->vel[6 * key], sizeof vb);
+    } else {
+        /* the geometry's own slot: its velocity, zero inverse masses */
+        long slot = b->count + cold->geometry;
+        row->b[l] = (int)slot;
+        memcpy(&c->ug[6 * cold->geometry], geom.ug, sizeof geom.ug);
+        for (int q = 0; q < 6; q++) c->vs[slot][q] = (float)geom.ug[q];
+        c->vs[slot][6] = c->vs[slot][7] = 0.0f;
+        memcpy(vb, geom.ug, sizeof vb);
+    }
+    cold->delta = delta;
+
+    /* Hertz mapping, seed 000 eq. (35.3) with the exponent of seed 003. */
+    double nu = pp->poisson_ratio;
+    double kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
+    double eps = E_H / kn;
+    double tau = sim->solver.damping_steps * h;
+    if (pp->viscosity > 0 && nu > 0) {
+        double cdamp = 4.0 * (1 - nu * nu) * (1 - 2 * nu) * pp->viscosity /
+                       (15.0 * pp->young_modulus * nu * nu);
+        tau = ndem_max(tau, cdamp / E_H); /* eps_n / gamma_n = c / e_H, eq. (35.12) */
+    }
+    if (pp->damping_time > 0) tau = pp->damping_time;
+    double de = delta - pp->adhesive_overlap; /* adhesion, seed 000 35.4.6 */
+    double mag = fabs(de), s, sig_n;
+    cold->gap = delta < 0;
+    if (cold->gap) {
+        /* Apart: a speculative row lets the gap close within the step and no
+         * further, so free flight is untouched until the bodies meet; the
+         * impact stage has already handled a fast arrival. */
+        cold->phi = -delta;
+        s = 1.0;
+        cold->ups = 0.0;
+        sig_n = 0.0;
+    } else {
+        cold->phi = de > 0 ? -pow(mag, E_H) : pow(mag, E_H);
+        /* The row scale vanishes with the overlap; a floor keeps it solvable. */
+        s = E_H * pow(ndem_max(mag, 1e-6 * d_eff), E_H - 1.0);
+        cold->ups = 1.0 / (1.0 + 4.0 * tau / h);
+        sig_n = 4.0 / (h * h) * eps * cold->ups;
+    }
+    double sig_t = sim->solver.friction_compliance / h; /* gamma_t = gamma_r, PHYSICS.md */
+    double sig_r = sig_t;
+    double r_eff = 0.5 * d_eff;
+    row->s[l] = (float)s;
+    row->sig_n[l] = (float)sig_n;
+    row->mu[l] = (float)pp->friction;
+    row->mur[l] = (float)(pp->rolling * r_eff);
+    row->mut[l] = (float)(pp->twisting * r_eff);
+    row->lo_n[l] =
+        (pp->adhesion > 0 && delta > 0 && de < 0) ? (float)(-pp->adhesion * h / s) : 0.0f;
+
+    double ima = b->inv_mass[a], iia = b->inv_inertia[a];
+    double imb = key >= 0 ? b->inv_mass[key] : 0.0, iib = key >= 0 ? b->inv_inertia[key] : 0.0;
+    double dn = s * s * (ima + imb) + sig_n;
+    double dt = ima + imb + iia * geom.la * geom.la + iib * geom.lb * geom.lb + sig_t;
+    double dr = iia + iib + sig_r; /* zero for two rotation-locked bodies */
+    row->inv_dn[l] = (float)(1.0 / dn);
+    row->inv_dt[l] = (float)(1.0 / dt);
+    row->inv_dr[l] = dr > 0 ? (float)(1.0 / dr) : 0.0f;
+
+    /* Impact stage classification (seed 000 eq. 35.6). */
+    double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
+    double vsep = ndem_dot(geom.n, dv);
+    cold->impact = 0;
+    cold->v_target = 0.0;
+    /* Impacting: approaching faster than v_imp and meeting within this step
+     * (gravity's pull during the step counted in). */
+    double g = sqrt(ndem_dot(sim->gravity, sim->gravity));
+    if (-vsep > sim->v_imp && delta - h * vsep + h * h * g > 0) {
+        cold->impact = 2;
+        cold->v_target = pp->restitution * -vsep;
+    } else if (delta >= 0) {
+        cold->impact = 1;
+    }
+
+    /* The impact stage starts from zero impulses in lam; the warm start
+     * (ndem_packet_warm_start) fills lam after it. */
+    for (int q = 0; q < 6; q++) row->lam[q][l] = 0.0f;
+    cold->hist = sim->solver.warm_start ? history_find(&sim->history, a, key) : -1;
+}
+
+int ndem_contacts_prepare(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    int zero_slot = (int)(c->slot_count - 1);
+    memset(&c->vs[zero_slot], 0, sizeof c->vs[zero_slot]);
+#pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
+    {
+#pragma omp for schedule(static)
+        for (long k = 0; k < c->count; k++) prepare_row(sim, k);
+#pragma omp for schedule(static)
+        for (long p = 0; p < c->packet_count; p++)
+            for (int l = c->fill[p]; l < NDEM_LANES; l++) clear_lane(&c->packets[p], l, zero_slot);
+    }
+    return 0;
+}
+
+/* History-based warm start, seed 003 eq. (7): impulses re-projected on this
+ * step's basis, then clamped to this step's bounds. Runs after the impact
+ * stage, which the warm start does not enter (PHYSICS.md). */
+void ndem_packet_warm_start(const ndem_sim *sim, long p)
+{
+    const ndem_contacts *c = &sim->contacts;
+    ndem_packet *row = &c->packets[p];
+    double beta = sim->solver.warm_start_factor;
+    for (int l = 0; l < c->fill[p]; l++) {
+        int hist_index = c->cold[p * NDEM_LANES + l].hist;
+        for (int q = 0; q < 6; q++) row->lam[q][l] = 0.0f;
+        if (hist_index < 0) continue;
+        const double *hist = sim->history.lam + 7 * (size_t)hist_index;
+        const double *rot = hist + 4; /* rolling and twisting impulse vector */
+        double n[3], t1[3], t2[3];
+        for (int q = 0; q < 3; q++) n[q] = row->n[q][l], t1[q] = row->t1[q][l];
+        ndem_cross(n, t1, t2);
+        double s = row->s[l], mu = row->mu[l], mur = row->mur[l], mut = row->mut[l];
+        double lam0 = ndem_max(beta * hist[0] / s, row->lo_n[l]);
+        double F = ndem_max(s * lam0, 0.0);
+        double f1 = beta * ndem_dot(hist + 1, t1), f2 = beta * ndem_dot(hist + 1, t2);
+        double lim = mu * F, len = sqrt(f1 * f1 + f2 * f2);
+        if (len > lim) f1 *= lim / len, f2 *= lim / len;
+        double r1 = beta * ndem_dot(rot, t1), r2 = beta * ndem_dot(rot, t2);
+        lim = mur * F;
+        len = sqrt(r1 * r1 + r2 * r2);
+        if (len > lim) r1 *= lim / len, r2 *= lim / len;
+        double tl = mut * F, tw = ndem_min(ndem_max(beta * ndem_dot(rot, n), -tl), tl);
+        double lam[6] = {lam0, f1, f2, r1, r2, tw};
+        for (int q = 0; q < 6; q++) row->lam[q][l] = (float)lam[q];
+    }
+}
+
+/* The impulses of this step become the next step's warm start (physical
+ * normal impulse, friction and rolling impulses as world vectors). */
+int ndem_contacts_store_history(ndem_sim *sim)
+{
+    const ndem_contacts *c = &sim->contacts;
+    ndem_history *h = &sim->history;
+    long nb = sim->bodies.count;
+    if (ensure((void **)&h->start, &h->start_capacity, nb + 1, sizeof(long))) return -1;
+    if (c->count > h->capacity) {
+        long cap = c->count + c->count / 2 + 256;
+        int *kb = realloc(h->key_b, sizeof(int) * (size_t)cap);
+        if (kb) h->key_b = kb;
+        double *lam = realloc(h->lam, 7 * sizeof(double) * (size_t)cap);
+        if (lam) h->lam = lam;
+        if (!kb || !lam) return -1;
+        h->capacity = cap;
+    }
+    memcpy(h->start, c->start, sizeof(long) * (size_t)(nb + 1));
+    if (c->count > 0) memcpy(h->key_b, c->key_b, sizeof(int) * (size_t)c->count);
+    h->bodies = nb;
+    h->count = c->count;
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
+    for (long k = 0; k < c->count; k++) {
+        long at = c->slot[k];
+        const ndem_packet *r = &c->packets[at / NDEM_LANES];
+        int l = (int)(at % NDEM_LANES);
+        double n[3], t1[3], t2[3], lam[6], *o = &h->lam[7 * k];
+        for (int q = 0; q < 3; q++) n[q] = r->n[q][l], t1[q] = r->t1[q][l];
+        for (int q = 0; q < 6; q++) lam[q] = r->lam[q][l];
+        ndem_cross(n, t1, t2);
+        o[0] = (double)r->s[l] * lam[0];
+        for (int q = 0; q < 3; q++) {
+            o[1 + q] = lam[1] * t1[q] + lam[2] * t2[q];
+            o[4 + q] = lam[3] * t1[q] + lam[4] * t2[q] + lam[5] * n[q];
+        }
+    }
+    return 0;
+}

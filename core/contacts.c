@@ -41,10 +41,12 @@ static int pair_contact(const ndem_bodies *b, long i, long j, double h)
     double dist2 = ndem_dot(d, d);
     double reach = rr + 0.05 * ndem_min(b->radius[i], b->radius[j]);
     if (dist2 < reach * reach) return 1;
-    double dist = sqrt(dist2);
     const double *vi = &b->vel[6 * i], *vj = &b->vel[6 * j];
     double dv[3] = {vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]};
-    double approach = ndem_dot(dv, d) / dist;
+    double closing = ndem_dot(dv, d);
+    if (closing <= 0) return 0; /* apart beyond the reach and not approaching */
+    double dist = sqrt(dist2);
+    double approach = closing / dist;
     return keep_pair(dist - rr, approach, ndem_min(b->radius[i], b->radius[j]), h);
 }
 
@@ -214,6 +216,7 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
     free(c->vs);
     free(c->ug);
     free(c->impact_v);
+    free(c->impact_lam);
     free(c->impact_lanes);
     free(c->color_mask);
     free(c->island);

@@ -136,6 +136,35 @@ static void clear_lane(ndem_packet *p, int l, int zero_slot)
     p->a[l] = p->b[l] = zero_slot;
 }
 
+/* History-based warm start, seed 003 eq. (7): last step's impulses
+ * re-projected on this step's basis, then clamped to this step's bounds.
+ * The impact stage keeps impulses of its own and never sees these
+ * (PHYSICS.md). Runs in pair order, so the history streams by. */
+static void warm_start(const ndem_sim *sim, ndem_packet *row, int l, int hist_index)
+{
+    for (int q = 0; q < 6; q++) row->lam[q][l] = 0.0f;
+    if (hist_index < 0) return;
+    double beta = sim->solver.warm_start_factor;
+    const double *hist = sim->history.lam + 7 * (size_t)hist_index;
+    const double *rot = hist + 4; /* rolling and twisting impulse vector */
+    double n[3], t1[3], t2[3];
+    for (int q = 0; q < 3; q++) n[q] = row->n[q][l], t1[q] = row->t1[q][l];
+    ndem_cross(n, t1, t2);
+    double s = row->s[l], mu = row->mu[l], mur = row->mur[l], mut = row->mut[l];
+    double lam0 = ndem_max(beta * hist[0] / s, row->lo_n[l]);
+    double F = ndem_max(s * lam0, 0.0);
+    double f1 = beta * ndem_dot(hist + 1, t1), f2 = beta * ndem_dot(hist + 1, t2);
+    double lim = mu * F, len = sqrt(f1 * f1 + f2 * f2);
+    if (len > lim) f1 *= lim / len, f2 *= lim / len;
+    double r1 = beta * ndem_dot(rot, t1), r2 = beta * ndem_dot(rot, t2);
+    lim = mur * F;
+    len = sqrt(r1 * r1 + r2 * r2);
+    if (len > lim) r1 *= lim / len, r2 *= lim / len;
+    double tl = mut * F, tw = ndem_min(ndem_max(beta * ndem_dot(rot, n), -tl), tl);
+    double lam[6] = {lam0, f1, f2, r1, r2, tw};
+    for (int q = 0; q < 6; q++) row->lam[q][l] = (float)lam[q];
+}
+
 static void prepare_row(ndem_sim *sim, long k)
 {
     ndem_contacts *c = &sim->contacts;
@@ -237,10 +266,7 @@ static void prepare_row(ndem_sim *sim, long k)
         cold->impact = 1;
     }
 
-    /* The impact stage starts from zero impulses in lam; the warm start
-     * (ndem_packet_warm_start) fills lam after it. */
-    for (int q = 0; q < 6; q++) row->lam[q][l] = 0.0f;
-    cold->hist = sim->solver.warm_start ? history_find(&sim->history, a, key) : -1;
+    warm_start(sim, row, l, sim->solver.warm_start ? history_find(&sim->history, a, key) : -1);
 }
 
 int ndem_contacts_prepare(ndem_sim *sim)
@@ -257,39 +283,6 @@ int ndem_contacts_prepare(ndem_sim *sim)
             for (int l = c->fill[p]; l < NDEM_LANES; l++) clear_lane(&c->packets[p], l, zero_slot);
     }
     return 0;
-}
-
-/* History-based warm start, seed 003 eq. (7): impulses re-projected on this
- * step's basis, then clamped to this step's bounds. Runs after the impact
- * stage, which the warm start does not enter (PHYSICS.md). */
-void ndem_packet_warm_start(const ndem_sim *sim, long p)
-{
-    const ndem_contacts *c = &sim->contacts;
-    ndem_packet *row = &c->packets[p];
-    double beta = sim->solver.warm_start_factor;
-    for (int l = 0; l < c->fill[p]; l++) {
-        int hist_index = c->cold[p * NDEM_LANES + l].hist;
-        for (int q = 0; q < 6; q++) row->lam[q][l] = 0.0f;
-        if (hist_index < 0) continue;
-        const double *hist = sim->history.lam + 7 * (size_t)hist_index;
-        const double *rot = hist + 4; /* rolling and twisting impulse vector */
-        double n[3], t1[3], t2[3];
-        for (int q = 0; q < 3; q++) n[q] = row->n[q][l], t1[q] = row->t1[q][l];
-        ndem_cross(n, t1, t2);
-        double s = row->s[l], mu = row->mu[l], mur = row->mur[l], mut = row->mut[l];
-        double lam0 = ndem_max(beta * hist[0] / s, row->lo_n[l]);
-        double F = ndem_max(s * lam0, 0.0);
-        double f1 = beta * ndem_dot(hist + 1, t1), f2 = beta * ndem_dot(hist + 1, t2);
-        double lim = mu * F, len = sqrt(f1 * f1 + f2 * f2);
-        if (len > lim) f1 *= lim / len, f2 *= lim / len;
-        double r1 = beta * ndem_dot(rot, t1), r2 = beta * ndem_dot(rot, t2);
-        lim = mur * F;
-        len = sqrt(r1 * r1 + r2 * r2);
-        if (len > lim) r1 *= lim / len, r2 *= lim / len;
-        double tl = mut * F, tw = ndem_min(ndem_max(beta * ndem_dot(rot, n), -tl), tl);
-        double lam[6] = {lam0, f1, f2, r1, r2, tw};
-        for (int q = 0; q < 6; q++) row->lam[q][l] = (float)lam[q];
-    }
 }
 
 /* The impulses of this step become the next step's warm start (physical

@@ -101,6 +101,7 @@ typedef struct ndem_contacts {
     long ug_capacity;
     long geometry_rows;
     ndem_f8 *impact_v;           /* per packet: impact stage target speeds */
+    ndem_f8 *impact_lam;         /* 6 per packet: the impact stage's own impulses */
     unsigned char *impact_lanes; /* per packet: lanes in the impact stage (bits) */
     long impact_capacity;
     ndem_pair_block *blocks; /* narrow-phase buffers, one per block of bodies */
@@ -124,12 +125,17 @@ typedef struct ndem_history {
     long capacity, start_capacity;
 } ndem_history;
 
+/* The broad phase's cells: a dense block of cells over the particles'
+ * bounding box when it is small (x fastest, so three neighbouring cells of a
+ * row are one range of `sorted`), otherwise a hash of the cell coordinates. */
 typedef struct ndem_grid {
     double cell, inv_cell;
+    int dense;        /* 1: dense block lo + [0, dim) */
+    int lo[3], dim[3];
     long table_size;
     long *cell_start; /* table_size + 1 */
-    long *sorted;
-    int *coord; /* 3 per body: integer cell coordinates */
+    long *sorted;     /* bodies by cell (bucket), in body order within one */
+    int *coord;       /* 3 per body: integer cell coordinates */
     uint32_t *bucket;
     long capacity, table_capacity;
 } ndem_grid;
@@ -187,7 +193,6 @@ int ndem_contacts_store_history(ndem_sim *sim);
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h);
 void ndem_grid_destroy(ndem_grid *g);
 void ndem_solve(ndem_sim *sim);
-void ndem_packet_warm_start(const ndem_sim *sim, long packet);
 
 /* Sphere against one geometry: writes up to 6 contacts (normal from the
  * sphere into the geometry, overlap, feature id) within `margin`. */

@@ -71,8 +71,9 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
     const ndem_f8 t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
                            n[0] * t1[1] - n[1] * t1[0]}; /* n x t1 */
     const ndem_f8 zero = ndem_f8_set(0.0f);
+    ndem_f8 *lam = st == STAGE_IMPACT ? &c->impact_lam[6 * p] : P->lam;
     ndem_f8 L[6], d[6];
-    for (int q = 0; q < 6; q++) L[q] = P->lam[q];
+    for (int q = 0; q < 6; q++) L[q] = lam[q];
     ndem_f8 rn = zero, r1 = zero, r2 = zero, q1 = zero, q2 = zero, q3 = zero;
     if (st == STAGE_WARM) {
         /* warm step, seed 003 eq. (8): v += M^-1 G^T lambda_0 */
@@ -137,9 +138,9 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         if (st == STAGE_IMPACT) /* lanes outside the stage keep everything */
             for (int q = 0; q < 6; q++) {
                 d[q] = ndem_f8_sel(active, d[q], zero);
-                L[q] = ndem_f8_sel(active, L[q], P->lam[q]);
+                L[q] = ndem_f8_sel(active, L[q], lam[q]);
             }
-        for (int q = 0; q < 6; q++) P->lam[q] = L[q];
+        for (int q = 0; q < 6; q++) lam[q] = L[q];
     }
     /* v += M^-1 G^T d: the lever terms d_a x t1 = la t2, d_a x t2 = -la t1 */
     for (int q = 0; q < 3; q++) {
@@ -286,13 +287,14 @@ static int impact_packets(ndem_contacts *c)
     if (c->packet_count > c->impact_capacity) {
         long cap = c->packet_capacity;
         ndem_f8 *v = aligned_alloc(64, (sizeof(ndem_f8) * (size_t)cap + 63) / 64 * 64);
+        ndem_f8 *lam = aligned_alloc(64, 6 * sizeof(ndem_f8) * (size_t)cap);
         unsigned char *m = malloc((size_t)cap);
-        if (!v || !m) {
-            free(v), free(m);
+        if (!v || !lam || !m) {
+            free(v), free(lam), free(m);
             return -1;
         }
-        free(c->impact_v), free(c->impact_lanes);
-        c->impact_v = v, c->impact_lanes = m;
+        free(c->impact_v), free(c->impact_lam), free(c->impact_lanes);
+        c->impact_v = v, c->impact_lam = lam, c->impact_lanes = m;
         c->impact_capacity = cap;
     }
     for (long p = 0; p < c->packet_count; p++) {
@@ -305,6 +307,7 @@ static int impact_packets(ndem_contacts *c)
         }
         c->impact_lanes[p] = (unsigned char)lanes;
         c->impact_v[p] = v;
+        for (int q = 0; q < 6; q++) c->impact_lam[6 * p + q] = (ndem_f8){0};
     }
     return 0;
 }
@@ -358,13 +361,10 @@ void ndem_solve(ndem_sim *sim)
             for (int it = 0; it < imp_it; it++) sweep(&x, STAGE_IMPACT, 0);
             store_slots(sim);
         }
-        /* The impact impulses are dropped; lam takes the warm start, and
-         * the right-hand side the post-impact velocities. */
+        /* The impact impulses are dropped (lam holds the warm start); the
+         * right-hand side takes the post-impact velocities. */
 #pragma omp for schedule(static)
-        for (long p = 0; p < c->packet_count; p++) {
-            ndem_packet_warm_start(sim, p);
-            right_hand_side(sim, p);
-        }
+        for (long p = 0; p < c->packet_count; p++) right_hand_side(sim, p);
         /* Pre-step: external forces (gravity). */
 #pragma omp for schedule(static)
         for (long i = 0; i < nb; i++)

@@ -11,9 +11,10 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-psabi
 # -Wno-psabi: the solver's vectors pass between static inline functions only,
 # never across a library boundary, so the ABI note of non-AVX builds is moot.
 # -ffp-contract=off: results must not depend on fused multiply-adds the
-# compiler chose, so that states hash identically everywhere.
+# compiler chose, so that states hash identically everywhere. -fno-math-errno:
+# sqrt may become one vector instruction (same correctly rounded result).
 BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fopenmp \
-           -ffp-contract=off -Icore -Iapi $(WARN)
+           -ffp-contract=off -fno-math-errno -Icore -Iapi $(WARN)
 RELEASE := -O3 -g
 # NATIVE=1 (make bench NATIVE=1): this machine's whole instruction set, in its own
 # tree; results stay bit-identical (-ffp-contract=off), see docs/performance.md.

@@ -1,7 +1,8 @@
-/* lanes.h (internal) - eight float32 lanes, the solver's working width
+/* lanes.h (internal) - sixteen float32 lanes, the solver's working width
  * (STYLE.md: SIMD over colour batches). GCC/clang vector extensions compile
- * it to one AVX register, two SSE registers, or half an AVX-512 one, so the
- * same source runs on every x86-64 and the width never changes the results:
+ * it to one AVX-512 register, two AVX or four SSE registers (independent
+ * halves whose instructions interleave, hiding latency), so the same source
+ * runs on every x86-64 and the width never changes the results:
  * each lane performs the same IEEE operations in the same order (sqrt and
  * division are correctly rounded; -ffp-contract=off forbids fused
  * multiply-adds), whatever instructions the build uses. */
@@ -12,56 +13,46 @@
 #error "ndem's solver needs GCC or clang vector extensions"
 #endif
 
-#if defined(__SSE__)
-#include <immintrin.h>
-#endif
 #include <math.h>
 
-#define NDEM_LANES 8
+#define NDEM_LANES 16
 
-typedef float ndem_f8 __attribute__((vector_size(NDEM_LANES * sizeof(float))));
-typedef int ndem_m8 __attribute__((vector_size(NDEM_LANES * sizeof(int))));
+typedef float ndem_fv __attribute__((vector_size(NDEM_LANES * sizeof(float))));
+typedef int ndem_mv __attribute__((vector_size(NDEM_LANES * sizeof(int))));
+/* eight floats: one body's velocity slot (sim.h) */
+typedef float ndem_f8 __attribute__((vector_size(8 * sizeof(float))));
 
-static inline ndem_f8 ndem_f8_set(float v) { return (ndem_f8){v, v, v, v, v, v, v, v}; }
+static inline ndem_fv ndem_fv_set(float v) { return v - (ndem_fv){0}; }
 
 /* m ? a : b per lane (m from a comparison: all ones or all zeros) */
-static inline ndem_f8 ndem_f8_sel(ndem_m8 m, ndem_f8 a, ndem_f8 b)
+static inline ndem_fv ndem_fv_sel(ndem_mv m, ndem_fv a, ndem_fv b)
 {
-    return (ndem_f8)((m & (ndem_m8)a) | (~m & (ndem_m8)b));
+    return (ndem_fv)((m & (ndem_mv)a) | (~m & (ndem_mv)b));
 }
 
 /* ndem_max / ndem_min of vec.h, lane by lane (same NaN behaviour) */
-static inline ndem_f8 ndem_f8_max(ndem_f8 a, ndem_f8 b) { return ndem_f8_sel(a > b, a, b); }
-static inline ndem_f8 ndem_f8_min(ndem_f8 a, ndem_f8 b) { return ndem_f8_sel(a < b, a, b); }
+static inline ndem_fv ndem_fv_max(ndem_fv a, ndem_fv b) { return ndem_fv_sel(a > b, a, b); }
+static inline ndem_fv ndem_fv_min(ndem_fv a, ndem_fv b) { return ndem_fv_sel(a < b, a, b); }
 
-static inline ndem_f8 ndem_f8_sqrt(ndem_f8 a)
+/* lane by lane; built with -fno-math-errno, so it vectorises to the
+ * correctly rounded vector square root of the target */
+static inline ndem_fv ndem_fv_sqrt(ndem_fv a)
 {
-#if defined(__AVX__)
-    return (ndem_f8)_mm256_sqrt_ps((__m256)a);
-#elif defined(__SSE__)
-    __m128 lo = _mm_sqrt_ps(__builtin_shufflevector(a, a, 0, 1, 2, 3));
-    __m128 hi = _mm_sqrt_ps(__builtin_shufflevector(a, a, 4, 5, 6, 7));
-    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
-#else
-    for (int l = 0; l < NDEM_LANES; l++) a[l] = sqrtf(a[l]);
+    for (int l = 0; l < NDEM_LANES; l++) a[l] = __builtin_sqrtf(a[l]);
     return a;
-#endif
 }
 
-static inline ndem_f8 ndem_f8_abs(ndem_f8 a)
+static inline ndem_fv ndem_fv_abs(ndem_fv a)
 {
-    const ndem_m8 magnitude = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,
-                               0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-    return (ndem_f8)((ndem_m8)a & magnitude);
+    return (ndem_fv)((ndem_mv)a & (0x7fffffff - (ndem_mv){0}));
 }
 
-static inline ndem_f8 ndem_f8_dot(const ndem_f8 *a, const ndem_f8 *b)
+static inline ndem_fv ndem_fv_dot(const ndem_fv *a, const ndem_fv *b)
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* Transposes 8 x 8 floats in place: r[i][j] becomes r[j][i]. Gathers eight
- * bodies' velocity slots into one vector per component, and back. */
+/* Transposes 8 x 8 floats in place: r[i][j] becomes r[j][i]. */
 static inline void ndem_f8_transpose(ndem_f8 r[8])
 {
     ndem_f8 t[8], u[8];
@@ -79,6 +70,31 @@ static inline void ndem_f8_transpose(ndem_f8 r[8])
         r[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
         r[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
     }
+}
+
+/* The velocity slots of NDEM_LANES bodies as one vector per component. */
+static inline void ndem_gather(const ndem_f8 *vs, const int *slot, ndem_fv out[8])
+{
+    ndem_f8 lo[8], hi[8];
+    for (int l = 0; l < 8; l++) lo[l] = vs[slot[l]], hi[l] = vs[slot[8 + l]];
+    ndem_f8_transpose(lo);
+    ndem_f8_transpose(hi);
+    for (int q = 0; q < 8; q++)
+        out[q] = __builtin_shufflevector(lo[q], hi[q], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                         13, 14, 15);
+}
+
+/* ndem_gather's inverse for the first `fill` lanes. */
+static inline void ndem_scatter(ndem_f8 *vs, const int *slot, const ndem_fv in[8], int fill)
+{
+    ndem_f8 lo[8], hi[8];
+    for (int q = 0; q < 8; q++) {
+        lo[q] = __builtin_shufflevector(in[q], in[q], 0, 1, 2, 3, 4, 5, 6, 7);
+        hi[q] = __builtin_shufflevector(in[q], in[q], 8, 9, 10, 11, 12, 13, 14, 15);
+    }
+    ndem_f8_transpose(lo);
+    ndem_f8_transpose(hi);
+    for (int l = 0; l < fill; l++) vs[slot[l]] = l < 8 ? lo[l] : hi[l - 8];
 }
 
 #endif

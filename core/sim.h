@@ -54,14 +54,14 @@ typedef struct ndem_emitter_state {
  * Unused lanes (past ndem_contacts.fill) are zeros on a zero slot. */
 typedef struct ndem_packet {
     int a[NDEM_LANES], b[NDEM_LANES];
-    ndem_f8 n[3], t1[3];
-    ndem_f8 la, lb; /* lever arms |p - x_a|, |p - x_b| */
-    ndem_f8 s;      /* normal row scale e_H delta^(e_H - 1) */
-    ndem_f8 inv_dn, inv_dt, inv_dr;
-    ndem_f8 sig_n, q_n;
-    ndem_f8 mu, mur, mut; /* friction, mu_r r*, mu_t r* */
-    ndem_f8 lo_n;         /* lower bound of the normal impulse (adhesion, <= 0) */
-    ndem_f8 lam[6];       /* normal, t1, t2, r1, r2, twist */
+    ndem_fv n[3], t1[3];
+    ndem_fv la, lb; /* lever arms |p - x_a|, |p - x_b| */
+    ndem_fv s;      /* normal row scale e_H delta^(e_H - 1) */
+    ndem_fv inv_dn, inv_dt, inv_dr;
+    ndem_fv sig_n, q_n;
+    ndem_fv mu, mur, mut; /* friction, mu_r r*, mu_t r* */
+    ndem_fv lo_n;         /* lower bound of the normal impulse (adhesion, <= 0) */
+    ndem_fv lam[6];       /* normal, t1, t2, r1, r2, twist */
 } ndem_packet;
 
 /* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
@@ -100,9 +100,9 @@ typedef struct ndem_contacts {
     double *ug; /* 6 per geometry row: surface velocity at the contact, angular velocity */
     long ug_capacity;
     long geometry_rows;
-    ndem_f8 *impact_v;           /* per packet: impact stage target speeds */
-    ndem_f8 *impact_lam;         /* 6 per packet: the impact stage's own impulses */
-    unsigned char *impact_lanes; /* per packet: lanes in the impact stage (bits) */
+    ndem_fv *impact_v;           /* per packet: impact stage target speeds */
+    ndem_fv *impact_lam;         /* 6 per packet: the impact stage's own impulses */
+    unsigned *impact_lanes;      /* per packet: lanes in the impact stage (bits) */
     long impact_capacity;
     ndem_pair_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;

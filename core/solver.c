@@ -25,30 +25,17 @@ typedef enum { STAGE_IMPACT, STAGE_WARM, STAGE_CONTINUOUS } stage;
 /* Per-sweep constants. */
 typedef struct sweep_ctx {
     ndem_contacts *c;
-    ndem_f8 sig_t, sig_r; /* friction and rolling compliance / h */
+    ndem_fv sig_t, sig_r; /* friction and rolling compliance / h */
 } sweep_ctx;
 
 /* (x, y) projected on the disc of radius lim, lane by lane */
-static inline void project_disc(ndem_f8 *x, ndem_f8 *y, ndem_f8 lim)
+static inline void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
 {
-    ndem_f8 len2 = *x * *x + *y * *y;
-    ndem_m8 clamp = len2 > lim * lim;
-    ndem_f8 f = ndem_f8_sel(lim > 0, lim / ndem_f8_sqrt(len2), ndem_f8_set(0.0f));
-    *x = ndem_f8_sel(clamp, *x * f, *x);
-    *y = ndem_f8_sel(clamp, *y * f, *y);
-}
-
-/* One slot per lane, transposed to one vector per component (v, w, 1/m, 1/I). */
-static inline void gather(const ndem_f8 *vs, const int *slot, ndem_f8 v[8])
-{
-    for (int l = 0; l < NDEM_LANES; l++) v[l] = vs[slot[l]];
-    ndem_f8_transpose(v);
-}
-
-static inline void scatter(ndem_f8 *vs, const int *slot, ndem_f8 v[8], int fill)
-{
-    ndem_f8_transpose(v);
-    for (int l = 0; l < fill; l++) vs[slot[l]] = v[l];
+    ndem_fv len2 = *x * *x + *y * *y;
+    ndem_mv clamp = len2 > lim * lim;
+    ndem_fv f = ndem_fv_sel(lim > 0, lim / ndem_fv_sqrt(len2), ndem_fv_set(0.0f));
+    *x = ndem_fv_sel(clamp, *x * f, *x);
+    *y = ndem_fv_sel(clamp, *y * f, *y);
 }
 
 /* One packet of rows, all six rows of each contact, in the given stage
@@ -57,46 +44,46 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
 {
     ndem_contacts *c = x->c;
     ndem_packet *P = &c->packets[p];
-    ndem_m8 active = {0};
+    ndem_mv active = {0};
     if (st == STAGE_IMPACT) {
         unsigned lanes = c->impact_lanes[p];
         if (!lanes) return;
         for (int l = 0; l < NDEM_LANES; l++) active[l] = (lanes >> l) & 1 ? -1 : 0;
     }
-    ndem_f8 A[8], B[8];
-    gather(c->vs, P->a, A);
-    gather(c->vs, P->b, B);
-    const ndem_f8 ima = A[6], iia = A[7], imb = B[6], iib = B[7];
-    const ndem_f8 *n = P->n, *t1 = P->t1, la = P->la, lb = P->lb;
-    const ndem_f8 t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
+    ndem_fv A[8], B[8];
+    ndem_gather(c->vs, P->a, A);
+    ndem_gather(c->vs, P->b, B);
+    const ndem_fv ima = A[6], iia = A[7], imb = B[6], iib = B[7];
+    const ndem_fv *n = P->n, *t1 = P->t1, la = P->la, lb = P->lb;
+    const ndem_fv t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
                            n[0] * t1[1] - n[1] * t1[0]}; /* n x t1 */
-    const ndem_f8 zero = ndem_f8_set(0.0f);
-    ndem_f8 *lam = st == STAGE_IMPACT ? &c->impact_lam[6 * p] : P->lam;
-    ndem_f8 L[6], d[6];
+    const ndem_fv zero = ndem_fv_set(0.0f);
+    ndem_fv *lam = st == STAGE_IMPACT ? &c->impact_lam[6 * p] : P->lam;
+    ndem_fv L[6], d[6];
     for (int q = 0; q < 6; q++) L[q] = lam[q];
-    ndem_f8 rn = zero, r1 = zero, r2 = zero, q1 = zero, q2 = zero, q3 = zero;
+    ndem_fv rn = zero, r1 = zero, r2 = zero, q1 = zero, q2 = zero, q3 = zero;
     if (st == STAGE_WARM) {
         /* warm step, seed 003 eq. (8): v += M^-1 G^T lambda_0 */
         d[0] = P->s * L[0];
         for (int q = 1; q < 6; q++) d[q] = L[q];
     } else {
-        ndem_f8 dv[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
-        ndem_f8 ln, F, sig_t, sig_r, inv_dt, inv_dr;
+        ndem_fv dv[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
+        ndem_fv ln, F, sig_t, sig_r, inv_dt, inv_dr;
         if (st == STAGE_IMPACT) {
             /* Newton impact law on unregularised rows */
-            rn = ndem_f8_dot(n, dv) - c->impact_v[p];
-            ln = ndem_f8_max(L[0] - rn / (ima + imb), zero);
+            rn = ndem_fv_dot(n, dv) - c->impact_v[p];
+            ln = ndem_fv_max(L[0] - rn / (ima + imb), zero);
             d[0] = ln - L[0];
             F = ln;
             sig_t = sig_r = zero;
             inv_dt = 1.0f / (ima + imb + iia * la * la + iib * lb * lb);
-            ndem_f8 ir = iia + iib;
-            inv_dr = ndem_f8_sel(ir > 0, 1.0f / ir, zero);
+            ndem_fv ir = iia + iib;
+            inv_dr = ndem_fv_sel(ir > 0, 1.0f / ir, zero);
         } else {
-            rn = P->s * ndem_f8_dot(n, dv) - P->q_n + P->sig_n * L[0];
-            ln = ndem_f8_max(L[0] - rn * P->inv_dn, P->lo_n);
+            rn = P->s * ndem_fv_dot(n, dv) - P->q_n + P->sig_n * L[0];
+            ln = ndem_fv_max(L[0] - rn * P->inv_dn, P->lo_n);
             d[0] = P->s * (ln - L[0]);
-            F = ndem_f8_max(P->s * ln, zero); /* the physical normal impulse bounds friction */
+            F = ndem_fv_max(P->s * ln, zero); /* the physical normal impulse bounds friction */
             sig_t = x->sig_t, sig_r = x->sig_r;
             inv_dt = P->inv_dt, inv_dr = P->inv_dr;
         }
@@ -105,11 +92,11 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         for (int q = 0; q < 3; q++) dv[q] += (imb + ima) * d[0] * n[q];
         /* Friction rows: G_t1 v = t1.(vb - va) - la t2.wa - lb t2.wb, and
          * G_t2 v = t2.(vb - va) + la t1.wa + lb t1.wb (seed 003 eq. 18). */
-        ndem_f8 wa_t1 = ndem_f8_dot(&A[3], t1), wa_t2 = ndem_f8_dot(&A[3], t2);
-        ndem_f8 wb_t1 = ndem_f8_dot(&B[3], t1), wb_t2 = ndem_f8_dot(&B[3], t2);
-        r1 = ndem_f8_dot(t1, dv) - la * wa_t2 - lb * wb_t2 + sig_t * L[1];
-        r2 = ndem_f8_dot(t2, dv) + la * wa_t1 + lb * wb_t1 + sig_t * L[2];
-        ndem_f8 l1 = L[1] - r1 * inv_dt, l2 = L[2] - r2 * inv_dt;
+        ndem_fv wa_t1 = ndem_fv_dot(&A[3], t1), wa_t2 = ndem_fv_dot(&A[3], t2);
+        ndem_fv wb_t1 = ndem_fv_dot(&B[3], t1), wb_t2 = ndem_fv_dot(&B[3], t2);
+        r1 = ndem_fv_dot(t1, dv) - la * wa_t2 - lb * wb_t2 + sig_t * L[1];
+        r2 = ndem_fv_dot(t2, dv) + la * wa_t1 + lb * wb_t1 + sig_t * L[2];
+        ndem_fv l1 = L[1] - r1 * inv_dt, l2 = L[2] - r2 * inv_dt;
         project_disc(&l1, &l2, P->mu * F);
         d[1] = l1 - L[1];
         d[2] = l2 - L[2];
@@ -117,18 +104,18 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         L[2] = l2;
         /* Rolling and twisting rows act on the relative angular velocity;
          * the friction change enters it first. */
-        ndem_f8 dw[3];
+        ndem_fv dw[3];
         for (int q = 0; q < 3; q++) {
-            ndem_f8 ang = d[1] * t2[q] - d[2] * t1[q];
+            ndem_fv ang = d[1] * t2[q] - d[2] * t1[q];
             dw[q] = (B[3 + q] - iib * lb * ang) - (A[3 + q] - iia * la * ang);
         }
-        q1 = ndem_f8_dot(t1, dw) + sig_r * L[3];
-        q2 = ndem_f8_dot(t2, dw) + sig_r * L[4];
-        q3 = ndem_f8_dot(n, dw) + sig_r * L[5];
-        ndem_f8 m1 = L[3] - q1 * inv_dr, m2 = L[4] - q2 * inv_dr, m3 = L[5] - q3 * inv_dr;
+        q1 = ndem_fv_dot(t1, dw) + sig_r * L[3];
+        q2 = ndem_fv_dot(t2, dw) + sig_r * L[4];
+        q3 = ndem_fv_dot(n, dw) + sig_r * L[5];
+        ndem_fv m1 = L[3] - q1 * inv_dr, m2 = L[4] - q2 * inv_dr, m3 = L[5] - q3 * inv_dr;
         project_disc(&m1, &m2, P->mur * F);
-        ndem_f8 tl = P->mut * F;
-        m3 = ndem_f8_min(ndem_f8_max(m3, -tl), tl);
+        ndem_fv tl = P->mut * F;
+        m3 = ndem_fv_min(ndem_fv_max(m3, -tl), tl);
         d[3] = m1 - L[3];
         d[4] = m2 - L[4];
         d[5] = m3 - L[5];
@@ -137,28 +124,28 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         L[5] = m3;
         if (st == STAGE_IMPACT) /* lanes outside the stage keep everything */
             for (int q = 0; q < 6; q++) {
-                d[q] = ndem_f8_sel(active, d[q], zero);
-                L[q] = ndem_f8_sel(active, L[q], lam[q]);
+                d[q] = ndem_fv_sel(active, d[q], zero);
+                L[q] = ndem_fv_sel(active, L[q], lam[q]);
             }
         for (int q = 0; q < 6; q++) lam[q] = L[q];
     }
     /* v += M^-1 G^T d: the lever terms d_a x t1 = la t2, d_a x t2 = -la t1 */
     for (int q = 0; q < 3; q++) {
-        ndem_f8 lin = d[0] * n[q] + d[1] * t1[q] + d[2] * t2[q];
-        ndem_f8 ang = d[1] * t2[q] - d[2] * t1[q];
-        ndem_f8 rot = d[3] * t1[q] + d[4] * t2[q] + d[5] * n[q];
+        ndem_fv lin = d[0] * n[q] + d[1] * t1[q] + d[2] * t2[q];
+        ndem_fv ang = d[1] * t2[q] - d[2] * t1[q];
+        ndem_fv rot = d[3] * t1[q] + d[4] * t2[q] + d[5] * n[q];
         A[q] -= ima * lin;
         A[3 + q] -= iia * (la * ang + rot);
         B[q] += imb * lin;
         B[3 + q] += iib * (rot - lb * ang);
     }
     int fill = c->fill[p];
-    scatter(c->vs, P->a, A, fill);
-    scatter(c->vs, P->b, B, fill);
+    ndem_scatter(c->vs, P->a, A, fill);
+    ndem_scatter(c->vs, P->b, B, fill);
     if (st == STAGE_CONTINUOUS && want_residual) {
         /* residuals seen before the update, summed in lane order */
-        ndem_f8 e0 = ndem_f8_abs(rn), e1 = ndem_f8_sqrt(r1 * r1 + r2 * r2);
-        ndem_f8 e2 = ndem_f8_sqrt(q1 * q1 + q2 * q2 + q3 * q3);
+        ndem_fv e0 = ndem_fv_abs(rn), e1 = ndem_fv_sqrt(r1 * r1 + r2 * r2);
+        ndem_fv e2 = ndem_fv_sqrt(q1 * q1 + q2 * q2 + q3 * q3);
         float s0 = 0, s1 = 0, s2 = 0;
         for (int l = 0; l < fill; l++) s0 += e0[l], s1 += e1[l], s2 += e2[l];
         float *res = &c->residual[3 * p];
@@ -286,9 +273,9 @@ static int impact_packets(ndem_contacts *c)
 {
     if (c->packet_count > c->impact_capacity) {
         long cap = c->packet_capacity;
-        ndem_f8 *v = aligned_alloc(64, (sizeof(ndem_f8) * (size_t)cap + 63) / 64 * 64);
-        ndem_f8 *lam = aligned_alloc(64, 6 * sizeof(ndem_f8) * (size_t)cap);
-        unsigned char *m = malloc((size_t)cap);
+        ndem_fv *v = aligned_alloc(64, sizeof(ndem_fv) * (size_t)cap);
+        ndem_fv *lam = aligned_alloc(64, 6 * sizeof(ndem_fv) * (size_t)cap);
+        unsigned *m = malloc(sizeof(unsigned) * (size_t)cap);
         if (!v || !lam || !m) {
             free(v), free(lam), free(m);
             return -1;
@@ -299,15 +286,15 @@ static int impact_packets(ndem_contacts *c)
     }
     for (long p = 0; p < c->packet_count; p++) {
         unsigned lanes = 0;
-        ndem_f8 v = {0};
+        ndem_fv v = {0};
         for (int l = 0; l < c->fill[p]; l++) {
             const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
             if (o->impact) lanes |= 1u << l;
             v[l] = (float)o->v_target;
         }
-        c->impact_lanes[p] = (unsigned char)lanes;
+        c->impact_lanes[p] = lanes;
         c->impact_v[p] = v;
-        for (int q = 0; q < 6; q++) c->impact_lam[6 * p + q] = (ndem_f8){0};
+        for (int q = 0; q < 6; q++) c->impact_lam[6 * p + q] = (ndem_fv){0};
     }
     return 0;
 }
@@ -351,8 +338,8 @@ void ndem_solve(ndem_sim *sim)
     const int warm = sim->solver.warm_start;
     int iters_used = 0, stop = 0;
     double res[3] = {0, 0, 0};
-    sweep_ctx x = {c, ndem_f8_set((float)(sim->solver.friction_compliance / h)),
-                   ndem_f8_set((float)(sim->solver.friction_compliance / h))};
+    sweep_ctx x = {c, ndem_fv_set((float)(sim->solver.friction_compliance / h)),
+                   ndem_fv_set((float)(sim->solver.friction_compliance / h))};
 
 #pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
     {

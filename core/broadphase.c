@@ -69,11 +69,10 @@ int ndem_broadphase_build(ndem_sim *sim, double skin)
     for (long i = 0; i < n; i++) {
         const int *c = &g->coord[3 * i];
         if (g->dense)
-            g->bucket[i] = (uint32_t)(((long)(c[2] - lo[2]) * g->dim[1] + (c[1] - lo[1])) *
-                                          g->dim[0] +
-                                      (c[0] - lo[0]));
-        else
-            g->bucket[i] = ndem_cell_hash(c[0], c[1], c[2], table - 1);
+            g->bucket[i] =
+                (uint32_t)(((long)(c[2] - lo[2]) * g->dim[1] + (c[1] - lo[1])) * g->dim[0] +
+                           (c[0] - lo[0]));
+        else g->bucket[i] = ndem_cell_hash(c[0], c[1], c[2], table - 1);
     }
     memset(g->cell_start, 0, sizeof(long) * (size_t)(table + 1));
     for (long i = 0; i < n; i++) g->cell_start[g->bucket[i] + 1]++;
@@ -86,6 +85,159 @@ int ndem_broadphase_build(ndem_sim *sim, double skin)
     return 0;
 }
 
+/* Extra reach of the lists beyond the search skin, in units of the smallest
+ * radius: a settled bed keeps its lists for many steps. */
+#define NDEM_LIST_MARGIN 0.5
+#define NDEM_LIST_BLOCK 512
+
+static int grow(void **p, long *cap, long need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    long c = need + need / 4 + 256;
+    void *q = realloc(*p, elem * (size_t)c);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int push_j(ndem_pair_block *blk, int j)
+{
+    if (blk->count == blk->capacity) {
+        long cap = blk->capacity > 0 ? 2 * blk->capacity : 8 * NDEM_LIST_BLOCK;
+        int *k = realloc(blk->key, sizeof(int) * (size_t)cap);
+        if (!k) return -1;
+        blk->key = k;
+        blk->capacity = cap;
+    }
+    blk->key[blk->count++] = j;
+    return 0;
+}
+
+static int within(const ndem_bodies *b, long i, long j, double skin)
+{
+    const double *xi = &b->pos[3 * i], *xj = &b->pos[3 * j];
+    double d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
+    double reach = b->radius[i] + b->radius[j] + skin;
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
+}
+
+static void sort_ints(int *v, long n)
+{
+    for (long i = 1; i < n; i++) {
+        int x = v[i];
+        long k = i - 1;
+        while (k >= 0 && v[k] > x) {
+            v[k + 1] = v[k];
+            k--;
+        }
+        v[k + 1] = x;
+    }
+}
+
+/* Grid search with the list skin; each block of bodies fills its own buffer
+ * and the buffers join in block order (thread-count independent). */
+static int neighbours_build(ndem_sim *sim, double skin)
+{
+    ndem_neighbours *nl = &sim->neighbours;
+    const ndem_bodies *b = &sim->bodies;
+    const ndem_grid *g = &sim->grid;
+    long n = b->count;
+    if (ndem_broadphase_build(sim, skin)) return -1;
+    if (grow((void **)&nl->start, &nl->start_capacity, n + 1, sizeof(long)) ||
+        grow((void **)&nl->x0, &nl->x0_capacity, 3 * n, sizeof(double)))
+        return -1;
+    long nblocks = (n + NDEM_LIST_BLOCK - 1) / NDEM_LIST_BLOCK;
+    if (nblocks > nl->block_capacity) {
+        ndem_pair_block *blk = realloc(nl->blocks, sizeof(ndem_pair_block) * (size_t)nblocks);
+        if (!blk) return -1;
+        memset(blk + nl->block_capacity, 0,
+               sizeof(ndem_pair_block) * (size_t)(nblocks - nl->block_capacity));
+        nl->blocks = blk;
+        nl->block_capacity = nblocks;
+    }
+    long *start = nl->start;
+    start[0] = 0;
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n))                \
+    reduction(|                                                                                    \
+              : failed)
+    for (long bi = 0; bi < nblocks; bi++) {
+        ndem_pair_block *blk = &nl->blocks[bi];
+        blk->count = 0;
+        long hi = (bi + 1) * NDEM_LIST_BLOCK < n ? (bi + 1) * NDEM_LIST_BLOCK : n;
+        for (long i = bi * NDEM_LIST_BLOCK; i < hi; i++) {
+            long first = blk->count;
+            NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
+                if (within(b, i, j, skin)) failed |= push_j(blk, (int)j);
+            });
+            if (!failed) sort_ints(&blk->key[first], blk->count - first);
+            start[i + 1] = blk->count - first;
+        }
+    }
+    if (failed) return -1;
+    for (long i = 0; i < n; i++) start[i + 1] += start[i];
+    if (grow((void **)&nl->j, &nl->capacity, start[n] + 1, sizeof(int))) return -1;
+    nl->count = start[n];
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
+    for (long bi = 0; bi < nblocks; bi++) {
+        const ndem_pair_block *blk = &nl->blocks[bi];
+        if (blk->count > 0)
+            memcpy(&nl->j[start[bi * NDEM_LIST_BLOCK]], blk->key, sizeof(int) * (size_t)blk->count);
+    }
+    memcpy(nl->x0, b->pos, 3 * sizeof(double) * (size_t)n);
+    nl->bodies = n;
+    nl->skin = skin;
+    nl->valid = 1;
+    nl->builds++;
+    return 0;
+}
+
+/* A pair passes the contact test (contacts.c) only when its gap is below
+ * 0.05 min(r_i, r_j) + h |v_i - v_j| <= 0.05 r_max + h |v_i| + h |v_j|. Since the build, body i
+ * moved d_i; with e_i = d_i + h |v_i| the gap of a pair missing from the lists is still above skin
+ * - e_i - e_j, so they serve while 0.05 r_max + e_1 + e_2 (the two largest e) stays within their
+ * skin. One fast body therefore does not shrink everyone's margin twice. */
+int ndem_neighbours_update(ndem_sim *sim)
+{
+    ndem_neighbours *nl = &sim->neighbours;
+    const ndem_bodies *b = &sim->bodies;
+    const double h = sim->solver.time_step;
+    long n = b->count;
+    int fresh = !nl->valid || nl->bodies != n;
+    double e1 = 0.0, e2 = 0.0, rmin = INFINITY, rmax = 0.0;
+    for (long i = 0; i < n; i++) {
+        const double *v = &b->vel[6 * i];
+        double e = h * sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (!fresh) {
+            const double *x = &b->pos[3 * i], *x0 = &nl->x0[3 * i];
+            double d[3] = {x[0] - x0[0], x[1] - x0[1], x[2] - x0[2]};
+            e += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        }
+        if (e > e1) e2 = e1, e1 = e;
+        else if (e > e2) e2 = e;
+        if (b->radius[i] < rmin) rmin = b->radius[i];
+        if (b->radius[i] > rmax) rmax = b->radius[i];
+    }
+    if (n == 0) rmin = rmax = 0.0;
+    double need = 0.05 * rmax + e1 + e2;
+    /* Beyond a diameter the search is capped (tunnelling guard, PHYSICS.md)
+     * and the lists, missing pairs by design, are searched afresh. */
+    int capped = need > 2.0 * rmax;
+    if (!fresh && !capped && need <= nl->skin) return 0;
+    return neighbours_build(sim, fmin(need, 2.0 * rmax) + NDEM_LIST_MARGIN * rmin);
+}
+
+void ndem_neighbours_destroy(ndem_neighbours *nl)
+{
+    free(nl->start);
+    free(nl->j);
+    free(nl->x0);
+    for (long i = 0; i < nl->block_capacity; i++) free(nl->blocks[i].key);
+    free(nl->blocks);
+    memset(nl, 0, sizeof *nl);
+}
+
 void ndem_grid_destroy(ndem_grid *g)
 {
     free(g->cell_start);
@@ -94,4 +246,3 @@ void ndem_grid_destroy(ndem_grid *g)
     free(g->bucket);
     memset(g, 0, sizeof *g);
 }
-

@@ -5,7 +5,6 @@
  * Contacts are listed in "pair order": by the lower body index, then by key.
  * That order does not depend on the thread count, which keeps every result
  * bit-for-bit reproducible. */
-#include "grid.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -66,19 +65,6 @@ static int geometry_hits(const ndem_sim *sim, long i, double skin, int g, ndem_g
     return kept;
 }
 
-static void sort_keys(int *keys, long n)
-{
-    for (long i = 1; i < n; i++) {
-        int v = keys[i];
-        long j = i - 1;
-        while (j >= 0 && keys[j] > v) {
-            keys[j + 1] = keys[j];
-            j--;
-        }
-        keys[j + 1] = v;
-    }
-}
-
 /* One pass over the candidates: each block of NDEM_PAIR_BLOCK bodies writes
  * its contacts into its own buffer; the buffers are then joined in block
  * order, so the pair order does not depend on the thread count. */
@@ -101,7 +87,7 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
 {
     ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
-    const ndem_grid *g = &sim->grid;
+    const ndem_neighbours *nl = &sim->neighbours;
     long n = b->count;
     double h = sim->solver.time_step;
     if (ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
@@ -131,11 +117,9 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
                 int m = geometry_hits(sim, i, skin, q, hits);
                 for (int t = 0; t < m; t++) failed |= push_key(blk, -1 - (q * 8 + hits[t].feature));
             }
-            long first_pair = blk->count;
-            NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
-                if (pair_contact(b, i, j, h)) failed |= push_key(blk, (int)j);
-            });
-            if (!failed) sort_keys(&blk->key[first_pair], blk->count - first_pair);
+            /* the lists are sorted by j: contacts come out in pair order */
+            for (long k = nl->start[i]; k < nl->start[i + 1]; k++)
+                if (pair_contact(b, i, nl->j[k], h)) failed |= push_key(blk, nl->j[k]);
             start[i + 1] = blk->count - first;
         }
     }

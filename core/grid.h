@@ -21,8 +21,8 @@ static inline uint32_t ndem_cell_hash(int x, int y, int z, long mask)
         const int *ci_ = &(g)->coord[3 * (i)];                                                     \
         if ((g)->dense) {                                                                          \
             int x0_ = ci_[0] - 1 > (g)->lo[0] ? ci_[0] - 1 - (g)->lo[0] : 0;                       \
-            int x1_ = ci_[0] + 1 < (g)->lo[0] + (g)->dim[0] ? ci_[0] + 1 - (g)->lo[0]              \
-                                                             : (g)->dim[0] - 1;                    \
+            int x1_ =                                                                              \
+                ci_[0] + 1 < (g)->lo[0] + (g)->dim[0] ? ci_[0] + 1 - (g)->lo[0] : (g)->dim[0] - 1; \
             for (int dz_ = -1; dz_ <= 1; dz_++) {                                                  \
                 int z_ = ci_[2] + dz_ - (g)->lo[2];                                                \
                 if (z_ < 0 || z_ >= (g)->dim[2]) continue;                                         \

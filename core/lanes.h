@@ -80,8 +80,8 @@ static inline void ndem_gather(const ndem_f8 *vs, const int *slot, ndem_fv out[8
     ndem_f8_transpose(lo);
     ndem_f8_transpose(hi);
     for (int q = 0; q < 8; q++)
-        out[q] = __builtin_shufflevector(lo[q], hi[q], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                         13, 14, 15);
+        out[q] = __builtin_shufflevector(lo[q], hi[q], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                         14, 15);
 }
 
 /* ndem_gather's inverse for the first `fill` lanes. */

@@ -137,6 +137,7 @@ int ndem_bodies_reorder(ndem_sim *sim)
             if (b->pos[3 * i + k] < lo[k]) lo[k] = b->pos[3 * i + k];
     }
     double inv = rmax > 0 ? 0.5 / rmax : 1.0;
+    sim->neighbours.valid = 0; /* the lists hold old indices */
     sort_item *order = malloc(sizeof(sort_item) * (size_t)n);
     long *new_of_old = malloc(sizeof(long) * (size_t)n);
     if (!order || !new_of_old) {

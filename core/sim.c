@@ -180,6 +180,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_bodies_destroy(&sim->bodies);
     ndem_contacts_destroy(&sim->contacts, &sim->history);
     ndem_grid_destroy(&sim->grid);
+    ndem_neighbours_destroy(&sim->neighbours);
     ndem_dem_destroy(sim->dem);
     free(sim->forced);
     free(sim);
@@ -302,7 +303,7 @@ ndem_status ndem_sim_step(ndem_sim *sim)
      * keep h below d / v, PHYSICS.md time step guidance). */
     double skin = b->count ? fmin(2.0 * sqrt(vmax) * h + 0.05 * rmin, 2.0 * rmax) : 0.0;
     double t1 = omp_get_wtime();
-    if (ndem_broadphase_build(sim, skin)) return fail_memory(sim);
+    if (ndem_neighbours_update(sim)) return fail_memory(sim);
     double t2 = omp_get_wtime();
     double t3, t4;
     if (sim->dem) {

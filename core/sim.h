@@ -100,9 +100,9 @@ typedef struct ndem_contacts {
     double *ug; /* 6 per geometry row: surface velocity at the contact, angular velocity */
     long ug_capacity;
     long geometry_rows;
-    ndem_fv *impact_v;           /* per packet: impact stage target speeds */
-    ndem_fv *impact_lam;         /* 6 per packet: the impact stage's own impulses */
-    unsigned *impact_lanes;      /* per packet: lanes in the impact stage (bits) */
+    ndem_fv *impact_v;      /* per packet: impact stage target speeds */
+    ndem_fv *impact_lam;    /* 6 per packet: the impact stage's own impulses */
+    unsigned *impact_lanes; /* per packet: lanes in the impact stage (bits) */
     long impact_capacity;
     ndem_pair_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;
@@ -130,7 +130,7 @@ typedef struct ndem_history {
  * row are one range of `sorted`), otherwise a hash of the cell coordinates. */
 typedef struct ndem_grid {
     double cell, inv_cell;
-    int dense;        /* 1: dense block lo + [0, dim) */
+    int dense; /* 1: dense block lo + [0, dim) */
     int lo[3], dim[3];
     long table_size;
     long *cell_start; /* table_size + 1 */
@@ -139,6 +139,25 @@ typedef struct ndem_grid {
     uint32_t *bucket;
     long capacity, table_capacity;
 } ndem_grid;
+
+/* Verlet lists (broadphase.c): for each body i, the bodies j > i that were
+ * within r_i + r_j + skin of it when the lists were built, sorted by j.
+ * They are rebuilt when a missing pair could have come within the contact
+ * test's reach (ndem_neighbours_update), when bodies are added or
+ * reordered, and after a restore; the contacts found are the same as a
+ * fresh grid search would find. */
+typedef struct ndem_neighbours {
+    int valid;
+    long bodies; /* body count at the build */
+    double skin; /* search skin of the build */
+    long *start; /* bodies + 1 */
+    int *j;
+    double *x0; /* 3 per body: positions at the build */
+    long count, capacity, start_capacity, x0_capacity;
+    ndem_pair_block *blocks;
+    long block_capacity;
+    long builds; /* how many times the lists were built */
+} ndem_neighbours;
 
 struct ndem_sim {
     ndem_solver_def solver;
@@ -154,6 +173,7 @@ struct ndem_sim {
     ndem_contacts contacts;
     ndem_history history;
     ndem_grid grid;
+    ndem_neighbours neighbours;
     double bounds_min[3], bounds_max[3]; /* leaving these is an error */
     double d_avg;                        /* characteristic diameter for the impact velocity */
     double v_imp;
@@ -186,6 +206,9 @@ void ndem_apply_external_forces(ndem_sim *sim);
 int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len);
 int ndem_emit(ndem_sim *sim);
 int ndem_broadphase_build(ndem_sim *sim, double skin);
+/* Brings the Verlet lists up to date (rebuilds them when needed). */
+int ndem_neighbours_update(ndem_sim *sim);
+void ndem_neighbours_destroy(ndem_neighbours *nl);
 int ndem_contacts_build(ndem_sim *sim, double skin);
 int ndem_contacts_color(ndem_sim *sim);
 int ndem_contacts_prepare(ndem_sim *sim);

@@ -352,7 +352,7 @@ void ndem_solve(ndem_sim *sim)
          * right-hand side takes the post-impact velocities. */
 #pragma omp for schedule(static)
         for (long p = 0; p < c->packet_count; p++) right_hand_side(sim, p);
-        /* Pre-step: external forces (gravity). */
+            /* Pre-step: external forces (gravity). */
 #pragma omp for schedule(static)
         for (long i = 0; i < nb; i++)
             for (int q = 0; q < 3; q++) b->vel[6 * i + q] += h * sim->gravity[q];

@@ -5,13 +5,21 @@
  * emitter, a moving box and a turning cylinder, so that every piece of state
  * a checkpoint must hold is in play. */
 #include "scene.h"
+#include "sim.h" /* internal: the broad phase's Verlet lists */
 #include "testutil.h"
 
 #include <string.h>
 
 #define STEPS 40
 
-static ndem_job *busy_job(int threads, double friction)
+#define EMITTER                                                                                    \
+    ", \"emitters\": [{\"min\": [0.05, 0.05, 0.5], \"max\": [0.2, 0.2, 0.55], \"rate\": 2000, "    \
+    "\"radius\": {\"values\": [0.005, 0.006], \"weights\": [1, 2]}, \"material\": \"ore\", "       \
+    "\"velocity\": [0, 0, -1], \"seed\": 3}]"
+
+/* emit: with the emitter (bodies appear every step, so the Verlet lists
+ * are rebuilt every step) or without */
+static ndem_job *busy_scene(int threads, double friction, int emit)
 {
     return test_job(
         "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
@@ -28,14 +36,13 @@ static ndem_job *busy_job(int threads, double friction)
         "\"material\": \"ore\"},"
         "{\"type\": \"random\", \"min\": [0.01, 0.01, 0.36], \"max\": [0.24, 0.24, 0.45], "
         "\"count\": 400, \"radius\": {\"min\": 0.004, \"max\": 0.006}, \"material\": \"ore\", "
-        "\"seed\": 7}],"
-        "\"emitters\": [{\"min\": [0.05, 0.05, 0.5], \"max\": [0.2, 0.2, 0.55], \"rate\": 2000, "
-        "\"radius\": {\"values\": [0.005, 0.006], \"weights\": [1, 2]}, \"material\": \"ore\", "
-        "\"velocity\": [0, 0, -1], \"seed\": 3}]},"
+        "\"seed\": 7}]%s},"
         "\"solver\": {\"time_step\": 0.002, \"duration\": 1.0, \"iterations\": 20, "
         "\"threads\": %d}}",
-        friction, threads);
+        friction, emit ? EMITTER : "", threads);
 }
+
+static ndem_job *busy_job(int threads, double friction) { return busy_scene(threads, friction, 1); }
 
 static uint64_t run_hash(int threads, long steps, long *rows)
 {
@@ -56,6 +63,31 @@ START_TEST(thread_count_does_not_change_states)
     ck_assert_int_gt(rows, 4096); /* the parallel path really ran */
     ck_assert_uint_eq(run_hash(2, STEPS, NULL), h1);
     ck_assert_uint_eq(run_hash(3, STEPS, NULL), h1);
+}
+END_TEST
+
+/* The Verlet lists are kept across steps only while no missing pair can
+ * reach the contact test: the states must equal those of a run that
+ * searches the grid afresh every step (lists invalidated before each). */
+START_TEST(kept_neighbour_lists_equal_a_fresh_search)
+{
+    uint64_t hash[2];
+    long builds[2];
+    for (int fresh = 0; fresh < 2; fresh++) {
+        ndem_job *job = busy_scene(2, 0.6, 0);
+        ndem_sim *sim = test_sim(job);
+        for (long i = 0; i < 3 * STEPS; i++) {
+            if (fresh) sim->neighbours.valid = 0;
+            test_step(sim);
+        }
+        hash[fresh] = ndem_sim_state_hash(sim);
+        builds[fresh] = sim->neighbours.builds;
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+    }
+    ck_assert_int_eq(builds[1], 3 * STEPS);
+    ck_assert_int_lt(builds[0], 3 * STEPS - 20); /* the lists were really kept */
+    ck_assert_uint_eq(hash[0], hash[1]);
 }
 END_TEST
 
@@ -104,12 +136,11 @@ START_TEST(checkpoint_refuses_what_it_cannot_restore)
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         err[0] = 0;
         ck_assert_ptr_null(ndem_sim_restore(&job->scene, buf, cuts[i], err, sizeof err));
-        ck_assert_msg(strstr(err, "corrupt") || strstr(err, "magic"), "cut %zu: %s", cuts[i],
-                      err);
+        ck_assert_msg(strstr(err, "corrupt") || strstr(err, "magic"), "cut %zu: %s", cuts[i], err);
     }
     /* not a checkpoint */
-    ck_assert_ptr_null(ndem_sim_restore(&job->scene, "hello world, not a checkpoint", 29, err,
-                                        sizeof err));
+    ck_assert_ptr_null(
+        ndem_sim_restore(&job->scene, "hello world, not a checkpoint", 29, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "not an ndem checkpoint"));
     /* a flipped version number */
     ((unsigned char *)buf)[8] ^= 0x7f;
@@ -127,6 +158,7 @@ int main(void)
     TCase *tc = tcase_create("bitwise");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, thread_count_does_not_change_states);
+    tcase_add_test(tc, kept_neighbour_lists_equal_a_fresh_search);
     tcase_add_test(tc, checkpoint_restore_equals_uninterrupted);
     tcase_add_test(tc, checkpoint_refuses_what_it_cannot_restore);
     suite_add_tcase(s, tc);

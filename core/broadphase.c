@@ -185,6 +185,13 @@ static int neighbours_build(ndem_sim *sim, double skin)
         if (blk->count > 0)
             memcpy(&nl->j[start[bi * NDEM_LIST_BLOCK]], blk->key, sizeof(int) * (size_t)blk->count);
     }
+    /* The grid and the block buffers wait for the next build, which may be
+     * many steps away: their memory goes back now. */
+    for (long bi = 0; bi < nl->block_capacity; bi++) {
+        free(nl->blocks[bi].key);
+        nl->blocks[bi] = (ndem_pair_block){0};
+    }
+    ndem_grid_destroy(&sim->grid);
     memcpy(nl->x0, b->pos, 3 * sizeof(double) * (size_t)n);
     nl->bodies = n;
     nl->skin = skin;

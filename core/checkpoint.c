@@ -97,7 +97,10 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
     put(&w, &hc, 8);
     if (hb > 0) put(&w, h->start, sizeof(long) * (size_t)(hb + 1));
     put(&w, h->key_b, sizeof(int) * (size_t)hc);
-    put(&w, h->lam, 7 * sizeof(double) * (size_t)hc);
+    for (int64_t k = 0; k < 7 * hc; k++) { /* stored as doubles (format 2) */
+        double v = h->lam[k];
+        put(&w, &v, sizeof v);
+    }
     put(&w, &sim->stats, sizeof sim->stats);
     if (sim->dem) {
         /* smooth DEM: the spring history, length first */
@@ -193,7 +196,7 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     ndem_history *h = &sim->history;
     h->start = malloc(sizeof(long) * (size_t)(hb + 1));
     h->key_b = malloc(sizeof(int) * (size_t)(hc + 1));
-    h->lam = malloc(7 * sizeof(double) * (size_t)(hc + 1));
+    h->lam = malloc(7 * sizeof(float) * (size_t)(hc + 1));
     if (!h->start || !h->key_b || !h->lam) goto oom;
     h->start_capacity = hb + 1;
     h->capacity = hc + 1;
@@ -202,7 +205,11 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     h->start[0] = 0;
     if (hb > 0) get(&r, h->start, sizeof(long) * (size_t)(hb + 1));
     get(&r, h->key_b, sizeof(int) * (size_t)hc);
-    get(&r, h->lam, 7 * sizeof(double) * (size_t)hc);
+    for (int64_t k = 0; k < 7 * hc && !r.failed; k++) {
+        double v;
+        get(&r, &v, sizeof v);
+        h->lam[k] = (float)v; /* exact: written from floats */
+    }
     for (long i = 0; i < hb && !r.failed; i++)
         if (h->start[i] < 0 || h->start[i] > h->start[i + 1] || h->start[i + 1] > hc) r.failed = 1;
     get(&r, &sim->stats, sizeof sim->stats);

@@ -109,7 +109,7 @@ static int remap_history(ndem_history *h, const long *new_of_old, long n)
     for (long k = 0; k < hc; k++)
         while (dest[k] != k) {
             long d = dest[k];
-            double t[7];
+            float t[7];
             memcpy(t, &h->lam[7 * k], sizeof t);
             memcpy(&h->lam[7 * k], &h->lam[7 * d], sizeof t);
             memcpy(&h->lam[7 * d], t, sizeof t);

@@ -67,13 +67,12 @@ typedef struct ndem_packet {
 /* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
  * impact stage, warm start, statistics. */
 typedef struct ndem_row_cold {
-    double delta;    /* overlap (negative: gap) */
-    double phi, ups; /* constraint phi and Upsilon_n of the SPOOK normal row */
-    double v_target; /* impact stage: separation speed to reach */
-    int impact;      /* 0: skip in impact stage, 1: resting row, 2: impacting */
-    int gap;         /* 1: bodies apart; a speculative row, not a SPOOK spring */
-    int hist;        /* warm start: entry in last step's history, or -1 */
-    int geometry;    /* geometry row index (its ug entry), or -1 */
+    float delta;        /* overlap (negative: gap) */
+    float phi, ups;     /* constraint phi and Upsilon_n of the SPOOK normal row */
+    float v_target;     /* impact stage: separation speed to reach */
+    int geometry;       /* geometry row index (its ug entry), or -1 */
+    signed char impact; /* 0: skip in impact stage, 1: resting row, 2: impacting */
+    signed char gap;    /* 1: bodies apart; a speculative row, not a SPOOK spring */
 } ndem_row_cold;
 
 /* Contacts found by one block of bodies in the narrow phase (contacts.c). */
@@ -121,7 +120,7 @@ typedef struct ndem_history {
     long count;
     long *start; /* bodies + 1 */
     int *key_b;
-    double *lam; /* 7 per contact: normal, friction vector, rolling vector */
+    float *lam;  /* 7 per contact: normal, friction vector, rolling vector */
     long capacity, start_capacity;
 } ndem_history;
 

@@ -273,16 +273,12 @@ static int impact_packets(ndem_contacts *c)
 {
     if (c->packet_count > c->impact_capacity) {
         long cap = c->packet_capacity;
-        ndem_fv *v = aligned_alloc(64, sizeof(ndem_fv) * (size_t)cap);
-        ndem_fv *lam = aligned_alloc(64, 6 * sizeof(ndem_fv) * (size_t)cap);
-        unsigned *m = malloc(sizeof(unsigned) * (size_t)cap);
-        if (!v || !lam || !m) {
-            free(v), free(lam), free(m);
-            return -1;
-        }
         free(c->impact_v), free(c->impact_lam), free(c->impact_lanes);
-        c->impact_v = v, c->impact_lam = lam, c->impact_lanes = m;
-        c->impact_capacity = cap;
+        c->impact_v = aligned_alloc(64, sizeof(ndem_fv) * (size_t)cap);
+        c->impact_lam = aligned_alloc(64, 6 * sizeof(ndem_fv) * (size_t)cap);
+        c->impact_lanes = malloc(sizeof(unsigned) * (size_t)cap);
+        c->impact_capacity = c->impact_v && c->impact_lam && c->impact_lanes ? cap : 0;
+        if (!c->impact_capacity) return -1;
     }
     for (long p = 0; p < c->packet_count; p++) {
         unsigned lanes = 0;

@@ -87,7 +87,7 @@ int ndem_broadphase_build(ndem_sim *sim, double skin)
 
 /* Extra reach of the lists beyond the search skin, in units of the smallest
  * radius: a settled bed keeps its lists for many steps. */
-#define NDEM_LIST_MARGIN 0.5
+#define NDEM_LIST_MARGIN 1.0
 #define NDEM_LIST_BLOCK 512
 
 static int grow(void **p, long *cap, long need, size_t elem)
@@ -200,6 +200,13 @@ static int neighbours_build(ndem_sim *sim, double skin)
     return 0;
 }
 
+/* keeps the two largest values seen in t[0] >= t[1] */
+static void top2(double *t, double e)
+{
+    if (e > t[0]) t[1] = t[0], t[0] = e;
+    else if (e > t[1]) t[1] = e;
+}
+
 /* A pair passes the contact test (contacts.c) only when its gap is below
  * 0.05 min(r_i, r_j) + h |v_i - v_j| <= 0.05 r_max + h |v_i| + h |v_j|. Since the build, body i
  * moved d_i; with e_i = d_i + h |v_i| the gap of a pair missing from the lists is still above skin
@@ -212,27 +219,39 @@ int ndem_neighbours_update(ndem_sim *sim)
     const double h = sim->solver.time_step;
     long n = b->count;
     int fresh = !nl->valid || nl->bodies != n;
-    double e1 = 0.0, e2 = 0.0, rmin = INFINITY, rmax = 0.0;
-    for (long i = 0; i < n; i++) {
-        const double *v = &b->vel[6 * i];
-        double e = h * sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (!fresh) {
-            const double *x = &b->pos[3 * i], *x0 = &nl->x0[3 * i];
-            double d[3] = {x[0] - x0[0], x[1] - x0[1], x[2] - x0[2]};
-            e += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    /* the two largest e (displacements counted) and h|v| (a new build) */
+    double top[4] = {0.0, 0.0, 0.0, 0.0}, rmin = INFINITY, rmax = 0.0;
+#pragma omp parallel num_threads(ndem_threads_for(sim, n))
+    {
+        double t[4] = {0.0, 0.0, 0.0, 0.0}, tmin = INFINITY, tmax = 0.0;
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < n; i++) {
+            const double *v = &b->vel[6 * i];
+            double ev = h * sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), e = ev;
+            if (!fresh) {
+                const double *x = &b->pos[3 * i], *x0 = &nl->x0[3 * i];
+                double d[3] = {x[0] - x0[0], x[1] - x0[1], x[2] - x0[2]};
+                e += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            }
+            top2(&t[0], e);
+            top2(&t[2], ev);
+            tmin = fmin(tmin, b->radius[i]);
+            tmax = fmax(tmax, b->radius[i]);
         }
-        if (e > e1) e2 = e1, e1 = e;
-        else if (e > e2) e2 = e;
-        if (b->radius[i] < rmin) rmin = b->radius[i];
-        if (b->radius[i] > rmax) rmax = b->radius[i];
+#pragma omp critical
+        { /* the same two largest for any split of the bodies */
+            for (int k = 0; k < 4; k += 2) top2(&top[k], t[k]), top2(&top[k], t[k + 1]);
+            rmin = fmin(rmin, tmin), rmax = fmax(rmax, tmax);
+        }
     }
     if (n == 0) rmin = rmax = 0.0;
-    double need = 0.05 * rmax + e1 + e2;
+    double need = 0.05 * rmax + top[0] + top[1];
     /* Beyond a diameter the search is capped (tunnelling guard, PHYSICS.md)
      * and the lists, missing pairs by design, are searched afresh. */
     int capped = need > 2.0 * rmax;
     if (!fresh && !capped && need <= nl->skin) return 0;
-    return neighbours_build(sim, fmin(need, 2.0 * rmax) + NDEM_LIST_MARGIN * rmin);
+    double skin = fmin(0.05 * rmax + top[2] + top[3], 2.0 * rmax); /* nothing moved yet */
+    return neighbours_build(sim, skin + NDEM_LIST_MARGIN * rmin);
 }
 
 void ndem_neighbours_destroy(ndem_neighbours *nl)

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define E_H 1.25 /* Hertz mapping exponent, seed 000 eq. (35.3); prepare_row takes its
-                   * powers by square roots */
+#define E_H                                                                                        \
+    1.25 /* Hertz mapping exponent, seed 000 eq. (35.3); prepare_row takes its                     \
+          * powers by square roots */
 
 static int ensure(void **p, long *cap, long need, size_t elem)
 {

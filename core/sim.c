@@ -292,6 +292,10 @@ ndem_status ndem_sim_step(ndem_sim *sim)
         return fail_memory(sim);
     const ndem_bodies *b = &sim->bodies;
     double vmax = 0, rmin = INFINITY, rmax = 0;
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, b->count))             \
+    reduction(max                                                                                  \
+              : vmax, rmax) reduction(min                                                          \
+                                      : rmin)
     for (long i = 0; i < b->count; i++) {
         const double *v = &b->vel[6 * i];
         double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];

@@ -269,8 +269,9 @@ static long impact_islands(ndem_sim *sim)
 }
 
 /* Impact stage inputs per packet: which lanes take part, their targets. */
-static int impact_packets(ndem_contacts *c)
+static int impact_packets(ndem_sim *sim)
 {
+    ndem_contacts *c = &sim->contacts;
     if (c->packet_count > c->impact_capacity) {
         long cap = c->packet_capacity;
         free(c->impact_v), free(c->impact_lam), free(c->impact_lanes);
@@ -280,6 +281,7 @@ static int impact_packets(ndem_contacts *c)
         c->impact_capacity = c->impact_v && c->impact_lam && c->impact_lanes ? cap : 0;
         if (!c->impact_capacity) return -1;
     }
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long p = 0; p < c->packet_count; p++) {
         unsigned lanes = 0;
         ndem_fv v = {0};
@@ -322,10 +324,12 @@ void ndem_solve(ndem_sim *sim)
     const double h = sim->solver.time_step;
     const long nb = b->count;
     long impacts = 0;
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count)) \
+    reduction(+ : impacts)
     for (long p = 0; p < c->packet_count; p++)
         for (int l = 0; l < c->fill[p]; l++) impacts += c->cold[p * NDEM_LANES + l].impact == 2;
     long impact_rows = impacts > 0 ? impact_islands(sim) : 0;
-    if (impacts > 0 && impact_packets(c)) {
+    if (impacts > 0 && impact_packets(sim)) {
         impacts = 0; /* out of memory: skip the impact stage this step */
         impact_rows = 0;
     }

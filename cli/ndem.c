@@ -23,16 +23,15 @@ enum { EXIT_SIM = 1, EXIT_USAGE = 2, EXIT_JOB = 3, EXIT_IO = 4 };
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "usage: ndem run JOB.json [--out DIR] [--threads N] [--quiet] [--no-vtk]\n"
-            "       ndem validate JOB.json\n"
-            "       ndem --help | --version\n"
-            "\n"
-            "run       runs the job; writes frames/, series.csv, final.json, summary.json\n"
-            "          and job.json (the job with defaults) into DIR (default ./out)\n"
-            "validate  prints every error of the job with its JSON Pointer\n"
-            "\n"
-            "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error\n");
+    fprintf(to, "usage: ndem run JOB.json [--out DIR] [--threads N] [--quiet] [--no-vtk]\n"
+                "       ndem validate JOB.json\n"
+                "       ndem --help | --version\n"
+                "\n"
+                "run       runs the job; writes frames/, series.csv, final.json, summary.json\n"
+                "          and job.json (the job with defaults) into DIR (default ./out)\n"
+                "validate  prints every error of the job with its JSON Pointer\n"
+                "\n"
+                "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error\n");
 }
 
 /* Reads and parses a job, printing every error as "FILE: POINTER: MESSAGE". */
@@ -101,16 +100,15 @@ static void show_progress(progress *p, const ndem_step_stats *s, long total, int
         fprintf(stderr,
                 "progress %.1f%% step=%ld/%ld time=%.4f particles=%ld contacts=%ld "
                 "kinetic_energy=%.4g iterations=%d elapsed=%.1fs eta=%.0fs\n",
-                100 * frac, s->step, total, s->time, s->particles, s->contacts,
-                s->kinetic_energy, s->iterations, elapsed, eta);
+                100 * frac, s->step, total, s->time, s->particles, s->contacts, s->kinetic_energy,
+                s->iterations, elapsed, eta);
     }
     fflush(stderr);
 }
 
-static char *summary_json(const ndem_job *job, const ndem_sim *sim, const char *status,
-                          const char *error, double wall, long frames)
+static char *summary_json(const ndem_job *job, const ndem_step_stats *s, long total_steps,
+                          const char *status, const char *error, double wall, long frames)
 {
-    const ndem_step_stats *s = ndem_sim_stats(sim);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     cJSON *o = cJSON_CreateObject();
@@ -118,7 +116,7 @@ static char *summary_json(const ndem_job *job, const ndem_sim *sim, const char *
     cJSON_AddStringToObject(o, "status", status);
     if (error) cJSON_AddStringToObject(o, "error", error);
     cJSON_AddNumberToObject(o, "steps", (double)s->step);
-    cJSON_AddNumberToObject(o, "steps_total", (double)ndem_sim_total_steps(sim));
+    cJSON_AddNumberToObject(o, "steps_total", (double)total_steps);
     cJSON_AddNumberToObject(o, "time", s->time);
     cJSON_AddNumberToObject(o, "wall_seconds", wall);
     cJSON_AddNumberToObject(o, "ms_per_step", s->step > 0 ? 1e3 * wall / (double)s->step : 0);
@@ -130,9 +128,9 @@ static char *summary_json(const ndem_job *job, const ndem_sim *sim, const char *
     cJSON_AddNumberToObject(o, "residual_normal", s->residual_normal);
     cJSON_AddNumberToObject(o, "max_overlap", s->max_overlap);
     cJSON_AddNumberToObject(o, "frames", (double)frames);
-    cJSON_AddNumberToObject(o, "threads", job->scene.solver.threads > 0
-                                              ? job->scene.solver.threads
-                                              : omp_get_max_threads());
+    cJSON_AddNumberToObject(o, "threads",
+                            job->scene.solver.threads > 0 ? job->scene.solver.threads
+                                                          : omp_get_max_threads());
     cJSON_AddNumberToObject(o, "peak_memory_bytes", (double)ru.ru_maxrss * 1024.0);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
@@ -218,15 +216,25 @@ static int cmd_run(int argc, char **argv)
     }
     show_progress(&pr, ndem_sim_stats(sim), total, 1);
     double wall = omp_get_wtime() - pr.start;
+    /* The final frame as JSON is large (about 100 bytes a particle): the
+     * engine's memory goes back first, so the run's peak stays the engine's. */
     ndem_frame f;
-    if (ndem_sim_copy_frame(sim, &f) == 0) {
+    int have_frame = ndem_sim_copy_frame(sim, &f) == 0;
+    ndem_step_stats last = *ndem_sim_stats(sim);
+    long total_steps = ndem_sim_total_steps(sim);
+    char engine_error[256] = "";
+    if (error) snprintf(engine_error, sizeof engine_error, "%s", error), error = engine_error;
+    ndem_sim_destroy(sim);
+    sim = NULL;
+    if (have_frame) {
         char *fj = ndem_frame_to_json(&f, out.frames > 0 ? out.frames - 1 : 0);
         io_failed |= write_text_or_warn(&out, "final.json", fj) != 0;
         free(fj);
         ndem_frame_free(&f);
     }
     if (io_failed && !error) error = "writing the output failed";
-    char *sum = summary_json(job, sim, error ? "failed" : "succeeded", error, wall, out.frames);
+    char *sum = summary_json(job, &last, total_steps, error ? "failed" : "succeeded", error, wall,
+                             out.frames);
     write_text_or_warn(&out, "summary.json", sum);
     if (sum) printf("%s\n", sum);
     free(sum);

@@ -147,8 +147,11 @@ static void warm_start(const ndem_sim *sim, ndem_packet *row, int l, int hist_in
     double hist[7];
     for (int q = 0; q < 7; q++) hist[q] = hf[q];
     const double *rot = hist + 4; /* rolling and twisting impulse vector */
+    float nf[3], tf[3];
     double n[3], t1[3], t2[3];
-    for (int q = 0; q < 3; q++) n[q] = row->n[q][l], t1[q] = row->t1[q][l];
+    for (int q = 0; q < 3; q++) nf[q] = row->n[q][l];
+    ndem_row_tangent(nf, tf);
+    for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
     ndem_cross(n, t1, t2);
     double s = row->s[l], mu = row->mu[l], mur = row->mur[l], mut = row->mut[l];
     double lam0 = ndem_max(beta * hist[0] / s, row->lo_n[l]);
@@ -178,14 +181,10 @@ static void prepare_row(ndem_sim *sim, long k)
     const double *va = &b->vel[6 * a];
     ndem_contact_geom geom;
     ndem_contact_geometry(sim, a, key, &geom);
-    double d_eff = geom.d_eff, vb[3], delta = geom.delta, t1[3], t2[3];
+    double d_eff = geom.d_eff, vb[3], delta = geom.delta;
     const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], geom.material_b);
-    ndem_tangents(geom.n, t1, t2);
     row->a[l] = a;
-    for (int q = 0; q < 3; q++) {
-        row->n[q][l] = (float)geom.n[q];
-        row->t1[q][l] = (float)t1[q];
-    }
+    for (int q = 0; q < 3; q++) row->n[q][l] = (float)geom.n[q];
     row->la[l] = (float)geom.la;
     row->lb[l] = (float)geom.lb;
     if (key >= 0) {
@@ -234,8 +233,6 @@ static void prepare_row(ndem_sim *sim, long k)
         cold->ups = (float)ups;
         sig_n = 4.0 / (h * h) * eps * ups;
     }
-    double sig_t = sim->solver.friction_compliance / h; /* gamma_t = gamma_r, PHYSICS.md */
-    double sig_r = sig_t;
     double r_eff = 0.5 * d_eff;
     row->s[l] = (float)s;
     row->sig_n[l] = (float)sig_n;
@@ -244,15 +241,6 @@ static void prepare_row(ndem_sim *sim, long k)
     row->mut[l] = (float)(pp->twisting * r_eff);
     row->lo_n[l] =
         (pp->adhesion > 0 && delta > 0 && de < 0) ? (float)(-pp->adhesion * h / s) : 0.0f;
-
-    double ima = b->inv_mass[a], iia = b->inv_inertia[a];
-    double imb = key >= 0 ? b->inv_mass[key] : 0.0, iib = key >= 0 ? b->inv_inertia[key] : 0.0;
-    double dn = s * s * (ima + imb) + sig_n;
-    double dt = ima + imb + iia * geom.la * geom.la + iib * geom.lb * geom.lb + sig_t;
-    double dr = iia + iib + sig_r; /* zero for two rotation-locked bodies */
-    row->inv_dn[l] = (float)(1.0 / dn);
-    row->inv_dt[l] = (float)(1.0 / dt);
-    row->inv_dr[l] = dr > 0 ? (float)(1.0 / dr) : 0.0f;
 
     /* Impact stage classification (seed 000 eq. 35.6). */
     double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
@@ -314,9 +302,11 @@ int ndem_contacts_store_history(ndem_sim *sim)
         long at = c->slot[k];
         const ndem_packet *r = &c->packets[at / NDEM_LANES];
         int l = (int)(at % NDEM_LANES);
+        float nf[3], tf[3], *o = &h->lam[7 * k];
         double n[3], t1[3], t2[3], lam[6];
-        float *o = &h->lam[7 * k];
-        for (int q = 0; q < 3; q++) n[q] = r->n[q][l], t1[q] = r->t1[q][l];
+        for (int q = 0; q < 3; q++) nf[q] = r->n[q][l];
+        ndem_row_tangent(nf, tf);
+        for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
         for (int q = 0; q < 6; q++) lam[q] = r->lam[q][l];
         ndem_cross(n, t1, t2);
         o[0] = (float)((double)r->s[l] * lam[0]);

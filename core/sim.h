@@ -50,19 +50,31 @@ typedef struct ndem_emitter_state {
  * contact in float32, one vector load per field. a and b index velocity
  * slots (ndem_contacts.vs): bodies first, then one slot per geometry row
  * holding the geometry's velocity with zero inverse masses, so wall rows
- * and particle rows share one kernel. t2 = n x t1 is rebuilt in the sweep.
+ * and particle rows share one kernel. The tangents are rebuilt from n in
+ * the sweep (ndem_row_tangent, lane by lane).
  * Unused lanes (past ndem_contacts.fill) are zeros on a zero slot. */
 typedef struct ndem_packet {
     int a[NDEM_LANES], b[NDEM_LANES];
-    ndem_fv n[3], t1[3];
+    ndem_fv n[3];
     ndem_fv la, lb; /* lever arms |p - x_a|, |p - x_b| */
     ndem_fv s;      /* normal row scale e_H delta^(e_H - 1) */
-    ndem_fv inv_dn, inv_dt, inv_dr;
     ndem_fv sig_n, q_n;
     ndem_fv mu, mur, mut; /* friction, mu_r r*, mu_t r* */
     ndem_fv lo_n;         /* lower bound of the normal impulse (adhesion, <= 0) */
     ndem_fv lam[6];       /* normal, t1, t2, r1, r2, twist */
 } ndem_packet;
+
+/* The tangents of a row, functions of its float32 normal alone (Frisvad's
+ * construction, vec.h, in float): t1 here, t2 = n x t1. The sweep's vector
+ * version performs the same operations, so both see the same basis. */
+static inline void ndem_row_tangent(const float *n, float *t1)
+{
+    float s = n[2] >= 0.0f ? 1.0f : -1.0f;
+    float a = -1.0f / (s + n[2]);
+    t1[0] = 1.0f + s * n[0] * n[0] * a;
+    t1[1] = s * (n[0] * n[1] * a);
+    t1[2] = -s * n[0];
+}
 
 /* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
  * impact stage, warm start, statistics. */
@@ -120,7 +132,7 @@ typedef struct ndem_history {
     long count;
     long *start; /* bodies + 1 */
     int *key_b;
-    float *lam;  /* 7 per contact: normal, friction vector, rolling vector */
+    float *lam; /* 7 per contact: normal, friction vector, rolling vector */
     long capacity, start_capacity;
 } ndem_history;
 

@@ -54,7 +54,11 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
     ndem_gather(c->vs, P->a, A);
     ndem_gather(c->vs, P->b, B);
     const ndem_fv ima = A[6], iia = A[7], imb = B[6], iib = B[7];
-    const ndem_fv *n = P->n, *t1 = P->t1, la = P->la, lb = P->lb;
+    const ndem_fv *n = P->n, la = P->la, lb = P->lb;
+    /* ndem_row_tangent (sim.h), lane by lane */
+    const ndem_fv one = ndem_fv_set(1.0f), sgn = ndem_fv_sel(n[2] >= 0.0f, one, -one);
+    const ndem_fv ta = -1.0f / (sgn + n[2]);
+    const ndem_fv t1[3] = {1.0f + sgn * n[0] * n[0] * ta, sgn * (n[0] * n[1] * ta), -sgn * n[0]};
     const ndem_fv t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
                            n[0] * t1[1] - n[1] * t1[0]}; /* n x t1 */
     const ndem_fv zero = ndem_fv_set(0.0f);
@@ -68,25 +72,26 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         for (int q = 1; q < 6; q++) d[q] = L[q];
     } else {
         ndem_fv dv[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
-        ndem_fv ln, F, sig_t, sig_r, inv_dt, inv_dr;
+        ndem_fv ln, F, sig_t = zero, sig_r = zero;
         if (st == STAGE_IMPACT) {
             /* Newton impact law on unregularised rows */
             rn = ndem_fv_dot(n, dv) - c->impact_v[p];
             ln = ndem_fv_max(L[0] - rn / (ima + imb), zero);
             d[0] = ln - L[0];
             F = ln;
-            sig_t = sig_r = zero;
-            inv_dt = 1.0f / (ima + imb + iia * la * la + iib * lb * lb);
-            ndem_fv ir = iia + iib;
-            inv_dr = ndem_fv_sel(ir > 0, 1.0f / ir, zero);
         } else {
+            /* the diagonal D = G M^-1 G^T + Sigma of each row, from the slots'
+             * inverse masses: three divisions cost less than streaming it */
+            ndem_fv inv_dn = 1.0f / (P->s * P->s * (ima + imb) + P->sig_n);
             rn = P->s * ndem_fv_dot(n, dv) - P->q_n + P->sig_n * L[0];
-            ln = ndem_fv_max(L[0] - rn * P->inv_dn, P->lo_n);
+            ln = ndem_fv_max(L[0] - rn * inv_dn, P->lo_n);
             d[0] = P->s * (ln - L[0]);
             F = ndem_fv_max(P->s * ln, zero); /* the physical normal impulse bounds friction */
             sig_t = x->sig_t, sig_r = x->sig_r;
-            inv_dt = P->inv_dt, inv_dr = P->inv_dr;
         }
+        ndem_fv inv_dt = 1.0f / (ima + imb + iia * la * la + iib * lb * lb + sig_t);
+        ndem_fv ir = iia + iib + sig_r; /* zero for two rotation-locked bodies */
+        ndem_fv inv_dr = ndem_fv_sel(ir > 0, 1.0f / ir, zero);
         L[0] = ln;
         /* The normal change acts before the tangential rows (Gauss-Seidel). */
         for (int q = 0; q < 3; q++) dv[q] += (imb + ima) * d[0] * n[q];

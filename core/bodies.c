@@ -24,8 +24,8 @@ int ndem_bodies_reserve(ndem_bodies *b, long capacity)
         grow((void **)&b->radius, sizeof(double), cap) ||
         grow((void **)&b->inv_mass, sizeof(double), cap) ||
         grow((void **)&b->inv_inertia, sizeof(double), cap) ||
-        grow((void **)&b->material, sizeof(int), cap) ||
-        grow((void **)&b->id, sizeof(long), cap) || grow((void **)&b->where, sizeof(long), cap))
+        grow((void **)&b->material, sizeof(int), cap) || grow((void **)&b->id, sizeof(long), cap) ||
+        grow((void **)&b->where, sizeof(long), cap))
         return -1;
     b->capacity = cap;
     return 0;

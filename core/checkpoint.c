@@ -121,8 +121,8 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
     return 0;
 }
 
-ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t length,
-                           char *err, size_t err_len)
+ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t length, char *err,
+                           size_t err_len)
 {
     reader r = {buffer, length, 0, 0};
     char magic[8];

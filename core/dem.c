@@ -34,19 +34,19 @@
 
 struct ndem_dem {
     long hist_bodies, hist_count, hist_cap, start_cap;
-    long *hist_start;  /* last step's contacts, CSR by body a */
+    long *hist_start; /* last step's contacts, CSR by body a */
     int *hist_key;
-    double *hist;      /* HIST per contact */
-    long cap;          /* capacity of the per-contact arrays below */
-    double *next;      /* this step's history, pair order */
-    double *force;     /* 9 per contact: force on a, torque on a, torque on b */
-    double *energy;    /* 3 per contact: elastic energy, energy dissipated this step, overlap */
+    double *hist;   /* HIST per contact */
+    long cap;       /* capacity of the per-contact arrays below */
+    double *next;   /* this step's history, pair order */
+    double *force;  /* 9 per contact: force on a, torque on a, torque on b */
+    double *energy; /* 3 per contact: elastic energy, energy dissipated this step, overlap */
     long body_cap;
     double *acc;       /* 6 per body: force, torque */
     double dissipated; /* cumulative, J */
     long bond_count, bond_cap;
-    int *bond_a, *bond_b;  /* bonded pairs, sorted by (a, b) */
-    double *bond;          /* BOND per bond: rest length, tangential[3], torsion, bending[3] */
+    int *bond_a, *bond_b; /* bonded pairs, sorted by (a, b) */
+    double *bond;         /* BOND per bond: rest length, tangential[3], torsion, bending[3] */
     int *bond_broken;
     double beta_e[64]; /* Hertz: dimensionless damping for restitution, see hertz_beta */
 };
@@ -114,7 +114,8 @@ ndem_dem *ndem_dem_create(const ndem_sim *sim)
     /* restitution per material pair, mapped once (at most 8 x 8 pairs cached) */
     for (int a = 0; a < sim->materials.count && a < 8; a++)
         for (int b = 0; b < sim->materials.count && b < 8; b++)
-            d->beta_e[a * 8 + b] = ndem_dem_hertz_beta(ndem_pair(&sim->materials, a, b)->restitution);
+            d->beta_e[a * 8 + b] =
+                ndem_dem_hertz_beta(ndem_pair(&sim->materials, a, b)->restitution);
     return d;
 }
 
@@ -286,8 +287,8 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     double ft[3], mr[3] = {0, 0, 0};
     double nu = pp->poisson_ratio;
     if (sim->solver.contact_model == NDEM_MODEL_HUNT_CROSSLEY) {
-        double kn = pp->stiffness > 0 ? pp->stiffness
-                                      : ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
+        double kn =
+            pp->stiffness > 0 ? pp->stiffness : ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
         double ex = pp->exponent, dn = pow(delta, ex);
         double v0 = old ? old[6] : ndem_max(ddelta, 1e-3); /* speed at first touch */
         hist_out[6] = v0;
@@ -327,8 +328,8 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
          * stiffness_ratio times it, all damped like the normal one */
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
         double ea = sim->materials.young[b->material[a]];
-        double kn = pp->stiffness > 0 ? pp->stiffness
-                                      : 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
+        double kn =
+            pp->stiffness > 0 ? pp->stiffness : 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
         double zeta = linear_zeta(pp->restitution);
         double gn = ndem_min(2.0 * zeta * sqrt(m_eff * kn), 0.25 * m_eff / h);
         fn = fmax(kn * delta + gn * ddelta, 0.0); /* only while it pushes */
@@ -380,8 +381,8 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         memcpy(hist_out, spring, 3 * sizeof(double));
         memcpy(&hist_out[3], roll, 3 * sizeof(double));
         hist_out[6] = twist;
-        elastic = 0.5 * (fn * fn / kn + (kt > 0 ? ndem_dot(ft, ft) / kt : 0) +
-                         kw * twist * twist + kb * ndem_dot(roll, roll));
+        elastic = 0.5 * (fn * fn / kn + (kt > 0 ? ndem_dot(ft, ft) / kt : 0) + kw * twist * twist +
+                         kb * ndem_dot(roll, roll));
     } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR) {
         /* seed 002 eq. (3): connector of length l_a + l_b, area pi min(l)^2 */
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);

@@ -81,4 +81,3 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
         if (bonded) k = fmax(k, def->contact_materials[i].bond_stiffness);
     return M_PI * sqrt(m / k);
 }
-

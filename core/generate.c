@@ -231,8 +231,7 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
             for (long k = 0; k < g->list_count; k++) {
                 const double *s = &g->spheres[4 * k];
                 const double *v = g->velocities ? &g->velocities[3 * k] : NULL;
-                if (ndem_bodies_add(&sim->bodies, s, s[3], v, g->material, density) < 0)
-                    goto oom;
+                if (ndem_bodies_add(&sim->bodies, s, s[3], v, g->material, density) < 0) goto oom;
             }
         }
         if (g->fixed_rotation) /* infinite inertia: no torque turns them */
@@ -244,7 +243,8 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
         int pushed = 0;
         for (int q = 0; q < 3; q++) pushed |= g->force[q] != 0 || g->force_rate[q] != 0;
         if (pushed) {
-            struct ndem_forced *f = realloc(sim->forced, sizeof *f * (size_t)(sim->forced_count + 1));
+            struct ndem_forced *f =
+                realloc(sim->forced, sizeof *f * (size_t)(sim->forced_count + 1));
             if (!f) goto oom;
             sim->forced = f;
             f += sim->forced_count++;

@@ -40,8 +40,18 @@ static int solid_box(const ndem_geometry_def *g, const double *x, double r, doub
     int axis = 0;
     for (int k = 0; k < 3; k++) {
         double lo = x[k] - g->min[k], hi = g->max[k] - x[k];
-        if (lo < best) { best = lo; axis = k; n[0] = n[1] = n[2] = 0; n[k] = 1.0; }
-        if (hi < best) { best = hi; axis = k; n[0] = n[1] = n[2] = 0; n[k] = -1.0; }
+        if (lo < best) {
+            best = lo;
+            axis = k;
+            n[0] = n[1] = n[2] = 0;
+            n[k] = 1.0;
+        }
+        if (hi < best) {
+            best = hi;
+            axis = k;
+            n[0] = n[1] = n[2] = 0;
+            n[k] = -1.0;
+        }
     }
     (void)axis;
     return add_hit(hits, 0, n, r + best, 0, margin);
@@ -139,11 +149,19 @@ void ndem_geometry_surface_velocity(const ndem_geometry_def *g, const double *p,
 void ndem_geometry_bounds(const ndem_geometry_def *g, double *lo, double *hi)
 {
     if (g->type == NDEM_GEOMETRY_BOX) {
-        for (int k = 0; k < 3; k++) { lo[k] = g->min[k]; hi[k] = g->max[k]; }
+        for (int k = 0; k < 3; k++) {
+            lo[k] = g->min[k];
+            hi[k] = g->max[k];
+        }
     } else if (g->type == NDEM_GEOMETRY_CYLINDER) {
         double e = g->radius + 0.5 * g->length;
-        for (int k = 0; k < 3; k++) { lo[k] = g->center[k] - e; hi[k] = g->center[k] + e; }
+        for (int k = 0; k < 3; k++) {
+            lo[k] = g->center[k] - e;
+            hi[k] = g->center[k] + e;
+        }
     } else {
-        for (int k = 0; k < 3; k++) { lo[k] = hi[k] = g->point[k]; }
+        for (int k = 0; k < 3; k++) {
+            lo[k] = hi[k] = g->point[k];
+        }
     }
 }

@@ -88,7 +88,7 @@ static int write_vtk(const ndem_output *o, const char *name, const ndem_frame *f
 int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
 {
     ndem_frame f;
-    if (ndem_sim_copy_frame(sim, &f)) return -1;
+    if (ndem_sim_copy_motion(sim, &f)) return -1;
     size_t size = ndem_frame_bin_size(f.count, NDEM_FRAME_ALL);
     void *buf = malloc(size);
     int rc = -1;

@@ -177,6 +177,11 @@ static int neighbours_build(ndem_sim *sim, double skin)
     }
     if (failed) return -1;
     for (long i = 0; i < n; i++) start[i + 1] += start[i];
+    if (nl->capacity > 2 * (start[n] + 1024)) { /* a fast phase is over: give it back */
+        free(nl->j);
+        nl->j = NULL;
+        nl->capacity = 0;
+    }
     if (grow((void **)&nl->j, &nl->capacity, start[n] + 1, sizeof(int))) return -1;
     nl->count = start[n];
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
@@ -251,7 +256,8 @@ int ndem_neighbours_update(ndem_sim *sim)
     int capped = need > 2.0 * rmax;
     if (!fresh && !capped && need <= nl->skin) return 0;
     double skin = fmin(0.05 * rmax + top[2] + top[3], 2.0 * rmax); /* nothing moved yet */
-    return neighbours_build(sim, skin + NDEM_LIST_MARGIN * rmin);
+    /* capped: rebuilt every step anyway, so no margin */
+    return neighbours_build(sim, capped ? skin : skin + NDEM_LIST_MARGIN * rmin);
 }
 
 void ndem_neighbours_destroy(ndem_neighbours *nl)

@@ -68,16 +68,16 @@ typedef enum ndem_geometry_type {
 typedef struct ndem_geometry_def {
     ndem_geometry_type type;
     int material;
-    int inside;          /* box or cylinder used as a container */
-    double point[3];     /* plane: a point on it */
-    double normal[3];    /* plane: unit normal pointing into the material */
-    double min[3];       /* box corners */
+    int inside;       /* box or cylinder used as a container */
+    double point[3];  /* plane: a point on it */
+    double normal[3]; /* plane: unit normal pointing into the material */
+    double min[3];    /* box corners */
     double max[3];
-    double center[3];    /* cylinder centre */
-    double axis[3];      /* cylinder unit axis */
-    double radius;       /* cylinder radius */
-    double length;       /* cylinder length along the axis */
-    double velocity[3];  /* linear velocity (m/s) */
+    double center[3];           /* cylinder centre */
+    double axis[3];             /* cylinder unit axis */
+    double radius;              /* cylinder radius */
+    double length;              /* cylinder length along the axis */
+    double velocity[3];         /* linear velocity (m/s) */
     double angular_velocity[3]; /* rad/s */
 } ndem_geometry_def;
 
@@ -108,20 +108,20 @@ typedef struct ndem_generator_def {
     ndem_generator_type type;
     int material;
     double min[3], max[3];
-    double spacing;     /* lattice pitch; <= 0: 2 * largest radius */
-    long count;         /* lattice: at most this many (<= 0: fill); random: exactly */
+    double spacing; /* lattice pitch; <= 0: 2 * largest radius */
+    long count;     /* lattice: at most this many (<= 0: fill); random: exactly */
     ndem_radius_dist radius;
     uint64_t seed;
-    double velocity[3]; /* initial velocity of lattice and random particles */
-    int fixed_rotation; /* the particles never turn (a stand-in for a sliding block) */
-    int bonded;         /* smooth DEM: bond every touching pair of this generator */
+    double velocity[3];   /* initial velocity of lattice and random particles */
+    int fixed_rotation;   /* the particles never turn (a stand-in for a sliding block) */
+    int bonded;           /* smooth DEM: bond every touching pair of this generator */
     double force[3];      /* external force on each of its particles at t = 0 (N) */
     double force_rate[3]; /* its growth per second (N/s): F(t) = force + force_rate t */
     long list_count;
     const double *spheres;
     const double *velocities;
-    long bond_pair_count;      /* list: smooth-DEM bonds between listed spheres */
-    const double *bond_pairs;  /* 2 per bond: indices i, j into spheres (whole numbers) */
+    long bond_pair_count;     /* list: smooth-DEM bonds between listed spheres */
+    const double *bond_pairs; /* 2 per bond: indices i, j into spheres (whole numbers) */
 } ndem_generator_def;
 
 /* Particles inserted during the run at `rate` per second inside [min, max],
@@ -142,26 +142,26 @@ typedef enum ndem_method { NDEM_METHOD_NDEM = 0, NDEM_METHOD_DEM = 1 } ndem_meth
 
 /* Smooth DEM force laws (PHYSICS.md "Smooth DEM", docs/physics.md). */
 typedef enum ndem_contact_model {
-    NDEM_MODEL_HERTZ = 0, /* seed 000 eq. 35.1 */
-    NDEM_MODEL_LINEAR = 1, /* seed 002 (Cundall) */
-    NDEM_MODEL_HUNT_CROSSLEY = 2, /* seed 004: Kelvin-Voigt / Hunt-Crossley */
+    NDEM_MODEL_HERTZ = 0,           /* seed 000 eq. 35.1 */
+    NDEM_MODEL_LINEAR = 1,          /* seed 002 (Cundall) */
+    NDEM_MODEL_HUNT_CROSSLEY = 2,   /* seed 004: Kelvin-Voigt / Hunt-Crossley */
     NDEM_MODEL_LINEAR_ELASTIC6 = 3, /* seed 002: purely elastic in all 6 DOF, for testing */
     NDEM_MODEL_LUDING = 4 /* seed 001: four springs with dashpots, static/dynamic friction */
 } ndem_contact_model;
 
 typedef struct ndem_solver_def {
     ndem_method method;
-    double time_step;         /* h (s) */
-    double duration;          /* simulated time (s) */
-    int iterations;           /* PGS sweeps of the continuous stage */
-    int impact_iterations;    /* PGS sweeps of the impact stage */
-    int warm_start;           /* history-based warm start, seed 003 eq. 7-8 */
-    double warm_start_factor; /* beta, default 0.85 */
-    double impact_velocity;   /* v_imp; <= 0: 0.02 d_avg / h */
-    double tolerance;         /* early exit when the residual falls below; 0: off */
-    double damping_steps;     /* n_s of tau_n = n_s h, default 2 */
-    double friction_compliance; /* gamma_t = gamma_r, default 1e-6 */
-    int threads;              /* OpenMP threads; 0: the runtime's default */
+    double time_step;                 /* h (s) */
+    double duration;                  /* simulated time (s) */
+    int iterations;                   /* PGS sweeps of the continuous stage */
+    int impact_iterations;            /* PGS sweeps of the impact stage */
+    int warm_start;                   /* history-based warm start, seed 003 eq. 7-8 */
+    double warm_start_factor;         /* beta, default 0.85 */
+    double impact_velocity;           /* v_imp; <= 0: 0.02 d_avg / h */
+    double tolerance;                 /* early exit when the residual falls below; 0: off */
+    double damping_steps;             /* n_s of tau_n = n_s h, default 2 */
+    double friction_compliance;       /* gamma_t = gamma_r, default 1e-6 */
+    int threads;                      /* OpenMP threads; 0: the runtime's default */
     ndem_contact_model contact_model; /* method "dem" only */
 } ndem_solver_def;
 
@@ -194,28 +194,28 @@ typedef struct ndem_sim ndem_sim;
 
 /* Statistics of the last step. */
 typedef struct ndem_step_stats {
-    long step;               /* steps taken so far */
-    double time;             /* simulated time (s) */
+    long step;   /* steps taken so far */
+    double time; /* simulated time (s) */
     long particles;
-    long contacts;           /* particle-particle plus particle-geometry */
+    long contacts; /* particle-particle plus particle-geometry */
     long geometry_contacts;
-    long impacts;            /* contacts resolved in the impact stage */
-    long rows;               /* contacts the solver handled, near ones included */
-    int iterations;          /* PGS sweeps used in the continuous stage */
-    int colors;              /* colours of the contact graph */
-    double kinetic_energy;   /* J, translational plus rotational */
-    double residual_normal;  /* mean |r| over normal rows (seed 003 eq. 6) */
+    long impacts;           /* contacts resolved in the impact stage */
+    long rows;              /* contacts the solver handled, near ones included */
+    int iterations;         /* PGS sweeps used in the continuous stage */
+    int colors;             /* colours of the contact graph */
+    double kinetic_energy;  /* J, translational plus rotational */
+    double residual_normal; /* mean |r| over normal rows (seed 003 eq. 6) */
     double residual_friction;
     double residual_rolling;
-    double max_overlap;      /* m */
+    double max_overlap;       /* m */
     double elastic_energy;    /* smooth DEM: energy stored in the contact springs (J) */
     double dissipated_energy; /* smooth DEM: energy dissipated since the start (J) */
-    double wall_broadphase;  /* wall seconds per phase of the last step */
+    double wall_broadphase;   /* wall seconds per phase of the last step */
     double wall_narrowphase;
     double wall_solve;
     double wall_integrate;
     double wall_total;
-    long impact_rows;        /* rows swept by the impact stage (islands with an impact) */
+    long impact_rows; /* rows swept by the impact stage (islands with an impact) */
 } ndem_step_stats;
 
 /* Error codes of ndem_sim_step. */
@@ -256,6 +256,9 @@ typedef struct ndem_frame {
 } ndem_frame;
 
 int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out);
+/* The same without orientations and materials (left NULL): what frames on
+ * disk and on the wire carry, in 80 instead of 116 bytes a particle. */
+int ndem_sim_copy_motion(const ndem_sim *sim, ndem_frame *out);
 void ndem_frame_free(ndem_frame *frame);
 
 /* Checkpoint: the complete state (particles, contact history for warm start,
@@ -264,8 +267,8 @@ void ndem_frame_free(ndem_frame *frame);
  * a buffer of another scene or version is refused with a message. Restoring
  * then stepping gives bit-for-bit the states of never stopping. */
 int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length);
-ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer,
-                           size_t length, char *err, size_t err_len);
+ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t length, char *err,
+                           size_t err_len);
 
 /* Smooth DEM: the stable time step pi sqrt(m / k) for the smallest particle
  * and the stiffest pair of the scene (infinite when there are no particles). */

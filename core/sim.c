@@ -345,7 +345,7 @@ ndem_status ndem_sim_step(ndem_sim *sim)
     return st;
 }
 
-int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out)
+static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
 {
     const ndem_bodies *b = &sim->bodies;
     long n = b->count;
@@ -358,10 +358,12 @@ int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out)
     out->radii = malloc(m * sizeof(double));
     out->velocities = malloc(3 * m * sizeof(double));
     out->angular_velocities = malloc(3 * m * sizeof(double));
-    out->orientations = malloc(4 * m * sizeof(double));
-    out->materials = malloc(m * sizeof(int));
+    if (all) {
+        out->orientations = malloc(4 * m * sizeof(double));
+        out->materials = malloc(m * sizeof(int));
+    }
     if (!out->positions || !out->radii || !out->velocities || !out->angular_velocities ||
-        !out->orientations || !out->materials) {
+        (all && (!out->orientations || !out->materials))) {
         ndem_frame_free(out);
         return -1;
     }
@@ -369,14 +371,20 @@ int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out)
     for (long i = 0; i < n; i++) {
         long o = b->id[i];
         memcpy(&out->positions[3 * o], &b->pos[3 * i], 3 * sizeof(double));
-        memcpy(&out->orientations[4 * o], &b->quat[4 * i], 4 * sizeof(double));
         memcpy(&out->velocities[3 * o], &b->vel[6 * i], 3 * sizeof(double));
         memcpy(&out->angular_velocities[3 * o], &b->vel[6 * i + 3], 3 * sizeof(double));
         out->radii[o] = b->radius[i];
-        out->materials[o] = b->material[i];
+        if (all) {
+            memcpy(&out->orientations[4 * o], &b->quat[4 * i], 4 * sizeof(double));
+            out->materials[o] = b->material[i];
+        }
     }
     return 0;
 }
+
+int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out) { return copy_frame(sim, out, 1); }
+
+int ndem_sim_copy_motion(const ndem_sim *sim, ndem_frame *out) { return copy_frame(sim, out, 0); }
 
 void ndem_frame_free(ndem_frame *f)
 {

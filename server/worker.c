@@ -92,7 +92,7 @@ static void series_append(run *r, const ndem_step_stats *st)
 static void emit_frame(run *r)
 {
     ndem_frame f;
-    if (ndem_sim_copy_frame(r->sim, &f)) return;
+    if (ndem_sim_copy_motion(r->sim, &f)) return;
     ndem_stream_frame(r->w->pool->stream, r->row->id, &f, r->resume.frames);
     ndem_store_frame(r->w->pool->store, r->row->id, r->resume.frames, &f);
     r->resume.frames++;

@@ -90,30 +90,6 @@ int ndem_broadphase_build(ndem_sim *sim, double skin)
 #define NDEM_LIST_MARGIN 1.0
 #define NDEM_LIST_BLOCK 512
 
-static int grow(void **p, long *cap, long need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    long c = need + need / 4 + 256;
-    void *q = realloc(*p, elem * (size_t)c);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-static int push_j(ndem_pair_block *blk, int j)
-{
-    if (blk->count == blk->capacity) {
-        long cap = blk->capacity > 0 ? 2 * blk->capacity : 8 * NDEM_LIST_BLOCK;
-        int *k = realloc(blk->key, sizeof(int) * (size_t)cap);
-        if (!k) return -1;
-        blk->key = k;
-        blk->capacity = cap;
-    }
-    blk->key[blk->count++] = j;
-    return 0;
-}
-
 static int within(const ndem_bodies *b, long i, long j, double skin)
 {
     const double *xi = &b->pos[3 * i], *xj = &b->pos[3 * j];
@@ -144,18 +120,11 @@ static int neighbours_build(ndem_sim *sim, double skin)
     const ndem_grid *g = &sim->grid;
     long n = b->count;
     if (ndem_broadphase_build(sim, skin)) return -1;
-    if (grow((void **)&nl->start, &nl->start_capacity, n + 1, sizeof(long)) ||
-        grow((void **)&nl->x0, &nl->x0_capacity, 3 * n, sizeof(double)))
+    if (ndem_ensure((void **)&nl->start, &nl->start_capacity, n + 1, sizeof(long)) ||
+        ndem_ensure((void **)&nl->x0, &nl->x0_capacity, 3 * n, sizeof(double)))
         return -1;
     long nblocks = (n + NDEM_LIST_BLOCK - 1) / NDEM_LIST_BLOCK;
-    if (nblocks > nl->block_capacity) {
-        ndem_pair_block *blk = realloc(nl->blocks, sizeof(ndem_pair_block) * (size_t)nblocks);
-        if (!blk) return -1;
-        memset(blk + nl->block_capacity, 0,
-               sizeof(ndem_pair_block) * (size_t)(nblocks - nl->block_capacity));
-        nl->blocks = blk;
-        nl->block_capacity = nblocks;
-    }
+    if (ndem_pair_blocks_reserve(&nl->blocks, &nl->block_capacity, nblocks)) return -1;
     long *start = nl->start;
     start[0] = 0;
     int failed = 0;
@@ -169,7 +138,7 @@ static int neighbours_build(ndem_sim *sim, double skin)
         for (long i = bi * NDEM_LIST_BLOCK; i < hi; i++) {
             long first = blk->count;
             NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
-                if (within(b, i, j, skin)) failed |= push_j(blk, (int)j);
+                if (within(b, i, j, skin)) failed |= ndem_pair_block_push(blk, (int)j);
             });
             if (!failed) sort_ints(&blk->key[first], blk->count - first);
             start[i + 1] = blk->count - first;
@@ -182,7 +151,7 @@ static int neighbours_build(ndem_sim *sim, double skin)
         nl->j = NULL;
         nl->capacity = 0;
     }
-    if (grow((void **)&nl->j, &nl->capacity, start[n] + 1, sizeof(int))) return -1;
+    if (ndem_ensure((void **)&nl->j, &nl->capacity, start[n] + 1, sizeof(int))) return -1;
     nl->count = start[n];
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
     for (long bi = 0; bi < nblocks; bi++) {
@@ -217,7 +186,7 @@ static void top2(double *t, double e)
  * moved d_i; with e_i = d_i + h |v_i| the gap of a pair missing from the lists is still above skin
  * - e_i - e_j, so they serve while 0.05 r_max + e_1 + e_2 (the two largest e) stays within their
  * skin. One fast body therefore does not shrink everyone's margin twice. */
-int ndem_neighbours_update(ndem_sim *sim)
+int ndem_neighbours_update(ndem_sim *sim, double *geometry_skin)
 {
     ndem_neighbours *nl = &sim->neighbours;
     const ndem_bodies *b = &sim->bodies;
@@ -250,6 +219,8 @@ int ndem_neighbours_update(ndem_sim *sim)
         }
     }
     if (n == 0) rmin = rmax = 0.0;
+    /* 2 h |v|_max, bit for bit 2 sqrt(max |v|^2) h: both maps are monotone */
+    *geometry_skin = n > 0 ? fmin(2.0 * top[2] + 0.05 * rmin, 2.0 * rmax) : 0.0;
     double need = 0.05 * rmax + top[0] + top[1];
     /* Beyond a diameter the search is capped (tunnelling guard, PHYSICS.md)
      * and the lists, missing pairs by design, are searched afresh. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ensure(void **p, long *cap, long need, size_t elem)
+int ndem_ensure(void **p, long *cap, long need, size_t elem)
 {
     if (need <= *cap) return 0;
     long c = *cap > 0 ? *cap : 256;
@@ -70,7 +70,7 @@ static int geometry_hits(const ndem_sim *sim, long i, double skin, int g, ndem_g
  * order, so the pair order does not depend on the thread count. */
 #define NDEM_PAIR_BLOCK 512
 
-static int push_key(ndem_pair_block *blk, int key)
+int ndem_pair_block_push(ndem_pair_block *blk, int key)
 {
     if (blk->count == blk->capacity) {
         long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
@@ -83,6 +83,17 @@ static int push_key(ndem_pair_block *blk, int key)
     return 0;
 }
 
+int ndem_pair_blocks_reserve(ndem_pair_block **blocks, long *capacity, long n)
+{
+    if (n <= *capacity) return 0;
+    ndem_pair_block *blk = realloc(*blocks, sizeof(ndem_pair_block) * (size_t)n);
+    if (!blk) return -1;
+    memset(blk + *capacity, 0, sizeof(ndem_pair_block) * (size_t)(n - *capacity));
+    *blocks = blk;
+    *capacity = n;
+    return 0;
+}
+
 int ndem_contacts_build(ndem_sim *sim, double skin)
 {
     ndem_contacts *c = &sim->contacts;
@@ -90,16 +101,9 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
     const ndem_neighbours *nl = &sim->neighbours;
     long n = b->count;
     double h = sim->solver.time_step;
-    if (ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
+    if (ndem_ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
     long nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
-    if (nblocks > c->block_capacity) {
-        ndem_pair_block *blk = realloc(c->blocks, sizeof(ndem_pair_block) * (size_t)nblocks);
-        if (!blk) return -1;
-        memset(blk + c->block_capacity, 0,
-               sizeof(ndem_pair_block) * (size_t)(nblocks - c->block_capacity));
-        c->blocks = blk;
-        c->block_capacity = nblocks;
-    }
+    if (ndem_pair_blocks_reserve(&c->blocks, &c->block_capacity, nblocks)) return -1;
     long *start = c->start;
     start[0] = 0;
     int failed = 0;
@@ -115,11 +119,12 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
             ndem_geo_hit hits[6];
             for (int q = 0; q < sim->geometry_count; q++) {
                 int m = geometry_hits(sim, i, skin, q, hits);
-                for (int t = 0; t < m; t++) failed |= push_key(blk, -1 - (q * 8 + hits[t].feature));
+                for (int t = 0; t < m; t++)
+                    failed |= ndem_pair_block_push(blk, -1 - (q * 8 + hits[t].feature));
             }
             /* the lists are sorted by j: contacts come out in pair order */
             for (long k = nl->start[i]; k < nl->start[i + 1]; k++)
-                if (pair_contact(b, i, nl->j[k], h)) failed |= push_key(blk, nl->j[k]);
+                if (pair_contact(b, i, nl->j[k], h)) failed |= ndem_pair_block_push(blk, nl->j[k]);
             start[i + 1] = blk->count - first;
         }
     }

@@ -1,5 +1,5 @@
-/* grid.h (internal) - the cell hash of the broad phase and a loop over the
- * neighbours of a body, shared by the broad and narrow phases. */
+/* grid.h (internal) - the cells of the broad phase (broadphase.c) and a loop
+ * over the neighbours of a body. */
 #ifndef NDEM_GRID_H
 #define NDEM_GRID_H
 

@@ -16,19 +16,7 @@
     1.25 /* Hertz mapping exponent, seed 000 eq. (35.3); prepare_row takes its                     \
           * powers by square roots */
 
-static int ensure(void **p, long *cap, long need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    long c = *cap > 0 ? *cap : 256;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, elem * (size_t)c);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-/* Like ensure, 64-byte aligned for the vector fields; the old contents are
+/* Like ndem_ensure, 64-byte aligned for the vector fields; the old contents are
  * not kept (rows are rebuilt every step). */
 static int ensure_aligned(void **p, long *cap, long need, size_t elem)
 {
@@ -52,7 +40,7 @@ int ndem_contacts_color(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     long n = sim->bodies.count;
-    if (ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(uint64_t))) return -1;
+    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(uint64_t))) return -1;
     memset(c->color_mask, 0, sizeof(uint64_t) * (size_t)n);
     long counts[65] = {0}, geo = 0;
     uint64_t *mask = c->color_mask;
@@ -94,7 +82,7 @@ int ndem_contacts_color(ndem_sim *sim)
     long slots = n + geo + 1; /* bodies, geometry rows, one zero slot */
     if (ensure_aligned((void **)&c->vs, &c->slot_capacity, slots, sizeof(ndem_f8))) return -1;
     c->slot_count = slots;
-    if (ensure((void **)&c->ug, &c->ug_capacity, 6 * geo + 6, sizeof(double))) return -1;
+    if (ndem_ensure((void **)&c->ug, &c->ug_capacity, 6 * geo + 6, sizeof(double))) return -1;
 
     /* Rows of a colour fill its packets lane after lane in pair order. */
     long next[65];
@@ -283,7 +271,7 @@ int ndem_contacts_store_history(ndem_sim *sim)
     const ndem_contacts *c = &sim->contacts;
     ndem_history *h = &sim->history;
     long nb = sim->bodies.count;
-    if (ensure((void **)&h->start, &h->start_capacity, nb + 1, sizeof(long))) return -1;
+    if (ndem_ensure((void **)&h->start, &h->start_capacity, nb + 1, sizeof(long))) return -1;
     if (c->count > h->capacity) {
         long cap = c->count + c->count / 2 + 256;
         int *kb = realloc(h->key_b, sizeof(int) * (size_t)cap);

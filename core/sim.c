@@ -290,24 +290,9 @@ ndem_status ndem_sim_step(ndem_sim *sim)
      * counter, so a restored checkpoint reorders at the same steps. */
     if (!sim->dem && sim->step % NDEM_REORDER_STEPS == 0 && ndem_bodies_reorder(sim))
         return fail_memory(sim);
-    const ndem_bodies *b = &sim->bodies;
-    double vmax = 0, rmin = INFINITY, rmax = 0;
-#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, b->count))             \
-    reduction(max                                                                                  \
-              : vmax, rmax) reduction(min                                                          \
-                                      : rmin)
-    for (long i = 0; i < b->count; i++) {
-        const double *v = &b->vel[6 * i];
-        double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        if (s > vmax) vmax = s;
-        if (b->radius[i] < rmin) rmin = b->radius[i];
-        if (b->radius[i] > rmax) rmax = b->radius[i];
-    }
-    /* Search reach: what can close within a step, capped (tunnelling guard:
-     * keep h below d / v, PHYSICS.md time step guidance). */
-    double skin = b->count ? fmin(2.0 * sqrt(vmax) * h + 0.05 * rmin, 2.0 * rmax) : 0.0;
     double t1 = omp_get_wtime();
-    if (ndem_neighbours_update(sim)) return fail_memory(sim);
+    double skin; /* the geometry search's reach, from the same scan as the lists' */
+    if (ndem_neighbours_update(sim, &skin)) return fail_memory(sim);
     double t2 = omp_get_wtime();
     double t3, t4;
     if (sim->dem) {
@@ -334,7 +319,7 @@ ndem_status ndem_sim_step(ndem_sim *sim)
     ndem_step_stats *s = &sim->stats;
     s->step = sim->step;
     s->time = sim->time;
-    s->particles = b->count;
+    s->particles = sim->bodies.count;
     s->colors = sim->contacts.color_count;
     s->rows = sim->contacts.count;
     s->wall_broadphase = t2 - t1 + (t1 - t0);

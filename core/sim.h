@@ -1,7 +1,7 @@
 /* sim.h (internal) - the simulation object shared by the engine's modules.
  * Hot data is stored as arrays per quantity (structure of arrays); the
- * contact rows that the solver streams over are packed per contact in the
- * order they are solved (geometry contacts first, then one block per colour).
+ * contact rows that the solver streams over are packed in the order they
+ * are solved, colour after colour, NDEM_LANES rows per packet.
  */
 #ifndef NDEM_SIM_H
 #define NDEM_SIM_H
@@ -92,6 +92,14 @@ typedef struct ndem_pair_block {
     int *key;
     long count, capacity;
 } ndem_pair_block;
+
+/* Appends a key to a block's buffer; 0, or -1 when out of memory. */
+int ndem_pair_block_push(ndem_pair_block *blk, int key);
+/* Makes room for n blocks (new ones empty); 0 or -1. */
+int ndem_pair_blocks_reserve(ndem_pair_block **blocks, long *capacity, long n);
+/* Grows *p to hold `need` elements of `elem` bytes, keeping its contents
+ * (capacity doubles); 0, or -1 when out of memory. */
+int ndem_ensure(void **p, long *cap, long need, size_t elem);
 
 /* Candidate contacts in pair order: key_b >= 0 is a particle, key_b < 0 a
  * geometry feature (-1 - (geometry * 8 + feature)). */
@@ -217,8 +225,11 @@ void ndem_apply_external_forces(ndem_sim *sim);
 int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len);
 int ndem_emit(ndem_sim *sim);
 int ndem_broadphase_build(ndem_sim *sim, double skin);
-/* Brings the Verlet lists up to date (rebuilds them when needed). */
-int ndem_neighbours_update(ndem_sim *sim);
+/* Brings the Verlet lists up to date (rebuilds them when needed) and gives
+ * the reach of this step's geometry search: what can close within a step,
+ * 2 h v_max + 0.05 r_min, capped at a diameter (tunnelling guard: keep h
+ * below d / v, PHYSICS.md time step guidance). */
+int ndem_neighbours_update(ndem_sim *sim, double *geometry_skin);
 void ndem_neighbours_destroy(ndem_neighbours *nl);
 int ndem_contacts_build(ndem_sim *sim, double skin);
 int ndem_contacts_color(ndem_sim *sim);

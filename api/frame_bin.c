@@ -1,7 +1,10 @@
 /* frame_bin.c - encoder of the binary frame format (frame_bin.h). */
 #include "frame_bin.h"
 
+#include "crc32c.h"
+
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static unsigned char *put_u32(unsigned char *p, uint32_t v)
@@ -55,7 +58,8 @@ size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, v
     p = put_u64(p, t);
     p = put_u32(p, fields);
     p = put_u32(p, 1u);
-    p = put_u64(p, 0);
+    p = put_u32(p, 0); /* the CRC, set below */
+    p = put_u32(p, NDEM_FRAME_FLAG_CRC);
     if (fields & NDEM_FRAME_POSITIONS)
         for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->positions[i]);
     if (fields & NDEM_FRAME_RADII)
@@ -69,5 +73,42 @@ size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, v
         for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->velocities[i]);
     if (fields & NDEM_FRAME_ANGULAR)
         for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->angular_velocities[i]);
-    return (size_t)(p - (unsigned char *)buf);
+    size_t len = (size_t)(p - (unsigned char *)buf);
+    put_u32((unsigned char *)buf + 40, ndem_crc32c(0, buf, len));
+    return len;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int ndem_frame_bin_check(const void *buf, size_t len, char *why, size_t why_len)
+{
+    const unsigned char *p = buf;
+    if (len < NDEM_FRAME_HEADER || memcmp(p, NDEM_FRAME_MAGIC, 4)) {
+        snprintf(why, why_len, "not an NDF1 record (%zu bytes)", len);
+        return -1;
+    }
+    uint32_t header = get_u32(p + 4), fields = get_u32(p + 32);
+    if (header < NDEM_FRAME_HEADER || header > len) {
+        snprintf(why, why_len, "header size %u does not fit %zu bytes", header, len);
+        return -1;
+    }
+    size_t want = header + 4u * (size_t)popcount_weights(fields) * get_u32(p + 12);
+    if (len != want) {
+        snprintf(why, why_len, "%s: %zu of %zu bytes", len < want ? "truncated" : "too long", len,
+                 want);
+        return -1;
+    }
+    if (!(get_u32(p + 44) & NDEM_FRAME_FLAG_CRC)) return 0; /* an older writer's record */
+    static const unsigned char zero[4] = {0};
+    uint32_t crc = ndem_crc32c(0, p, 40);
+    crc = ndem_crc32c(crc, zero, 4);
+    crc = ndem_crc32c(crc, p + 44, len - 44);
+    if (crc != get_u32(p + 40)) {
+        snprintf(why, why_len, "checksum mismatch");
+        return -1;
+    }
+    return 0;
 }

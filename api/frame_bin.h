@@ -6,7 +6,8 @@
  *   8  u32 frame index         12  u32 particle count
  *  16  i64 step                24  f64 time (s)
  *  32  u32 fields (bit set)    36  u32 scalar kind (1 = speed, m/s)
- *  40  u64 reserved (0)
+ *  40  u32 CRC-32C of the record (this field counted as 0)
+ *  44  u32 flags: bit 0 = the CRC is set (0 in records of older writers)
  * then, for each field bit set, in this order, float32 arrays:
  *   bit 0 positions (3 n), bit 1 radii (n), bit 2 scalar (n),
  *   bit 3 velocities (3 n), bit 4 angular velocities (3 n). */
@@ -27,10 +28,16 @@
 #define NDEM_FRAME_ANGULAR 16u
 #define NDEM_FRAME_STREAM (NDEM_FRAME_POSITIONS | NDEM_FRAME_RADII | NDEM_FRAME_SCALAR)
 #define NDEM_FRAME_ALL 31u
+#define NDEM_FRAME_FLAG_CRC 1u
 
 /* Bytes needed for a frame of n particles with the given fields. */
 size_t ndem_frame_bin_size(long n, uint32_t fields);
-/* Encodes into buf (of ndem_frame_bin_size bytes); returns bytes written. */
+/* Encodes into buf (of ndem_frame_bin_size bytes), CRC included; returns
+ * bytes written. */
 size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, void *buf);
+/* Checks one whole record: magic, length against its header, and the CRC
+ * when the record has one. 0 when sound; else -1 and why (e.g. "truncated:
+ * 1200 of 4448 bytes", "checksum mismatch"). */
+int ndem_frame_bin_check(const void *buf, size_t len, char *why, size_t why_len);
 
 #endif

@@ -2,8 +2,11 @@
  * materials, solver and output; the job's lifetime; file reading. The scene
  * contents are read in job_scene.c, the JSON text written in job_emit.c. */
 #include "job.h"
+
+#include "frame_bin.h"
 #include "job_check.h"
 #include "job_parts.h"
+#include "series.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -578,4 +581,15 @@ char *ndem_read_file(const char *path, size_t *len)
     if (len)
         *len = n;
     return buf;
+}
+
+double ndem_job_output_estimate(const ndem_job *job)
+{
+    double h = job->scene.solver.time_step, d = job->scene.solver.duration;
+    double steps = ceil(d / h - 1e-9);
+    double frames = fmin(floor(d / job->output.frame_interval + 1e-9), steps) + 1;
+    double per_particle = (double)(ndem_frame_bin_size(1, NDEM_FRAME_ALL) - NDEM_FRAME_HEADER);
+    double particles = (double)ndem_job_particle_estimate(job);
+    return frames * (NDEM_FRAME_HEADER + per_particle * particles) +
+           steps * NDEM_SERIES_ROW_BYTES + (double)strlen(ndem_series_header);
 }

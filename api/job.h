@@ -73,6 +73,12 @@ char *ndem_job_errors_to_json(const ndem_job_errors *errs);
  * Saturates at LONG_MAX. */
 long ndem_job_particle_estimate(const ndem_job *job);
 
+/* Bytes of output the job's own numbers ask for: frames (duration /
+ * frame_interval + 1, each a full NDF1 record of the particle estimate) plus
+ * one series.csv row per step (NDEM_SERIES_ROW_BYTES each). What the
+ * daemon's --max-output is checked against at submission. */
+double ndem_job_output_estimate(const ndem_job *job);
+
 /* Reads a whole file for ndem_job_parse; NULL and errno set on failure. */
 char *ndem_read_file(const char *path, size_t *len);
 

@@ -6,7 +6,10 @@
  * Layout (host byte order, little-endian on every supported machine):
  *   "NDEMCKPT" u32 version, u32 0, u64 scene hash, i64 step, i64 bodies,
  *   particle arrays (internal order) and their creation ids, geometry
- *   positions, emitter states, history, stats. */
+ *   positions, emitter states, history, stats, and last a u32 CRC-32C of
+ *   every byte before it: a damaged checkpoint is refused as damaged, never
+ *   restored into a state that fails later for a misleading reason. */
+#include "crc32c.h"
 #include "dem.h"
 #include "sim.h"
 
@@ -15,7 +18,7 @@
 #include <string.h>
 
 #define CKPT_MAGIC "NDEMCKPT"
-#define CKPT_VERSION 2u /* 2: creation ids of the internal order (reorder.c) */
+#define CKPT_VERSION 3u /* 2: creation ids of the internal order (reorder.c); 3: CRC trailer */
 
 typedef struct writer {
     unsigned char *buf;
@@ -112,6 +115,8 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
         if (blob) put(&w, blob, dl);
         free(blob);
     }
+    uint32_t crc = ndem_crc32c(0, w.buf, w.len);
+    put(&w, &crc, 4);
     if (w.failed) {
         free(w.buf);
         return -1;
@@ -124,7 +129,7 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
 ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t length, char *err,
                            size_t err_len)
 {
-    reader r = {buffer, length, 0, 0};
+    reader r = {buffer, length >= 4 ? length - 4 : 0, 0, 0}; /* the CRC trailer is not state */
     char magic[8];
     uint32_t version, zero;
     uint64_t hash;
@@ -141,6 +146,13 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
                  version, CKPT_VERSION);
         return NULL;
     }
+    uint32_t crc;
+    memcpy(&crc, (const unsigned char *)buffer + r.len, 4);
+    if (crc != ndem_crc32c(0, buffer, r.len)) {
+        snprintf(err, err_len, "checkpoint is damaged (checksum mismatch)");
+        return NULL;
+    }
+    length = r.len;
     ndem_sim *sim = ndem_sim_create(def, err, err_len);
     if (!sim) return NULL;
     get(&r, &hash, 8);

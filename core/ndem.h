@@ -264,8 +264,9 @@ void ndem_frame_free(ndem_frame *frame);
 /* Checkpoint: the complete state (particles, contact history for warm start,
  * geometry motion, emitter and RNG state, step counter) as a byte buffer
  * owned by the caller (free()). Restoring needs the same scene definition;
- * a buffer of another scene or version is refused with a message. Restoring
- * then stepping gives bit-for-bit the states of never stopping. */
+ * a buffer of another scene or version is refused with a message, and so is
+ * one whose CRC-32C trailer does not match ("checkpoint is damaged (checksum
+ * mismatch)"). Restoring then stepping gives bit-for-bit the states of never stopping. */
 int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length);
 ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t length, char *err,
                            size_t err_len);

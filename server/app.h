@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "health.h"
 #include "http.h"
 #include "store.h"
 #include "stream.h"
@@ -19,6 +20,7 @@ typedef struct ndem_app {
     ndem_stream *stream;
     ndem_pool *pool;
     ndem_http *http;
+    ndem_health *health; /* storage checks of /health */
     double started; /* ndem_mono() at start-up */
 } ndem_app;
 

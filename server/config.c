@@ -62,6 +62,12 @@ static const opt options[] = {
     {"progress-interval", OPT_DOUBLE, "0.25", 0.01, 60, "NDEM_PROGRESS_INTERVAL",
      offsetof(ndem_config, progress_interval), 0,
      "wall seconds between progress records and stream messages"},
+    {"max-output", OPT_LONG, "2147483648", 0, 1e15, "NDEM_MAX_OUTPUT",
+     offsetof(ndem_config, max_output), 0,
+     "bytes of frames and series one job may write (0: no limit; 422 when its document "
+     "asks for more, failed when it writes more)"},
+    {"min-free", OPT_LONG, "104857600", 0, 1e15, "NDEM_MIN_FREE", offsetof(ndem_config, min_free),
+     0, "free bytes of the data directory below which /health answers 503 degraded"},
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 

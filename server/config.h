@@ -20,6 +20,8 @@ typedef struct ndem_config {
     long max_stream_clients;    /* WebSocket clients at once */
     double checkpoint_interval; /* wall seconds between checkpoints of a running job */
     double progress_interval;   /* wall seconds between progress records */
+    long max_output;            /* bytes of frames and series of one job; 0 = no limit */
+    long min_free;              /* free bytes of the data directory below which /health is 503 */
     /* derived from listen and ws_listen */
     char http_host[256];
     int http_port;

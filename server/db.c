@@ -503,3 +503,25 @@ int ndem_db_frame(ndem_db *db, const char *id, long index, ndem_frame_row *row)
     done(db, st);
     return rc;
 }
+
+/* A commit that changes nothing (user_version rewritten with its own value)
+ * still appends to the WAL: it fails when the disk is full or read-only. */
+int ndem_db_probe_write(ndem_db *db)
+{
+    pthread_mutex_lock(&db->lock);
+    sqlite3_stmt *st = NULL;
+    int version = -1;
+    if (sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    char sql[96];
+    snprintf(sql, sizeof sql, "BEGIN IMMEDIATE; PRAGMA user_version = %d; COMMIT;", version);
+    int rc = version >= 0 && sqlite3_exec(db->conn, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    if (rc) {
+        db_error(db, "write probe");
+        sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+    }
+    pthread_mutex_unlock(&db->lock);
+    return rc;
+}

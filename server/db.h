@@ -81,4 +81,8 @@ int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *cou
 /* One frame row; index < 0 means the latest. 0 found, 1 none, -1 error. */
 int ndem_db_frame(ndem_db *db, const char *id, long index, ndem_frame_row *row);
 
+/* Commits an empty write: 0 when the database can write, -1 when not
+ * (disk full, read-only; logged). For /health. */
+int ndem_db_probe_write(ndem_db *db);
+
 #endif

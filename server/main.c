@@ -60,6 +60,7 @@ static void shutdown_app(ndem_app *app)
     ndem_store_close(app->store);
     ndem_stream_stop(app->stream);
     ndem_db_close(app->db);
+    ndem_health_destroy(app->health);
 }
 
 int main(int argc, char **argv)
@@ -103,6 +104,10 @@ int main(int argc, char **argv)
     if (requeued > 0) ndem_log("recovery: %d interrupted job(s) back in the queue", requeued);
     if (!(app.store = ndem_store_open(app.cfg.data, app.db, err, sizeof err))) goto fail;
     ndem_store_sweep(app.store);
+    if (!(app.health = ndem_health_create(app.cfg.data, app.cfg.min_free))) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fail;
+    }
     ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame};
     if (!(app.stream = ndem_stream_start(app.cfg.ws_host, app.cfg.ws_port,
                                          app.cfg.max_stream_clients, &hooks, err, sizeof err)))

@@ -10,6 +10,7 @@
 #include "frame_json.h"
 #include "job.h"
 #include "log.h"
+#include "series.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -105,6 +106,14 @@ static void check_limits(const ndem_config *cfg, const ndem_job *job, long steps
         add_error(errs, "/solver/time_step",
                   "duration / time_step is %ld steps; this server allows %ld (--max-steps)", steps,
                   cfg->max_steps);
+    double bytes = ndem_job_output_estimate(job);
+    if (cfg->max_output > 0 && bytes > (double)cfg->max_output)
+        add_error(errs, "/output/frame_interval",
+                  "the job would write about %.0f bytes of frames and series (%.0f frames of up "
+                  "to %ld particles, one series row per step); this server allows %ld bytes "
+                  "(--max-output): a longer frame_interval writes less",
+                  bytes, floor(job->scene.solver.duration / job->output.frame_interval + 1e-9) + 1,
+                  particles, cfg->max_output);
 }
 
 static int new_id(char *id)
@@ -347,8 +356,12 @@ static void get_frame(void *ctx, ndem_request *req)
     }
     void *buf;
     size_t len;
-    if (ndem_store_read_frame(app->store, row.id, fr.index, &buf, &len)) {
-        ndem_http_problem(req, 500, NULL, "the file of frame %ld is missing", fr.index);
+    int got = ndem_store_read_frame(app->store, row.id, fr.index, &buf, &len);
+    if (got) {
+        /* never 200 with bytes that fail their checksum */
+        ndem_http_problem(req, 500, NULL, "frame %ld is %s", fr.index,
+                          got == -2 ? "damaged (its file fails its length or checksum check)"
+                                    : "missing (its file is gone)");
         return;
     }
     if (accepts(req, "application/octet-stream")) {
@@ -431,7 +444,8 @@ static void get_series(void *ctx, ndem_request *req)
     }
     char *text;
     size_t len;
-    if (ndem_store_read_series(app->store, row.id, &text, &len)) {
+    long damaged = -1;
+    if (ndem_store_read_series(app->store, row.id, &text, &len, &damaged)) {
         text = strdup("step,time\n"); /* queued: nothing yet */
         len = text ? strlen(text) : 0;
     }
@@ -440,7 +454,7 @@ static void get_series(void *ctx, ndem_request *req)
         return;
     }
     if (accepts(req, "text/csv")) {
-        ndem_http_reply(req, 200, "text/csv", text, len);
+        ndem_http_reply(req, 200, "text/csv", text, len); /* the verified rows */
         return;
     }
     /* the rows kept, each with a cursor at its next field */
@@ -455,6 +469,8 @@ static void get_series(void *ctx, ndem_request *req)
     }
     char *header = text, *nl = strchr(text, '\n');
     if (nl) *nl = 0;
+    if (ndem_series_has_crc(header, strlen(header)))
+        *strrchr(header, ',') = 0; /* the CRC column is the file's, not a series */
     for (long r = 0; nl && nl[1]; r++) {
         char *line = nl + 1;
         nl = strchr(line, '\n');
@@ -468,6 +484,11 @@ static void get_series(void *ctx, ndem_request *req)
     puts_(&b, row.id);
     puts_(&b, "\",\"count\":");
     puts_(&b, num);
+    if (damaged >= 0) {
+        snprintf(num, sizeof num, "%ld", damaged);
+        puts_(&b, ",\"damaged_row\":");
+        puts_(&b, num);
+    }
     puts_(&b, ",\"columns\":[");
     for (const char *h = header; *h;) {
         size_t n = strcspn(h, ",");
@@ -515,8 +536,11 @@ static void health(void *ctx, ndem_request *req)
     int ok = ndem_db_count_by_status(app->db, counts) == 0;
     ndem_pool_stats ps;
     ndem_pool_stats_get(app->pool, &ps);
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = cJSON_CreateObject(), *problems = cJSON_CreateArray();
+    if (!ok) cJSON_AddItemToArray(problems, cJSON_CreateString("the job database cannot be read"));
+    if (ndem_health_storage(app->health, app->db, app->store, o, problems)) ok = 0;
     cJSON_AddStringToObject(o, "status", ok ? "ok" : "degraded");
+    cJSON_AddItemToObject(o, "problems", problems);
     cJSON_AddStringToObject(o, "version", "0.1.0");
     cJSON_AddNumberToObject(o, "uptime_seconds", ndem_mono() - app->started);
     cJSON_AddNumberToObject(o, "queue_depth", (double)counts[0]);

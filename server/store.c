@@ -11,10 +11,17 @@
  * disk waits (output is the record, it is never dropped). A frame's index row goes into SQLite
  * after its file is written, so an indexed frame always has a complete file. Checkpoints are
  * durable writes: temporary file, fsync, rename, fsync of the directory; a half-written checkpoint
- * never carries the final name. Frames and rows are not fsynced one by one: the file system is
- * synced before each checkpoint and before a job is recorded as finished. */
+ * never carries the final name, and the generation before it is kept (store_check.c verifies
+ * both on resume). Frames and rows are not fsynced one by one: the file system is synced before
+ * each checkpoint and before a job is recorded as finished.
+ *
+ * Each running job has a state here (ndem_store_begin .. ndem_store_end): the bytes of output
+ * it has queued against its budget (--max-output) and its first write error. A job whose write
+ * failed (ENOSPC, EROFS, EIO, ...) or whose output passed its budget is failed: the writer
+ * skips its further files, and its worker, which asks ndem_store_error after every step, stops
+ * it with that message. */
 #define _GNU_SOURCE /* nftw, syncfs */
-#include "store.h"
+#include "store_priv.h"
 
 #include "frame_bin.h"
 #include "series.h"
@@ -32,9 +39,6 @@
 #include <unistd.h>
 
 #define PENDING_MAX (256u << 20) /* bytes queued before workers wait */
-#define CKPT_MAGIC "NDCK"
-#define CKPT_VERSION 1u
-#define CKPT_HEADER 48u
 
 typedef enum { T_FRAME, T_SERIES, T_PROGRESS, T_CHECKPOINT, T_DROP_CHECKPOINT, T_SYNC } task_kind;
 
@@ -51,10 +55,15 @@ typedef struct task {
     size_t cost;
 } task;
 
-typedef struct failure {
-    struct failure *next;
+/* A running job's account (under the store lock). */
+typedef struct job_state {
+    struct job_state *next;
     char id[NDEM_ID_LEN + 1];
-} failure;
+    uint64_t max_bytes; /* 0: no budget */
+    uint64_t bytes;     /* output queued, and on disk before a resume */
+    int failed;
+    char error[400]; /* the first failure */
+} job_state;
 
 struct ndem_store {
     char root[1024];
@@ -66,12 +75,19 @@ struct ndem_store {
     size_t pending;
     unsigned long queued_seq, done_seq;
     int stopping;
-    failure *failures;
+    job_state *jobs;
+    int write_failed;     /* the last write of any job failed */
+    char write_error[400]; /* ... and why */
 };
 
-static void job_path(const ndem_store *s, const char *id, const char *name, char *buf, size_t len)
+void ndem_store_path(const ndem_store *s, const char *id, const char *name, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/jobs/%s%s%s", s->root, id, name[0] ? "/" : "", name);
+}
+
+ndem_db *ndem_store_db(ndem_store *s)
+{
+    return s->db;
 }
 
 static int make_dir(const char *path)
@@ -79,12 +95,13 @@ static int make_dir(const char *path)
     return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+int ndem_store_write_all(int fd, const void *buf, size_t len)
 {
     const char *p = buf;
     while (len > 0) {
         ssize_t n = write(fd, p, len);
         if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = ENOSPC; /* a regular file writes something or fails */
         if (n <= 0) return -1;
         p += n;
         len -= (size_t)n;
@@ -92,38 +109,9 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-static int fsync_dir(const char *file)
+static uint32_t get32(const unsigned char *p)
 {
-    char dir[1200];
-    snprintf(dir, sizeof dir, "%s", file);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0) return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-/* temp + fsync + rename + fsync dir */
-static int write_durable(const char *path, const void *a, size_t alen, const void *b, size_t blen)
-{
-    char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) return -1;
-    int rc = write_all(fd, a, alen) || write_all(fd, b, blen) || fsync(fd) ? -1 : 0;
-    if (close(fd)) rc = -1;
-    if (rc == 0) rc = rename(tmp, path);
-    if (rc == 0) rc = fsync_dir(path);
-    if (rc) unlink(tmp);
-    return rc;
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static uint64_t get64(const unsigned char *p)
@@ -134,43 +122,63 @@ static uint64_t get64(const unsigned char *p)
     return v;
 }
 
-static uint32_t get32(const unsigned char *p)
+static job_state *state_of(ndem_store *s, const char *id)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    for (job_state *j = s->jobs; j; j = j->next)
+        if (!strcmp(j->id, id)) return j;
+    return NULL;
 }
 
-static int do_frame(ndem_store *s, task *t)
+/* Records a job's first failure (lock held). */
+static void fail_locked(job_state *j, const char *why)
+{
+    if (!j || j->failed) return;
+    j->failed = 1;
+    snprintf(j->error, sizeof j->error, "%s", why);
+}
+
+/* Each do_* returns 0, or -1 with why set (the file and strerror). */
+static int do_frame(ndem_store *s, task *t, char *why, size_t why_len)
 {
     char path[1200], name[64];
     snprintf(name, sizeof name, "frames/%06ld.ndf", t->index);
-    job_path(s, t->id, name, path, sizeof path);
+    ndem_store_path(s, t->id, name, path, sizeof path);
     size_t size = ndem_frame_bin_size(t->frame.count, NDEM_FRAME_ALL);
     void *buf = malloc(size);
     int rc = -1;
+    errno = ENOMEM;
     if (buf) {
         size_t n = ndem_frame_bin_encode(&t->frame, t->index, NDEM_FRAME_ALL, buf);
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
-            rc = write_all(fd, buf, n);
-            if (close(fd)) rc = -1;
+            rc = ndem_store_write_all(fd, buf, n);
+            int saved = errno;
+            if (close(fd) && !rc) rc = -1, saved = errno;
+            errno = saved;
         }
         free(buf);
     }
-    if (rc == 0) {
-        ndem_frame_row row = {t->index, t->frame.step, t->frame.count, t->frame.time};
-        rc = ndem_db_frame_add(s->db, t->id, &row);
+    if (rc) {
+        snprintf(why, why_len, "writing %s failed: %s", name, strerror(errno));
+        return -1;
     }
-    return rc;
+    ndem_frame_row row = {t->index, t->frame.step, t->frame.count, t->frame.time};
+    if (ndem_db_frame_add(s->db, t->id, &row)) {
+        snprintf(why, why_len, "recording frame %ld in the job database failed", t->index);
+        return -1;
+    }
+    return 0;
 }
 
-static int do_series(ndem_store *s, task *t)
+static int do_series(ndem_store *s, task *t, char *why, size_t why_len)
 {
     char path[1200];
-    job_path(s, t->id, "series.csv", path, sizeof path);
+    ndem_store_path(s, t->id, "series.csv", path, sizeof path);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
-    if (fd < 0) return -1;
-    int rc = write_all(fd, t->data, t->len);
-    if (close(fd)) rc = -1;
+    int rc = fd < 0 ? -1 : ndem_store_write_all(fd, t->data, t->len);
+    int saved = errno;
+    if (fd >= 0 && close(fd) && !rc) rc = -1, saved = errno;
+    if (rc) snprintf(why, why_len, "writing series.csv failed: %s", strerror(saved));
     return rc;
 }
 
@@ -178,36 +186,43 @@ static int do_series(ndem_store *s, task *t)
  * crashed process (the kernel keeps them). For a power cut, everything of
  * the file system is flushed before a checkpoint that vouches for it, and
  * before a job is recorded as finished. */
-static int sync_job(ndem_store *s, const char *id)
+static int sync_job(ndem_store *s, const char *id, char *why, size_t why_len)
 {
     char dir[1200];
-    job_path(s, id, "", dir, sizeof dir);
+    ndem_store_path(s, id, "", dir, sizeof dir);
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0) return -1;
-    int rc = syncfs(fd);
-    close(fd);
+    int rc = fd < 0 ? -1 : syncfs(fd);
+    int saved = errno;
+    if (fd >= 0) close(fd);
+    if (rc) snprintf(why, why_len, "syncing the job's files failed: %s", strerror(saved));
     return rc;
 }
 
-static int do_checkpoint(ndem_store *s, task *t)
+static int do_checkpoint(ndem_store *s, task *t, char *why, size_t why_len)
+{
+    char path[1200], prev[1200];
+    struct stat st;
+    if (sync_job(s, t->id, why, why_len)) return -1;
+    ndem_store_path(s, t->id, "series.csv", path, sizeof path);
+    t->resume.series_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    ndem_store_path(s, t->id, NDEM_CKPT_FILE, path, sizeof path);
+    ndem_store_path(s, t->id, NDEM_CKPT_PREV, prev, sizeof prev);
+    if (ndem_store_write_checkpoint(path, prev, &t->resume, t->data, t->len)) {
+        snprintf(why, why_len, "writing %s failed: %s", NDEM_CKPT_FILE, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void drop_checkpoints(ndem_store *s, const char *id)
 {
     char path[1200];
-    struct stat st;
-    if (sync_job(s, t->id)) return -1;
-    job_path(s, t->id, "series.csv", path, sizeof path);
-    t->resume.series_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-    unsigned char h[CKPT_HEADER] = {0};
-    memcpy(h, CKPT_MAGIC, 4);
-    h[4] = (unsigned char)CKPT_VERSION;
-    uint64_t next;
-    memcpy(&next, &t->resume.next_frame, 8);
-    put64(h + 8, (uint64_t)t->resume.step);
-    put64(h + 16, (uint64_t)t->resume.frames);
-    put64(h + 24, next);
-    put64(h + 32, t->resume.series_bytes);
-    put64(h + 40, (uint64_t)t->len);
-    job_path(s, t->id, "checkpoint.ndck", path, sizeof path);
-    return write_durable(path, h, sizeof h, t->data, t->len);
+    ndem_store_path(s, id, NDEM_CKPT_FILE, path, sizeof path);
+    if (unlink(path) && errno != ENOENT)
+        ndem_log("job %s: removing its checkpoint failed: %s", id, strerror(errno));
+    ndem_store_path(s, id, NDEM_CKPT_PREV, path, sizeof path);
+    if (unlink(path) && errno != ENOENT)
+        ndem_log("job %s: removing its checkpoint failed: %s", id, strerror(errno));
 }
 
 static void task_free(task *t)
@@ -215,6 +230,23 @@ static void task_free(task *t)
     if (t->kind == T_FRAME) ndem_frame_free(&t->frame);
     free(t->data);
     free(t);
+}
+
+/* One task; returns 0, or -1 with why. Output of a failed job is skipped. */
+static int run_task(ndem_store *s, task *t, int job_failed, char *why, size_t why_len)
+{
+    switch (t->kind) {
+    case T_FRAME: return job_failed ? 0 : do_frame(s, t, why, why_len);
+    case T_SERIES: return job_failed ? 0 : do_series(s, t, why, why_len);
+    case T_CHECKPOINT: return job_failed ? 0 : do_checkpoint(s, t, why, why_len);
+    case T_SYNC: return sync_job(s, t->id, why, why_len);
+    case T_DROP_CHECKPOINT: drop_checkpoints(s, t->id); return 0;
+    case T_PROGRESS:
+        if (!ndem_db_progress(s->db, t->id, &t->progress)) return 0;
+        snprintf(why, why_len, "recording progress in the job database failed");
+        return -1;
+    }
+    return 0;
 }
 
 static void *writer_main(void *arg)
@@ -226,31 +258,18 @@ static void *writer_main(void *arg)
             pthread_cond_wait(&s->changed, &s->lock);
         task *t = s->head;
         if (!t) break;
+        job_state *j = state_of(s, t->id);
+        int job_failed = j && j->failed;
         pthread_mutex_unlock(&s->lock);
-        int rc = 0;
-        char path[1200];
-        switch (t->kind) {
-        case T_FRAME: rc = do_frame(s, t); break;
-        case T_SERIES: rc = do_series(s, t); break;
-        case T_CHECKPOINT: rc = do_checkpoint(s, t); break;
-        case T_SYNC: rc = sync_job(s, t->id); break;
-        case T_PROGRESS: rc = ndem_db_progress(s->db, t->id, &t->progress); break;
-        case T_DROP_CHECKPOINT:
-            job_path(s, t->id, "checkpoint.ndck", path, sizeof path);
-            rc = unlink(path) && errno != ENOENT ? -1 : 0;
-            break;
-        }
-        failure *f = NULL;
-        if (rc && (t->kind == T_CHECKPOINT || t->kind == T_DROP_CHECKPOINT)) {
-            /* not fatal: the previous checkpoint is intact and still consistent */
-            ndem_log("job %s: writing its checkpoint failed: %s", t->id, strerror(errno));
-        } else if (rc) {
-            ndem_log("job %s: writing its output failed: %s", t->id, strerror(errno));
-            f = calloc(1, sizeof *f);
-            if (f) memcpy(f->id, t->id, sizeof f->id);
-        }
+        char why[400] = "";
+        int rc = run_task(s, t, job_failed, why, sizeof why);
+        if (rc) ndem_log("job %s: %s", t->id, why);
         pthread_mutex_lock(&s->lock);
-        if (f) f->next = s->failures, s->failures = f;
+        if (t->kind != T_PROGRESS && t->kind != T_DROP_CHECKPOINT && !job_failed) {
+            s->write_failed = rc != 0;
+            if (rc) snprintf(s->write_error, sizeof s->write_error, "%s", why);
+        }
+        if (rc) fail_locked(state_of(s, t->id), why);
         s->head = t->next;
         if (!s->head) s->tail = NULL;
         s->pending -= t->cost;
@@ -300,19 +319,33 @@ void ndem_store_close(ndem_store *s)
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->thread, NULL);
-    while (s->failures) {
-        failure *f = s->failures;
-        s->failures = f->next;
-        free(f);
+    while (s->jobs) {
+        job_state *j = s->jobs;
+        s->jobs = j->next;
+        free(j);
     }
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->changed);
     free(s);
 }
 
-static void enqueue(ndem_store *s, task *t)
+/* Queues t; output (bytes > 0) counts against the job's budget first. */
+static void enqueue(ndem_store *s, task *t, uint64_t bytes)
 {
     pthread_mutex_lock(&s->lock);
+    job_state *j = bytes ? state_of(s, t->id) : NULL;
+    if (j && !j->failed) {
+        j->bytes += bytes;
+        if (j->max_bytes && j->bytes > j->max_bytes) {
+            char why[400];
+            snprintf(why, sizeof why,
+                     "the job's output passed its budget of %llu bytes (--max-output); "
+                     "a longer output.frame_interval writes less",
+                     (unsigned long long)j->max_bytes);
+            fail_locked(j, why);
+            ndem_log("job %s: %s", t->id, why);
+        }
+    }
     /* back-pressure: wait while the disk is far behind (never with an empty FIFO) */
     while (s->pending > PENDING_MAX && s->head)
         pthread_cond_wait(&s->changed, &s->lock);
@@ -347,7 +380,7 @@ void ndem_store_frame(ndem_store *s, const char *id, long index, ndem_frame *fra
     t->frame = *frame;
     t->cost = (size_t)frame->count * 128 + 256;
     memset(frame, 0, sizeof *frame);
-    enqueue(s, t);
+    enqueue(s, t, ndem_frame_bin_size(t->frame.count, NDEM_FRAME_ALL));
 }
 
 void ndem_store_series(ndem_store *s, const char *id, char *text, size_t len)
@@ -359,7 +392,7 @@ void ndem_store_series(ndem_store *s, const char *id, char *text, size_t len)
     }
     t->data = text;
     t->len = t->cost = len;
-    enqueue(s, t);
+    enqueue(s, t, len);
 }
 
 void ndem_store_checkpoint(ndem_store *s, const char *id, const ndem_resume *r, void *buf,
@@ -373,13 +406,13 @@ void ndem_store_checkpoint(ndem_store *s, const char *id, const ndem_resume *r, 
     t->resume = *r;
     t->data = buf;
     t->len = t->cost = len;
-    enqueue(s, t);
+    enqueue(s, t, 0);
 }
 
 void ndem_store_drop_checkpoint(ndem_store *s, const char *id)
 {
     task *t = new_task(T_DROP_CHECKPOINT, id);
-    if (t) enqueue(s, t);
+    if (t) enqueue(s, t, 0);
 }
 
 void ndem_store_progress(ndem_store *s, const char *id, const ndem_progress *p)
@@ -387,13 +420,64 @@ void ndem_store_progress(ndem_store *s, const char *id, const ndem_progress *p)
     task *t = new_task(T_PROGRESS, id);
     if (!t) return;
     t->progress = *p;
-    enqueue(s, t);
+    enqueue(s, t, 0);
 }
 
 void ndem_store_sync(ndem_store *s, const char *id)
 {
     task *t = new_task(T_SYNC, id);
-    if (t) enqueue(s, t);
+    if (t) enqueue(s, t, 0);
+}
+
+void ndem_store_begin(ndem_store *s, const char *id, uint64_t max_bytes)
+{
+    job_state *j = calloc(1, sizeof *j);
+    pthread_mutex_lock(&s->lock);
+    job_state *old = state_of(s, id);
+    if (old) {
+        free(j);
+        j = old;
+        memset(j->error, 0, sizeof j->error);
+        j->failed = 0;
+        j->bytes = 0;
+    } else if (j) {
+        snprintf(j->id, sizeof j->id, "%s", id);
+        j->next = s->jobs;
+        s->jobs = j;
+    }
+    if (j) j->max_bytes = max_bytes;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void ndem_store_set_bytes(ndem_store *s, const char *id, uint64_t bytes)
+{
+    pthread_mutex_lock(&s->lock);
+    job_state *j = state_of(s, id);
+    if (j) j->bytes = bytes;
+    pthread_mutex_unlock(&s->lock);
+}
+
+int ndem_store_error(ndem_store *s, const char *id, char *why, size_t why_len)
+{
+    pthread_mutex_lock(&s->lock);
+    job_state *j = state_of(s, id);
+    int failed = j && j->failed;
+    if (failed && why) snprintf(why, why_len, "%s", j->error);
+    pthread_mutex_unlock(&s->lock);
+    return failed;
+}
+
+void ndem_store_end(ndem_store *s, const char *id)
+{
+    pthread_mutex_lock(&s->lock);
+    for (job_state **p = &s->jobs; *p; p = &(*p)->next)
+        if (!strcmp((*p)->id, id)) {
+            job_state *j = *p;
+            *p = j->next;
+            free(j);
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
 }
 
 int ndem_store_flush(ndem_store *s, const char *id)
@@ -402,60 +486,45 @@ int ndem_store_flush(ndem_store *s, const char *id)
     unsigned long target = s->queued_seq;
     while (s->done_seq < target)
         pthread_cond_wait(&s->changed, &s->lock);
-    int failed = 0;
-    for (failure **p = &s->failures; *p;) {
-        if (!strcmp((*p)->id, id)) {
-            failure *f = *p;
-            *p = f->next;
-            free(f);
-            failed = 1;
-        } else {
-            p = &(*p)->next;
-        }
-    }
+    job_state *j = state_of(s, id);
+    int failed = j && j->failed;
     pthread_mutex_unlock(&s->lock);
     return failed;
 }
 
-/* Removes frames/NNNNNN.ndf files with NNNNNN >= from. */
-static void remove_frames_from(ndem_store *s, const char *id, long from)
+int ndem_store_write_failed(ndem_store *s, char *why, size_t why_len)
 {
-    char dir[1200];
-    job_path(s, id, "frames", dir, sizeof dir);
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char *end;
-        long n = strtol(e->d_name, &end, 10);
-        if (end == e->d_name || (strcmp(end, ".ndf") && strcmp(end, ".ndf.tmp")) || n < from)
-            continue;
-        char path[1500];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
+    pthread_mutex_lock(&s->lock);
+    int failed = s->write_failed;
+    if (failed) snprintf(why, why_len, "%s", s->write_error);
+    pthread_mutex_unlock(&s->lock);
+    return failed;
 }
 
 int ndem_store_reset(ndem_store *s, const char *id)
 {
     char path[1200];
-    job_path(s, id, "", path, sizeof path);
+    ndem_store_path(s, id, "", path, sizeof path);
     if (make_dir(path)) return -1;
-    job_path(s, id, "frames", path, sizeof path);
+    ndem_store_path(s, id, "frames", path, sizeof path);
     if (make_dir(path)) return -1;
-    remove_frames_from(s, id, 0);
+    ndem_store_remove_frames(s, id, 0);
     if (ndem_db_frames_truncate(s->db, id, 0)) return -1;
-    job_path(s, id, "checkpoint.ndck", path, sizeof path);
+    ndem_store_path(s, id, NDEM_CKPT_FILE, path, sizeof path);
     unlink(path);
-    job_path(s, id, "series.csv", path, sizeof path);
+    ndem_store_path(s, id, NDEM_CKPT_PREV, path, sizeof path);
+    unlink(path);
+    ndem_store_path(s, id, "series.csv", path, sizeof path);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return -1;
-    int rc = write_all(fd, ndem_series_header, strlen(ndem_series_header));
-    return close(fd) || rc ? -1 : 0;
+    size_t n = strlen(ndem_series_header);
+    int rc = ndem_store_write_all(fd, ndem_series_header, n);
+    if (close(fd) || rc) return -1;
+    ndem_store_set_bytes(s, id, n);
+    return 0;
 }
 
-static char *read_whole(const char *path, size_t *len)
+char *ndem_store_read_whole(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) return NULL;
@@ -474,61 +543,6 @@ static char *read_whole(const char *path, size_t *len)
     }
     close(fd);
     return buf;
-}
-
-int ndem_store_load_checkpoint(ndem_store *s, const char *id, ndem_resume *r, void **buf,
-                               size_t *len)
-{
-    char path[1200];
-    job_path(s, id, "checkpoint.ndck", path, sizeof path);
-    size_t n = 0;
-    unsigned char *data = (unsigned char *)read_whole(path, &n);
-    if (!data) return 1;
-    if (n < CKPT_HEADER || memcmp(data, CKPT_MAGIC, 4) || data[4] != CKPT_VERSION ||
-        get64(data + 40) != n - CKPT_HEADER) {
-        ndem_log("job %s: checkpoint %s is not one this daemon wrote; ignored", id, path);
-        free(data);
-        return 1;
-    }
-    r->step = (long)get64(data + 8);
-    r->frames = (long)get64(data + 16);
-    uint64_t next = get64(data + 24);
-    memcpy(&r->next_frame, &next, 8);
-    r->series_bytes = get64(data + 32);
-    *len = n - CKPT_HEADER;
-    memmove(data, data + CKPT_HEADER, *len);
-    *buf = data;
-    return 0;
-}
-
-int ndem_store_rewind(ndem_store *s, const char *id, const ndem_resume *r)
-{
-    char path[1200];
-    job_path(s, id, "series.csv", path, sizeof path);
-    if (truncate(path, (off_t)r->series_bytes)) return -1;
-    remove_frames_from(s, id, r->frames);
-    return ndem_db_frames_truncate(s->db, id, r->frames);
-}
-
-int ndem_store_read_frame(ndem_store *s, const char *id, long index, void **buf, size_t *len)
-{
-    char path[1200], name[64];
-    snprintf(name, sizeof name, "frames/%06ld.ndf", index);
-    job_path(s, id, name, path, sizeof path);
-    *buf = read_whole(path, len);
-    return *buf ? 0 : -1;
-}
-
-int ndem_store_read_series(ndem_store *s, const char *id, char **text, size_t *len)
-{
-    char path[1200];
-    job_path(s, id, "series.csv", path, sizeof path);
-    *text = read_whole(path, len);
-    if (!*text) return -1;
-    while (*len > 0 && (*text)[*len - 1] != '\n')
-        (*len)--; /* a row being appended */
-    (*text)[*len] = 0;
-    return 0;
 }
 
 static int get_f32s(const unsigned char **p, const unsigned char *end, double **out, long n)
@@ -582,7 +596,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 int ndem_store_remove(ndem_store *s, const char *id)
 {
     char path[1200];
-    job_path(s, id, "", path, sizeof path);
+    ndem_store_path(s, id, "", path, sizeof path);
     int rc = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return rc && errno != ENOENT ? -1 : 0;
 }

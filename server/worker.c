@@ -160,9 +160,11 @@ static void finish(run *r, const char *status, const char *error, double wall)
         ndem_store_sync(p->store, id);
         ndem_store_drop_checkpoint(p->store, id);
     }
-    if (ndem_store_flush(p->store, id) && !strcmp(status, "succeeded")) {
+    char why[400];
+    if (ndem_store_flush(p->store, id) && strcmp(status, "failed") &&
+        ndem_store_error(p->store, id, why, sizeof why)) {
         status = "failed";
-        error = "writing the job's output failed (see the daemon's log)";
+        error = why;
     }
     ndem_progress pr = progress_of(r, wall);
     ndem_db_finish(p->db, id, status, error, &pr);
@@ -226,6 +228,7 @@ static void run_job(worker *w, const ndem_job_row *row)
     char err[512] = "";
     ndem_log("job %s: running (attempt %ld)", row->id, row->attempts);
     ndem_stream_begin(p->stream, row->id);
+    ndem_store_begin(p->store, row->id, (uint64_t)p->cfg->max_output);
     publish_status(p, row->id, "running", NULL);
     ndem_job_errors errs = {0};
     if (ndem_job_parse(row->document, strlen(row->document), &r.job, &errs) != NDEM_JOB_OK) {
@@ -233,6 +236,7 @@ static void run_job(worker *w, const ndem_job_row *row)
                  errs.count ? errs.items[0].message : "?");
         ndem_job_errors_clear(&errs);
         finish(&r, "failed", err, 0);
+        ndem_store_end(p->store, row->id);
         ndem_stream_end(p->stream, row->id);
         return;
     }
@@ -251,6 +255,11 @@ static void run_job(worker *w, const ndem_job_row *row)
     while (ndem_sim_stats(r.sim)->step < r.total) {
         if (atomic_load(&w->cancel)) {
             status = "cancelled";
+            break;
+        }
+        if (ndem_store_error(p->store, row->id, err, sizeof err)) {
+            status = "failed"; /* a write failed or the output passed its budget */
+            error = err;
             break;
         }
         if (atomic_load(&p->stopping)) {
@@ -297,6 +306,7 @@ static void run_job(worker *w, const ndem_job_row *row)
     }
     finish(&r, status, error, ndem_mono() - t0);
 out:
+    ndem_store_end(p->store, row->id);
     w->rate = 0;
     free(r.series);
     ndem_stream_end(p->stream, row->id);

@@ -13,7 +13,7 @@ const char ndem_series_header[] =
     "residual_rolling,max_overlap,colors,wall_broadphase,wall_narrowphase,wall_solve,"
     "wall_integrate,wall_seconds," NDEM_SERIES_CRC_COLUMN "\n";
 
-#define CRC_FIELD 10 /* ",xxxxxxxx" */
+#define CRC_FIELD 9 /* ",xxxxxxxx" */
 
 int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s)
 {

@@ -20,7 +20,7 @@
 #define PROBE_EVERY 2.0 /* seconds between writing probes */
 
 struct ndem_health {
-    char dir[1024];
+    char dir[1100]; /* DATA/jobs */
     long min_free;
     pthread_mutex_t lock;
     double probed_at; /* ndem_mono() of the last probes; 0 = never */
@@ -32,7 +32,7 @@ ndem_health *ndem_health_create(const char *data_dir, long min_free)
 {
     ndem_health *h = calloc(1, sizeof *h);
     if (!h) return NULL;
-    snprintf(h->dir, sizeof h->dir, "%s", data_dir);
+    snprintf(h->dir, sizeof h->dir, "%s/jobs", data_dir); /* where job output goes */
     h->min_free = min_free;
     pthread_mutex_init(&h->lock, NULL);
     return h;

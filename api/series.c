@@ -20,12 +20,11 @@ int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s)
     int n = snprintf(buf, len,
                      "%ld,%.9g,%ld,%ld,%ld,%ld,%ld,%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,"
                      "%.6g,%.6g,%.6g,%.6g",
-                     s->step, s->time, s->particles, s->contacts, s->geometry_contacts,
-                     s->impacts, s->rows, s->kinetic_energy, s->elastic_energy,
-                     s->dissipated_energy, s->iterations, s->residual_normal,
-                     s->residual_friction, s->residual_rolling, s->max_overlap, s->colors,
-                     s->wall_broadphase, s->wall_narrowphase, s->wall_solve, s->wall_integrate,
-                     s->wall_total);
+                     s->step, s->time, s->particles, s->contacts, s->geometry_contacts, s->impacts,
+                     s->rows, s->kinetic_energy, s->elastic_energy, s->dissipated_energy,
+                     s->iterations, s->residual_normal, s->residual_friction, s->residual_rolling,
+                     s->max_overlap, s->colors, s->wall_broadphase, s->wall_narrowphase,
+                     s->wall_solve, s->wall_integrate, s->wall_total);
     if (n < 0) return n;
     if ((size_t)n + CRC_FIELD + 1 < len)
         snprintf(buf + n, len - (size_t)n, ",%08x\n", (unsigned)ndem_crc32c(0, buf, (size_t)n));
@@ -36,8 +35,7 @@ int ndem_series_has_crc(const char *header, size_t len)
 {
     static const char col[] = "," NDEM_SERIES_CRC_COLUMN;
     size_t n = sizeof col - 1;
-    while (len > 0 && (header[len - 1] == '\n' || header[len - 1] == '\r'))
-        len--;
+    while (len > 0 && (header[len - 1] == '\n' || header[len - 1] == '\r')) len--;
     return len >= n && !memcmp(header + len - n, col, n);
 }
 

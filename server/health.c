@@ -64,8 +64,7 @@ static void probe_dir(const char *dir, char *why, size_t why_len)
                  strerror(saved ? saved : ENOSPC));
 }
 
-int ndem_health_storage(ndem_health *h, ndem_db *db, ndem_store *store, cJSON *o,
-                        cJSON *problems)
+int ndem_health_storage(ndem_health *h, ndem_db *db, ndem_store *store, cJSON *o, cJSON *problems)
 {
     int n = 0;
     pthread_mutex_lock(&h->lock);

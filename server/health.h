@@ -16,7 +16,6 @@ void ndem_health_destroy(ndem_health *h);
  * number of problems added. The probes that write (a temporary file in the
  * data directory, a database commit) run at most every few seconds; their
  * last result is reused in between. */
-int ndem_health_storage(ndem_health *h, ndem_db *db, ndem_store *store, cJSON *o,
-                        cJSON *problems);
+int ndem_health_storage(ndem_health *h, ndem_db *db, ndem_store *store, cJSON *o, cJSON *problems);
 
 #endif

@@ -76,7 +76,7 @@ struct ndem_store {
     unsigned long queued_seq, done_seq;
     int stopping;
     job_state *jobs;
-    int write_failed;     /* the last write of any job failed */
+    int write_failed;      /* the last write of any job failed */
     char write_error[400]; /* ... and why */
 };
 
@@ -85,10 +85,7 @@ void ndem_store_path(const ndem_store *s, const char *id, const char *name, char
     snprintf(buf, len, "%s/jobs/%s%s%s", s->root, id, name[0] ? "/" : "", name);
 }
 
-ndem_db *ndem_store_db(ndem_store *s)
-{
-    return s->db;
-}
+ndem_db *ndem_store_db(ndem_store *s) { return s->db; }
 
 static int make_dir(const char *path)
 {
@@ -236,11 +233,17 @@ static void task_free(task *t)
 static int run_task(ndem_store *s, task *t, int job_failed, char *why, size_t why_len)
 {
     switch (t->kind) {
-    case T_FRAME: return job_failed ? 0 : do_frame(s, t, why, why_len);
-    case T_SERIES: return job_failed ? 0 : do_series(s, t, why, why_len);
-    case T_CHECKPOINT: return job_failed ? 0 : do_checkpoint(s, t, why, why_len);
-    case T_SYNC: return sync_job(s, t->id, why, why_len);
-    case T_DROP_CHECKPOINT: drop_checkpoints(s, t->id); return 0;
+    case T_FRAME:
+        return job_failed ? 0 : do_frame(s, t, why, why_len);
+    case T_SERIES:
+        return job_failed ? 0 : do_series(s, t, why, why_len);
+    case T_CHECKPOINT:
+        return job_failed ? 0 : do_checkpoint(s, t, why, why_len);
+    case T_SYNC:
+        return sync_job(s, t->id, why, why_len);
+    case T_DROP_CHECKPOINT:
+        drop_checkpoints(s, t->id);
+        return 0;
     case T_PROGRESS:
         if (!ndem_db_progress(s->db, t->id, &t->progress)) return 0;
         snprintf(why, why_len, "recording progress in the job database failed");

@@ -37,22 +37,19 @@
 
 static void put64(unsigned char *p, uint64_t v)
 {
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
 static uint64_t get64(const unsigned char *p)
 {
     uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
     return v;
 }
 
 static void put32(unsigned char *p, uint32_t v)
 {
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
 static uint32_t get32(const unsigned char *p)
@@ -93,10 +90,10 @@ int ndem_store_write_checkpoint(const char *path, const char *prev, const ndem_r
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return -1;
-    int rc = ndem_store_write_all(fd, h, sizeof h) || ndem_store_write_all(fd, state, len) ||
-                     fsync(fd)
-                 ? -1
-                 : 0;
+    int rc =
+        ndem_store_write_all(fd, h, sizeof h) || ndem_store_write_all(fd, state, len) || fsync(fd)
+            ? -1
+            : 0;
     int saved = errno;
     if (close(fd) && !rc) rc = -1, saved = errno;
     if (!rc && rename(path, prev) && errno != ENOENT) rc = -1, saved = errno;
@@ -170,8 +167,7 @@ static uint64_t series_verified(const char *path, uint64_t need)
 }
 
 /* Bytes of frames 0 .. count-1 when every one verifies, else -1 (and why). */
-static int64_t frames_verified(ndem_store *s, const char *id, long count, char *why,
-                               size_t why_len)
+static int64_t frames_verified(ndem_store *s, const char *id, long count, char *why, size_t why_len)
 {
     int64_t bytes = 0;
     for (long i = 0; i < count; i++) {
@@ -208,8 +204,7 @@ int ndem_store_load_checkpoint(ndem_store *s, const char *id, ndem_resume *r, vo
                 snprintf(why, sizeof why,
                          "series.csv verifies for %llu of the %llu bytes it counts",
                          (unsigned long long)ok, (unsigned long long)r->series_bytes);
-            else
-                frame_bytes = frames_verified(s, id, r->frames, why, sizeof why);
+            else frame_bytes = frames_verified(s, id, r->frames, why, sizeof why);
         }
         if (frame_bytes < 0) {
             ndem_log("job %s: checkpoint %s not usable: %s", id, names[g], why);
@@ -288,8 +283,7 @@ int ndem_store_read_series(ndem_store *s, const char *id, char **text, size_t *l
     *text = ndem_store_read_whole(path, len);
     if (!*text) return -1;
     char *t = *text;
-    while (*len > 0 && t[*len - 1] != '\n')
-        (*len)--; /* a row being appended */
+    while (*len > 0 && t[*len - 1] != '\n') (*len)--; /* a row being appended */
     t[*len] = 0;
     char *nl = strchr(t, '\n');
     if (!nl) return 0;

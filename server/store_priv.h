@@ -12,8 +12,7 @@
 #define NDEM_CKPT_PREV "checkpoint.prev.ndck" /* the generation before */
 
 /* DATA/jobs/<id>/<name> ("" names the directory). */
-void ndem_store_path(const ndem_store *s, const char *id, const char *name, char *buf,
-                     size_t len);
+void ndem_store_path(const ndem_store *s, const char *id, const char *name, char *buf, size_t len);
 int ndem_store_write_all(int fd, const void *buf, size_t len);
 /* The whole file, NUL-terminated (malloc'd); NULL when unreadable. */
 char *ndem_store_read_whole(const char *path, size_t *len);

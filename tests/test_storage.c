@@ -32,8 +32,7 @@ static uint32_t crc_bitwise(const unsigned char *p, size_t n)
     uint32_t c = 0xffffffffu;
     for (size_t i = 0; i < n; i++) {
         c ^= p[i];
-        for (int k = 0; k < 8; k++)
-            c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+        for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
     }
     return ~c;
 }
@@ -54,9 +53,8 @@ START_TEST(crc32c_matches_its_check_value)
             uint32_t whole = ndem_crc32c(0, buf + off, n);
             ck_assert_uint_eq(whole, crc_bitwise(buf + off, n));
             size_t half = n / 3;
-            ck_assert_uint_eq(ndem_crc32c(ndem_crc32c(0, buf + off, half), buf + off + half,
-                                          n - half),
-                              whole);
+            ck_assert_uint_eq(
+                ndem_crc32c(ndem_crc32c(0, buf + off, half), buf + off + half, n - half), whole);
         }
 }
 END_TEST
@@ -122,8 +120,7 @@ START_TEST(damaged_checkpoint_is_refused_as_damaged)
     char err[256];
     ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
     ck_assert_ptr_nonnull(sim);
-    for (int i = 0; i < 20; i++)
-        ck_assert_int_eq(ndem_sim_step(sim), NDEM_OK);
+    for (int i = 0; i < 20; i++) ck_assert_int_eq(ndem_sim_step(sim), NDEM_OK);
     void *buf;
     size_t len;
     ck_assert_int_eq(ndem_sim_checkpoint(sim, &buf, &len), 0);
@@ -163,8 +160,8 @@ START_TEST(output_estimate_from_the_document)
         "[[0, 0, 0.0099, 0.01], [0.03, 0, 0.0099, 0.01], [0, 0.03, 0.08, 0.01]]}]}, "
         "\"solver\": {\"time_step\": 0.001, \"duration\": 1}, \"output\": {\"frame_interval\": "
         "0.01}}");
-    double want = 101.0 * (48 + 3 * 44) + 1000.0 * NDEM_SERIES_ROW_BYTES +
-                  (double)strlen(ndem_series_header);
+    double want =
+        101.0 * (48 + 3 * 44) + 1000.0 * NDEM_SERIES_ROW_BYTES + (double)strlen(ndem_series_header);
     ck_assert_double_eq(ndem_job_output_estimate(job), want);
     ndem_job_destroy(job);
 }
@@ -206,8 +203,7 @@ static int start_on_tmpfs(td_daemon *d, const char *size, char *jobs, size_t job
     va_list ap;
     va_start(ap, jobs_len);
     const char *a;
-    while ((a = va_arg(ap, const char *)) && d->nargs < TD_MAX_ARGS)
-        d->args[d->nargs++] = a;
+    while ((a = va_arg(ap, const char *)) && d->nargs < TD_MAX_ARGS) d->args[d->nargs++] = a;
     va_end(ap);
     d->port = td_free_ports();
     ck_assert_int_gt(d->port, 0);
@@ -366,8 +362,7 @@ START_TEST(health_reports_a_degraded_disk)
 {
     td_daemon d;
     char jobs[300], fill[400];
-    if (start_on_tmpfs(&d, "4m", jobs, sizeof jobs, "--min-free", "2000000", (char *)NULL))
-        return;
+    if (start_on_tmpfs(&d, "4m", jobs, sizeof jobs, "--min-free", "2000000", (char *)NULL)) return;
     cJSON *o = wait_health(&d, 200, 10);
     ck_assert_str_eq(td_str(o, "status"), "ok");
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "problems")), 0);
@@ -378,8 +373,8 @@ START_TEST(health_reports_a_degraded_disk)
     ck_assert_str_eq(td_str(o, "status"), "degraded");
     ck_assert_msg(has_problem(o, "not writable: Read-only file system"), "%s",
                   cJSON_PrintUnformatted(o));
-    ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "storage"),
-                                                "data_writable")));
+    ck_assert(
+        cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "storage"), "data_writable")));
     cJSON_Delete(o);
     ck_assert_int_eq(mount(NULL, jobs, NULL, MS_REMOUNT, "size=4m"), 0);
     cJSON_Delete(wait_health(&d, 200, 10));
@@ -388,8 +383,7 @@ START_TEST(health_reports_a_degraded_disk)
     FILE *f = fopen(fill, "w");
     ck_assert_ptr_nonnull(f);
     static char block[1 << 16];
-    for (int i = 0; i < 48; i++)
-        ck_assert_uint_eq(fwrite(block, 1, sizeof block, f), sizeof block);
+    for (int i = 0; i < 48; i++) ck_assert_uint_eq(fwrite(block, 1, sizeof block, f), sizeof block);
     ck_assert_int_eq(fclose(f), 0);
     o = wait_health(&d, 503, 10);
     ck_assert_msg(has_problem(o, "below --min-free (2000000)"), "%s", cJSON_PrintUnformatted(o));
@@ -428,12 +422,9 @@ static void job_output(const td_daemon *d, const char *id, char ***frames, size_
     char *out = malloc(r.len + 1), *w = out;
     int col = 0;
     for (const char *c = r.body; *c; c++) {
-        if (*c == '\n')
-            col = 0, *w++ = '\n';
-        else if (*c == ',' && ++col >= 14)
-            continue;
-        else if (col < 14)
-            *w++ = *c;
+        if (*c == '\n') col = 0, *w++ = '\n';
+        else if (*c == ',' && ++col >= 14) continue;
+        else if (col < 14) *w++ = *c;
     }
     *w = 0;
     *series = out;
@@ -509,8 +500,7 @@ static long counted_series(const char *path)
     ck_assert_uint_eq(fread(h, 1, sizeof h, f), sizeof h);
     fclose(f);
     long v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | h[32 + i];
+    for (int i = 7; i >= 0; i--) v = v << 8 | h[32 + i];
     return v;
 }
 
@@ -628,8 +618,7 @@ START_TEST(damaged_outputs_are_not_served)
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
     long at = 0;
-    for (int line = 0, ch; line < 41 && (ch = fgetc(f)) != EOF; at++)
-        line += ch == '\n';
+    for (int line = 0, ch; line < 41 && (ch = fgetc(f)) != EOF; at++) line += ch == '\n';
     fclose(f);
     flip_byte(path, at + 3);
     snprintf(route, sizeof route, "/api/v1/jobs/%s/series", a);

@@ -58,8 +58,8 @@ size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, v
     p = put_u64(p, t);
     p = put_u32(p, fields);
     p = put_u32(p, 1u);
-    p = put_u32(p, 0); /* the CRC, set below */
-    p = put_u32(p, NDEM_FRAME_FLAG_CRC);
+    p = put_u32(p, 0); /* CRC and flags: ndem_frame_bin_seal */
+    p = put_u32(p, 0);
     if (fields & NDEM_FRAME_POSITIONS)
         for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->positions[i]);
     if (fields & NDEM_FRAME_RADII)
@@ -73,9 +73,15 @@ size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, v
         for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->velocities[i]);
     if (fields & NDEM_FRAME_ANGULAR)
         for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->angular_velocities[i]);
-    size_t len = (size_t)(p - (unsigned char *)buf);
-    put_u32((unsigned char *)buf + 40, ndem_crc32c(0, buf, len));
-    return len;
+    return (size_t)(p - (unsigned char *)buf);
+}
+
+void ndem_frame_bin_seal(void *buf, size_t len)
+{
+    unsigned char *p = buf;
+    put_u32(p + 40, 0);
+    put_u32(p + 44, NDEM_FRAME_FLAG_CRC);
+    put_u32(p + 40, ndem_crc32c(0, p, len));
 }
 
 static uint32_t get_u32(const unsigned char *p)

@@ -32,9 +32,13 @@
 
 /* Bytes needed for a frame of n particles with the given fields. */
 size_t ndem_frame_bin_size(long n, uint32_t fields);
-/* Encodes into buf (of ndem_frame_bin_size bytes), CRC included; returns
+/* Encodes into buf (of ndem_frame_bin_size bytes), without CRC; returns
  * bytes written. */
 size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, void *buf);
+/* Sets the CRC and its flag of an encoded record: every stored record is
+ * sealed; stream messages are not (they cost the simulation thread, and
+ * TCP already checks them). */
+void ndem_frame_bin_seal(void *buf, size_t len);
 /* Checks one whole record: magic, length against its header, and the CRC
  * when the record has one. 0 when sound; else -1 and why (e.g. "truncated:
  * 1200 of 4448 bytes", "checksum mismatch"). */

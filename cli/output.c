@@ -97,6 +97,7 @@ int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
     FILE *fp = buf ? open_in(o, name, "wb") : NULL;
     if (fp) {
         size_t n = ndem_frame_bin_encode(&f, o->frames, NDEM_FRAME_ALL, buf);
+        ndem_frame_bin_seal(buf, n);
         rc = fwrite(buf, 1, n, fp) == n ? 0 : -1;
         if (fclose(fp)) rc = -1;
     }

@@ -146,6 +146,7 @@ static int do_frame(ndem_store *s, task *t, char *why, size_t why_len)
     errno = ENOMEM;
     if (buf) {
         size_t n = ndem_frame_bin_encode(&t->frame, t->index, NDEM_FRAME_ALL, buf);
+        ndem_frame_bin_seal(buf, n);
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             rc = ndem_store_write_all(fd, buf, n);

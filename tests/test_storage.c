@@ -69,6 +69,8 @@ START_TEST(frame_records_refuse_damage)
     unsigned char *buf = malloc(size);
     ck_assert_uint_eq(ndem_frame_bin_encode(&f, 3, NDEM_FRAME_ALL, buf), size);
     char why[160];
+    ck_assert_int_eq(ndem_frame_bin_check(buf, size, why, sizeof why), 0); /* unsealed */
+    ndem_frame_bin_seal(buf, size);
     ck_assert_int_eq(ndem_frame_bin_check(buf, size, why, sizeof why), 0);
     ck_assert_uint_eq(buf[44], NDEM_FRAME_FLAG_CRC);
     /* one bit of one float */

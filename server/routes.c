@@ -112,7 +112,9 @@ static void check_limits(const ndem_config *cfg, const ndem_job *job, long steps
                   "the job would write about %.0f bytes of frames and series (%.0f frames of up "
                   "to %ld particles, one series row per step); this server allows %ld bytes "
                   "(--max-output): a longer frame_interval writes less",
-                  bytes, floor(job->scene.solver.duration / job->output.frame_interval + 1e-9) + 1,
+                  bytes,
+                  fmin(floor(job->scene.solver.duration / job->output.frame_interval + 1e-9),
+                       (double)steps) + 1,
                   particles, cfg->max_output);
 }
 

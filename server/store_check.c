@@ -151,9 +151,9 @@ static uint64_t series_verified(const char *path, uint64_t need)
     uint64_t ok = 0;
     int checked = 0;
     if (n > 0 && line[n - 1] == '\n') {
-        checked = !strcmp(line, ndem_series_header);
-        /* a header that claims CRCs but is not ours is damaged */
-        if (checked || !ndem_series_has_crc(line, (size_t)n)) ok = (uint64_t)n;
+        /* the header has no CRC of its own; its last column says whether rows do */
+        checked = ndem_series_has_crc(line, (size_t)n);
+        ok = memchr(line, 0, (size_t)n) ? 0 : (uint64_t)n;
     }
     while (ok > 0 && ok < need && (n = getline(&line, &cap, f)) > 0) {
         if (line[n - 1] != '\n' || memchr(line, 0, (size_t)n) ||
@@ -288,13 +288,12 @@ int ndem_store_read_series(ndem_store *s, const char *id, char **text, size_t *l
     char *nl = strchr(t, '\n');
     if (!nl) return 0;
     size_t header = (size_t)(nl + 1 - t);
-    int checked = header == strlen(ndem_series_header) && !memcmp(t, ndem_series_header, header);
-    if (!checked && !ndem_series_has_crc(t, header)) return 0; /* an older writer's file */
-    size_t at = checked ? header : 0;
+    if (!ndem_series_has_crc(t, header)) return 0; /* an older writer's file: unchecked */
+    size_t at = header;
     for (long row = 0; at < *len; row++) {
         char *end = memchr(t + at, '\n', *len - at);
         size_t n = (size_t)(end - (t + at)) + 1;
-        if (!checked || memchr(t + at, 0, n) || ndem_series_check_row(t + at, n)) {
+        if (memchr(t + at, 0, n) || ndem_series_check_row(t + at, n)) {
             ndem_log("job %s: series.csv is damaged at row %ld; served up to it", id, row);
             *damaged_row = row;
             *len = at;

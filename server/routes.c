@@ -114,7 +114,8 @@ static void check_limits(const ndem_config *cfg, const ndem_job *job, long steps
                   "(--max-output): a longer frame_interval writes less",
                   bytes,
                   fmin(floor(job->scene.solver.duration / job->output.frame_interval + 1e-9),
-                       (double)steps) + 1,
+                       (double)steps) +
+                      1,
                   particles, cfg->max_output);
 }
 

@@ -262,8 +262,8 @@ static void *writer_main(void *arg)
             pthread_cond_wait(&s->changed, &s->lock);
         task *t = s->head;
         if (!t) break;
-        job_state *j = state_of(s, t->id);
-        int job_failed = j && j->failed;
+        const job_state *before = state_of(s, t->id);
+        int job_failed = before && before->failed;
         pthread_mutex_unlock(&s->lock);
         char why[400] = "";
         int rc = run_task(s, t, job_failed, why, sizeof why);
@@ -273,7 +273,16 @@ static void *writer_main(void *arg)
             s->write_failed = rc != 0;
             if (rc) snprintf(s->write_error, sizeof s->write_error, "%s", why);
         }
-        if (rc) fail_locked(state_of(s, t->id), why);
+        if (rc) {
+            /* state_of again: the job may have ended meanwhile */
+            job_state *j = state_of(s, t->id);
+            if (!j && (j = calloc(1, sizeof *j))) { /* a job without begin still fails */
+                memcpy(j->id, t->id, sizeof j->id);
+                j->next = s->jobs;
+                s->jobs = j;
+            }
+            fail_locked(j, why);
+        }
         s->head = t->next;
         if (!s->head) s->tail = NULL;
         s->pending -= t->cost;

@@ -65,6 +65,11 @@ check "plain progress lines off a terminal" grep -q "^progress 100.0% step=200/2
 check "frame magic" test "$(head -c 4 "$tmp/out/frames/000004.ndf")" = NDF1
 size=$(stat -c %s "$tmp/out/frames/000004.ndf")
 check "frame size 48 + 4*11*9 bytes" test "$size" -eq $((48 + 4 * 11 * 9))
+# checksums (docs/frames.md, docs/cli.md): the CRC flag of every stored frame, a CRC column
+check "frame carries its CRC flag" test "$(od -An -tu4 -j44 -N4 "$tmp/out/frames/000004.ndf" | tr -d ' ')" -eq 1
+check "frame CRC is set" test "$(od -An -tu4 -j40 -N4 "$tmp/out/frames/000004.ndf" | tr -d ' ')" -ne 0
+check "series header ends with crc32c" grep -q ',crc32c$' "$tmp/out/series.csv"
+check "a series row ends with 8 hex digits" grep -qE '^200,.*,[0-9a-f]{8}$' "$tmp/out/series.csv"
 
 echo "cli: $fails failed"
 [ "$fails" -eq 0 ]

@@ -171,6 +171,19 @@ END_TEST
 
 /* ---- daemon helpers ---- */
 
+/* tmpfs mounts still up: a failed check leaves its test early, and main
+ * unmounts them before the daemons' directories are removed */
+static char mounts[8][300];
+
+static void track_mount(const char *path, int add)
+{
+    for (int i = 0; i < 8; i++)
+        if (add ? !mounts[i][0] : !strcmp(mounts[i], path)) {
+            snprintf(mounts[i], sizeof mounts[i], "%s", add ? path : "");
+            return;
+        }
+}
+
 /* A small tmpfs of `size` (e.g. "1m") on path: 0, or -1 when refused. */
 static int mount_tmpfs(const char *path, const char *size)
 {
@@ -182,6 +195,7 @@ static int mount_tmpfs(const char *path, const char *size)
                 strerror(errno));
         return -1;
     }
+    track_mount(path, 1);
     return 0;
 }
 
@@ -219,6 +233,7 @@ static void stop_on_tmpfs(td_daemon *d, const char *jobs)
 {
     if (d->pid > 0) td_signal(d, SIGTERM, 10);
     umount2(jobs, MNT_DETACH);
+    track_mount(jobs, 0);
     td_stop(d);
 }
 
@@ -661,6 +676,8 @@ int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int rc = ndem_test_run_suite(storage_suite());
+    for (int i = 0; i < 8; i++)
+        if (mounts[i][0]) umount2(mounts[i], MNT_DETACH);
     td_kill_children();
     curl_global_cleanup();
     return rc;

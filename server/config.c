@@ -60,7 +60,7 @@ static const opt options[] = {
     {"connection-limit", OPT_LONG, "4000", 16, 1000000, "NDEM_CONNECTION_LIMIT",
      offsetof(ndem_config, connection_limit), 0,
      "HTTP connections open at once (more are refused)"},
-    {"per-ip-limit", OPT_LONG, "64", 1, 1000000, "NDEM_PER_IP_LIMIT",
+    {"per-ip-limit", OPT_LONG, "256", 1, 1000000, "NDEM_PER_IP_LIMIT",
      offsetof(ndem_config, per_ip_limit), 0,
      "HTTP connections open at once from one address (more are refused)"},
     {"max-particles", OPT_LONG, "2000000", 1, 50000000, "NDEM_MAX_PARTICLES",

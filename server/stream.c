@@ -398,6 +398,7 @@ static int origin_refused(ndem_stream *s, struct lws *wsi)
     if (n >= (int)sizeof origin || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0 ||
         !s->hooks.origin_ok(s->hooks.ctx, origin)) {
         ndem_log("stream: refused a handshake from origin '%.100s'", origin);
+        lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "origin not allowed");
         return 1;
     }
     return 0;

@@ -16,8 +16,8 @@
 /* One open array or object. */
 typedef struct scan_level {
     char object;
-    char want_key; /* object: the next string is a key */
-    long count;    /* array: elements so far (commas + 1 once one began) */
+    char want_key;       /* object: the next string is a key */
+    long count;          /* array: elements so far (commas + 1 once one began) */
     size_t key, key_len; /* object: the current member's key in the text */
     long limit;          /* array: most elements the schema allows */
 } scan_level;
@@ -92,8 +92,10 @@ ndem_job_status ndem_job_scan(const char *text, size_t len, long max_particles, 
                     if (errs) {
                         ndem_jc c;
                         ndem_jc_init(&c, errs);
-                        ndem_jc_error_ptr(&c, ptr, "%s holds \\u0000 at byte %zu: NUL is not "
-                                          "allowed in strings", key ? "the key" : "the string", i);
+                        ndem_jc_error_ptr(&c, ptr,
+                                          "%s holds \\u0000 at byte %zu: NUL is not "
+                                          "allowed in strings",
+                                          key ? "the key" : "the string", i);
                         ndem_jc_free(&c);
                     }
                     bad = 1;

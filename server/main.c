@@ -134,16 +134,14 @@ int main(int argc, char **argv)
     if (requeued > 0) ndem_log("recovery: %d interrupted job(s) back in the queue", requeued);
     if (!(app.store = ndem_store_open(app.cfg.data, app.db, err, sizeof err))) goto fail;
     ndem_store_sweep(app.store);
-    ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame,
-                               origin_ok};
+    ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame, origin_ok};
     if (!(app.stream = ndem_stream_start(app.cfg.ws_host, app.cfg.ws_port,
                                          app.cfg.max_stream_clients, &hooks, err, sizeof err)))
         goto fail;
     if (!(app.pool = ndem_pool_start(&app.cfg, app.db, app.store, app.stream, err, sizeof err)))
         goto fail;
-    ndem_http_opts http = {app.cfg.http_threads,     app.cfg.max_body,
-                           app.cfg.http_timeout,     app.cfg.connection_limit,
-                           app.cfg.per_ip_limit,     origin_ok};
+    ndem_http_opts http = {app.cfg.http_threads,     app.cfg.max_body,     app.cfg.http_timeout,
+                           app.cfg.connection_limit, app.cfg.per_ip_limit, origin_ok};
     if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, &http, ndem_routes,
                                      ndem_static_file, &app, err, sizeof err)))
         goto fail;

@@ -11,21 +11,17 @@
 /* s[0..n) equals an origin, ignoring case and trailing slashes. */
 static int same(const char *s, size_t n, const char *origin)
 {
-    while (n > 0 && (s[n - 1] == '/' || s[n - 1] == ' '))
-        n--;
-    while (n > 0 && s[0] == ' ')
-        s++, n--;
+    while (n > 0 && (s[n - 1] == '/' || s[n - 1] == ' ')) n--;
+    while (n > 0 && s[0] == ' ') s++, n--;
     return n > 0 && strlen(origin) == n && !strncasecmp(s, origin, n);
 }
 
 int ndem_origin_allowed(const ndem_config *c, const char *origin)
 {
     if (!origin) return 0;
-    size_t n = strlen(origin);
     if ((c->origin[0] && same(c->origin, strlen(c->origin), origin)) ||
         (c->alt_origin[0] && same(c->alt_origin, strlen(c->alt_origin), origin)))
         return 1;
-    (void)n;
     for (const char *p = c->allow_origin; *p;) {
         size_t k = strcspn(p, ",");
         if (same(p, k, origin)) return 1;

@@ -65,8 +65,8 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
     snprintf(ws, sizeof ws, "%s/series", base);
     cJSON_AddStringToObject(l, "series", ws);
     snprintf(ws, sizeof ws, "%s://%s:%d%s/stream", app->cfg.public_tls ? "wss" : "ws",
-             app->cfg.public_host,
-             app->stream ? ndem_stream_port(app->stream) : app->cfg.ws_port, base);
+             app->cfg.public_host, app->stream ? ndem_stream_port(app->stream) : app->cfg.ws_port,
+             base);
     cJSON_AddStringToObject(l, "stream", ws);
     return o;
 }

@@ -29,8 +29,8 @@ static cJSON *expect_problem(const td_resp *r, long status)
 /* A request with the header lines given ("Name: value", NULL-terminated)
  * and, unless one of them names a Content-Type, application/json on all
  * but GET; "Content-Type:" sends none at all. */
-static td_resp http_with(const td_daemon *d, const char *method, const char *path,
-                         const char *body, ...)
+static td_resp http_with(const td_daemon *d, const char *method, const char *path, const char *body,
+                         ...)
 {
     td_resp r;
     memset(&r, 0, sizeof r);
@@ -127,8 +127,7 @@ static cJSON *raw_problem(const char *answer, int want)
     const char *head_end = strstr(answer, "\r\n\r\n");
     ck_assert_ptr_nonnull(head_end);
     const char *type = find_ci(answer, "Content-Type: ");
-    ck_assert_msg(type && type < head_end &&
-                      !strncmp(type + 14, "application/problem+json", 24),
+    ck_assert_msg(type && type < head_end && !strncmp(type + 14, "application/problem+json", 24),
                   "not problem+json: %.300s", answer);
     cJSON *o = cJSON_Parse(head_end + 4);
     ck_assert_msg(o != NULL, "body not JSON: %s", head_end + 4);
@@ -234,13 +233,13 @@ END_TEST
 static int ws_handshake(int port, const char *id, const char *origin)
 {
     char req[600];
-    int n = snprintf(req, sizeof req,
-                     "GET /api/v1/jobs/%s/stream HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
-                     "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                     "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
-                     id, port, origin ? "Origin: " : "", origin ? origin : "",
-                     origin ? "\r\n" : "");
+    int n =
+        snprintf(req, sizeof req,
+                 "GET /api/v1/jobs/%s/stream HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                 "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                 "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
+                 id, port, origin ? "Origin: " : "", origin ? origin : "", origin ? "\r\n" : "");
     double took;
     char *answer = raw_exchange(port, req, (size_t)n, 5, &took);
     int status = 0;
@@ -324,11 +323,13 @@ START_TEST(nul_and_invalid_utf8_in_documents)
     td_resp_free(&r);
 
     /* a key that is not UTF-8: the answer stays valid UTF-8 JSON */
-    static const char bad_key[] = "{\"name\": \"x\", \"sc\xff\xfe" "ene\": 1}";
+    static const char bad_key[] = "{\"name\": \"x\", \"sc\xff\xfe"
+                                  "ene\": 1}";
     r = td_post_job(&d, bad_key);
     ck_assert_msg(valid_utf8((const unsigned char *)r.body, r.len), "not UTF-8: %s", r.body);
     p = expect_problem(&r, 422);
-    ck_assert_ptr_nonnull(strstr(td_str(p, "detail"), "sc\xef\xbf\xbd\xef\xbf\xbd" "ene"));
+    ck_assert_ptr_nonnull(strstr(td_str(p, "detail"), "sc\xef\xbf\xbd\xef\xbf\xbd"
+                                                      "ene"));
     cJSON_Delete(p);
     td_resp_free(&r);
     td_stop(&d);
@@ -436,8 +437,7 @@ START_TEST(slow_connections_do_not_deny_the_api)
     ck_assert_int_eq(open_count(fds, SLOW), SLOW);
     /* /health meanwhile: the median of 5 tries (the machine is shared) */
     double ms[5];
-    for (int i = 0; i < 5; i++)
-        ms[i] = health_ms(&d);
+    for (int i = 0; i < 5; i++) ms[i] = health_ms(&d);
     qsort(ms, 5, sizeof ms[0], cmp_double);
     fprintf(stderr, "/health with %d slow connections: median %.1f ms (%.1f .. %.1f)\n", SLOW,
             ms[2], ms[0], ms[4]);
@@ -445,25 +445,21 @@ START_TEST(slow_connections_do_not_deny_the_api)
 
     /* one address over its limit: the connections past 64 are closed */
     static int more[80];
-    for (int i = 0; i < 80; i++)
-        more[i] = connect_from("127.0.2.1", d.port);
+    for (int i = 0; i < 80; i++) more[i] = connect_from("127.0.2.1", d.port);
     td_sleep(1.0);
     int open = open_count(more, 80);
     fprintf(stderr, "80 connections from one address: %d kept open\n", open);
     ck_assert_int_eq(open, 64);
-    for (int i = 0; i < 80; i++)
-        close(more[i]);
+    for (int i = 0; i < 80; i++) close(more[i]);
 
     /* the idle timeout (4 s) closes every slow connection */
     double end = opened + 4 + 10;
     int left = SLOW;
-    while ((left = open_count(fds, SLOW)) > 0 && td_now() < end)
-        td_sleep(0.25);
+    while ((left = open_count(fds, SLOW)) > 0 && td_now() < end) td_sleep(0.25);
     fprintf(stderr, "slow connections closed %.1f s after they went quiet (%d left)\n",
             td_now() - opened, left);
     ck_assert_int_eq(left, 0);
-    for (int i = 0; i < SLOW; i++)
-        close(fds[i]);
+    for (int i = 0; i < SLOW; i++) close(fds[i]);
     td_stop(&d);
 }
 END_TEST
@@ -473,15 +469,15 @@ END_TEST
 /* About 8 MB: a list generator whose spheres are 4.1 million zeros. */
 static char *huge_array_doc(size_t *len)
 {
-    static const char head[] = "{\"name\": \"huge\", \"scene\": {\"materials\": [{\"name\": \"m\"}], "
-                               "\"particles\": [{\"type\": \"list\", \"spheres\": [";
+    static const char head[] =
+        "{\"name\": \"huge\", \"scene\": {\"materials\": [{\"name\": \"m\"}], "
+        "\"particles\": [{\"type\": \"list\", \"spheres\": [";
     static const char tail[] = "0]}]}, \"solver\": {\"time_step\": 0.001, \"duration\": 0.01}}";
     size_t n = 4100000;
     char *s = malloc(sizeof head + 2 * n + sizeof tail);
     char *p = s + sizeof head - 1;
     memcpy(s, head, sizeof head - 1);
-    for (size_t i = 0; i < n; i++)
-        *p++ = '0', *p++ = ',';
+    for (size_t i = 0; i < n; i++) *p++ = '0', *p++ = ',';
     memcpy(p, tail, sizeof tail);
     *len = (size_t)(p - s) + sizeof tail - 1;
     return s;
@@ -507,8 +503,8 @@ START_TEST(huge_arrays_are_refused_before_parsing)
         td_resp_free(&r);
     }
     long rss1 = proc_kb(d.pid, "VmRSS:"), hwm1 = proc_kb(d.pid, "VmHWM:");
-    fprintf(stderr, "RSS %.0f -> %.0f MiB, peak %.0f -> %.0f MiB\n", rss0 / 1024.0,
-            rss1 / 1024.0, hwm0 / 1024.0, hwm1 / 1024.0);
+    fprintf(stderr, "RSS %.0f -> %.0f MiB, peak %.0f -> %.0f MiB\n", rss0 / 1024.0, rss1 / 1024.0,
+            hwm0 / 1024.0, hwm1 / 1024.0);
     /* the body buffer (16 MiB at most) and the sanitizer's bookkeeping; a
      * parse tree of 4.1 M values would take 320 MiB (more under ASan) */
     ck_assert_msg(hwm1 - hwm0 < 150 * 1024, "peak RSS grew by %.0f MiB", (hwm1 - hwm0) / 1024.0);

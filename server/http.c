@@ -5,7 +5,8 @@
  * every route shares, so handlers never repeat it: malformed framing is
  * refused before routing (400: HTTP/1.1 without Host, two Host or two
  * different Content-Length headers, Content-Length with
- * Transfer-Encoding), state-changing routes (POST, PUT, PATCH, DELETE)
+ * Transfer-Encoding), a Host that names another server gets 421 (DNS
+ * rebinding), state-changing routes (POST, PUT, PATCH, DELETE)
  * refuse a foreign Origin with 403 and any Content-Type but
  * application/json with 415, so no cross-site form can reach them, the
  * body is gathered up to --max-body (413 at once when Content-Length says
@@ -38,6 +39,7 @@ struct ndem_http {
     void *app;
     size_t max_body;
     int (*origin_ok)(void *app, const char *origin);
+    int (*host_ok)(void *app, const char *host);
     atomic_long requests;
 };
 
@@ -71,6 +73,7 @@ static const char *status_title(int status)
     case 411: return "Length Required";
     case 413: return "Content Too Large";
     case 415: return "Unsupported Media Type";
+    case 421: return "Misdirected Request";
     case 422: return "Unprocessable Content";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
@@ -291,6 +294,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             ndem_http_problem(req, 400, NULL, "%s", fault);
             return send_response(req);
         }
+        const char *host = ndem_http_header(req, MHD_HTTP_HEADER_HOST);
+        if (host && h->host_ok && !h->host_ok(h->app, host)) {
+            ndem_http_problem(req, 421, NULL,
+                              "this server does not answer to the name '%.200s' (see "
+                              "--public-url and --allow-origin)",
+                              host);
+            return send_response(req);
+        }
         if (f.chunked) { /* before libmicrohttpd reads (or waits for) a chunk */
             ndem_http_problem(req, 411, NULL,
                               "send the body with Content-Length: chunked bodies are not "
@@ -383,6 +394,7 @@ ndem_http *ndem_http_start(const char *host, int port, const ndem_http_opts *opt
     h->app = app;
     h->max_body = (size_t)opts->max_body;
     h->origin_ok = opts->origin_ok;
+    h->host_ok = opts->host_ok;
     /* epoll: no FD_SETSIZE ceiling of about 1020 connections; the limits
      * and the idle timeout bound what slow or many clients can hold (a
      * client sending one byte just before each timeout still keeps its

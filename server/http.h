@@ -51,6 +51,8 @@ typedef struct ndem_http_opts {
     long connection_limit; /* connections at once */
     long per_ip_limit;     /* connections at once from one address */
     int (*origin_ok)(void *app, const char *origin);
+    /* 1 when a Host header names this server (NULL: any); others get 421 */
+    int (*host_ok)(void *app, const char *host);
 } ndem_http_opts;
 
 /* routes ends with an entry whose method is NULL; fallback answers GET

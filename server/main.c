@@ -82,6 +82,12 @@ static int origin_ok(void *ctx, const char *origin)
     return ndem_origin_allowed(&app->cfg, origin);
 }
 
+static int host_ok(void *ctx, const char *host)
+{
+    const ndem_app *app = ctx;
+    return ndem_host_allowed(&app->cfg, host);
+}
+
 static void shutdown_app(ndem_app *app)
 {
     ndem_http_stop(app->http); /* no new work */
@@ -141,7 +147,8 @@ int main(int argc, char **argv)
     if (!(app.pool = ndem_pool_start(&app.cfg, app.db, app.store, app.stream, err, sizeof err)))
         goto fail;
     ndem_http_opts http = {app.cfg.http_threads,     app.cfg.max_body,     app.cfg.http_timeout,
-                           app.cfg.connection_limit, app.cfg.per_ip_limit, origin_ok};
+                           app.cfg.connection_limit, app.cfg.per_ip_limit, origin_ok,
+                           host_ok};
     if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, &http, ndem_routes,
                                      ndem_static_file, &app, err, sizeof err)))
         goto fail;

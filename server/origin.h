@@ -8,4 +8,9 @@
  * http://LISTEN and its localhost twin) or one of --allow-origin. */
 int ndem_origin_allowed(const ndem_config *c, const char *origin);
 
+/* 1 when a Host header names this server: an IP address, localhost, the
+ * host of --public-url or of an --allow-origin entry. A DNS name that
+ * merely resolves here (DNS rebinding) is refused. */
+int ndem_host_allowed(const ndem_config *c, const char *host);
+
 #endif

@@ -4,6 +4,7 @@
  * and the memory taken by huge job documents. Each case starts its own
  * daemon (the real binary, as in test_api.c). */
 #include "daemon.h"
+#include "job.h"
 #include "testutil.h"
 
 #include <poll.h>
@@ -632,10 +633,61 @@ START_TEST(parse_budget_bounds_concurrent_parses)
 }
 END_TEST
 
+/* The scan itself (api/job_scan.c), without a daemon: value counts,
+ * pointers of over-long arrays and of NULs, and escapes that are not NULs. */
+START_TEST(scan_counts_values_and_finds_nul_and_long_arrays)
+{
+    ndem_job_errors errs = {0};
+    size_t values = 0;
+    static const char small[] = "{\"a\": [1, 2, [3, 4]], \"b\": {\"c\": \"x,y\"}}";
+    ck_assert_int_eq(ndem_job_scan(small, strlen(small), 10, &values, &errs), NDEM_JOB_OK);
+    ck_assert_uint_eq(values, 9); /* root, a, 1, 2, [3, 4], 3, 4, b, c */
+    ck_assert_int_eq(errs.count, 0);
+
+    /* spheres may hold max_particles entries, not one more */
+    static const char three[] =
+        "{\"scene\": {\"particles\": [{}, {\"spheres\": [[0,0,0,1], [0,0,1,1], [0,1,0,1]]}]}}";
+    ck_assert_int_eq(ndem_job_scan(three, strlen(three), 3, NULL, &errs), NDEM_JOB_OK);
+    ck_assert_int_eq(ndem_job_scan(three, strlen(three), 2, NULL, &errs), NDEM_JOB_INVALID);
+    ck_assert_int_eq(errs.count, 1);
+    ck_assert_str_eq(errs.items[0].pointer, "/scene/particles/1/spheres");
+    ndem_job_errors_clear(&errs);
+    /* any other array: NDEM_JOB_MAX_ARRAY */
+    size_t n = NDEM_JOB_MAX_ARRAY + 1;
+    char *wide = malloc(2 * n + 16);
+    char *w = wide + sprintf(wide, "{\"x~/\": [");
+    for (size_t i = 0; i < n; i++) *w++ = '0', *w++ = ',';
+    strcpy(w - 1, "]}");
+    ck_assert_int_eq(ndem_job_scan(wide, strlen(wide), 1000000, NULL, &errs), NDEM_JOB_INVALID);
+    ck_assert_str_eq(errs.items[0].pointer, "/x~0~1");
+    ndem_job_errors_clear(&errs);
+    /* without a particle limit (the command line) arrays are not checked */
+    ck_assert_int_eq(ndem_job_scan(wide, strlen(wide), 0, NULL, &errs), NDEM_JOB_OK);
+    free(wide);
+
+    /* NUL in a value, in a key, and an escaped backslash that is no NUL */
+    static const char nul[] = "{\"m\": [{\"name\": \"ok\"}, {\"name\": \"t\\u0000iny\"}]}";
+    ck_assert_int_eq(ndem_job_scan(nul, strlen(nul), 0, NULL, &errs), NDEM_JOB_INVALID);
+    ck_assert_str_eq(errs.items[0].pointer, "/m/1/name");
+    ndem_job_errors_clear(&errs);
+    static const char not_nul[] = "{\"name\": \"a\\\\u0000\"}";
+    ck_assert_int_eq(ndem_job_scan(not_nul, strlen(not_nul), 0, NULL, &errs), NDEM_JOB_OK);
+    /* ndem_job_parse (the command line too) refuses NULs */
+    ndem_job *job = NULL;
+    ck_assert_int_eq(ndem_job_parse(nul, strlen(nul), &job, &errs), NDEM_JOB_INVALID);
+    ck_assert_ptr_null(job);
+    ck_assert_str_eq(errs.items[0].pointer, "/m/1/name");
+    ndem_job_errors_clear(&errs);
+}
+END_TEST
+
 static Suite *http_suite(void)
 {
     Suite *s = suite_create("http");
-    TCase *tc = tcase_create("origin");
+    TCase *tc = tcase_create("scan");
+    tcase_add_test(tc, scan_counts_values_and_finds_nul_and_long_arrays);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("origin");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, cross_site_requests_are_refused);
     tcase_add_test(tc, public_url_and_allowed_origins);

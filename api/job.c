@@ -423,6 +423,11 @@ ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
         errs = &scratch;
     ndem_jc c;
     ndem_jc_init(&c, errs);
+    if (text && ndem_job_scan(text, len, 0, NULL, c.errs) != NDEM_JOB_OK) {
+        ndem_jc_free(&c);
+        ndem_job_errors_clear(&scratch);
+        return NDEM_JOB_INVALID;
+    }
     const char *end = text;
     /* Not NUL-terminated text is fine: the length bounds the parse, and the
      * end pointer finds anything after the document. */

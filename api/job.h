@@ -14,6 +14,11 @@
 #define NDEM_JOB_MAX_MATERIALS 256
 #define NDEM_JOB_MAX_ENTRIES 10000 /* geometry, particle generators, emitters */
 #define NDEM_JOB_MAX_STEPS 1e9     /* solver.duration / solver.time_step */
+/* Longest arrays (ndem_job_scan): a list's "spheres" and "velocities" hold
+ * at most the particle limit, its "bonds" this many per particle, and no
+ * other array of the schema is longer than NDEM_JOB_MAX_ARRAY. */
+#define NDEM_JOB_BONDS_PER_SPHERE 6
+#define NDEM_JOB_MAX_ARRAY 65536L
 
 typedef enum ndem_job_status {
     NDEM_JOB_OK = 0,
@@ -58,6 +63,16 @@ typedef struct ndem_job {
 ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
                                ndem_job_errors *errs);
 void ndem_job_destroy(ndem_job *job);
+
+/* One pass over the text before parsing (job_scan.c): *values gets the
+ * number of JSON values (cJSON allocates one node each), a string holding
+ * "\u0000" is an error at its pointer, and when max_particles > 0 so is an
+ * array longer than the limits above (found as soon as it gets too long).
+ * NDEM_JOB_INVALID with the error in errs (may be NULL), else NDEM_JOB_OK;
+ * text that is not JSON is left to the parser. ndem_job_parse runs it with
+ * max_particles 0. */
+ndem_job_status ndem_job_scan(const char *text, size_t len, long max_particles, size_t *values,
+                              ndem_job_errors *errs);
 void ndem_job_errors_clear(ndem_job_errors *errs);
 
 /* The job as a JSON document with every default filled in (malloc'd text). */

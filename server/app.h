@@ -7,6 +7,7 @@
 #include "db.h"
 #include "health.h"
 #include "http.h"
+#include "intake.h"
 #include "store.h"
 #include "stream.h"
 #include "worker.h"
@@ -21,6 +22,7 @@ typedef struct ndem_app {
     ndem_pool *pool;
     ndem_http *http;
     ndem_health *health; /* storage checks of /health */
+    ndem_parse_budget parse_budget; /* job documents being parsed */
     double started; /* ndem_mono() at start-up */
 } ndem_app;
 
@@ -28,11 +30,11 @@ typedef struct ndem_app {
 extern const ndem_route ndem_routes[];
 void ndem_static_file(void *app, ndem_request *req);
 
-/* The job resource of CONTRACT.md (resource.c). host is the client's Host
- * header or NULL: it names the machine in links.stream. */
-cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *host);
+/* The job resource of CONTRACT.md (resource.c). links.stream names the
+ * host of --public-url (never the client's Host header). */
+cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row);
 /* Stream hooks (resource.c). */
-char *ndem_resource_describe(void *app, const char *id, const char *host);
+char *ndem_resource_describe(void *app, const char *id);
 void *ndem_resource_latest_frame(void *app, const char *id, size_t *len);
 
 #endif

@@ -45,6 +45,24 @@ static const opt options[] = {
      offsetof(ndem_config, http_threads), 0, "threads answering HTTP requests"},
     {"max-body", OPT_LONG, "8388608", 1024, 1073741824, "NDEM_MAX_BODY",
      offsetof(ndem_config, max_body), 0, "largest request body in bytes (413 above)"},
+    {"parse-budget", OPT_LONG, "268435456", 1048576, 68719476736.0, "NDEM_PARSE_BUDGET",
+     offsetof(ndem_config, parse_budget), 0,
+     "bytes all job documents being parsed at once may take (503 when full, 413 above)"},
+    {"public-url", OPT_STRING, "", 0, 0, "NDEM_PUBLIC_URL", offsetof(ndem_config, public_url),
+     sizeof(((ndem_config *)0)->public_url),
+     "scheme://host[:port] clients use for the API (empty: http://LISTEN); the served origin"},
+    {"allow-origin", OPT_STRING, "", 0, 0, "NDEM_ALLOW_ORIGIN",
+     offsetof(ndem_config, allow_origin), sizeof(((ndem_config *)0)->allow_origin),
+     "more origins (comma-separated) allowed to change jobs and open streams"},
+    {"http-timeout", OPT_LONG, "30", 1, 3600, "NDEM_HTTP_TIMEOUT",
+     offsetof(ndem_config, http_timeout), 0,
+     "seconds an HTTP connection may stay silent before it is closed"},
+    {"connection-limit", OPT_LONG, "4000", 16, 1000000, "NDEM_CONNECTION_LIMIT",
+     offsetof(ndem_config, connection_limit), 0,
+     "HTTP connections open at once (more are refused)"},
+    {"per-ip-limit", OPT_LONG, "256", 1, 1000000, "NDEM_PER_IP_LIMIT",
+     offsetof(ndem_config, per_ip_limit), 0,
+     "HTTP connections open at once from one address (more are refused)"},
     {"max-particles", OPT_LONG, "2000000", 1, 50000000, "NDEM_MAX_PARTICLES",
      offsetof(ndem_config, max_particles), 0, "most particles a job may hold (422 above)"},
     {"max-duration", OPT_DOUBLE, "3600", 1e-9, 1e9, "NDEM_MAX_DURATION",
@@ -156,6 +174,40 @@ int ndem_config_split_hostport(const char *s, char *host, size_t host_len, int *
     return 0;
 }
 
+/* The served origin (scheme://host[:port], lower case, no path) from
+ * --public-url, else from --listen; links and the Origin checks use it. */
+static int derive_origin(ndem_config *c, FILE *err)
+{
+    char url[300];
+    snprintf(url, sizeof url, "%s", c->public_url);
+    size_t n = strlen(url);
+    while (n > 0 && url[n - 1] == '/')
+        url[--n] = 0;
+    if (!url[0]) {
+        const char *h = c->http_host;
+        int loopback = !strcmp(h, "127.0.0.1") || !strcmp(h, "localhost");
+        if (!h[0] || !strcmp(h, "0.0.0.0") || loopback) h = "127.0.0.1";
+        snprintf(url, sizeof url, "http://%s:%d", h, c->http_port);
+        if (loopback || h != c->http_host)
+            snprintf(c->alt_origin, sizeof c->alt_origin, "http://localhost:%d", c->http_port);
+    }
+    for (char *p = url; *p; p++)
+        if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+    int tls = !strncmp(url, "https://", 8);
+    const char *host = url + (tls ? 8 : 7);
+    if ((!tls && strncmp(url, "http://", 7)) || !host[0] || strpbrk(host, "/?#@ ")) {
+        fprintf(err, "ndemd: --public-url wants http(s)://HOST[:PORT] without a path, not '%s'\n",
+                c->public_url);
+        return -1;
+    }
+    snprintf(c->origin, sizeof c->origin, "%s", url);
+    c->public_tls = tls;
+    snprintf(c->public_host, sizeof c->public_host, "%s", host);
+    char *colon = strrchr(c->public_host, ':'), *bracket = strrchr(c->public_host, ']');
+    if (colon && (!bracket || colon > bracket)) *colon = 0;
+    return 0;
+}
+
 int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err)
 {
     memset(c, 0, sizeof *c);
@@ -215,5 +267,5 @@ int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err)
         fprintf(err, "ndemd: --ws-listen wants HOST:PORT, not '%s'\n", c->ws_listen);
         return -1;
     }
-    return 0;
+    return derive_origin(c, err);
 }

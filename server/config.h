@@ -13,6 +13,12 @@ typedef struct ndem_config {
     long threads;               /* OpenMP threads per job; 0 = the job's solver.threads */
     long http_threads;          /* libmicrohttpd thread pool */
     long max_body;              /* bytes of a request body */
+    long parse_budget;          /* bytes of job documents being parsed at once */
+    char public_url[256];       /* scheme://host[:port] of the API; "" = http://LISTEN */
+    char allow_origin[1024];    /* more allowed origins, comma-separated */
+    long http_timeout;          /* idle seconds before a connection is closed */
+    long connection_limit;      /* HTTP connections at once */
+    long per_ip_limit;          /* HTTP connections at once from one address */
     long max_particles;         /* ndem_job_particle_estimate */
     double max_duration;        /* simulated seconds of one job */
     long max_steps;             /* steps of one job */
@@ -27,6 +33,12 @@ typedef struct ndem_config {
     int http_port;
     char ws_host[256];
     int ws_port;
+    /* derived from public_url (or listen): the served origin, "http://127.0.0.1:8080";
+     * alt_origin is its "localhost" twin when the API is on loopback ("" otherwise) */
+    char origin[300];
+    char alt_origin[300];
+    char public_host[300]; /* the host of origin, for links.stream */
+    int public_tls;        /* origin is https: streams are wss */
 } ndem_config;
 
 /* Fills c from defaults, then the environment, then argv. Returns 0 to run,

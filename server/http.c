@@ -1,14 +1,24 @@
 /* http.c - the HTTP side of ndemd, on libmicrohttpd with its own thread
- * pool. Routing is a table (routes.c): method, path pattern, handler. This
- * file owns what every route shares, so handlers never repeat it: the
- * request body is gathered up to --max-body (413 at once when
- * Content-Length says more, 413 after draining when a chunked body grows
- * past it), routes that read JSON refuse any other Content-Type with 415,
- * unknown paths get 404 and known paths with the wrong method 405 (with
- * Allow), every error is application/problem+json (RFC 9457), and every
+ * pool (epoll, a connection limit, a per-address limit and an idle
+ * timeout, so slow clients cannot take every connection). Routing is a
+ * table (routes.c): method, path pattern, handler. This file owns what
+ * every route shares, so handlers never repeat it: malformed framing is
+ * refused before routing (400: HTTP/1.1 without Host, two Host or two
+ * different Content-Length headers, Content-Length with
+ * Transfer-Encoding), a Host that names another server gets 421 (DNS
+ * rebinding), state-changing routes (POST, PUT, PATCH, DELETE)
+ * refuse a foreign Origin with 403 and any Content-Type but
+ * application/json with 415, so no cross-site form can reach them, the
+ * body is gathered up to --max-body (413 at once when Content-Length says
+ * more; any chunked body gets 411 before a chunk is read, as
+ * libmicrohttpd tells no chunk sizes and waited forever for a chunk of
+ * 2^64 - 1 bytes), unknown paths get 404 and known paths with
+ * the wrong method 405 (with Allow), every error of ours is
+ * application/problem+json (RFC 9457) with a valid UTF-8 detail, and every
  * request ends with one log line: method, path, status, bytes, time. */
 #include "http.h"
 
+#include "jsonw.h"
 #include "log.h"
 
 #include <arpa/inet.h>
@@ -28,6 +38,8 @@ struct ndem_http {
     ndem_fallback fallback;
     void *app;
     size_t max_body;
+    int (*origin_ok)(void *app, const char *origin);
+    int (*host_ok)(void *app, const char *host);
     atomic_long requests;
 };
 
@@ -54,16 +66,39 @@ static const char *status_title(int status)
 {
     switch (status) {
     case 400: return "Bad Request";
+    case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 409: return "Conflict";
+    case 411: return "Length Required";
     case 413: return "Content Too Large";
     case 415: return "Unsupported Media Type";
+    case 421: return "Misdirected Request";
     case 422: return "Unprocessable Content";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
     default: return "Error";
     }
+}
+
+/* Copies s with every byte that is not part of valid UTF-8 replaced by
+ * U+FFFD: details echo what clients sent, and the answer must stay JSON. */
+static void utf8_clean(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    while (*s && o + 4 < n) {
+        int len = ndem_jw_utf8_len(s);
+        if (len <= 0) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            s++;
+        } else {
+            memcpy(out + o, s, (size_t)len);
+            o += (size_t)len;
+            s += len;
+        }
+    }
+    out[o] = 0;
 }
 
 void ndem_http_problem(ndem_request *req, int status, const char *errors_json, const char *fmt, ...)
@@ -73,13 +108,15 @@ void ndem_http_problem(ndem_request *req, int status, const char *errors_json, c
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
+    char clean[3 * sizeof detail];
+    utf8_clean(detail, clean, sizeof clean);
     cJSON *o = cJSON_CreateObject();
     char type[64];
     snprintf(type, sizeof type, "https://ndem.dev/problems/%d", status);
     cJSON_AddStringToObject(o, "type", type);
     cJSON_AddStringToObject(o, "title", status_title(status));
     cJSON_AddNumberToObject(o, "status", status);
-    cJSON_AddStringToObject(o, "detail", detail);
+    cJSON_AddStringToObject(o, "detail", clean);
     cJSON *errs = errors_json ? cJSON_Parse(errors_json) : NULL;
     if (errs) cJSON_AddItemToObject(o, "errors", errs);
     char *text = cJSON_PrintUnformatted(o);
@@ -141,6 +178,77 @@ static int json_type(const char *type)
     return type[n] == 0 || type[n] == ';' || type[n] == ' ';
 }
 
+/* Counts of the framing headers, which libmicrohttpd does not check. */
+typedef struct framing {
+    int host, length, chunked;
+    const char *first_length;
+    int lengths_differ;
+} framing;
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    framing *f = cls;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_HOST)) f->host++;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) f->chunked = 1; /* any coding */
+    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+        if (f->length++ && strcmp(value, f->first_length)) f->lengths_differ = 1;
+        if (!f->first_length) f->first_length = value;
+    }
+    return MHD_YES;
+}
+
+/* 400 for framing that two parties could read differently (smuggling) or
+ * that HTTP/1.1 forbids; NULL when the request is well framed. */
+static const char *framing_fault(struct MHD_Connection *conn, const char *version, framing *f)
+{
+    memset(f, 0, sizeof *f);
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, f);
+    if (f->host > 1) return "the request has more than one Host header";
+    if (!f->host && !strcmp(version, MHD_HTTP_VERSION_1_1))
+        return "an HTTP/1.1 request must have a Host header";
+    if (f->lengths_differ) return "the request has Content-Length headers that differ";
+    if (f->length && f->chunked)
+        return "the request has both Content-Length and Transfer-Encoding";
+    return NULL;
+}
+
+static int state_changing(const char *method)
+{
+    return strcmp(method, "GET") && strcmp(method, "HEAD") && strcmp(method, "OPTIONS");
+}
+
+/* The checks of a routed request before its body: 0 to go on, else the
+ * status of the problem it got. */
+static int refuse_early(ndem_http *h, ndem_request *req, const ndem_route *r, const framing *f)
+{
+    if (state_changing(req->method)) {
+        const char *origin = ndem_http_header(req, "Origin");
+        if (origin && h->origin_ok && !h->origin_ok(h->app, origin)) {
+            ndem_http_problem(req, 403, NULL,
+                              "requests from origin '%.200s' may not change jobs here "
+                              "(see --public-url and --allow-origin)",
+                              origin);
+            return 403;
+        }
+        if (!json_type(ndem_http_header(req, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+            ndem_http_problem(req, 415, NULL,
+                              "%s %s needs Content-Type: application/json, with or without a "
+                              "body",
+                              req->method, req->path);
+            return 415;
+        }
+    }
+    if (!r->json_body) return 0;
+    const char *len = f->first_length;
+    if (len && strtoull(len, NULL, 10) > h->max_body) {
+        ndem_http_problem(req, 413, NULL, "the body is %.40s bytes; the limit is %zu", len,
+                          h->max_body);
+        return 413;
+    }
+    return 0;
+}
+
 static enum MHD_Result send_response(ndem_request *req)
 {
     struct MHD_Response *r =
@@ -180,20 +288,29 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         req->started = ndem_mono();
         memcpy(req->path, url, ulen);
         atomic_fetch_add(&h->requests, 1);
+        framing f;
+        const char *fault = framing_fault(conn, version, &f);
+        if (fault) {
+            ndem_http_problem(req, 400, NULL, "%s", fault);
+            return send_response(req);
+        }
+        const char *host = ndem_http_header(req, MHD_HTTP_HEADER_HOST);
+        if (host && h->host_ok && !h->host_ok(h->app, host)) {
+            ndem_http_problem(req, 421, NULL,
+                              "this server does not answer to the name '%.200s' (see "
+                              "--public-url and --allow-origin)",
+                              host);
+            return send_response(req);
+        }
+        if (f.chunked) { /* before libmicrohttpd reads (or waits for) a chunk */
+            ndem_http_problem(req, 411, NULL,
+                              "send the body with Content-Length: chunked bodies are not "
+                              "accepted");
+            return send_response(req);
+        }
         int known;
         const ndem_route *r = route_of(h, req, &known);
-        if (r && r->json_body) {
-            const char *len = ndem_http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
-            if (!json_type(ndem_http_header(req, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-                ndem_http_problem(req, 415, NULL, "the body must be application/json");
-                return send_response(req);
-            }
-            if (len && strtoull(len, NULL, 10) > h->max_body) {
-                ndem_http_problem(req, 413, NULL, "the body is %s bytes; the limit is %zu", len,
-                                  h->max_body);
-                return send_response(req);
-            }
-        }
+        if (r && refuse_early(h, req, r, &f)) return send_response(req);
         return MHD_YES;
     }
     if (req->responded) { /* an early answer: ignore the rest of the body */
@@ -255,7 +372,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
-ndem_http *ndem_http_start(const char *host, int port, long threads, long max_body,
+ndem_http *ndem_http_start(const char *host, int port, const ndem_http_opts *opts,
                            const ndem_route *routes, ndem_fallback fallback, void *app, char *err,
                            size_t err_len)
 {
@@ -275,13 +392,20 @@ ndem_http *ndem_http_start(const char *host, int port, long threads, long max_bo
     h->routes = routes;
     h->fallback = fallback;
     h->app = app;
-    h->max_body = (size_t)max_body;
-    h->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG,
-                                 (uint16_t)port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
-                                 (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE,
-                                 (unsigned)threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                                 MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-                                 1024u, MHD_OPTION_END);
+    h->max_body = (size_t)opts->max_body;
+    h->origin_ok = opts->origin_ok;
+    h->host_ok = opts->host_ok;
+    /* epoll: no FD_SETSIZE ceiling of about 1020 connections; the limits
+     * and the idle timeout bound what slow or many clients can hold (a
+     * client sending one byte just before each timeout still keeps its
+     * connection: the timeout is libmicrohttpd's idle timeout) */
+    h->daemon = MHD_start_daemon(
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, on_request,
+        h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)opts->threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opts->timeout, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)opts->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)opts->per_ip_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
     if (!h->daemon) {
         snprintf(err, err_len, "cannot listen on %s:%d", host, port);
         free(h);

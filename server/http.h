@@ -41,9 +41,23 @@ typedef struct ndem_route {
 
 typedef void (*ndem_fallback)(void *app, ndem_request *req);
 
+/* How ndemd listens: threads, body limit, connection limits and timeout,
+ * and which Origin headers may reach state-changing routes (origin_ok gets
+ * app and the header; NULL lets every origin in). */
+typedef struct ndem_http_opts {
+    long threads;
+    long max_body;
+    long timeout;          /* seconds a connection may stay silent */
+    long connection_limit; /* connections at once */
+    long per_ip_limit;     /* connections at once from one address */
+    int (*origin_ok)(void *app, const char *origin);
+    /* 1 when a Host header names this server (NULL: any); others get 421 */
+    int (*host_ok)(void *app, const char *host);
+} ndem_http_opts;
+
 /* routes ends with an entry whose method is NULL; fallback answers GET
  * requests no route matches (static files). */
-ndem_http *ndem_http_start(const char *host, int port, long threads, long max_body,
+ndem_http *ndem_http_start(const char *host, int port, const ndem_http_opts *opts,
                            const ndem_route *routes, ndem_fallback fallback, void *app, char *err,
                            size_t err_len);
 void ndem_http_stop(ndem_http *h);

@@ -11,6 +11,7 @@
  * the queue (one step at most), drain the disk writer, close the streams. */
 #include "app.h"
 #include "log.h"
+#include "origin.h"
 
 #include <errno.h>
 #ifdef __GLIBC__
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,6 +55,39 @@ static void choose_wait_policy(const ndem_config *cfg, char **argv)
     /* exec failed: go on with spinning barriers */
 }
 
+/* Every HTTP and stream connection is a descriptor: take the hard limit,
+ * and keep the connection limit below it (with room for the database,
+ * files and streams) so that accept() never fails for want of one. */
+static void raise_fd_limit(ndem_config *cfg)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl)) return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    long spare = 64 + cfg->max_stream_clients;
+    if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)(cfg->connection_limit + spare) > rl.rlim_cur) {
+        long limit = (long)rl.rlim_cur - spare;
+        cfg->connection_limit = limit > 16 ? limit : 16;
+        ndem_log("ndemd: %ld file descriptors: --connection-limit lowered to %ld",
+                 (long)rl.rlim_cur, cfg->connection_limit);
+    }
+}
+
+static int origin_ok(void *ctx, const char *origin)
+{
+    const ndem_app *app = ctx;
+    return ndem_origin_allowed(&app->cfg, origin);
+}
+
+static int host_ok(void *ctx, const char *host)
+{
+    const ndem_app *app = ctx;
+    return ndem_host_allowed(&app->cfg, host);
+}
+
 static void shutdown_app(ndem_app *app)
 {
     ndem_http_stop(app->http); /* no new work */
@@ -76,6 +111,8 @@ int main(int argc, char **argv)
     int rc = ndem_config_load(&app.cfg, argc, argv, stderr);
     if (rc) return rc > 0 ? 0 : 2;
     choose_wait_policy(&app.cfg, argv);
+    raise_fd_limit(&app.cfg);
+    app.parse_budget.limit = app.cfg.parse_budget;
     app.started = ndem_mono();
     sigset_t sigs;
     sigemptyset(&sigs);
@@ -108,15 +145,17 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame};
+    ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame, origin_ok};
     if (!(app.stream = ndem_stream_start(app.cfg.ws_host, app.cfg.ws_port,
                                          app.cfg.max_stream_clients, &hooks, err, sizeof err)))
         goto fail;
     if (!(app.pool = ndem_pool_start(&app.cfg, app.db, app.store, app.stream, err, sizeof err)))
         goto fail;
-    if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, app.cfg.http_threads,
-                                     app.cfg.max_body, ndem_routes, ndem_static_file, &app, err,
-                                     sizeof err)))
+    ndem_http_opts http = {app.cfg.http_threads,     app.cfg.max_body,     app.cfg.http_timeout,
+                           app.cfg.connection_limit, app.cfg.per_ip_limit, origin_ok,
+                           host_ok};
+    if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, &http, ndem_routes,
+                                     ndem_static_file, &app, err, sizeof err)))
         goto fail;
     char threads[32] = "solver.threads";
     if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld", app.cfg.threads);

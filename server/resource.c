@@ -2,7 +2,9 @@
  * row of the jobs table in one place, so that GET /jobs/{id}, the listing,
  * POST's answer and the stream's hello show the same thing. Timestamps are
  * RFC 3339 in UTC, null until they happen; links.stream is absolute
- * (ws://host:port/...) because it is on another port than the API. */
+ * (ws://host:port/...) because it is on another port than the API: its
+ * host is that of --public-url (or --listen), never the request's Host
+ * header, which a DNS-rebinding page controls. */
 #include "app.h"
 
 #include "frame_bin.h"
@@ -21,20 +23,7 @@ static void add_time(cJSON *o, const char *key, int64_t us)
         cJSON_AddNullToObject(o, key);
 }
 
-/* The host part of a Host header ("h:1234" -> "h", "[::1]:1" -> "[::1]"). */
-static void host_only(const char *host, char *out, size_t len)
-{
-    snprintf(out, len, "%s", host);
-    char *colon = strrchr(out, ':');
-    char *bracket = strrchr(out, ']');
-    if (colon && (!bracket || colon > bracket)) *colon = 0;
-    /* a Host header is the client's word: keep only harmless characters */
-    for (char *p = out; *p; p++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-[]:", *p))
-            *p = 0;
-}
-
-cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *host)
+cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", row->id);
@@ -67,12 +56,7 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *h
         cJSON_AddItemToObject(o, "job", doc);
     else
         cJSON_AddNullToObject(o, "job");
-    char name[300], base[64], ws[400];
-    const char *h = app->cfg.ws_host;
-    if (host)
-        host_only(host, name, sizeof name), h = name;
-    else if (!h[0] || !strcmp(h, "0.0.0.0"))
-        h = "127.0.0.1";
+    char base[64], ws[400];
     snprintf(base, sizeof base, "/api/v1/jobs/%s", row->id);
     cJSON *l = cJSON_AddObjectToObject(o, "links");
     cJSON_AddStringToObject(l, "self", base);
@@ -80,18 +64,19 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row, const char *h
     cJSON_AddStringToObject(l, "frames", ws);
     snprintf(ws, sizeof ws, "%s/series", base);
     cJSON_AddStringToObject(l, "series", ws);
-    snprintf(ws, sizeof ws, "ws://%s:%d%s/stream", h[0] ? h : "127.0.0.1",
-             app->stream ? ndem_stream_port(app->stream) : app->cfg.ws_port, base);
+    snprintf(ws, sizeof ws, "%s://%s:%d%s/stream", app->cfg.public_tls ? "wss" : "ws",
+             app->cfg.public_host, app->stream ? ndem_stream_port(app->stream) : app->cfg.ws_port,
+             base);
     cJSON_AddStringToObject(l, "stream", ws);
     return o;
 }
 
-char *ndem_resource_describe(void *ctx, const char *id, const char *host)
+char *ndem_resource_describe(void *ctx, const char *id)
 {
     ndem_app *app = ctx;
     ndem_job_row row;
     if (ndem_db_get(app->db, id, &row)) return NULL;
-    cJSON *o = ndem_resource(app, &row, host);
+    cJSON *o = ndem_resource(app, &row);
     ndem_job_row_free(&row);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);

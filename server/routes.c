@@ -62,7 +62,7 @@ static void reply_resource(ndem_app *app, ndem_request *req, int status, const c
         ndem_http_problem(req, 500, NULL, "job %s vanished", id);
         return;
     }
-    reply_json(req, status, ndem_resource(app, &row, ndem_http_header(req, "Host")));
+    reply_json(req, status, ndem_resource(app, &row));
     ndem_job_row_free(&row);
 }
 
@@ -133,7 +133,8 @@ static void post_job(void *ctx, ndem_request *req)
     ndem_app *app = ctx;
     ndem_job *job = NULL;
     ndem_job_errors errs = {0};
-    ndem_job_status st = ndem_job_parse(req->body ? req->body : "", req->body_len, &job, &errs);
+    ndem_job_status st;
+    if (ndem_intake_job(&app->parse_budget, app->cfg.max_particles, req, &job, &errs, &st)) return;
     long steps = 0;
     if (st == NDEM_JOB_OK) {
         double h = job->scene.solver.time_step, d = job->scene.solver.duration;
@@ -232,9 +233,8 @@ static void list_jobs(void *ctx, ndem_request *req)
         return;
     }
     cJSON *o = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(o, "jobs");
-    const char *host = ndem_http_header(req, "Host");
     for (int i = 0; i < n; i++) {
-        cJSON_AddItemToArray(list, ndem_resource(app, &rows[i], host));
+        cJSON_AddItemToArray(list, ndem_resource(app, &rows[i]));
         ndem_job_row_free(&rows[i]);
     }
     if (n == limit && n > 0) {
@@ -255,7 +255,7 @@ static void get_job(void *ctx, ndem_request *req)
     ndem_app *app = ctx;
     ndem_job_row row;
     if (load_job(app, req, &row)) return;
-    reply_json(req, 200, ndem_resource(app, &row, ndem_http_header(req, "Host")));
+    reply_json(req, 200, ndem_resource(app, &row));
     ndem_job_row_free(&row);
 }
 

@@ -12,7 +12,8 @@
  * a short queue in which a new frame replaces an unsent older frame and a
  * new progress message an unsent older progress message. A slow client thus
  * holds at most one frame besides the one libwebsockets is sending it, and
- * simply misses the frames in between. */
+ * simply misses the frames in between. A handshake whose Origin is not
+ * one the daemon serves (--public-url, --allow-origin) is refused. */
 #include "stream.h"
 
 #include "frame_bin.h"
@@ -266,7 +267,7 @@ static blob *disk_frame(ndem_stream *s, const char *id)
 
 static int on_established(ndem_stream *s, client *c, struct lws *wsi)
 {
-    char path[256] = "", host[256] = "", id[ID_MAX], status[32], now[32];
+    char path[256] = "", id[ID_MAX], status[32], now[32];
     if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0 ||
         !job_of_path(path, id, sizeof id)) {
         ndem_log("stream: refused %s: not a job stream", path);
@@ -283,8 +284,7 @@ static int on_established(ndem_stream *s, client *c, struct lws *wsi)
                          (unsigned char *)"too many clients", 16);
         return -1;
     }
-    if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) < 0) host[0] = 0;
-    char *resource = s->hooks.describe(s->hooks.ctx, id, host[0] ? host : NULL);
+    char *resource = s->hooks.describe(s->hooks.ctx, id);
     if (!resource) {
         ndem_log("stream: refused job %s: unknown", id);
         lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)"unknown job",
@@ -324,7 +324,7 @@ static int on_established(ndem_stream *s, client *c, struct lws *wsi)
     if (!ch) return -1;
     /* A job that ended between the look-up and the registration published
      * its last frame and status to nobody: look again, and send them. */
-    resource = s->hooks.describe(s->hooks.ctx, id, NULL);
+    resource = s->hooks.describe(s->hooks.ctx, id);
     sb = resource ? status_blob(id, resource, now, sizeof now) : NULL;
     free(resource);
     if (sb && strcmp(now, status) && strcmp(now, "running") && strcmp(now, "queued")) {
@@ -387,12 +387,30 @@ static int on_writable(ndem_stream *s, client *c, struct lws *wsi)
     return 0;
 }
 
+/* Before the handshake is answered: a browser names the page's origin, and
+ * a page of another site must not read jobs through its visitor (clients
+ * that are not browsers send no Origin). Refused handshakes get 403. */
+static int origin_refused(ndem_stream *s, struct lws *wsi)
+{
+    char origin[512] = "";
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
+    if (n <= 0 || !s->hooks.origin_ok) return 0;
+    if (n >= (int)sizeof origin || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0 ||
+        !s->hooks.origin_ok(s->hooks.ctx, origin)) {
+        ndem_log("stream: refused a handshake from origin '%.100s'", origin);
+        lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "origin not allowed");
+        return 1;
+    }
+    return 0;
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
     ndem_stream *s = lws_context_user(lws_get_context(wsi));
     client *c = user;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return origin_refused(s, wsi);
     case LWS_CALLBACK_ESTABLISHED: return on_established(s, c, wsi);
     case LWS_CALLBACK_CLOSED: on_closed(s, c); return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE: return on_writable(s, c, wsi);

@@ -11,12 +11,14 @@ typedef struct ndem_stream ndem_stream;
 /* What the stream asks the rest of the daemon, from its own thread. */
 typedef struct ndem_stream_hooks {
     void *ctx;
-    /* The job resource as JSON text (malloc'd), or NULL for an unknown id.
-     * host is the client's Host header (may be NULL). */
-    char *(*describe)(void *ctx, const char *id, const char *host);
+    /* The job resource as JSON text (malloc'd), or NULL for an unknown id. */
+    char *(*describe)(void *ctx, const char *id);
     /* The job's latest stored frame as NDF1 with the stream fields
      * (malloc'd), for late clients of jobs that are not running. */
     void *(*latest_frame)(void *ctx, const char *id, size_t *len);
+    /* 1 when a handshake's Origin header may open a stream (pages of other
+     * sites may not read jobs through a visitor's browser). */
+    int (*origin_ok)(void *ctx, const char *origin);
 } ndem_stream_hooks;
 
 /* At most max_clients clients at once; more are refused (1013, try again). */

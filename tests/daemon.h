@@ -187,6 +187,10 @@ static inline CURL *td_easy(const td_daemon *d, td_resp *r, const char *method, 
         *hdrs = curl_slist_append(*hdrs, h);
         /* large bodies: let the server refuse before they are sent */
         if (len > 65536) *hdrs = curl_slist_append(*hdrs, "Expect: 100-continue");
+    } else if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+        /* state-changing routes want application/json even without a body */
+        snprintf(h, sizeof h, "Content-Type: %s", type ? type : "application/json");
+        *hdrs = curl_slist_append(*hdrs, h);
     }
     if (accept) {
         snprintf(h, sizeof h, "Accept: %s", accept);

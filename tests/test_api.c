@@ -191,7 +191,7 @@ START_TEST(errors_are_problem_json)
     r = td_http(&api, "POST", "/api/v1/jobs", "application/json", body, big, NULL);
     expect_problem(&r, 413);
     td_resp_free(&r);
-    /* chunked: no length up front; refused once it grows past the limit */
+    /* chunked: refused at once, before any chunk is read (411) */
     struct curl_slist *hdrs;
     memset(&r, 0, sizeof r);
     CURL *c = td_easy(&api, &r, "POST", "/api/v1/jobs", NULL, body, big, NULL, &hdrs);
@@ -201,7 +201,7 @@ START_TEST(errors_are_problem_json)
     curl_easy_cleanup(c);
     curl_slist_free_all(hdrs);
     free(body);
-    expect_problem(&r, 413);
+    expect_problem(&r, 411);
     td_resp_free(&r);
 
     r = td_http(&api, "GET", "/api/v1/jobs/0123456789abcdef", NULL, NULL, 0, NULL);

@@ -81,7 +81,11 @@ static void ws_open(ws_client *c, const char *url)
     ci.port = port;
     ci.path = path;
     ci.host = "127.0.0.1";
-    ci.origin = "127.0.0.1";
+    /* as a browser on the daemon's page: lws sends "Origin: http://" this,
+     * the served origin (the API is on the port below the stream's) */
+    char origin[64];
+    snprintf(origin, sizeof origin, "127.0.0.1:%d", port - 1);
+    ci.origin = origin;
     ci.local_protocol_name = "test";
     ci.userdata = c;
     ci.pwsi = &c->wsi;

@@ -26,7 +26,8 @@ export function isReachable() { return reachable; }
 
 export async function request(method, path, { body, accept = 'application/json', raw = false, timeout = 15000 } = {}) {
   const headers = { Accept: accept };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  // ndemd refuses state-changing requests without it (415), with or without a body
+  if (body !== undefined || method !== 'GET') headers['Content-Type'] = 'application/json';
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), timeout);
   let res;

@@ -1,0 +1,63 @@
+/* intake.c - the parse budget. cJSON builds a node of about 64 bytes (plus
+ * the allocator's header and the key) for every value, so a body of small
+ * numbers takes some 40 times its size as a tree: an 8 MB body of 4 million
+ * numbers took 320 MiB, and a few at once took gigabytes. The raw text is
+ * scanned first (ndem_job_scan: values counted, over-long arrays refused),
+ * the tree's size estimated from the count, and that much reserved from a
+ * budget all requests share before cJSON runs. Freed trees are small
+ * blocks in the heap arenas of the HTTP threads, which glibc keeps after
+ * free: after a large parse malloc_trim() gives them back. */
+#include "intake.h"
+
+#include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+/* Bytes per value of a cJSON tree: the 64-byte node, the allocator's
+ * header, and key or string copies (measured: 8 MB of "0," took ~80 B per
+ * value; numbers in objects take more). */
+#define NODE_BYTES 96
+/* Parses that held more than this give freed memory back to the system. */
+#define TRIM_AFTER (4LL << 20)
+
+static int take(ndem_parse_budget *b, long long n)
+{
+    long long used = atomic_load(&b->used);
+    do {
+        if (used + n > b->limit) return 0;
+    } while (!atomic_compare_exchange_weak(&b->used, &used, used + n));
+    return 1;
+}
+
+int ndem_intake_job(ndem_parse_budget *budget, long max_particles, ndem_request *req,
+                    ndem_job **job, ndem_job_errors *errs, ndem_job_status *st)
+{
+    const char *text = req->body ? req->body : "";
+    size_t len = req->body_len, values = 0;
+    *job = NULL;
+    *st = ndem_job_scan(text, len, max_particles, &values, errs);
+    if (*st != NDEM_JOB_OK) return 0;
+    long long need = (long long)values * NODE_BYTES + (long long)len;
+    if (need > budget->limit) {
+        ndem_http_problem(req, 413, NULL,
+                          "the document has %zu JSON values; parsing it would take about %lld "
+                          "MiB, more than this server parses at once (--parse-budget %lld MiB)",
+                          values, need >> 20, budget->limit >> 20);
+        return 1;
+    }
+    if (!take(budget, need)) {
+        req->retry_after = 1;
+        ndem_http_problem(req, 503, NULL,
+                          "other job documents are being parsed (--parse-budget %lld MiB is in "
+                          "use); try again",
+                          budget->limit >> 20);
+        return 1;
+    }
+    *st = ndem_job_parse(text, len, job, errs);
+    atomic_fetch_sub(&budget->used, need);
+#ifdef __GLIBC__
+    if (need > TRIM_AFTER) malloc_trim(0);
+#endif
+    return 0;
+}

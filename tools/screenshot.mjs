@@ -46,7 +46,7 @@ try {
       '--enable-unsafe-swiftshader'],
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(`${base}/?job=${job.id}`);
+  await page.goto(`${base}/#/jobs/${job.id}`);
   await sleep(6000);
   await page.screenshot({ path: out });
   await browser.close();

@@ -122,10 +122,15 @@ try {
   context = await browser.newContext({ viewport: { width: 1500, height: 1150 }, acceptDownloads: true });
   await context.route((u) => u.pathname === '/api/v1/jobs', async (route) => {
     if (route.request().method() !== 'GET') return route.continue();
-    const res = await route.fetch();
-    const body = await res.json();
+    let res, body;
+    try {
+      res = await route.fetch();
+      body = await res.json();
+    } catch { // ndemd is stopped (on purpose, below): the page must see the failure
+      return route.abort('connectionrefused').catch(() => {});
+    }
     for (const j of body.jobs || []) if (delete j.job) stripped++;
-    return route.fulfill({ response: res, json: body });
+    return route.fulfill({ response: res, json: body }).catch(() => {});
   });
   page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
@@ -483,7 +488,9 @@ try {
     const id = await page.evaluate(() => window.ndem.sel.id);
     await page.click('#d-delete');
     await page.waitForFunction((i) => !document.querySelector(`#jobs-body tr[data-id="${i}"]`), id);
-    if (await page.evaluate(() => location.hash) !== '') throw new Error('the deleted job keeps its URL');
+    await page.waitForFunction(() => location.hash === '', null, { timeout: 5000 }).catch(async () => {
+      throw new Error(`the deleted job keeps its URL ${await page.evaluate(() => `${location.href} sel ${window.ndem.sel.id} banner ${document.getElementById('banner').textContent}`)}`);
+    });
     return (await page.isVisible('#detail-empty'));
   });
   await step('search by name and sort by name, creation time and status', async () => {

@@ -32,7 +32,7 @@ export function timing(j, now = Date.now() / 1000) {
 
 // Creation time: the time of day for today's jobs, else the date too.
 export function createdText(iso, now = new Date()) {
-  const d = new Date(iso);
+  const d = new Date(iso || NaN);
   if (Number.isNaN(d.getTime())) return '—';
   const p2 = (n) => String(n).padStart(2, '0');
   const hm = `${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;

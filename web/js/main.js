@@ -121,8 +121,10 @@ async function cancelJob(id, name) {
   try { updateDetailIf(await api.cancel(id)); } catch (e) { banner('action', `Cancel failed: ${e.message}`, 'error', 6000); }
   pollJobs();
 }
+const deletedHere = new Set(); // jobs this page deleted: their 404 is no news
 async function deleteJob(id, name) {
   if (!confirm(`Delete job “${name || id}” and all its files?`)) return;
+  deletedHere.add(id);
   try {
     await api.remove(id);
     if (sel.id === id) closeJob();
@@ -297,7 +299,10 @@ async function selectJob(id) {
 async function refreshSelected() {
   if (!sel.id) return;
   try { updateDetailIf(await api.get(sel.id)); } catch (e) {
-    if (e instanceof ApiError && e.status === 404) { closeJob(); banner('action', 'The selected job was deleted.', 'info', 4000); }
+    if (e instanceof ApiError && e.status === 404) {
+      if (!deletedHere.has(sel.id)) banner('action', 'The selected job was deleted.', 'info', 4000);
+      closeJob();
+    }
   }
 }
 function updateDetailIf(j) { if (j && j.id === sel.id) updateDetail(j); }

@@ -393,6 +393,17 @@ try {
     const marked = await page.locator('#editor .gutter .err').allTextContents();
     if (marked.join() !== '4') throw new Error(`marked lines ${marked}`);
   });
+  await step('Tab indents in the editor; Esc then Tab leaves it', async () => {
+    await page.focus('#editor-text');
+    await page.evaluate(() => document.getElementById('editor-text').setSelectionRange(0, 0));
+    const before = await page.inputValue('#editor-text');
+    await page.keyboard.press('Tab');
+    if (await page.inputValue('#editor-text') !== '  ' + before) throw new Error('Tab did not indent');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() => document.activeElement.id);
+    if (at !== 'submit') throw new Error(`focus on '${at}'`);
+  });
   await step('switching the example asks before dropping the edits', async () => {
     const edited = await page.inputValue('#editor-text');
     answer = 'dismiss';

@@ -91,8 +91,8 @@ export class JobList {
       tr = document.createElement('tr');
       tr.className = 'job';
       tr.dataset.id = j.id;
-      tr.innerHTML = `<td><a class="name"></a><div class="id mono"></div></td><td><span class="badge"></span></td>
-        <td class="progress"><div class="bar"><div class="fill"></div></div><span class="pct"></span></td><td class="num particles"></td>
+      tr.innerHTML = `<td><a class="name"></a><div class="id mono"></div></td>
+        <td class="progress"><span class="badge"></span><div class="bar"><div class="fill"></div></div><span class="pct"></span></td><td class="num particles"></td>
         <td class="created"></td><td class="times"></td>
         <td class="actions"><button class="small cancel">Cancel</button> <button class="small danger delete">Delete</button></td>`;
       tr.querySelector('a.name').href = jobHref(j.id);

@@ -244,9 +244,15 @@ export function initSubmit({ onSubmitted }) {
     clearTimeout(editTimer);
     editTimer = setTimeout(syncFormFromEditor, 250);
   });
-  editor.ta.addEventListener('keydown', (e) => { // Tab indents instead of leaving the editor
-    if (e.key === 'Tab' && !e.shiftKey) { e.preventDefault(); document.execCommand('insertText', false, '  '); }
+  // Tab indents instead of leaving the editor; after Escape, Tab leaves it
+  // (no keyboard trap), as Shift+Tab always does
+  let tabLeaves = false;
+  editor.ta.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') { tabLeaves = true; return; }
+    if (e.key === 'Tab' && !e.shiftKey && !tabLeaves) { e.preventDefault(); document.execCommand('insertText', false, '  '); }
+    if (e.key !== 'Shift') tabLeaves = false;
   });
+  editor.ta.addEventListener('blur', () => { tabLeaves = false; });
   for (const f of FIELDS) $(f.el).addEventListener(f.type === 'bool' ? 'change' : 'input', () => syncEditorFromForm(f));
   $('submit-form').addEventListener('submit', (ev) => { ev.preventDefault(); submit(onSubmitted); });
   return loadExamples();

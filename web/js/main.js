@@ -46,7 +46,8 @@ onReachability((ok, why) => {
   } else if (wasDown) {
     wasDown = false;
     banner('daemon', 'Connection to ndemd restored.', 'info', 4000);
-    refreshSelected();
+    if (sel.id) refreshSelected();
+    else if (jobFromHash()) route(); // the job of the URL could not be loaded: again
   }
 });
 

@@ -430,13 +430,15 @@ try {
     console.log(`     ${e}`);
   });
   await step('the failed job offers only the downloads that exist', async () => {
-    await page.waitForTimeout(1000); // its frames and series have been asked for
     const id = await page.evaluate(() => window.ndem.sel.id);
     const has = await page.evaluate(async (i) => {
       const f = await (await fetch(`/api/v1/jobs/${i}/frames`)).json(), s = await (await fetch(`/api/v1/jobs/${i}/series`)).json();
       return { frames: f.frames.length, series: (s.series?.time || []).length };
     }, id);
     const want = ['dl-job', ...(has.series ? ['dl-series-csv', 'dl-series-json'] : []), ...(has.frames ? ['dl-frame-json', 'dl-frame-ndf', 'dl-frames-tar'] : [])].sort();
+    await page.waitForFunction((w) => [...document.querySelectorAll('.downloads button')].filter((b) => !b.hidden).map((b) => b.id).sort().join() === w.join(),
+      want, { timeout: 10000 }).catch(() => {});
+    await page.waitForTimeout(500); // and it stays so
     const shown = await visibleDownloads();
     console.log(`     ${has.frames} frames, ${has.series} series points: ${shown.join(' ')}`);
     if (JSON.stringify(shown) !== JSON.stringify(want)) throw new Error(`offered ${shown}, want ${want}`);

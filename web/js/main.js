@@ -255,6 +255,7 @@ function clearSelection(message = EMPTY_TEXT) {
   $('detail-empty').hidden = false;
   $('detail-empty').textContent = message;
   list.select(null);
+  updateDownloads();
 }
 
 async function selectJob(id) {

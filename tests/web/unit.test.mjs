@@ -158,7 +158,7 @@ test('chart text alternative: span and latest values with the unit', () => {
   const series = [{ label: 'all', x: [0, 1, 2], y: [0, 10, 12] }, { label: 'geometry', x: [0, 1, 2], y: [0, 1, 2] }];
   assert.equal(summary('Contacts', '', series), 'Contacts: 3 points from t = 0 s to 2 s; latest: all 12, geometry 2.');
   assert.equal(summary('Kinetic energy', 'J', [{ label: 'kinetic energy', x: [0.5], y: [1.5e-6] }]),
-    'Kinetic energy: 1 points from t = 0.5 s to 0.5 s; latest: kinetic energy 1.5e-6 J.');
+    'Kinetic energy: 1 point from t = 0.5 s to 0.5 s; latest: kinetic energy 1.5e-6 J.');
   assert.equal(summary('X', '', [{ label: 'a', x: [], y: [] }]), 'X: no data yet.');
 });
 

@@ -38,7 +38,8 @@ export function summary(title, unit, series) {
   if (!withData.length) return `${title}: no data yet.`;
   const t0 = Math.min(...withData.map((s) => s.x[0])), t1 = Math.max(...withData.map((s) => s.x[s.x.length - 1]));
   const last = withData.map((s) => `${s.label} ${fmt(s.y[s.y.length - 1])}${unit ? ' ' + unit : ''}`).join(', ');
-  return `${title}: ${withData[0].x.length} points from t = ${fmt(t0)} s to ${fmt(t1)} s; latest: ${last}.`;
+  const n = withData[0].x.length;
+  return `${title}: ${n} point${n === 1 ? '' : 's'} from t = ${fmt(t0)} s to ${fmt(t1)} s; latest: ${last}.`;
 }
 
 export class Chart {

@@ -391,6 +391,7 @@ try {
     console.log(`     ${said.join(' | ')}`);
     if (said.length !== 1) throw new Error(`reported ${said.length} times: ${said.join(' | ')}`);
     const marked = await page.locator('#editor .gutter .err').allTextContents();
+    await shot('07-malformed.png', page.locator('.side'));
     if (marked.join() !== '4') throw new Error(`marked lines ${marked}`);
   });
   await step('Tab indents in the editor; Esc then Tab leaves it', async () => {

@@ -86,6 +86,7 @@ const list = new JobList({
 function renderJobs(jobs) {
   const shown = list.render(jobs);
   $('jobs-empty').hidden = jobs.length > 0;
+  $('jobs-empty').textContent = $('filter').value ? `No job is ${$('filter').value}.` : 'No jobs yet: submit one under “New job”.';
   const n = (k) => `${k} job${k === 1 ? '' : 's'}`;
   $('jobs-count').textContent = shown.length === jobs.length ? n(jobs.length) : `${shown.length} of ${n(jobs.length)}`;
   $('jobs-none').hidden = !(jobs.length && !shown.length);

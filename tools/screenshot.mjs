@@ -34,11 +34,6 @@ try {
   });
   const job = await res.json();
   if (res.status !== 201) throw new Error(`submit failed: ${res.status} ${JSON.stringify(job)}`);
-  for (let k = 0; k < 600; k++) {
-    const j = await (await fetch(`${base}/api/v1/jobs/${job.id}`)).json();
-    if (j.progress.fraction > 0.5 || ['succeeded', 'failed'].includes(j.status)) break;
-    await sleep(200);
-  }
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -46,8 +41,15 @@ try {
       '--enable-unsafe-swiftshader'],
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(`${base}/?job=${job.id}`);
-  await sleep(6000);
+  // the page follows the job live from the start; the picture is taken past
+  // half of it, with a frame in the view and the charts loaded
+  await page.goto(`${base}/#/jobs/${job.id}`);
+  await page.waitForFunction(() => {
+    const j = window.ndem?.sel.job;
+    return j && (j.progress?.fraction > 0.6 || ['succeeded', 'failed'].includes(j.status)) &&
+      document.getElementById('viewer').dataset.frameIndex !== '' && Number(document.getElementById('chart-ke').dataset.points) > 10;
+  }, null, { timeout: 120000 });
+  await sleep(300);
   await page.screenshot({ path: out });
   await browser.close();
   console.log(`wrote ${out}`);

@@ -25,13 +25,23 @@ const exSrc = join(here, '..', 'examples');
 const exDst = join(here, 'examples');
 rmSync(exDst, { recursive: true, force: true });
 mkdirSync(exDst, { recursive: true });
+// about how many particles a job makes (docs/job.md: generators' count, a
+// list's spheres, emitters' max_count); the page offers the lightest first
+const particles = (doc) =>
+  (doc.scene?.particles || []).reduce((n, g) => n + (g.type === 'list' ? g.spheres?.length || 0 : g.count || 0), 0) +
+  (doc.scene?.emitters || []).reduce((n, e) => n + Math.min(e.max_count ?? Infinity, Math.ceil((e.rate || 0) * ((e.stop ?? doc.solver?.duration ?? 1) - (e.start || 0))) + 1), 0);
 const index = [];
 for (const f of readdirSync(exSrc).filter((f) => f.endsWith('.json')).sort()) {
   const text = readFileSync(join(exSrc, f), 'utf8');
-  let name = f.replace(/\.json$/, '');
-  try { name = JSON.parse(text).name || name; } catch { /* listed anyway: the API will say what is wrong */ }
+  let name = f.replace(/\.json$/, ''), n = null;
+  try {
+    const doc = JSON.parse(text);
+    name = doc.name || name;
+    n = particles(doc);
+  } catch { /* listed anyway: the API will say what is wrong */ }
   writeFileSync(join(exDst, f), text);
-  index.push({ file: f, name });
+  index.push({ file: f, name, particles: n });
 }
+index.sort((a, b) => (a.particles ?? Infinity) - (b.particles ?? Infinity) || a.file.localeCompare(b.file));
 writeFileSync(join(exDst, 'index.json'), JSON.stringify(index, null, 1) + '\n');
 console.log(`web: three ${version} in web/vendor/, ${index.length} examples in web/examples/`);

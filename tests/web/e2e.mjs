@@ -97,8 +97,17 @@ async function pixelCount(page, a, b = null, tol = 30) {
   }, [a.toString('base64'), b ? b.toString('base64') : null, tol]);
 }
 
-let browser, page;
+let browser, page, context;
 const errors = [];
+// confirm() dialogs: their messages, answered as `answer` says
+const dialogs = [];
+let answer = 'accept';
+// GET /jobs items with their `job` document removed by the test (the daemon
+// may leave it out): the page must take documents from GET /jobs/{id} only
+let stripped = 0;
+const detailText = async (sel) => (await page.locator(sel).textContent()).trim();
+const visibleDownloads = () => page.evaluate(() => [...document.querySelectorAll('.downloads button')].filter((b) => !b.hidden).map((b) => b.id).sort());
+const jobIdByName = (name) => page.evaluate((n) => document.querySelector(`#jobs-body tr.job[data-name="${n}"]`)?.dataset.id, name);
 const shot = (name, target = page) => target.screenshot({ path: join(OUT, name) });
 const text = (sel) => page.locator(sel).textContent();
 
@@ -110,10 +119,22 @@ try {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run', '--disable-quic', '--enable-unsafe-swiftshader'],
   });
-  const context = await browser.newContext({ viewport: { width: 1500, height: 1150 }, acceptDownloads: true });
+  context = await browser.newContext({ viewport: { width: 1500, height: 1150 }, acceptDownloads: true });
+  await context.route((u) => u.pathname === '/api/v1/jobs', async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    let res, body;
+    try {
+      res = await route.fetch();
+      body = await res.json();
+    } catch { // ndemd is stopped (on purpose, below): the page must see the failure
+      return route.abort('connectionrefused').catch(() => {});
+    }
+    for (const j of body.jobs || []) if (delete j.job) stripped++;
+    return route.fulfill({ response: res, json: body }).catch(() => {});
+  });
   page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('dialog', (d) => d.accept());
+  page.on('dialog', (d) => { dialogs.push(d.message()); return answer === 'accept' ? d.accept() : d.dismiss(); });
   page.setDefaultTimeout(20000);
 
   await step('page loads and says it is connected', async () => {
@@ -124,20 +145,51 @@ try {
   const renderer = await page.evaluate(async () => { await window.ndem.viewerReady; return document.getElementById('viewer').dataset.renderer; });
   check(`3D view starts (renderer: ${renderer})`, renderer === 'webgl', 'WebGL 2 unavailable: the 2D fallback draws instead');
 
+  await step('tabs: role=tab with aria-selected and aria-controls, panels role=tabpanel', async () => {
+    const tabs = await page.evaluate(() => [...document.querySelectorAll('.tabs [role=tab]')].map((t) => [t.id, t.getAttribute('aria-selected'),
+      t.getAttribute('aria-controls'), document.getElementById(t.getAttribute('aria-controls'))?.getAttribute('role')]));
+    const want = [['tab-jobs', 'true', 'panel-jobs', 'tabpanel'], ['tab-submit', 'false', 'panel-submit', 'tabpanel']];
+    if (JSON.stringify(tabs) !== JSON.stringify(want)) throw new Error(JSON.stringify(tabs));
+    await page.focus('#tab-jobs');
+    await page.keyboard.press('ArrowRight'); // the arrow keys move between the tabs
+    const now = await page.evaluate(() => [document.activeElement.id, document.getElementById('tab-submit').getAttribute('aria-selected'),
+      document.getElementById('tab-jobs').getAttribute('aria-selected'), document.getElementById('panel-submit').hidden]);
+    if (JSON.stringify(now) !== JSON.stringify(['tab-submit', 'true', 'false', false])) throw new Error(JSON.stringify(now));
+  });
+  await step('the default example is the lightest one (column, 25 particles)', async () => {
+    await page.evaluate(() => window.ndem.examplesReady);
+    const v = await page.inputValue('#example');
+    if (v !== 'column.json') throw new Error(`default example ${v}`);
+    if (!(await page.inputValue('#editor-text')).includes('"column-25"')) throw new Error('the editor does not hold the column example');
+  });
+
   // ---- a valid submission from an example, with the form ----
-  await step('submit the column example with a shorter duration', async () => {
-    await page.click('#tab-submit');
-    await page.waitForFunction(() => document.getElementById('example').options.length > 1);
-    await page.selectOption('#example', 'column.json');
-    await page.waitForFunction(() => document.getElementById('editor-text').value.includes('column-25'));
+  await step('the form fields change only their values in the editor (its formatting stays)', async () => {
+    const before = await page.inputValue('#editor-text');
     await page.fill('#f-name', 'e2e-column');
     await page.fill('#f-duration', '2');
     await page.fill('#f-frame-interval', '0.25');
-    const doc = JSON.parse(await page.inputValue('#editor-text'));
-    if (doc.solver.duration !== 2 || doc.name !== 'e2e-column' || doc.output.frame_interval !== 0.25) throw new Error('the form did not reach the editor');
+    const after = await page.inputValue('#editor-text');
+    const want = before.replace('"name": "column-25"', '"name": "e2e-column"').replace('"duration": 5.0', '"duration": 2')
+      .replace('"frame_interval": 0.5', '"frame_interval": 0.25');
+    if (want === before) throw new Error('the column example changed: fix this test');
+    if (after !== want) {
+      const k = [...after].findIndex((c, i) => c !== want[i]);
+      throw new Error(`the editor text differs at ${k}: '${after.slice(k - 20, k + 20)}' for '${want.slice(k - 20, k + 20)}'`);
+    }
+    await page.fill('#f-iterations', ''); // an emptied field removes its member, nothing else
+    const gone = await page.inputValue('#editor-text');
+    if (gone !== want.replace('\n    "iterations": 50,', '')) throw new Error(`after emptying iterations: ${gone.slice(gone.indexOf('"solver"'), gone.indexOf('"solver"') + 80)}`);
+    await page.fill('#f-iterations', '50');
+    if (!/"warm_start_factor": 0.85,\n {4}"iterations": 50\n/.test(await page.inputValue('#editor-text'))) throw new Error('iterations not added after the last solver member');
+  });
+  await step('submit the column example; the URL becomes the job\'s', async () => {
     await shot('02-submit-form.png');
     await page.click('#submit');
     await page.waitForFunction(() => /Submitted/.test(document.getElementById('submit-result').textContent));
+    await page.waitForFunction(() => /^#\/jobs\/[0-9a-f]+$/.test(location.hash));
+    const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
+    if (hash !== `#/jobs/${id}`) throw new Error(`${hash} for job ${id}`);
   });
   await step('the job appears in the list and reaches succeeded', async () => {
     await page.waitForSelector('#jobs-body tr.job');
@@ -145,7 +197,57 @@ try {
     await page.waitForFunction(() => document.querySelector('#jobs-body tr.selected .badge')?.textContent === 'succeeded');
     const row = await text('#jobs-body tr.selected');
     if (!/e2e-column/.test(row) || !/100%/.test(row) || !/25/.test(row)) throw new Error(`row: ${row}`);
+    if (!/\d\d:\d\d:\d\d/.test(await text('#jobs-body tr.selected .created'))) throw new Error('no creation time');
+    const heads = (await page.locator('table.jobs thead th').allTextContents()).map((t) => t.trim());
+    if (!heads.includes('Created') || !heads.includes('Wall time')) throw new Error(`headers: ${heads.join('|')}`);
+    // the progress text stays on one line: its cell is no taller than the name and id
+    const [pct, cell] = await page.evaluate(() => [document.querySelector('#jobs-body tr.selected .pct').getBoundingClientRect().height,
+      document.querySelector('#jobs-body tr.selected .pct').style.whiteSpace || getComputedStyle(document.querySelector('#jobs-body tr.selected .pct')).whiteSpace]);
+    if (pct > 20 || cell !== 'nowrap') throw new Error(`progress text ${pct} px high, white-space ${cell}`);
     await shot('01-jobs.png', page.locator('.side'));
+  });
+  await step('keyboard: Tab reaches the job\'s link, Enter opens it at #/jobs/ID', async () => {
+    await page.goto(BASE + '/');
+    await page.waitForSelector('#jobs-body tr.job a.name');
+    if (await page.isVisible('#detail-body')) throw new Error('a job is open without a URL');
+    await page.focus('#search');
+    let tabs = 0;
+    while (!(await page.evaluate(() => document.activeElement.matches('#jobs-body tr.job a.name'))) && tabs < 25) { await page.keyboard.press('Tab'); tabs++; }
+    const name = await page.evaluate(() => document.activeElement.textContent);
+    if (name !== 'e2e-column') throw new Error(`focus on '${name}' after ${tabs} Tab presses`);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
+    const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
+    if (hash !== `#/jobs/${id}`) throw new Error(`URL ${hash}, job ${id}`);
+    console.log(`     ${tabs} Tab presses from the search box to the job`);
+  });
+  await step('back and forward move between no job and the job', async () => {
+    await page.goBack();
+    await page.waitForFunction(() => document.getElementById('detail-body').hidden && !document.getElementById('detail-empty').hidden);
+    await page.goForward();
+    await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
+  });
+  await step('the job\'s URL opens it in a fresh page; an unknown id says so', async () => {
+    const id = await page.evaluate(() => window.ndem.sel.id);
+    const p2 = await context.newPage();
+    try {
+      await p2.goto(`${BASE}/#/jobs/${id}`);
+      await p2.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && document.getElementById('d-status').textContent === 'succeeded');
+      if (!(await p2.evaluate(() => document.querySelector('#jobs-body tr.selected')?.dataset.id))) throw new Error('its row is not marked');
+      await p2.goto(`${BASE}/#/jobs/0123456789abcdef`);
+      await p2.waitForFunction(() => document.getElementById('detail-empty').dataset.state === 'unknown');
+      const msg = await p2.locator('#detail-empty').textContent();
+      if (!/no job “0123456789abcdef”/.test(msg)) throw new Error(msg);
+      console.log(`     ${msg}`);
+    } finally { await p2.close(); }
+  });
+  await step('row buttons and charts have accessible names', async () => {
+    const del = await page.getAttribute('#jobs-body tr.selected .delete', 'aria-label');
+    if (del !== 'Delete job e2e-column') throw new Error(`delete button: ${del}`);
+    await page.waitForFunction(() => /latest: kinetic energy [-0-9.e]+ J/.test(document.getElementById('chart-ke').getAttribute('aria-label')));
+    const labels = await page.evaluate(() => [...document.querySelectorAll('canvas.chart')].map((c) => `${c.getAttribute('role')}: ${c.getAttribute('aria-label')}`));
+    for (const l of labels) if (!/^img: .*points from t = [0-9.e-]+ s to 2 s; latest: /.test(l)) throw new Error(l);
+    console.log(`     ${labels[3]}`);
   });
 
   await step('the 3D view draws the particles (pixels differ with and without them)', async () => {
@@ -183,11 +285,26 @@ try {
     if (d < 100) throw new Error(`${d} pixels changed`);
   });
 
-  await step('charts show the series', async () => {
+  await step('charts show the series, the iterations line below the top of its axis', async () => {
     await page.waitForFunction(() => Number(document.getElementById('chart-ke').dataset.points) > 10 && Number(document.getElementById('chart-iterations').dataset.points) > 10);
     const pts = await page.evaluate(() => window.ndem.charts.ke.series[0].x.at(-1));
     await shot('04-charts.png', page.locator('.charts'));
     if (!(pts > 1.9)) throw new Error(`the kinetic energy ends at t = ${pts}`);
+    const [max, hi] = await page.evaluate(() => [Math.max(...window.ndem.charts.iterations.series[0].y), window.ndem.charts.iterations.range.hi]);
+    console.log(`     iterations up to ${max}, axis to ${hi}`);
+    if (!(hi > max)) throw new Error(`the iterations reach the top of the axis (${max} of ${hi})`);
+  });
+  await step('at 800 px the chart titles do not overlap their legends', async () => {
+    await page.setViewportSize({ width: 800, height: 1150 });
+    try {
+      await page.waitForFunction(() => document.getElementById('chart-residuals').getBoundingClientRect().width < 420);
+      await page.waitForTimeout(300);
+      const boxes = await page.evaluate(() => Object.values(window.ndem.charts).map((c) => c.layout));
+      await shot('04-charts-800.png', page.locator('.charts'));
+      for (const { title, legend } of boxes) {
+        if (legend && title[2] === legend[2] && title[1] + 4 > legend[0]) throw new Error(`title ${title} meets legend ${legend}`);
+      }
+    } finally { await page.setViewportSize({ width: 1500, height: 1150 }); }
   });
 
   await step('replay: scrub to the first frame, play, step', async () => {
@@ -213,6 +330,14 @@ try {
     await dl.saveAs(path);
     const csv = readFileSync(path, 'utf8');
     if (!csv.startsWith('step,time') || csv.split('\n').length < 300) throw new Error(`csv: ${csv.slice(0, 80)}`);
+  });
+  await step('download job.json: the document of GET /jobs/{id}, not of the list', async () => {
+    if (!stripped) throw new Error('the test did not strip any list item');
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#dl-job')]);
+    const path = join(OUT, 'download-job.json');
+    await dl.saveAs(path);
+    const doc = JSON.parse(readFileSync(path, 'utf8'));
+    if (doc.name !== 'e2e-column' || doc.solver.duration !== 2) throw new Error(readFileSync(path, 'utf8').slice(0, 80));
   });
   await step('download all frames as a tar', async () => {
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#dl-frames-tar')]);
@@ -256,11 +381,44 @@ try {
     await page.click('#submit-errors li[data-pointer="/scene/materials/0/densty"]');
     await shot('07-invalid-editor.png', page.locator('.side'));
   });
-  await step('malformed JSON is refused with its line', async () => {
+  await step('malformed JSON is reported once, with its line', async () => {
     await page.fill('#editor-text', '{\n  "name": "x",\n  "scene": {\n}');
     await page.click('#submit');
-    await page.waitForFunction(() => /not valid JSON/.test(document.getElementById('submit-result').textContent));
-    return (await page.locator('#editor .gutter .err').count()) === 1;
+    await page.waitForFunction(() => /line 4/.test(document.getElementById('editor-status').textContent));
+    await page.waitForTimeout(600); // the editor's own check (250 ms after typing) has run too
+    const side = await page.locator('#panel-submit').innerText();
+    const said = side.split('\n').filter((l) => /JSON|syntax|line \d/i.test(l) && !/^(Job document|Format JSON)/.test(l));
+    console.log(`     ${said.join(' | ')}`);
+    if (said.length !== 1) throw new Error(`reported ${said.length} times: ${said.join(' | ')}`);
+    const marked = await page.locator('#editor .gutter .err').allTextContents();
+    await shot('07-malformed.png', page.locator('.side'));
+    if (marked.join() !== '4') throw new Error(`marked lines ${marked}`);
+  });
+  await step('Tab indents in the editor; Esc then Tab leaves it', async () => {
+    await page.focus('#editor-text');
+    await page.evaluate(() => document.getElementById('editor-text').setSelectionRange(0, 0));
+    const before = await page.inputValue('#editor-text');
+    await page.keyboard.press('Tab');
+    if (await page.inputValue('#editor-text') !== '  ' + before) throw new Error('Tab did not indent');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() => document.activeElement.id);
+    if (at !== 'submit') throw new Error(`focus on '${at}'`);
+  });
+  await step('switching the example asks before dropping the edits', async () => {
+    const edited = await page.inputValue('#editor-text');
+    answer = 'dismiss';
+    const n = dialogs.length;
+    await page.selectOption('#example', 'hopper.json');
+    await page.waitForFunction(() => document.getElementById('example').value === 'column.json');
+    if (dialogs.length !== n + 1 || !/Replace your edits/.test(dialogs[n])) throw new Error(`dialogs: ${dialogs.slice(n)}`);
+    if (await page.inputValue('#editor-text') !== edited) throw new Error('the edits were dropped');
+    answer = 'accept';
+    await page.selectOption('#example', 'hopper.json');
+    await page.waitForFunction(() => document.getElementById('editor-text').value.includes('"name": "hopper"'));
+    await page.selectOption('#example', 'column.json'); // unchanged: no question
+    await page.waitForFunction(() => document.getElementById('editor-text').value.includes('column-25'));
+    if (dialogs.length !== n + 2) throw new Error(`${dialogs.length - n} questions`);
   });
 
   await step('a job that fails at run time shows its error', async () => {
@@ -271,6 +429,21 @@ try {
     const e = await text('#d-error');
     if (!(await page.isVisible('#d-error')) || e.length < 20) throw new Error(`error box: '${e}'`);
     console.log(`     ${e}`);
+  });
+  await step('the failed job offers only the downloads that exist', async () => {
+    const id = await page.evaluate(() => window.ndem.sel.id);
+    const has = await page.evaluate(async (i) => {
+      const f = await (await fetch(`/api/v1/jobs/${i}/frames`)).json(), s = await (await fetch(`/api/v1/jobs/${i}/series`)).json();
+      return { frames: f.frames.length, series: (s.series?.time || []).length };
+    }, id);
+    const want = ['dl-job', ...(has.series ? ['dl-series-csv', 'dl-series-json'] : []), ...(has.frames ? ['dl-frame-json', 'dl-frame-ndf', 'dl-frames-tar'] : [])].sort();
+    await page.waitForFunction((w) => [...document.querySelectorAll('.downloads button')].filter((b) => !b.hidden).map((b) => b.id).sort().join() === w.join(),
+      want, { timeout: 10000 }).catch(() => {});
+    await page.waitForTimeout(500); // and it stays so
+    const shown = await visibleDownloads();
+    console.log(`     ${has.frames} frames, ${has.series} series points: ${shown.join(' ')}`);
+    if (JSON.stringify(shown) !== JSON.stringify(want)) throw new Error(`offered ${shown}, want ${want}`);
+    if (has.frames && has.series) throw new Error('the job that fails at once has frames and series: this check tests nothing');
   });
 
   // ---- a running job: live stream, the daemon going away and coming back, cancel, delete ----
@@ -288,6 +461,25 @@ try {
     await page.waitForFunction((f) => Number(document.getElementById('viewer').dataset.frameIndex) > f + 2, first, { timeout: 20000 });
     await shot('09-live.png');
   });
+  await step('live charts: one source (the series), the same points in every line', async () => {
+    await page.waitForFunction(() => Number(document.getElementById('chart-iterations').dataset.points) > 3);
+    for (let k = 0; k < 6; k++) { // over about 3 s: series reloads and progress messages
+      const lines = await page.evaluate(() => Object.values(window.ndem.charts).flatMap((c) => c.series.map((s) => `${s.name} ${s.x.length} ${s.x.at(-1)}`)));
+      if (new Set(lines.map((l) => l.replace(/^\S+ /, ''))).size !== 1) throw new Error(lines.join(', '));
+      await page.waitForTimeout(500);
+    }
+  });
+  await step('cancel asks first: dismissed, the job runs on', async () => {
+    answer = 'dismiss';
+    const n = dialogs.length;
+    await page.click('#d-cancel');
+    await page.waitForTimeout(1500);
+    answer = 'accept';
+    if (dialogs.length !== n + 1 || !/Cancel job “e2e-long”/.test(dialogs[n])) throw new Error(`dialogs: ${dialogs.slice(n)}`);
+    const id = await page.evaluate(() => window.ndem.sel.id);
+    const st = (await (await fetch(`${BASE}/api/v1/jobs/${id}`)).json()).status;
+    if (st !== 'running' || await detailText('#d-status') !== 'running') throw new Error(`status ${st}`);
+  });
   await step('the page says when the daemon is unreachable and the stream dropped', async () => {
     await stopDaemon();
     await page.waitForFunction(() => document.getElementById('conn').textContent === 'daemon unreachable', null, { timeout: 15000 });
@@ -302,16 +494,48 @@ try {
     await page.waitForFunction(() => ['succeeded', 'failed', 'cancelled'].includes(document.getElementById('d-status').textContent)
       || document.getElementById('d-stream').textContent.includes('live'), null, { timeout: 30000 });
   });
-  await step('cancel the running job, then delete it', async () => {
-    if (await page.isVisible('#d-cancel')) await page.click('#d-cancel');
-    await page.waitForFunction(() => ['cancelled', 'failed', 'succeeded'].includes(document.getElementById('d-status').textContent), null, { timeout: 30000 });
+  await step('cancel accepted: the job is cancelled; then delete it (its URL goes)', async () => {
+    const n = dialogs.length;
+    await page.click('#d-cancel');
+    await page.waitForFunction(() => document.getElementById('d-status').textContent === 'cancelled', null, { timeout: 30000 });
+    if (!/Cancel job/.test(dialogs[n] || '')) throw new Error('no question');
     const id = await page.evaluate(() => window.ndem.sel.id);
     await page.click('#d-delete');
     await page.waitForFunction((i) => !document.querySelector(`#jobs-body tr[data-id="${i}"]`), id);
+    await page.waitForFunction(() => location.hash === '', null, { timeout: 5000 }).catch(async () => {
+      throw new Error(`the deleted job keeps its URL ${await page.evaluate(() => `${location.href} sel ${window.ndem.sel.id} banner ${document.getElementById('banner').textContent}`)}`);
+    });
     return (await page.isVisible('#detail-empty'));
   });
-  await step('filter the list by status', async () => {
+  await step('search by name and sort by name, creation time and status', async () => {
     await page.click('#tab-jobs');
+    const names = () => page.evaluate(() => [...document.querySelectorAll('#jobs-body tr.job')].map((r) => r.dataset.name).join(' '));
+    const want = async (s, what) => {
+      try { await page.waitForFunction((w) => [...document.querySelectorAll('#jobs-body tr.job')].map((r) => r.dataset.name).join(' ') === w, s, { timeout: 5000 }); } catch { throw new Error(`${what}: '${await names()}', want '${s}'`); }
+    };
+    await want('e2e-nofit e2e-column', 'newest first');
+    await page.fill('#search', 'NOFIT');
+    await want('e2e-nofit', 'search');
+    if (!/1 of 2 jobs/.test(await text('#jobs-count'))) throw new Error(await text('#jobs-count'));
+    await page.fill('#search', 'zzz');
+    await want('', 'no match');
+    if (!(await page.isVisible('#jobs-none'))) throw new Error('no "no match" note');
+    await page.fill('#search', '');
+    await page.click('button[data-sort=name]');
+    await want('e2e-column e2e-nofit', 'name A-Z');
+    if (await page.getAttribute('th:has(button[data-sort=name])', 'aria-sort') !== 'ascending') throw new Error('aria-sort');
+    await page.click('button[data-sort=name]');
+    await want('e2e-nofit e2e-column', 'name Z-A');
+    await page.click('button[data-sort=created]');
+    await want('e2e-nofit e2e-column', 'newest first');
+    await page.click('button[data-sort=created]');
+    await want('e2e-column e2e-nofit', 'oldest first');
+    await page.click('button[data-sort=status]');
+    await want('e2e-nofit e2e-column', 'status (failed before succeeded)');
+    await shot('11-sorted.png', page.locator('.side'));
+    await page.click('button[data-sort=created]');
+  });
+  await step('filter the list by status', async () => {
     await page.selectOption('#filter', 'cancelled');
     await page.waitForFunction(() => document.querySelectorAll('#jobs-body tr.job').length === 0);
     await page.selectOption('#filter', 'succeeded');

@@ -1,11 +1,15 @@
 // Unit tests of the browser client's pure modules (no browser): the NDF1
 // reader, JSON Pointer locations in the editor text, the compact printer and
-// the tar writer. Run by tests/cli_web.sh with `node --test`.
+// the tar writer, syntax errors and in-place edits of the editor's text, the
+// charts' axis range and text alternative, the job list's order and search.
+// Run by tests/cli_web.sh with `node --test`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseNdf } from '../../web/js/ndf.js';
-import { pointerMap, locate, lineOf, pretty, resolve } from '../../web/js/jsondoc.js';
+import { pointerMap, locate, lineOf, pretty, resolve, syntaxError, setValue } from '../../web/js/jsondoc.js';
 import { makeTar } from '../../web/js/tar.js';
+import { axisRange, summary } from '../../web/js/chart.js';
+import { arrange, createdText, timing } from '../../web/js/joblist.js';
 
 function ndf(n, fields, { header = 48, index = 7, step = 1234, time = 0.5 } = {}) {
   const per = [3, 1, 1, 3, 3].filter((_, k) => fields & (1 << k)).reduce((a, b) => a + b, 0);
@@ -97,4 +101,91 @@ test('tar: ustar headers, sizes, checksums and padding', async () => {
   const sum = [...b.subarray(0, 512)].reduce((s, x, k) => s + (k >= 148 && k < 156 ? 32 : x), 0);
   assert.equal(parseInt(b.toString('latin1', 148, 154), 8), sum);
   assert.deepEqual([...b.subarray(512, 515)], [1, 2, 3]);
+});
+
+test('syntax errors: line, column and what was expected', () => {
+  assert.equal(syntaxError('{"a": [1, 2]}'), null);
+  const e = syntaxError('{\n  "name": "x",\n  "scene": {\n}');
+  assert.deepEqual([e.line, e.column, e.offset], [4, 2, 31]);
+  assert.match(e.message, /end of the document: "}" is missing/);
+  const at = (t) => { const x = syntaxError(t); return `${x.line}:${x.column} ${x.message}`; };
+  assert.equal(at('{"a": 1,}'), '1:9 expected a "quoted" key');
+  assert.equal(at('{"a": 1 "b": 2}'), '1:9 expected "," or "}"');
+  assert.equal(at('[1,\n 01]'), '2:2 expected a value (number, "string", true, false, null, object or array)');
+  assert.equal(at('{"a": tru}'), '1:7 expected a value (number, "string", true, false, null, object or array)');
+  assert.equal(at('{} x'), '1:4 unexpected text after the document');
+  assert.equal(at('"a\\q"'), '1:3 invalid escape in a string');
+  assert.equal(at('{"a": "b\n"}'), '1:9 control character in a string (use \\n, \\t)');
+  assert.equal(at(''), '1:1 unexpected end of the document: a value is missing');
+});
+
+const solverDoc = '{\n  "name": "c",\n  "solver": {\n    "time_step": 5e-3,\n    "duration": 5.0,\n    "iterations": 50\n  },\n  "x": [1,2,  3]\n}\n';
+test('setValue changes only the value, keeping the formatting', () => {
+  assert.equal(setValue(solverDoc, '/solver/duration', '2'), solverDoc.replace('5.0', '2'));
+  assert.equal(setValue(solverDoc, '/name', '"a b"'), solverDoc.replace('"c"', '"a b"'));
+});
+test('setValue removes a member with its comma, first, middle, last or only', () => {
+  assert.equal(setValue(solverDoc, '/solver/duration', undefined), solverDoc.replace('\n    "duration": 5.0,', ''));
+  assert.equal(setValue(solverDoc, '/solver/iterations', undefined), solverDoc.replace(',\n    "iterations": 50', ''));
+  assert.equal(setValue(solverDoc, '/name', undefined), solverDoc.replace('"name": "c",\n  ', ''));
+  assert.equal(setValue('{"s": {"a": 1}}', '/s/a', undefined), '{"s": {}}');
+  assert.equal(setValue(solverDoc, '/solver/warm_start', undefined), solverDoc);
+});
+test('setValue adds a missing member after the last one, and missing objects inline', () => {
+  assert.equal(setValue(solverDoc, '/solver/warm_start', 'true'), solverDoc.replace('"iterations": 50', '"iterations": 50,\n    "warm_start": true'));
+  assert.equal(setValue(solverDoc, '/output/frame_interval', '0.1'), solverDoc.replace('3]\n}', '3],\n  "output": {"frame_interval": 0.1}\n}'));
+  assert.equal(setValue('{"a": 1, "b": 2}', '/c', '3'), '{"a": 1, "b": 2, "c": 3}');
+  assert.equal(setValue('{}', '/o/p', '1'), '{"o": {"p": 1}}');
+  assert.equal(setValue('{"solver": 3}', '/solver/duration', '1'), null);
+  assert.equal(setValue('{"a": ', '/a', '1'), null);
+  for (const [p, v] of [['/solver/duration', '7'], ['/solver/time_step', undefined], ['/q/r/s', '"t"']]) {
+    assert.doesNotThrow(() => JSON.parse(setValue(solverDoc, p, v)), `${p} gives JSON`);
+  }
+});
+
+test('axis range: room above data that reaches a tick', () => {
+  const r = axisRange(50, 50); // a constant iteration cap
+  assert.equal(r.lo, 0);
+  assert.ok(r.hi > 50 && r.hi <= 60, `hi ${r.hi}`);
+  const c = axisRange(0, 25);
+  assert.ok(c.hi > 25, `hi ${c.hi}`);
+  const d = axisRange(0, 23); // 23 is under the tick of 25: no extra step
+  assert.equal(d.hi, 25);
+  assert.ok(axisRange(1e-4, 1.2e-3).hi >= 1.2e-3);
+});
+
+test('chart text alternative: span and latest values with the unit', () => {
+  const series = [{ label: 'all', x: [0, 1, 2], y: [0, 10, 12] }, { label: 'geometry', x: [0, 1, 2], y: [0, 1, 2] }];
+  assert.equal(summary('Contacts', '', series), 'Contacts: 3 points from t = 0 s to 2 s; latest: all 12, geometry 2.');
+  assert.equal(summary('Kinetic energy', 'J', [{ label: 'kinetic energy', x: [0.5], y: [1.5e-6] }]),
+    'Kinetic energy: 1 point from t = 0.5 s to 0.5 s; latest: kinetic energy 1.5e-6 J.');
+  assert.equal(summary('X', '', [{ label: 'a', x: [], y: [] }]), 'X: no data yet.');
+});
+
+const jobs = [
+  { id: 'aa01', name: 'Beta', status: 'succeeded', created_at: '2026-01-02T10:00:00Z', started_at: '2026-01-02T10:00:01Z', finished_at: '2026-01-02T10:00:31Z', stats: { particles: 5 } },
+  { id: 'bb02', name: 'alpha', status: 'running', created_at: '2026-01-02T11:00:00Z', started_at: '2026-01-02T11:00:00Z', stats: { particles: 50 } },
+  { id: 'cc03', name: 'gamma-beta', status: 'failed', created_at: '2026-01-02T09:00:00Z', stats: { particles: 1 } },
+];
+test('job list: sort by creation time, name, status, particles; search by name', () => {
+  const ids = (o) => arrange([...jobs], o).map((j) => j.id).join(' ');
+  assert.equal(ids({}), 'bb02 aa01 cc03');
+  assert.equal(ids({ key: 'created', dir: 1 }), 'cc03 aa01 bb02');
+  assert.equal(ids({ key: 'name', dir: 1 }), 'bb02 aa01 cc03');
+  assert.equal(ids({ key: 'name', dir: -1 }), 'cc03 aa01 bb02');
+  assert.equal(ids({ key: 'status', dir: 1 }), 'bb02 cc03 aa01');
+  assert.equal(ids({ key: 'particles', dir: -1 }), 'bb02 aa01 cc03');
+  assert.equal(ids({ search: 'BETA' }), 'aa01 cc03');
+  assert.equal(ids({ search: ' cc0' }), 'cc03');
+  assert.equal(ids({ search: 'delta' }), '');
+});
+test('job list: creation time and wall time', () => {
+  const local = new Date(2026, 0, 2, 8, 5, 9);
+  assert.equal(createdText(local.toISOString(), new Date(2026, 0, 2, 23, 0, 0)), '08:05:09');
+  assert.equal(createdText(local.toISOString(), new Date(2026, 0, 3, 1, 0, 0)), '2026-01-02 08:05:09');
+  assert.equal(createdText(null), '—');
+  assert.equal(timing(jobs[0]).text, '30 s');
+  const now = Date.parse('2026-01-02T11:00:10Z') / 1000;
+  assert.equal(timing({ ...jobs[1], progress: { fraction: 0.25 } }, now).text, '10 s · ~30 s left');
+  assert.equal(timing({ status: 'queued', created_at: '2026-01-02T11:00:00Z' }, now).text, 'waiting 10 s');
 });

@@ -18,10 +18,35 @@ export function fmt(v) {
   return String(Number(v.toPrecision(3)));
 }
 
+// The y axis of a linear chart over data in [y0, y1]: ticks from lo to hi
+// by step. Data that reaches a tick at the top (a constant iteration cap, say)
+// gets one more step above, so that its line is never drawn on the border.
+export function axisRange(y0, y1) {
+  if (y0 > 0 && (y0 < 0.5 * y1 || y0 === y1)) y0 = 0;
+  if (y1 === y0) y1 = y0 + Math.max(1, Math.abs(y0) * 0.1);
+  const step = niceStep(y1 - y0, 4);
+  const lo = Math.floor(y0 / step) * step;
+  let hi = Math.ceil(y1 / step) * step;
+  if (hi - y1 < 0.05 * (hi - lo)) hi += step;
+  return { lo, hi, step };
+}
+
+// One sentence for screen readers: what the chart shows, its time span and
+// the latest values (the canvas's aria-label).
+export function summary(title, unit, series) {
+  const withData = series.filter((s) => s.x.length);
+  if (!withData.length) return `${title}: no data yet.`;
+  const t0 = Math.min(...withData.map((s) => s.x[0])), t1 = Math.max(...withData.map((s) => s.x[s.x.length - 1]));
+  const last = withData.map((s) => `${s.label} ${fmt(s.y[s.y.length - 1])}${unit ? ' ' + unit : ''}`).join(', ');
+  const n = withData[0].x.length;
+  return `${title}: ${n} point${n === 1 ? '' : 's'} from t = ${fmt(t0)} s to ${fmt(t1)} s; latest: ${last}.`;
+}
+
 export class Chart {
-  constructor(canvas, { title, yLabel, xLabel = 'simulated time (s)', log = false, series }) {
+  constructor(canvas, { title, yLabel, unit = '', xLabel = 'simulated time (s)', log = false, series }) {
     this.canvas = canvas;
-    this.title = title; this.yLabel = yLabel; this.xLabel = xLabel; this.log = log;
+    this.title = title; this.yLabel = yLabel; this.unit = unit; this.xLabel = xLabel; this.log = log;
+    canvas.setAttribute('role', 'img');
     this.series = series.map((s, k) => ({ color: COLORS[k % COLORS.length], ...s, x: [], y: [] }));
     this.marker = null; this.hover = null;
     new ResizeObserver(() => this.draw()).observe(canvas);
@@ -42,9 +67,17 @@ export class Chart {
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, w, h);
     c.dataset.points = String(this.points());
-    const L = 64, R = 10, T = 24, B = 34;
-    const pw = w - L - R, ph = h - T - B;
+    c.setAttribute('aria-label', summary(this.title, this.unit, this.series));
     g.font = '12px system-ui, sans-serif';
+    // the legend goes right of the title, or on a second line when they would meet
+    const L = 64, R = 10, B = 34;
+    const titleEnd = L + g.measureText(this.title).width;
+    const legendW = this.series.length > 1 ? this.series.reduce((a, s) => a + g.measureText(s.label).width + 22, 0) : 0;
+    const legendRow = legendW && titleEnd + 12 > w - R - legendW ? 1 : 0;
+    const T = 24 + 16 * legendRow;
+    const pw = w - L - R, ph = h - T - B;
+    this.layout = { title: [L, titleEnd, 15], legend: legendW ? [L + pw - legendW, L + pw, 15 + 16 * legendRow] : null };
+    c.dataset.legendRow = String(legendRow);
     g.fillStyle = '#1c2430';
     g.textBaseline = 'alphabetic';
     g.textAlign = 'left';
@@ -61,16 +94,14 @@ export class Chart {
     const empty = !(x1 >= x0);
     if (empty) { x0 = 0; x1 = 1; y0 = this.log ? 1e-6 : 0; y1 = this.log ? 1 : 1; }
     if (x1 === x0) x1 = x0 + 1;
-    let ty0, ty1;
+    let ty0, ty1, tstep;
     if (this.log) {
       ty0 = Math.floor(Math.log10(y0)); ty1 = Math.ceil(Math.log10(y1));
       if (ty1 === ty0) ty1 = ty0 + 1;
     } else {
-      if (y0 > 0 && (y0 < 0.5 * y1 || y0 === y1)) y0 = 0;
-      if (y1 === y0) { y1 = y0 + Math.max(1, Math.abs(y0) * 0.1); }
-      const st = niceStep(y1 - y0, 4);
-      ty0 = Math.floor(y0 / st) * st; ty1 = Math.ceil(y1 / st) * st;
+      ({ lo: ty0, hi: ty1, step: tstep } = axisRange(y0, y1));
     }
+    this.range = { lo: this.log ? 10 ** ty0 : ty0, hi: this.log ? 10 ** ty1 : ty1 };
     const X = (x) => L + ((x - x0) / (x1 - x0)) * pw;
     const Y = (y) => this.log
       ? T + ph - ((Math.log10(y) - ty0) / (ty1 - ty0)) * ph
@@ -84,7 +115,7 @@ export class Chart {
       const every = Math.max(1, Math.ceil((ty1 - ty0) / 6));
       for (let e = ty0; e <= ty1; e += every) yt.push([10 ** e, `1e${e}`]);
     } else {
-      const st = niceStep(ty1 - ty0, 4);
+      const st = tstep;
       for (let v = ty0; v <= ty1 + st * 1e-9; v += st) yt.push([v, fmt(Math.abs(v) < st * 1e-9 ? 0 : v)]);
     }
     for (const [v, label] of yt) {
@@ -156,11 +187,12 @@ export class Chart {
     if (this.series.length > 1) {
       g.textAlign = 'left'; g.textBaseline = 'alphabetic';
       let lx = L + pw;
+      const ly = this.layout.legend[2];
       for (let k = this.series.length - 1; k >= 0; k--) {
         const s = this.series[k], tw = g.measureText(s.label).width;
         lx -= tw + 22;
-        g.fillStyle = s.color; g.fillRect(lx, 8, 12, 3);
-        g.fillStyle = '#1c2430'; g.fillText(s.label, lx + 15, 15);
+        g.fillStyle = s.color; g.fillRect(lx, ly - 7, 12, 3);
+        g.fillStyle = '#1c2430'; g.fillText(s.label, lx + 15, ly);
       }
     }
   }

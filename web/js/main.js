@@ -5,12 +5,13 @@
 import { api, ApiError, NetworkError, onReachability } from './api.js';
 import { Chart, fmt } from './chart.js';
 import { parseNdf } from './ndf.js';
-import { pointerMap, locate, lineOf, resolve, pretty } from './jsondoc.js';
+import { pretty } from './jsondoc.js';
 import { makeTar } from './tar.js';
 import { LUT } from './colormap.js';
+import { JobList, FINAL, jobHref, timing } from './joblist.js';
+import { initSubmit } from './submit.js';
 
 const $ = (id) => document.getElementById(id);
-const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -45,100 +46,55 @@ onReachability((ok, why) => {
   } else if (wasDown) {
     wasDown = false;
     banner('daemon', 'Connection to ndemd restored.', 'info', 4000);
-    refreshSelected();
+    if (sel.id) refreshSelected();
+    else if (jobFromHash()) route(); // the job of the URL could not be loaded: again
   }
 });
 
-// ---------------------------------------------------------------- durations
-
-function secs(s) {
-  if (!Number.isFinite(s) || s < 0) return '—';
-  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
-}
-// server clock minus ours, from the Date of answers, is not exposed: use
-// created_at of queued jobs as they come (close enough for a display)
-function timing(j) {
-  const t = (x) => (x ? Date.parse(x) / 1000 : null);
-  const now = Date.now() / 1000;
-  const st = t(j.started_at), fin = t(j.finished_at), cr = t(j.created_at);
-  if (j.status === 'queued') return { text: `waiting ${secs(now - cr)}`, elapsed: null, remaining: null };
-  if (!st) return { text: '—' };
-  const elapsed = (fin || now) - st;
-  const f = j.progress?.fraction || 0;
-  let remaining = null;
-  if (j.status === 'running' && f > 0.005) remaining = (elapsed * (1 - f)) / f;
-  const text = j.status === 'running' ? `${secs(elapsed)} · ${remaining === null ? 'estimating…' : '~' + secs(remaining) + ' left'}` : secs(elapsed);
-  return { text, elapsed, remaining };
-}
-
 // ---------------------------------------------------------------- tabs
 
-for (const t of document.querySelectorAll('.tab')) {
+// role=tab buttons: one tab stop, arrow keys move between them (WAI-ARIA tabs)
+const tabs = [...document.querySelectorAll('[role=tab]')];
+tabs.forEach((t, k) => {
   t.addEventListener('click', () => showTab(t.id));
-}
+  t.addEventListener('keydown', (e) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+    if (!step) return;
+    const next = tabs[(k + step + tabs.length) % tabs.length];
+    showTab(next.id);
+    next.focus();
+  });
+});
 function showTab(id) {
-  for (const t of document.querySelectorAll('.tab')) {
+  for (const t of tabs) {
     const on = t.id === id;
     t.classList.toggle('active', on);
-    $(t.dataset.panel).hidden = !on;
+    t.setAttribute('aria-selected', String(on));
+    t.tabIndex = on ? 0 : -1;
+    $(t.getAttribute('aria-controls')).hidden = !on;
   }
 }
 
 // ---------------------------------------------------------------- job list
 
-const rows = new Map();
-let listCursor = null, listExtra = 0, jobsCache = [];
-
-function jobRow(j) {
-  let tr = rows.get(j.id);
-  if (!tr) {
-    tr = document.createElement('tr');
-    tr.className = 'job';
-    tr.dataset.id = j.id;
-    tr.innerHTML = `<td><div class="name"></div><div class="id mono"></div></td><td><span class="badge"></span></td>
-      <td><div class="bar"><div class="fill"></div></div><span class="pct"></span></td><td class="num particles"></td>
-      <td class="times"></td><td class="actions"><button class="small cancel">Cancel</button> <button class="small danger delete">Delete</button></td>`;
-    tr.addEventListener('click', (e) => { if (!e.target.closest('button')) selectJob(j.id); });
-    tr.querySelector('.cancel').addEventListener('click', () => cancelJob(tr.dataset.id));
-    tr.querySelector('.delete').addEventListener('click', () => deleteJob(tr.dataset.id, tr.dataset.name));
-    rows.set(j.id, tr);
-  }
-  tr.dataset.status = j.status;
-  tr.dataset.name = j.name;
-  tr.classList.toggle('selected', j.id === sel.id);
-  tr.querySelector('.name').textContent = j.name;
-  tr.querySelector('.name').title = j.name;
-  tr.querySelector('.id').textContent = j.id;
-  const b = tr.querySelector('.badge');
-  b.textContent = j.status; b.className = 'badge ' + j.status;
-  const f = Math.max(0, Math.min(1, j.progress?.fraction || 0));
-  const fill = tr.querySelector('.fill');
-  fill.style.width = `${(f * 100).toFixed(1)}%`;
-  fill.className = 'fill ' + j.status;
-  tr.querySelector('.pct').textContent = `${(f * 100).toFixed(f < 0.1 && f > 0 ? 1 : 0)}% · t ${fmt(j.progress?.time || 0)}/${fmt(j.progress?.duration || 0)} s`;
-  tr.querySelector('.particles').textContent = (j.stats?.particles ?? 0).toLocaleString('en');
-  tr.querySelector('.times').textContent = timing(j).text;
-  tr.querySelector('.cancel').hidden = FINAL.has(j.status);
-  tr.querySelector('.delete').hidden = !FINAL.has(j.status);
-  return tr;
-}
+let listExtra = 0, jobsCache = [];
+const list = new JobList({
+  body: $('jobs-body'), head: document.querySelector('table.jobs thead'),
+  on: { open: (id) => openJob(id), cancel: (id, name) => cancelJob(id, name), remove: (id, name) => deleteJob(id, name) },
+});
 
 function renderJobs(jobs) {
-  const body = $('jobs-body');
-  const seen = new Set();
-  jobs.forEach((j, k) => {
-    const tr = jobRow(j);
-    seen.add(j.id);
-    if (body.children[k] !== tr) body.insertBefore(tr, body.children[k] || null);
-  });
-  for (const [id, tr] of rows) if (!seen.has(id)) { tr.remove(); rows.delete(id); }
+  const shown = list.render(jobs);
   $('jobs-empty').hidden = jobs.length > 0;
-  $('jobs-count').textContent = `${jobs.length} job${jobs.length === 1 ? '' : 's'}`;
+  $('jobs-empty').textContent = $('filter').value ? `No job is ${$('filter').value}.` : 'No jobs yet: submit one under “New job”.';
+  const n = (k) => `${k} job${k === 1 ? '' : 's'}`;
+  $('jobs-count').textContent = shown.length === jobs.length ? n(jobs.length) : `${shown.length} of ${n(jobs.length)}`;
+  $('jobs-none').hidden = !(jobs.length && !shown.length);
   const running = jobs.filter((j) => j.status === 'running').length;
   document.title = running ? `ndem (${running} running)` : 'ndem';
 }
+$('search').addEventListener('input', (e) => { list.search = e.target.value; renderJobs(jobsCache); });
+list.head.addEventListener('click', () => renderJobs(jobsCache));
 
 let pollBusy = false;
 async function pollJobs() {
@@ -148,8 +104,7 @@ async function pollJobs() {
     const status = $('filter').value;
     const first = await api.list(status, null, 100 + listExtra);
     jobsCache = first.jobs;
-    listCursor = first.next_cursor;
-    $('jobs-more').hidden = !listCursor;
+    $('jobs-more').hidden = !first.next_cursor;
     renderJobs(jobsCache);
     const mine = jobsCache.find((j) => j.id === sel.id);
     if (mine) updateDetail(mine);
@@ -163,15 +118,18 @@ async function pollJobs() {
 $('filter').addEventListener('change', () => { listExtra = 0; pollJobs(); });
 $('jobs-more').addEventListener('click', () => { listExtra += 100; pollJobs(); });
 
-async function cancelJob(id) {
+async function cancelJob(id, name) {
+  if (!confirm(`Cancel job “${name || id}”? Its run stops and cannot be resumed.`)) return;
   try { updateDetailIf(await api.cancel(id)); } catch (e) { banner('action', `Cancel failed: ${e.message}`, 'error', 6000); }
   pollJobs();
 }
+const deletedHere = new Set(); // jobs this page deleted: their 404 is no news
 async function deleteJob(id, name) {
   if (!confirm(`Delete job “${name || id}” and all its files?`)) return;
+  deletedHere.add(id);
   try {
     await api.remove(id);
-    if (sel.id === id) clearSelection();
+    if (sel.id === id) closeJob();
   } catch (e) { banner('action', `Delete failed: ${e.message}`, 'error', 6000); }
   pollJobs();
 }
@@ -234,7 +192,7 @@ $('reset-camera').addEventListener('click', () => viewer?.resetCamera());
 // ---------------------------------------------------------------- charts
 
 const charts = {
-  ke: new Chart($('chart-ke'), { title: 'Kinetic energy (double-click: log scale)', yLabel: 'energy (J)', series: [{ name: 'kinetic_energy', label: 'kinetic energy' }] }),
+  ke: new Chart($('chart-ke'), { title: 'Kinetic energy (double-click: log scale)', yLabel: 'energy (J)', unit: 'J', series: [{ name: 'kinetic_energy', label: 'kinetic energy' }] }),
   contacts: new Chart($('chart-contacts'), { title: 'Contacts', yLabel: 'count', series: [
     { name: 'contacts', label: 'all contacts' }, { name: 'geometry_contacts', label: 'with geometry' }] }),
   residuals: new Chart($('chart-residuals'), { title: 'Residuals (log scale)', yLabel: 'residual', log: true, series: [
@@ -243,25 +201,18 @@ const charts = {
 };
 for (const c of Object.values(charts)) c.canvas.addEventListener('dblclick', () => { c.log = !c.log; c.draw(); });
 
+// The charts come from GET /jobs/{id}/series only, each load replacing the
+// whole line: the stream's progress messages are not mixed in (they are
+// sampled otherwise and carry two of the quantities).
 function setSeries(data) {
   const s = data.series || {};
   const t = s.time || [];
+  sel.seriesN = t.length;
   for (const c of Object.values(charts)) {
     for (const q of c.series) c.set(q.name, t, s[q.name] || []);
     c.draw();
   }
-}
-// live points from progress messages, between two loads of the series
-function addProgressPoint(time, stats) {
-  if (!stats) return;
-  const add = (c, name, v) => {
-    const q = c.series.find((x) => x.name === name);
-    if (!q || !Number.isFinite(v) || (q.x.length && time <= q.x[q.x.length - 1])) return;
-    q.x = q.x.concat(time); q.y = q.y.concat(v);
-    c.draw();
-  };
-  add(charts.ke, 'kinetic_energy', stats.kinetic_energy);
-  add(charts.contacts, 'contacts', stats.contacts);
+  updateDownloads();
 }
 
 // ---------------------------------------------------------------- selected job
@@ -269,43 +220,72 @@ function addProgressPoint(time, stats) {
 const sel = {
   id: null, job: null, frames: [], cur: -1, live: false, ws: null, wsTry: 0, wsTimer: null,
   cache: new Map(), cacheBytes: 0, loading: false, pending: null, seriesBusy: false, seriesAt: 0, framesAt: 0,
-  playing: false, playT: 0, lastTick: 0, token: 0,
+  playing: false, playT: 0, lastTick: 0, token: 0, doc: null, seriesN: 0,
 };
 
-function clearSelection() {
+// ---- the job's URL: #/jobs/ID opens it; selecting a job sets it, so that
+// back and forward move between jobs and a job view can be linked
+const jobFromHash = () => {
+  const m = /^#\/jobs\/([^/?#]+)$/.exec(location.hash);
+  return m ? decodeURIComponent(m[1]) : null;
+};
+function route() {
+  const id = jobFromHash();
+  if (id) selectJob(id); else clearSelection();
+}
+window.addEventListener('hashchange', route);
+function openJob(id) {
+  if (jobFromHash() === id) selectJob(id);
+  else location.hash = jobHref(id);
+}
+// the job is gone (deleted): its URL is replaced, not kept in the history
+function closeJob() {
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+  clearSelection();
+}
+
+const EMPTY_TEXT = $('detail-empty').textContent;
+function clearSelection(message = EMPTY_TEXT) {
   closeStream();
   banner('stream', null);
   stopPlay();
-  Object.assign(sel, { id: null, job: null, frames: [], cur: -1, live: false, loading: false, pending: null });
+  Object.assign(sel, { id: null, job: null, doc: null, frames: [], cur: -1, live: false, loading: false, pending: null, seriesN: 0 });
+  sel.token++;
   sel.cache.clear(); sel.cacheBytes = 0;
   $('detail-body').hidden = true;
   $('detail-empty').hidden = false;
-  for (const tr of rows.values()) tr.classList.remove('selected');
+  $('detail-empty').textContent = message;
+  list.select(null);
+  updateDownloads();
 }
 
 async function selectJob(id) {
   if (sel.id === id) return;
   clearSelection();
   sel.id = id;
-  const token = ++sel.token;
-  for (const tr of rows.values()) tr.classList.toggle('selected', tr.dataset.id === id);
-  $('detail-empty').hidden = true;
-  $('detail-body').hidden = false;
+  const token = sel.token;
+  list.select(id);
+  $('detail-empty').textContent = `Loading job ${id}…`;
   $('frame-label').textContent = '';
   $('viewer').dataset.frameIndex = '';
   Object.values(charts).forEach((c) => c.clear());
   let job;
   try { job = await api.get(id); } catch (e) {
-    $('d-name').textContent = id;
-    $('d-error').hidden = false;
-    $('d-error').textContent = `Cannot load job ${id}: ${e.message}`;
+    if (token !== sel.token) return;
+    const unknown = e instanceof ApiError && e.status === 404;
+    clearSelection(unknown ? `There is no job “${id}” on this server (deleted, or a wrong link).` : `Cannot load job ${id}: ${e.message}`);
+    $('detail-empty').dataset.state = unknown ? 'unknown' : 'error';
     return;
   }
   if (token !== sel.token) return;
+  $('detail-empty').hidden = true;
+  $('detail-empty').dataset.state = '';
+  $('detail-body').hidden = false;
   const v = await viewerReady;
   $('lock-range').checked = false;
   v.lockRange(false);
-  v.setJob(job.job);
+  sel.doc = job.job; // the document comes from GET /jobs/{id} only, never from the list
+  v.setJob(sel.doc);
   updateDetail(job);
   await loadFrames();
   loadSeries(true);
@@ -322,14 +302,20 @@ async function selectJob(id) {
 async function refreshSelected() {
   if (!sel.id) return;
   try { updateDetailIf(await api.get(sel.id)); } catch (e) {
-    if (e instanceof ApiError && e.status === 404) { clearSelection(); banner('action', 'The selected job was deleted.', 'info', 4000); }
+    if (e instanceof ApiError && e.status === 404) {
+      if (!deletedHere.has(sel.id)) banner('action', 'The selected job was deleted.', 'info', 4000);
+      closeJob();
+    }
   }
 }
 function updateDetailIf(j) { if (j && j.id === sel.id) updateDetail(j); }
 
+// j: GET /jobs/{id}, a list item (a summary) or a stream message merged in;
+// fields it lacks keep their last value
 function updateDetail(j) {
   const was = sel.job?.status;
-  sel.job = j;
+  sel.job = { ...sel.job, ...j };
+  j = sel.job;
   $('d-name').textContent = j.name;
   $('d-name').title = j.id;
   const b = $('d-status');
@@ -438,9 +424,7 @@ function openStream() {
       else if (m.type === 'progress') {
         const j = { ...sel.job, progress: m.progress || sel.job.progress, stats: { ...sel.job.stats, ...(m.stats || {}) } };
         updateDetail(j);
-        addProgressPoint(m.progress?.time, m.stats);
-        const row = rows.get(id);
-        if (row) jobRow(j);
+        list.update(sel.job);
       } else if (m.type === 'status') {
         if (m.status !== sel.job.status) {
           const j = { ...sel.job, status: m.status, error: m.error ?? sel.job.error };
@@ -532,6 +516,15 @@ function updateTimeline() {
   $('live').hidden = !running;
   $('live').disabled = sel.live;
   $('detail-body').dataset.frames = String(sel.frames.length);
+  updateDownloads();
+}
+
+// only what exists is offered: a job that failed early has no frames and
+// maybe no series, but always its document
+function updateDownloads() {
+  const series = sel.seriesN > 0, frames = sel.frames.length > 0, shown = !!sel.frames[sel.cur];
+  const has = { 'dl-job': !!sel.doc, 'dl-series-csv': series, 'dl-series-json': series, 'dl-frame-ndf': shown, 'dl-frame-json': shown, 'dl-frames-tar': frames };
+  for (const [id, on] of Object.entries(has)) $(id).hidden = !on;
 }
 
 $('scrub').addEventListener('input', (e) => {
@@ -574,13 +567,13 @@ function tick(now) {
 
 // keyboard: space plays, arrows step (when the focus is not in a field)
 document.addEventListener('keydown', (e) => {
-  if (!sel.id || e.target.closest('input, textarea, select')) return;
+  if (!sel.id || e.target.closest('input, textarea, select, button, a, [role=tab]')) return;
   if (e.key === ' ') { e.preventDefault(); sel.playing ? stopPlay() : startPlay(); }
   if (e.key === 'ArrowRight' && sel.cur + 1 < sel.frames.length) { sel.live = false; showFrame(sel.cur + 1); }
   if (e.key === 'ArrowLeft' && sel.cur > 0) { sel.live = false; showFrame(sel.cur - 1); }
 });
 
-$('d-cancel').addEventListener('click', () => sel.id && cancelJob(sel.id));
+$('d-cancel').addEventListener('click', () => sel.id && cancelJob(sel.id, sel.job?.name));
 $('d-delete').addEventListener('click', () => sel.id && deleteJob(sel.id, sel.job?.name));
 
 // ---------------------------------------------------------------- downloads
@@ -614,13 +607,13 @@ $('dl-frame-json').addEventListener('click', () => download('frame', async () =>
   save(new Blob([await api.frameJsonText(sel.id, m.index)], { type: 'application/json' }), `${base()}-frame-${pad6(m.index)}.json`);
 }));
 $('dl-job').addEventListener('click', () => download('job.json', async () =>
-  save(new Blob([pretty(sel.job.job) + '\n'], { type: 'application/json' }), `${base()}-job.json`)));
+  save(new Blob([pretty(sel.doc) + '\n'], { type: 'application/json' }), `${base()}-job.json`)));
 $('dl-frames-tar').addEventListener('click', () => download('frames', async () => {
   const id = sel.id, list = [...sel.frames];
   const est = list.reduce((s, f) => s + 48 + 44 * f.particles, 0);
   if (est > 1.5e9 && !confirm(`About ${(est / 1e9).toFixed(1)} GB of frames: build the archive in this tab anyway?`)) return;
   const entries = [
-    { name: 'job.json', data: new TextEncoder().encode(pretty(sel.job.job) + '\n') },
+    { name: 'job.json', data: new TextEncoder().encode(pretty(sel.doc) + '\n') },
     { name: 'series.csv', data: new TextEncoder().encode(await api.seriesCsv(id)) },
   ];
   for (let k = 0; k < list.length; k++) {
@@ -632,203 +625,13 @@ $('dl-frames-tar').addEventListener('click', () => download('frames', async () =
 
 // ---------------------------------------------------------------- submission
 
-const FIELDS = [
-  { el: 'f-name', ptr: '/name', type: 'string' },
-  { el: 'f-time-step', ptr: '/solver/time_step', type: 'number' },
-  { el: 'f-duration', ptr: '/solver/duration', type: 'number' },
-  { el: 'f-iterations', ptr: '/solver/iterations', type: 'number' },
-  { el: 'f-frame-interval', ptr: '/output/frame_interval', type: 'number' },
-  { el: 'f-warm-start', ptr: '/solver/warm_start', type: 'bool' },
-];
-// defaults of docs/job.md, shown as placeholders when a field is omitted
-const DEFAULTS = { '/name': 'job', '/solver/time_step': 0.001, '/solver/duration': 1, '/solver/iterations': 25, '/output/frame_interval': 0.05, '/solver/warm_start': true };
-
-const editor = {
-  ta: $('editor-text'), gutter: document.querySelector('#editor .gutter'), back: document.querySelector('#editor .backdrop'),
-  marks: new Map(), focus: 0,
-  get text() { return this.ta.value; },
-  set text(t) { this.ta.value = t; this.render(); },
-  setMarks(lines, focus = 0) { this.marks = lines; this.focus = focus; this.render(); },
-  render() {
-    const lines = this.ta.value.split('\n');
-    let g = '', b = '';
-    lines.forEach((l, k) => {
-      const n = k + 1, m = this.marks.get(n);
-      g += m ? `<span class="err" title="${esc(m)}">${n}</span>\n` : `${n}\n`;
-      b += m ? `<mark class="${n === this.focus ? 'focus' : ''}">${esc(l)} </mark>\n` : `${esc(l)}\n`;
-    });
-    this.gutter.innerHTML = g + '\n';
-    this.back.innerHTML = b + '\n';
-    this.sync();
-  },
-  sync() { this.gutter.scrollTop = this.ta.scrollTop; this.back.scrollTop = this.ta.scrollTop; this.back.scrollLeft = this.ta.scrollLeft; },
-  goto(start, end) {
-    this.ta.focus();
-    this.ta.setSelectionRange(start, end);
-    const line = lineOf(this.ta.value, start);
-    this.ta.scrollTop = Math.max(0, (line - 5) * 16);
-    this.sync();
-  },
-};
-editor.ta.addEventListener('scroll', () => editor.sync());
-$('format').addEventListener('click', () => {
-  try { editor.text = pretty(JSON.parse(editor.text)) + '\n'; $('editor-status').textContent = ''; } catch (e) { $('editor-status').textContent = `JSON syntax error: ${e.message}`; }
-});
-let editTimer = null;
-editor.ta.addEventListener('input', () => {
-  if (editor.marks.size) editor.marks = new Map();
-  editor.render();
-  clearTimeout(editTimer);
-  editTimer = setTimeout(syncFormFromEditor, 250);
-});
-editor.ta.addEventListener('keydown', (e) => { // Tab indents instead of leaving the editor
-  if (e.key === 'Tab' && !e.shiftKey) { e.preventDefault(); document.execCommand('insertText', false, '  '); }
-});
-
-function syncFormFromEditor() {
-  let doc;
-  try { doc = JSON.parse(editor.text); } catch (e) { $('editor-status').textContent = `JSON syntax error: ${e.message}`; return; }
-  $('editor-status').textContent = '';
-  for (const f of FIELDS) {
-    const input = $(f.el);
-    if (document.activeElement === input) continue;
-    const r = resolve(doc, f.ptr);
-    const v = r ? r[0][r[1]] : undefined;
-    if (f.type === 'bool') input.checked = v === undefined ? DEFAULTS[f.ptr] : !!v;
-    else { input.value = v === undefined || v === null ? '' : String(v); input.placeholder = `default ${DEFAULTS[f.ptr]}`; }
-  }
-}
-
-function syncEditorFromForm(f) {
-  let doc;
-  try { doc = JSON.parse(editor.text); } catch { $('editor-status').textContent = 'Fix the JSON syntax in the editor before using the form.'; return; }
-  const input = $(f.el);
-  const r = resolve(doc, f.ptr, true);
-  if (!r) return;
-  const [o, k] = r;
-  if (f.type === 'bool') o[k] = input.checked;
-  else if (input.value === '') delete o[k];
-  else if (f.type === 'number') {
-    const v = Number(input.value);
-    o[k] = Number.isFinite(v) ? v : input.value; // a non-number goes to the API, which says so
-  } else o[k] = input.value;
-  editor.text = pretty(doc) + '\n';
-  clearFieldError(f.ptr);
-}
-for (const f of FIELDS) $(f.el).addEventListener(f.type === 'bool' ? 'change' : 'input', () => syncEditorFromForm(f));
-
-function clearFieldError(ptr) {
-  const el = document.querySelector(`.field[data-pointer="${ptr}"]`);
-  if (!el) return;
-  el.classList.remove('invalid');
-  el.querySelector('.field-error').textContent = '';
-}
-function clearErrors() {
-  for (const f of FIELDS) clearFieldError(f.ptr);
-  $('submit-errors').innerHTML = '';
-  editor.setMarks(new Map());
-}
-
-function showErrors(errors, detail) {
-  clearErrors();
-  const text = editor.text, map = pointerMap(text), marks = new Map();
-  const list = $('submit-errors');
-  let first = 0;
-  for (const e of errors) {
-    const ptr = e.pointer ?? '';
-    let line = null, loc = null;
-    const m = /line (\d+)/.exec(e.message || '');
-    if (m && ptr === '') line = Number(m[1]); // a syntax error: the parser says where
-    else { loc = locate(text, ptr, map); line = lineOf(text, loc.keyStart); }
-    marks.set(line, (marks.has(line) ? marks.get(line) + '; ' : '') + `${ptr || '(document)'}: ${e.message}`);
-    if (!first) first = line;
-    const field = document.querySelector(`.field[data-pointer="${ptr}"]`);
-    if (field) {
-      field.classList.add('invalid');
-      const fe = field.querySelector('.field-error');
-      fe.textContent = fe.textContent ? `${fe.textContent}; ${e.message}` : e.message;
-    }
-    const li = document.createElement('li');
-    li.dataset.pointer = ptr;
-    li.innerHTML = `<code>${esc(ptr || '(document)')}</code> ${esc(e.message)} <span class="muted">(line ${line}${loc && !loc.exact ? ', where it belongs' : ''})</span>`;
-    li.addEventListener('click', () => {
-      editor.setMarks(marks, line);
-      if (loc) editor.goto(loc.keyStart, loc.end); else {
-        const off = text.split('\n').slice(0, line - 1).join('\n').length + (line > 1 ? 1 : 0);
-        editor.goto(off, off);
-      }
-    });
-    list.appendChild(li);
-  }
-  if (!errors.length && detail) {
-    const li = document.createElement('li');
-    li.textContent = detail;
-    list.appendChild(li);
-  }
-  editor.setMarks(marks, first);
-  if (first) editor.ta.scrollTop = Math.max(0, (first - 5) * 16), editor.sync();
-}
-
-$('submit-form').addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  const btn = $('submit'), out = $('submit-result');
-  btn.disabled = true;
-  out.textContent = 'submitting…';
-  clearErrors();
-  try {
-    const job = await api.submit(editor.text);
-    out.textContent = `Submitted “${job.name}” as ${job.id}.`;
+const examplesReady = initSubmit({
+  onSubmitted: async (job) => {
     await pollJobs();
     showTab('tab-jobs');
-    selectJob(job.id);
-  } catch (e) {
-    if (e instanceof ApiError) {
-      const p = e.problem;
-      out.textContent = e.status === 422 ? `The server refused the job: ${p.errors?.length || 0} error(s), shown below and next to the fields.`
-        : e.status === 400 ? 'The document is not valid JSON.' : e.status === 413 ? 'The document is too large for this server.' : `Refused (${e.status}): ${e.message}`;
-      showErrors(p.errors || [], p.detail);
-    } else {
-      out.textContent = `Not submitted: ${e.message}`;
-    }
-  } finally {
-    btn.disabled = false;
-  }
+    openJob(job.id);
+  },
 });
-
-// a tiny job for when the examples were not built into web/examples/
-const FALLBACK_EXAMPLE = {
-  name: 'two-spheres', scene: { materials: [{ name: 'glass', density: 2500 }],
-    geometry: [{ type: 'plane', point: [0, 0, 0], normal: [0, 0, 1] }],
-    particles: [{ type: 'list', spheres: [[0, 0, 0.05, 0.01], [0.005, 0, 0.08, 0.01]] }] },
-  solver: { time_step: 0.001, duration: 0.5 }, output: { frame_interval: 0.05 },
-};
-
-async function loadExamples() {
-  const select = $('example');
-  let list = [];
-  try {
-    const r = await fetch('examples/index.json', { cache: 'no-store' });
-    if (r.ok) list = await r.json();
-  } catch { /* none */ }
-  select.innerHTML = '';
-  for (const e of list) select.add(new Option(`${e.file.replace(/\.json$/, '')} (${e.name})`, e.file));
-  select.add(new Option('two spheres (built in)', ''));
-  select.addEventListener('change', () => loadExample(select.value));
-  await loadExample(select.value);
-}
-async function loadExample(file) {
-  let text = pretty(FALLBACK_EXAMPLE) + '\n';
-  if (file) {
-    try {
-      const r = await fetch(`examples/${file}`, { cache: 'no-store' });
-      if (r.ok) text = await r.text();
-    } catch { /* fallback */ }
-  }
-  editor.text = text;
-  clearErrors();
-  $('submit-result').textContent = '';
-  syncFormFromEditor();
-}
 
 // ---------------------------------------------------------------- start
 
@@ -845,13 +648,18 @@ async function loop() {
 }
 setInterval(heartbeat, 5000);
 heartbeat();
-loadExamples();
 loop();
 // while running, the stored-frame index is refreshed now and then for replay
 setInterval(() => { if (sel.id && sel.job && !FINAL.has(sel.job.status) && Date.now() - sel.framesAt > 5000) loadFrames(); }, 2500);
 
-// ?job=ID selects a job on load; ?bench=N shows N synthetic particles to measure the frame rate
+// #/jobs/ID opens a job at load (?job=ID, the older form, becomes that URL);
+// ?bench=N shows N synthetic particles to measure the frame rate
 const params = new URLSearchParams(location.search);
-if (params.get('job')) selectJob(params.get('job'));
+if (params.get('job') && !jobFromHash()) {
+  params.delete('job');
+  const q = params.toString();
+  history.replaceState(null, '', `${location.pathname}${q ? '?' + q : ''}${jobHref(new URLSearchParams(location.search).get('job'))}`);
+}
+route();
 if (params.get('bench')) viewerReady.then((v) => import('./bench.js').then((b) => b.run(v, Number(params.get('bench')))));
-window.ndem = { sel, charts, viewerReady }; // for the console and the end-to-end test
+window.ndem = { sel, charts, viewerReady, examplesReady }; // for the console and the end-to-end test

@@ -2,7 +2,7 @@
  * queued job (an atomic claim in SQLite, so no job ever runs twice at once)
  * and running it to its end with --threads OpenMP threads.
  *
- * A worker's loop mirrors `ndem run` (cli/ndem.c): a frame at t = 0 and at
+ * A worker runs the loop of `ndem run` (api/run.c, shared): a frame at t = 0 and at
  * every output.frame_interval of simulated time, a series row per step.
  * Around it the daemon's concerns, each on its own wall-clock cadence:
  * progress into SQLite and onto the stream (--progress-interval), and a
@@ -18,6 +18,7 @@
 #include "worker.h"
 
 #include "job.h"
+#include "run.h"
 #include "series.h"
 #include "log.h"
 
@@ -38,7 +39,8 @@ typedef struct worker {
     int started;
     char id[NDEM_ID_LEN + 1]; /* the running job, "" when idle (pool lock) */
     atomic_int cancel;
-    _Atomic double rate; /* steps per second of the running job */
+    _Atomic double rate;      /* steps per second of the running job */
+    _Atomic double last_step; /* ndem_mono() of its last step (or of the claim) */
 } worker;
 
 struct ndem_pool {
@@ -65,6 +67,8 @@ typedef struct run {
     long total;
     char *series;
     size_t series_len, series_cap;
+    double t0, next_progress, next_checkpoint, rate_t; /* wall clock (ndem_mono) */
+    long rate_steps;
 } run;
 
 static void series_flush(run *r)
@@ -218,6 +222,59 @@ static int start_sim(run *r, char *err, size_t err_len)
     return 0;
 }
 
+/* ---- the hooks of the shared run loop (api/run.h) ---- */
+enum { RUN_CANCELLED = 1, RUN_STOPPING = 2 };
+
+/* Read before every step, so a cancel or a shutdown takes one step at most. */
+static int run_stop(void *ctx)
+{
+    run *r = ctx;
+    if (atomic_load(&r->w->cancel)) return RUN_CANCELLED;
+    if (atomic_load(&r->w->pool->stopping)) return RUN_STOPPING;
+    return 0;
+}
+
+static int run_row(void *ctx, const ndem_step_stats *s)
+{
+    run *r = ctx;
+    atomic_fetch_add(&r->w->pool->steps_total, 1);
+    series_append(r, s);
+    return 0;
+}
+
+static int run_frame(void *ctx, ndem_sim *sim)
+{
+    run *r = ctx;
+    series_flush(r);
+    emit_frame(r);
+    return 0;
+}
+
+/* Progress and checkpoints, each on its own wall-clock cadence. */
+static int run_tick(void *ctx, ndem_sim *sim)
+{
+    run *r = ctx;
+    ndem_pool *p = r->w->pool;
+    const ndem_step_stats *s = ndem_sim_stats(sim);
+    double now = ndem_mono();
+    atomic_store(&r->w->last_step, now);
+    if (now >= r->next_progress) {
+        r->next_progress = now + p->cfg->progress_interval;
+        ndem_progress pr = progress_of(r, now - r->t0);
+        series_flush(r);
+        ndem_store_progress(p->store, r->row->id, &pr);
+        publish_progress(r, &pr);
+        if (now > r->rate_t) r->w->rate = (double)(s->step - r->rate_steps) / (now - r->rate_t);
+        r->rate_steps = s->step;
+        r->rate_t = now;
+    }
+    if (now >= r->next_checkpoint && s->step < r->total) {
+        checkpoint(r);
+        r->next_checkpoint = now + p->cfg->checkpoint_interval;
+    }
+    return 0;
+}
+
 static void run_job(worker *w, const ndem_job_row *row)
 {
     ndem_pool *p = w->pool;
@@ -242,58 +299,31 @@ static void run_job(worker *w, const ndem_job_row *row)
         goto out;
     }
     r.total = ndem_sim_total_steps(r.sim);
-    double h = r.job->scene.solver.time_step, interval = r.job->output.frame_interval;
-    double next_progress = 0, next_checkpoint = t0 + p->cfg->checkpoint_interval;
-    long rate_steps = ndem_sim_stats(r.sim)->step;
-    double rate_t = t0;
+    r.t0 = t0;
+    r.next_progress = 0;
+    r.next_checkpoint = t0 + p->cfg->checkpoint_interval;
+    r.rate_steps = ndem_sim_stats(r.sim)->step;
+    r.rate_t = t0;
+    ndem_run_hooks hooks = {&r, run_stop, run_row, run_frame, run_tick};
+    int end = ndem_run_loop(r.sim, r.job->scene.solver.time_step, r.job->output.frame_interval,
+                            &r.resume.next_frame, &hooks);
     const char *status = "succeeded";
     const char *error = NULL;
-    while (ndem_sim_stats(r.sim)->step < r.total) {
-        if (atomic_load(&w->cancel)) {
-            status = "cancelled";
-            break;
-        }
-        if (atomic_load(&p->stopping)) {
-            checkpoint(&r);
-            status = "queued";
-            break;
-        }
-        ndem_status st = ndem_sim_step(r.sim);
-        const ndem_step_stats *s = ndem_sim_stats(r.sim);
-        if (st != NDEM_OK) {
-            const char *why = ndem_sim_error(r.sim);
-            why = why && why[0] ? why : "the engine gave no reason";
-            if (strstr(why, "step"))
-                snprintf(err, sizeof err, "%s", why);
-            else
-                snprintf(err, sizeof err, "%s (step %ld)", why, s->step + 1);
-            status = "failed";
-            error = err;
-            break;
-        }
-        atomic_fetch_add(&p->steps_total, 1);
-        series_append(&r, s);
-        if (s->time >= r.resume.next_frame - 0.5 * h || s->step == r.total) {
-            series_flush(&r);
-            emit_frame(&r);
-            while (r.resume.next_frame <= s->time + 0.5 * h)
-                r.resume.next_frame += interval;
-        }
-        double now = ndem_mono();
-        if (now >= next_progress) {
-            next_progress = now + p->cfg->progress_interval;
-            ndem_progress pr = progress_of(&r, now - t0);
-            series_flush(&r);
-            ndem_store_progress(p->store, row->id, &pr);
-            publish_progress(&r, &pr);
-            if (now > rate_t) w->rate = (double)(s->step - rate_steps) / (now - rate_t);
-            rate_steps = s->step;
-            rate_t = now;
-        }
-        if (now >= next_checkpoint && s->step < r.total) {
-            checkpoint(&r);
-            next_checkpoint = now + p->cfg->checkpoint_interval;
-        }
+    if (end == RUN_CANCELLED) {
+        status = "cancelled";
+    } else if (end == RUN_STOPPING) {
+        checkpoint(&r);
+        status = "queued";
+    } else if (end != NDEM_RUN_DONE) {
+        const char *why = ndem_sim_error(r.sim);
+        long step = ndem_sim_stats(r.sim)->step;
+        why = why && why[0] ? why : "the engine gave no reason";
+        if (strstr(why, "step"))
+            snprintf(err, sizeof err, "%s", why);
+        else
+            snprintf(err, sizeof err, "%s (step %ld)", why, step + 1);
+        status = "failed";
+        error = err;
     }
     finish(&r, status, error, ndem_mono() - t0);
 out:

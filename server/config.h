@@ -20,6 +20,9 @@ typedef struct ndem_config {
     long max_stream_clients;    /* WebSocket clients at once */
     double checkpoint_interval; /* wall seconds between checkpoints of a running job */
     double progress_interval;   /* wall seconds between progress records */
+    long max_attempts;          /* interruptions before a job fails instead of requeued */
+    double stuck_after;         /* wall seconds without a step: a worker is stuck */
+    long recover;               /* --recover: rebuild the database, then start */
     /* derived from listen and ws_listen */
     char http_host[256];
     int http_port;

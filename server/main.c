@@ -10,7 +10,9 @@
  * accepting requests, let each worker checkpoint its job and put it back in
  * the queue (one step at most), drain the disk writer, close the streams. */
 #include "app.h"
+#include "jobdir.h"
 #include "log.h"
+#include "recover.h"
 
 #include <errno.h>
 #ifdef __GLIBC__
@@ -51,6 +53,27 @@ static void choose_wait_policy(const ndem_config *cfg, char **argv)
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     execv("/proc/self/exe", argv);
     /* exec failed: go on with spinning barriers */
+}
+
+/* Jobs still `running` were interrupted by a crash or a kill: back to the
+ * queue, or failed once they were interrupted --max-attempts times (a job
+ * that crashes or hangs the daemon must not do so forever). */
+static int requeue_interrupted(ndem_app *app)
+{
+    ndem_id *ids;
+    int failed, requeued;
+    if (ndem_db_recover_running(app->db, app->cfg.max_attempts, &ids, &failed, &requeued))
+        return -1;
+    for (int i = 0; i < failed + requeued; i++) {
+        ndem_jobdir_sync(app->cfg.data, app->db, ids[i]);
+        if (i < failed)
+            ndem_log("job %s: failed: interrupted %ld time(s) while running; not retried "
+                     "(--max-attempts)",
+                     ids[i], app->cfg.max_attempts);
+    }
+    free(ids);
+    if (requeued > 0) ndem_log("recovery: %d interrupted job(s) back in the queue", requeued);
+    return 0;
 }
 
 static void shutdown_app(ndem_app *app)
@@ -98,9 +121,25 @@ int main(int argc, char **argv)
         return 1;
     }
     snprintf(path, sizeof path, "%s/ndem.db", app.cfg.data);
-    if (!(app.db = ndem_db_open(path, err, sizeof err))) goto fail;
-    int requeued = ndem_db_requeue_running(app.db);
-    if (requeued > 0) ndem_log("recovery: %d interrupted job(s) back in the queue", requeued);
+    if (app.cfg.recover ? ndem_recover_rebuild(app.cfg.data, err, sizeof err)
+                        : ndem_recover_check_lost(app.cfg.data, err, sizeof err))
+        goto fail;
+    int damaged = 0;
+    if (!(app.db = ndem_db_open(path, &damaged, err, sizeof err))) {
+        if (damaged) {
+            fprintf(stderr,
+                    "ndemd: %s. Nothing was changed; start once with --recover to move it aside "
+                    "and rebuild the job index from the job directories\n",
+                    err);
+            close(lock);
+            return 1;
+        }
+        goto fail;
+    }
+    if (requeue_interrupted(&app)) {
+        snprintf(err, sizeof err, "cannot put interrupted jobs back in the queue (see the log)");
+        goto fail;
+    }
     if (!(app.store = ndem_store_open(app.cfg.data, app.db, err, sizeof err))) goto fail;
     ndem_store_sweep(app.store);
     ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame};

@@ -18,6 +18,7 @@
 #include "worker.h"
 
 #include "job.h"
+#include "jobdir.h"
 #include "run.h"
 #include "series.h"
 #include "log.h"
@@ -170,6 +171,7 @@ static void finish(run *r, const char *status, const char *error, double wall)
     }
     ndem_progress pr = progress_of(r, wall);
     ndem_db_finish(p->db, id, status, error, &pr);
+    ndem_jobdir_sync(p->cfg->data, p->db, id);
     if (r->sim) publish_progress(r, &pr);
     publish_status(p, id, status, error);
     ndem_log("job %s: %s at step %ld/%ld (%.2f s wall)%s%s", id, status, pr.step, pr.steps_total,
@@ -346,7 +348,9 @@ static void *worker_main(void *arg)
         if (rc == 0) {
             memcpy(w->id, row.id, sizeof w->id);
             atomic_store(&w->cancel, 0);
+            atomic_store(&w->last_step, ndem_mono());
             pthread_mutex_unlock(&p->lock);
+            ndem_jobdir_sync(p->cfg->data, p->db, row.id);
             run_job(w, &row);
             ndem_job_row_free(&row);
             pthread_mutex_lock(&p->lock);
@@ -407,6 +411,7 @@ int ndem_pool_cancel(ndem_pool *p, const char *id)
     int rc = ndem_db_cancel_queued(p->db, id);
     if (rc == 1) {
         rc = NDEM_CANCEL_QUEUED;
+        ndem_jobdir_sync(p->cfg->data, p->db, id);
     } else if (rc == 0) {
         rc = NDEM_CANCEL_UNKNOWN;
         for (long i = 0; i < p->count; i++)
@@ -456,4 +461,22 @@ void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out)
             out->steps_per_second += p->workers[i].rate;
         }
     pthread_mutex_unlock(&p->lock);
+}
+
+int ndem_pool_workers(ndem_pool *p, ndem_worker_state *out, long max)
+{
+    double now = ndem_mono();
+    long n = 0;
+    pthread_mutex_lock(&p->lock);
+    for (long i = 0; i < p->count && n < max; i++, n++) {
+        ndem_worker_state *ws = &out[n];
+        memset(ws, 0, sizeof *ws);
+        memcpy(ws->job, p->workers[i].id, sizeof ws->job);
+        if (ws->job[0]) {
+            ws->idle_seconds = now - atomic_load(&p->workers[i].last_step);
+            ws->stuck = ws->idle_seconds > p->cfg->stuck_after;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return (int)n;
 }

@@ -36,6 +36,7 @@
 #define CKPT_MAGIC "NDCK"
 #define CKPT_VERSION 1u
 #define CKPT_HEADER 48u
+#define DB_FAILED (-2) /* a task's SQLite part failed (not an errno failure) */
 
 typedef enum { T_FRAME, T_SERIES, T_PROGRESS, T_CHECKPOINT, T_DROP_CHECKPOINT, T_SYNC } task_kind;
 
@@ -159,7 +160,7 @@ static int do_frame(ndem_store *s, task *t)
     }
     if (rc == 0) {
         ndem_frame_row row = {t->index, t->frame.step, t->frame.count, t->frame.time};
-        rc = ndem_db_frame_add(s->db, t->id, &row);
+        rc = ndem_db_frame_add(s->db, t->id, &row) ? DB_FAILED : 0;
     }
     return rc;
 }
@@ -235,7 +236,7 @@ static void *writer_main(void *arg)
         case T_SERIES: rc = do_series(s, t); break;
         case T_CHECKPOINT: rc = do_checkpoint(s, t); break;
         case T_SYNC: rc = sync_job(s, t->id); break;
-        case T_PROGRESS: rc = ndem_db_progress(s->db, t->id, &t->progress); break;
+        case T_PROGRESS: rc = ndem_db_progress(s->db, t->id, &t->progress) ? DB_FAILED : 0; break;
         case T_DROP_CHECKPOINT:
             job_path(s, t->id, "checkpoint.ndck", path, sizeof path);
             rc = unlink(path) && errno != ENOENT ? -1 : 0;
@@ -245,6 +246,11 @@ static void *writer_main(void *arg)
         if (rc && (t->kind == T_CHECKPOINT || t->kind == T_DROP_CHECKPOINT)) {
             /* not fatal: the previous checkpoint is intact and still consistent */
             ndem_log("job %s: writing its checkpoint failed: %s", t->id, strerror(errno));
+        } else if (rc == DB_FAILED) {
+            /* errno means nothing after SQLite: db.c logged sqlite3_errmsg */
+            ndem_log("job %s: recording its output in the database failed", t->id);
+            f = calloc(1, sizeof *f);
+            if (f) memcpy(f->id, t->id, sizeof f->id);
         } else if (rc) {
             ndem_log("job %s: writing its output failed: %s", t->id, strerror(errno));
             f = calloc(1, sizeof *f);

@@ -66,5 +66,13 @@ check "frame magic" test "$(head -c 4 "$tmp/out/frames/000004.ndf")" = NDF1
 size=$(stat -c %s "$tmp/out/frames/000004.ndf")
 check "frame size 48 + 4*11*9 bytes" test "$size" -eq $((48 + 4 * 11 * 9))
 
+# A frame interval below the time step is refused with its pointer (issue 12:
+# 1e-300 used to spin the frame schedule forever); bounded by timeout.
+sed 's/"frame_interval": 0.05/"frame_interval": 1e-300/' "$tmp/drop.json" > "$tmp/tiny.json"
+timeout 60 "$bin" run "$tmp/tiny.json" --out "$tmp/tiny" > /dev/null 2> "$tmp/tiny.err"
+check "frame_interval 1e-300 exits 3" test $? -eq 3
+check "frame_interval error names its pointer" grep -q "/output/frame_interval: .*time step" \
+  "$tmp/tiny.err"
+
 echo "cli: $fails failed"
 [ "$fails" -eq 0 ]

@@ -153,8 +153,7 @@ fail:
 /* PRAGMA quick_check before anything writes: a damaged file (random bytes,
  * not a database at all) is refused at start-up instead of failing jobs one
  * by one later. */
-static int check_integrity(sqlite3 *conn, const char *path, int *damaged, char *err,
-                           size_t err_len)
+static int check_integrity(sqlite3 *conn, const char *path, int *damaged, char *err, size_t err_len)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(conn, "PRAGMA quick_check", -1, &st, NULL);

@@ -54,8 +54,10 @@ static int write_atomic(const char *path, const char *text)
     while (done < len && rc == 0) {
         ssize_t n = write(fd, text + done, len - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) rc = -1;
-        else done += (size_t)n;
+        if (n <= 0)
+            rc = -1;
+        else
+            done += (size_t)n;
     }
     if (rc == 0) rc = fsync(fd);
     if (close(fd)) rc = -1;
@@ -173,8 +175,7 @@ static double num(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-int ndem_jobdir_load(const char *data, const char *id, ndem_job_row *row, char *err,
-                     size_t err_len)
+int ndem_jobdir_load(const char *data, const char *id, ndem_job_row *row, char *err, size_t err_len)
 {
     memset(row, 0, sizeof *row);
     char path[1200];

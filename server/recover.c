@@ -143,7 +143,7 @@ int ndem_recover_rebuild(const char *data, char *err, size_t err_len)
     }
     free(rows);
     ndem_db_close(db);
-    ndem_log("recover: rebuilt %s from %ld job director%s (%ld frames indexed)", db_path,
-             restored, restored == 1 ? "y" : "ies", frames);
+    ndem_log("recover: rebuilt %s from %ld job director%s (%ld frames indexed)", db_path, restored,
+             restored == 1 ? "y" : "ies", frames);
     return 0;
 }

@@ -236,7 +236,9 @@ static void *writer_main(void *arg)
         case T_SERIES: rc = do_series(s, t); break;
         case T_CHECKPOINT: rc = do_checkpoint(s, t); break;
         case T_SYNC: rc = sync_job(s, t->id); break;
-        case T_PROGRESS: rc = ndem_db_progress(s->db, t->id, &t->progress) ? DB_FAILED : 0; break;
+        case T_PROGRESS:
+            rc = ndem_db_progress(s->db, t->id, &t->progress) ? DB_FAILED : 0;
+            break;
         case T_DROP_CHECKPOINT:
             job_path(s, t->id, "checkpoint.ndck", path, sizeof path);
             rc = unlink(path) && errno != ENOENT ? -1 : 0;

@@ -171,6 +171,10 @@ static void finish(run *r, const char *status, const char *error, double wall)
     }
     ndem_progress pr = progress_of(r, wall);
     ndem_db_finish(p->db, id, status, error, &pr);
+    /* from here on a cancel finds the job finished (409), not running */
+    pthread_mutex_lock(&p->lock);
+    r->w->id[0] = 0;
+    pthread_mutex_unlock(&p->lock);
     ndem_jobdir_sync(p->cfg->data, p->db, id);
     if (r->sim) publish_progress(r, &pr);
     publish_status(p, id, status, error);

@@ -68,6 +68,9 @@ static const opt options[] = {
     {"stuck-after", OPT_DOUBLE, "300", 0.01, 1e7, "NDEM_STUCK_AFTER",
      offsetof(ndem_config, stuck_after), 0,
      "wall seconds without a step before /health reports a worker stuck"},
+    {"stop-timeout", OPT_DOUBLE, "30", 0.1, 86400, "NDEM_STOP_TIMEOUT",
+     offsetof(ndem_config, stop_timeout), 0,
+     "wall seconds SIGTERM waits for running jobs to checkpoint before exiting without them"},
     {"recover", OPT_FLAG, "0", 0, 1, NULL, offsetof(ndem_config, recover), 0,
      "rebuild DATA/ndem.db from the job directories (the old file kept aside), then start"},
 };

@@ -22,6 +22,7 @@ typedef struct ndem_config {
     double progress_interval;   /* wall seconds between progress records */
     long max_attempts;          /* interruptions before a job fails instead of requeued */
     double stuck_after;         /* wall seconds without a step: a worker is stuck */
+    double stop_timeout;        /* wall seconds a shutdown waits for running jobs */
     long recover;               /* --recover: rebuild the database, then start */
     /* derived from listen and ws_listen */
     char http_host[256];

@@ -43,6 +43,18 @@ int ndem_jobdir_is_id(const char *name)
     return 1;
 }
 
+static int fsync_dir_of(const char *path)
+{
+    char dir[1300];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
 static int write_atomic(const char *path, const char *text)
 {
     char tmp[1300];
@@ -68,14 +80,7 @@ static int write_atomic(const char *path, const char *text)
         errno = e;
         return -1;
     }
-    char dir[1300];
-    snprintf(dir, sizeof dir, "%s", path);
-    *strrchr(dir, '/') = 0;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return -1;
-    rc = fsync(dfd);
-    close(dfd);
-    return rc;
+    return fsync_dir_of(path);
 }
 
 int ndem_jobdir_save_status(const char *data, const ndem_job_row *r)
@@ -136,12 +141,16 @@ void ndem_jobdir_sync(const char *data, ndem_db *db, const char *id)
     ndem_job_row_free(&row);
 }
 
+/* The directory's entry is what counts (the file is empty): one fsync of
+ * the directory makes it durable before the rows go. */
 int ndem_jobdir_tombstone(const char *data, const char *id, int set)
 {
     char path[1200];
     path_of(data, id, TOMBSTONE, path, sizeof path);
-    if (set) return write_atomic(path, "deleted\n");
-    return unlink(path) && errno != ENOENT ? -1 : 0;
+    if (!set) return unlink(path) && errno != ENOENT ? -1 : 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || close(fd)) return -1;
+    return fsync_dir_of(path);
 }
 
 int ndem_jobdir_tombstoned(const char *data, const char *id)

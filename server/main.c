@@ -79,7 +79,15 @@ static int requeue_interrupted(ndem_app *app)
 static void shutdown_app(ndem_app *app)
 {
     ndem_http_stop(app->http); /* no new work */
-    ndem_pool_stop(app->pool); /* running jobs checkpoint and requeue */
+    /* running jobs checkpoint and requeue; one whose step never ends is
+     * left `running` and counts as interrupted at the next start */
+    int left = ndem_pool_stop(app->pool, app->cfg.stop_timeout);
+    if (left) {
+        ndem_log("ndemd: %d job(s) still in a step after --stop-timeout %g s: exiting without "
+                 "them (interrupted; --max-attempts bounds their retries)",
+                 left, app->cfg.stop_timeout);
+        _exit(1);
+    }
     ndem_store_close(app->store);
     ndem_stream_stop(app->stream);
     ndem_db_close(app->db);
@@ -140,6 +148,8 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "cannot put interrupted jobs back in the queue (see the log)");
         goto fail;
     }
+    if (ndem_recover_backfill(app.cfg.data, app.db))
+        ndem_log("recover: cannot list the jobs to complete their directories");
     if (!(app.store = ndem_store_open(app.cfg.data, app.db, err, sizeof err))) goto fail;
     ndem_store_sweep(app.store);
     ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame};

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int ndem_recover_check_lost(const char *data, char *err, size_t err_len)
 {
@@ -145,5 +146,31 @@ int ndem_recover_rebuild(const char *data, char *err, size_t err_len)
     ndem_db_close(db);
     ndem_log("recover: rebuilt %s from %ld job director%s (%ld frames indexed)", db_path, restored,
              restored == 1 ? "y" : "ies", frames);
+    return 0;
+}
+
+int ndem_recover_backfill(const char *data, ndem_db *db)
+{
+    long before = 0, written = 0;
+    for (;;) {
+        ndem_job_row *rows;
+        int n;
+        if (ndem_db_list(db, NULL, before, 500, &rows, &n)) return -1;
+        for (int i = 0; i < n; i++) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/jobs/%s/job.json", data, rows[i].id);
+            if (access(path, F_OK) && rows[i].document) {
+                if (ndem_jobdir_create(data, &rows[i]) == 0)
+                    written++;
+                else
+                    ndem_log("job %s: cannot write job.json: %s", rows[i].id, strerror(errno));
+            }
+            before = rows[i].seq;
+            ndem_job_row_free(&rows[i]);
+        }
+        free(rows);
+        if (n < 500) break;
+    }
+    if (written) ndem_log("recover: wrote job.json and status.json for %ld older job(s)", written);
     return 0;
 }

@@ -15,6 +15,7 @@
  * state bit for bit, and the store cuts frames and series back to what they
  * were at that step, so a resumed job ends with exactly the files of an
  * uninterrupted run. Without a usable checkpoint it starts from zero. */
+#define _GNU_SOURCE /* pthread_timedjoin_np */
 #include "worker.h"
 
 #include "job.h"
@@ -394,7 +395,7 @@ ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *stor
         ws[i].pool = p;
         if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i])) {
             snprintf(err, err_len, "cannot start worker %ld", i);
-            ndem_pool_stop(p);
+            ndem_pool_stop(p, 1e9);
             return NULL;
         }
         ws[i].started = 1;
@@ -438,19 +439,35 @@ int ndem_pool_cancel(ndem_pool *p, const char *id)
     return rc;
 }
 
-void ndem_pool_stop(ndem_pool *p)
+int ndem_pool_stop(ndem_pool *p, double timeout)
 {
-    if (!p) return;
+    if (!p) return 0;
     pthread_mutex_lock(&p->lock);
     atomic_store(&p->stopping, 1);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
-    for (long i = 0; i < p->count; i++)
-        if (p->workers[i].started) pthread_join(p->workers[i].thread, NULL);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)timeout;
+    until.tv_nsec += (long)((timeout - (double)(time_t)timeout) * 1e9);
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    int left = 0;
+    for (long i = 0; i < p->count; i++) {
+        if (!p->workers[i].started || !pthread_timedjoin_np(p->workers[i].thread, NULL, &until))
+            continue;
+        /* a step that does not end: this worker cannot checkpoint */
+        pthread_mutex_lock(&p->lock);
+        ndem_log("worker %ld: job %s did not stop within %g s", i,
+                 p->workers[i].id[0] ? p->workers[i].id : "(none)", timeout);
+        pthread_mutex_unlock(&p->lock);
+        left++;
+    }
+    if (left) return left; /* the pool stays: its threads still use it */
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->wake);
     free(p->workers);
     free(p);
+    return 0;
 }
 
 void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out)

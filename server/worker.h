@@ -19,8 +19,10 @@ enum { NDEM_CANCEL_QUEUED, NDEM_CANCEL_RUNNING, NDEM_CANCEL_FINISHED, NDEM_CANCE
  * after the current step. NDEM_CANCEL_* or -1 on a database error. */
 int ndem_pool_cancel(ndem_pool *p, const char *id);
 
-/* Stops taking jobs; running jobs checkpoint and go back to the queue. */
-void ndem_pool_stop(ndem_pool *p);
+/* Stops taking jobs; running jobs checkpoint and go back to the queue.
+ * Waits up to timeout seconds for the workers: the number still in a step
+ * then (the pool is left allocated, since they still use it), else 0. */
+int ndem_pool_stop(ndem_pool *p, double timeout);
 
 typedef struct ndem_pool_stats {
     long workers, busy;

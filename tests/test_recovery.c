@@ -12,7 +12,10 @@
  *   - an emptied (truncate -s 0) or damaged (random bytes) ndem.db stops
  *     the start with a message, leaves every job file in place, and
  *     `--recover` brings the jobs back with their statuses and frames;
- *   - start-up removes only directories a DELETE tombstoned. */
+ *   - start-up removes only directories a DELETE tombstoned, and completes
+ *     job directories that lack job.json and status.json;
+ *   - SIGTERM with a step that outlasts --stop-timeout exits anyway, and
+ *     the job counts as interrupted at the next start. */
 #include "daemon.h"
 #include "job.h"
 #include "testutil.h"
@@ -188,7 +191,7 @@ START_TEST(health_reports_a_stuck_worker)
     td_daemon d;
     /* a scene whose steps take far longer than 0.05 s under the sanitizers */
     td_start(&d, "--workers", "1", "--stuck-after", "0.05", "--progress-interval", "0.05",
-             (char *)NULL);
+             "--stop-timeout", "0.1", (char *)NULL);
     cJSON *h = td_get_json(&d, "/health", 200);
     ck_assert_str_eq(td_str(h, "status"), "ok");
     ck_assert_int_eq((long)td_num(h, "stuck_workers"), 0);
@@ -202,9 +205,10 @@ START_TEST(health_reports_a_stuck_worker)
         "\"max\": [1, 1, 1], \"inside\": true}], \"particles\": [{\"type\": \"lattice\", "
         "\"min\": [0.01, 0.01, 0.01], \"max\": [0.99, 0.99, 0.99], \"spacing\": 0.021, "
         "\"count\": 60000, \"radius\": 0.01}]}, \"solver\": {\"time_step\": 0.001, "
-        "\"duration\": 10, \"iterations\": 200, \"threads\": 1}}";
+        "\"duration\": 10, \"iterations\": 1000, \"threads\": 1}}";
     char a[64];
     td_submit(&d, big, a);
+    td_wait_step(&d, a, 1, 120); /* in a step now, not in the scene's set-up */
     double end = td_now() + 60;
     int seen = 0;
     while (!seen && td_now() < end) {
@@ -224,6 +228,17 @@ START_TEST(health_reports_a_stuck_worker)
         td_sleep(0.02);
     }
     ck_assert_msg(seen, "/health never reported the worker stuck");
+    /* SIGTERM in the middle of a step of seconds: the daemon does not wait
+     * past --stop-timeout, and the job counts as interrupted next time */
+    double t0 = td_now();
+    int st = td_signal(&d, SIGTERM, 10);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", st);
+    ck_assert_msg(td_now() - t0 < 5, "SIGTERM took %.2f s", td_now() - t0);
+    char needle[128];
+    snprintf(needle, sizeof needle, "job %s did not stop within 0.1 s", a);
+    ck_assert_int_eq(td_log_count(&d, needle), 1);
+    td_spawn(&d);
+    ck_assert_int_eq(td_log_count(&d, "recovery: 1 interrupted job(s) back in the queue"), 1);
     td_stop(&d);
 }
 END_TEST
@@ -339,7 +354,14 @@ START_TEST(only_tombstoned_directories_are_swept)
     fclose(fopen(mark, "w"));
     path_in(&d, path, sizeof path, "jobs/%s/.deleted", a);
     fclose(fopen(path, "w"));
+    /* a directory from before job.json and status.json: start-up writes them */
+    char doc_path[600], status_path[600];
+    path_in(&d, doc_path, sizeof doc_path, "jobs/%s/job.json", a);
+    path_in(&d, status_path, sizeof status_path, "jobs/%s/status.json", a);
+    ck_assert_int_eq(unlink(doc_path), 0);
+    ck_assert_int_eq(unlink(status_path), 0);
     td_spawn(&d);
+    ck_assert_msg(exists(doc_path) && exists(status_path), "job.json, status.json not rewritten");
     ck_assert_msg(!exists(gone), "the tombstoned directory is still there");
     ck_assert_msg(exists(unknown), "an untombstoned directory was removed");
     ck_assert_msg(!exists(path), "the stale tombstone is still there");

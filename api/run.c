@@ -8,7 +8,9 @@ double ndem_run_next_frame(double t, double h, double interval)
     double k = floor((t + 0.5 * h) / interval) + 1.0;
     double next = k * interval;
     /* rounding of k * interval may land at or below t + h / 2 */
-    return next <= t + 0.5 * h ? (k + 1.0) * interval : next;
+    if (next <= t + 0.5 * h) next = (k + 1.0) * interval;
+    /* an interval below the precision of t: a frame every step */
+    return next > t + 0.5 * h ? next : t + h;
 }
 
 int ndem_run_loop(ndem_sim *sim, double h, double interval, double *next_frame,

@@ -148,6 +148,9 @@ int ndem_jobdir_tombstone(const char *data, const char *id, int set)
     char path[1200];
     path_of(data, id, TOMBSTONE, path, sizeof path);
     if (!set) return unlink(path) && errno != ENOENT ? -1 : 0;
+    char dir[1200];
+    path_of(data, id, "", dir, sizeof dir);
+    if (mkdir(dir, 0755) && errno != EEXIST) return -1; /* a job whose files were lost */
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0 || close(fd)) return -1;
     return fsync_dir_of(path);

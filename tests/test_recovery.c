@@ -372,6 +372,16 @@ START_TEST(only_tombstoned_directories_are_swept)
     r = td_http(&d, "GET", "/api/v1/jobs/00000000cafef00d", NULL, NULL, 0, NULL);
     ck_assert_int_eq(r.status, 404);
     td_resp_free(&r);
+    /* a job whose directory was lost can still be deleted */
+    char cmd[700];
+    path_in(&d, path, sizeof path, "jobs/%s", a);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "/api/v1/jobs/%s", a);
+    r = td_http(&d, "DELETE", cmd, NULL, NULL, 0, NULL);
+    ck_assert_int_eq(r.status, 204);
+    td_resp_free(&r);
+    ck_assert(!exists(path));
     td_stop(&d);
 }
 END_TEST

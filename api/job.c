@@ -393,6 +393,17 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
                               s->time_step, bound, DEM_AUTO_FRACTION);
         }
     }
+    /* Frames come at most once a step: an interval below the time step
+     * would ask for frames no step can give (1e-300 used to spin the
+     * schedule forever). Only an interval the document gives is checked;
+     * the default is harmless with any step. */
+    double fi = job->output.frame_interval;
+    if (output && cJSON_GetObjectItemCaseSensitive(output, "frame_interval") && fi > 0 &&
+        s->time_step > 0 && isfinite(s->time_step) && fi < s->time_step * (1.0 - 1e-9))
+        ndem_jc_error_ptr(c, "/output/frame_interval",
+                          "%g s is shorter than the time step %g s; frames come at most once a "
+                          "step, so use at least %g",
+                          fi, s->time_step, s->time_step);
     if (scene) {
         long n = ndem_job_particle_estimate(job);
         if (n > NDEM_JOB_MAX_PARTICLES)

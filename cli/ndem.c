@@ -8,6 +8,7 @@
 #include "job.h"
 #include "ndem.h"
 #include "output.h"
+#include "run.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -147,6 +148,30 @@ static int write_text_or_warn(const ndem_output *out, const char *name, char *te
     return rc;
 }
 
+/* The hooks of the shared run loop (api/run.h): files and the progress line. */
+typedef struct cli_run {
+    ndem_output *out;
+    progress *pr;
+    long total;
+} cli_run;
+
+static int cli_row(void *ctx, const ndem_step_stats *s)
+{
+    return ndem_output_series_row(((cli_run *)ctx)->out, s);
+}
+
+static int cli_frame(void *ctx, ndem_sim *sim)
+{
+    return ndem_output_frame(((cli_run *)ctx)->out, sim);
+}
+
+static int cli_tick(void *ctx, ndem_sim *sim)
+{
+    cli_run *r = ctx;
+    show_progress(r->pr, ndem_sim_stats(sim), r->total, 0);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     const char *job_path = NULL, *out_dir = "out";
@@ -198,25 +223,14 @@ static int cmd_run(int argc, char **argv)
     }
     progress pr = {isatty(fileno(stderr)), quiet, -1e9, omp_get_wtime()};
     long total = ndem_sim_total_steps(sim);
-    double h = job->scene.solver.time_step, interval = job->output.frame_interval;
-    double next_frame = interval;
+    double next_frame = job->output.frame_interval;
     int io_failed = ndem_output_frame(&out, sim) != 0;
-    const char *error = NULL;
-    while (ndem_sim_stats(sim)->step < total) {
-        ndem_status st = ndem_sim_step(sim);
-        const ndem_step_stats *s = ndem_sim_stats(sim);
-        if (st != NDEM_OK) {
-            error = ndem_sim_error(sim);
-            break;
-        }
-        io_failed |= ndem_output_series_row(&out, s) != 0;
-        if (s->time >= next_frame - 0.5 * h || s->step == total) {
-            io_failed |= ndem_output_frame(&out, sim) != 0;
-            while (next_frame <= s->time + 0.5 * h) next_frame += interval;
-        }
-        show_progress(&pr, s, total, 0);
-        if (io_failed) break;
-    }
+    cli_run cr = {&out, &pr, total};
+    ndem_run_hooks hooks = {&cr, NULL, cli_row, cli_frame, cli_tick};
+    int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
+                            &next_frame, &hooks);
+    io_failed |= end == NDEM_RUN_HOOK;
+    const char *error = end == NDEM_RUN_ENGINE ? ndem_sim_error(sim) : NULL;
     show_progress(&pr, ndem_sim_stats(sim), total, 1);
     double wall = omp_get_wtime() - pr.start;
     /* The final frame as JSON is large (about 100 bytes a particle): the

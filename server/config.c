@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { OPT_STRING, OPT_LONG, OPT_DOUBLE } opt_type;
+typedef enum { OPT_STRING, OPT_LONG, OPT_DOUBLE, OPT_FLAG } opt_type;
 
 typedef struct opt {
     const char *name;
@@ -86,6 +86,17 @@ static const opt options[] = {
      "asks for more, failed when it writes more)"},
     {"min-free", OPT_LONG, "104857600", 0, 1e15, "NDEM_MIN_FREE", offsetof(ndem_config, min_free),
      0, "free bytes of the data directory below which /health answers 503 degraded"},
+    {"max-attempts", OPT_LONG, "3", 1, 1000, "NDEM_MAX_ATTEMPTS",
+     offsetof(ndem_config, max_attempts), 0,
+     "times a job may be found running at start-up (crash or kill) before it fails"},
+    {"stuck-after", OPT_DOUBLE, "300", 0.01, 1e7, "NDEM_STUCK_AFTER",
+     offsetof(ndem_config, stuck_after), 0,
+     "wall seconds without a step before /health reports a worker stuck"},
+    {"stop-timeout", OPT_DOUBLE, "30", 0.1, 86400, "NDEM_STOP_TIMEOUT",
+     offsetof(ndem_config, stop_timeout), 0,
+     "wall seconds SIGTERM waits for running jobs to checkpoint before exiting without them"},
+    {"recover", OPT_FLAG, "0", 0, 1, NULL, offsetof(ndem_config, recover), 0,
+     "rebuild DATA/ndem.db from the job directories (the old file kept aside), then start"},
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
@@ -101,10 +112,12 @@ void ndem_config_help(FILE *out)
         snprintf(arg, sizeof arg, "--%s %s", o->name,
                  o->type == OPT_STRING ? "TEXT"
                  : o->type == OPT_LONG ? "N"
+                 : o->type == OPT_FLAG ? ""
                                        : "X");
         fprintf(out, "  %-30s %s\n  %-30s default %s%s%s", arg, o->help, "",
                 o->def[0] ? o->def : "(empty)", o->env ? ", env " : "", o->env ? o->env : "");
-        if (o->type != OPT_STRING) fprintf(out, ", from %.15g to %.15g", o->min, o->max);
+        if (o->type == OPT_LONG || o->type == OPT_DOUBLE)
+            fprintf(out, ", from %.15g to %.15g", o->min, o->max);
         fprintf(out, "\n");
     }
     fprintf(out, "  %-30s %s\n", "--help", "prints this and exits");
@@ -119,11 +132,13 @@ static void help_markdown(FILE *out)
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         const opt *o = &options[i];
         char bounds[64] = "";
-        if (o->type != OPT_STRING)
+        if (o->type == OPT_LONG || o->type == OPT_DOUBLE)
             snprintf(bounds, sizeof bounds, "%.15g .. %.15g", o->min, o->max);
-        fprintf(out, "| `--%s` | `%s` | %s | %s%s%s | %s | %s |\n", o->name, o->env,
+        fprintf(out, "| `--%s` | %s%s%s | %s | %s%s%s | %s | %s |\n", o->name, o->env ? "`" : "",
+                o->env ? o->env : "(none)", o->env ? "`" : "",
                 o->type == OPT_STRING ? "text"
                 : o->type == OPT_LONG ? "integer"
+                : o->type == OPT_FLAG ? "flag"
                                       : "number",
                 o->def[0] ? "`" : "", o->def[0] ? o->def : "(empty)", o->def[0] ? "`" : "", bounds,
                 o->help);
@@ -150,7 +165,7 @@ static int set_value(ndem_config *c, const opt *o, const char *value, const char
                 o->type == OPT_LONG ? "a whole number" : "a number", o->min, o->max, value);
         return -1;
     }
-    if (o->type == OPT_LONG)
+    if (o->type == OPT_LONG || o->type == OPT_FLAG)
         *(long *)(void *)field = (long)v;
     else
         *(double *)(void *)field = v;
@@ -240,6 +255,13 @@ int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err)
         if (!o) {
             fprintf(err, "ndemd: unknown option '%s' (see --help)\n", arg);
             return -1;
+        }
+        if (o->type == OPT_FLAG) {
+            if (value) {
+                fprintf(err, "ndemd: --%s takes no value\n", o->name);
+                return -1;
+            }
+            value = "1";
         }
         if (!value) {
             if (a + 1 >= argc) {

@@ -28,6 +28,10 @@ typedef struct ndem_config {
     double progress_interval;   /* wall seconds between progress records */
     long max_output;            /* bytes of frames and series of one job; 0 = no limit */
     long min_free;              /* free bytes of the data directory below which /health is 503 */
+    long max_attempts;          /* interruptions before a job fails instead of requeued */
+    double stuck_after;         /* wall seconds without a step: a worker is stuck */
+    double stop_timeout;        /* wall seconds a shutdown waits for running jobs */
+    long recover;               /* --recover: rebuild the database, then start */
     /* derived from listen and ws_listen */
     char http_host[256];
     int http_port;

@@ -24,7 +24,8 @@ const char *const ndem_status_names[NDEM_STATUS_COUNT] = {"queued", "running", "
 
 #define JOB_COLUMNS                                                                                \
     "seq, id, name, status, document, created_us, started_us, finished_us, step, steps_total, "    \
-    "sim_time, duration, particles, contacts, kinetic_energy, wall_seconds, attempts, error"
+    "sim_time, duration, particles, contacts, kinetic_energy, wall_seconds, attempts, error, "     \
+    "interrupted"
 
 enum {
     Q_INSERT,
@@ -36,7 +37,10 @@ enum {
     Q_PROGRESS,
     Q_FINISH,
     Q_CANCEL,
+    Q_INTERRUPTED,
+    Q_POISON,
     Q_REQUEUE,
+    Q_RESTORE,
     Q_STATUS_OF,
     Q_DELETE_FRAMES,
     Q_DELETE,
@@ -72,7 +76,16 @@ static const char *const sql_text[Q_N] = {
                  " wall_seconds = ?10, finished_us = ?11 WHERE id = ?1 AND status = 'running'",
     [Q_CANCEL] = "UPDATE jobs SET status = 'cancelled', finished_us = ?2"
                  " WHERE id = ?1 AND status = 'queued'",
-    [Q_REQUEUE] = "UPDATE jobs SET status = 'queued' WHERE status = 'running'",
+    [Q_INTERRUPTED] = "UPDATE jobs SET interrupted = interrupted + 1 WHERE status = 'running'",
+    [Q_POISON] = "UPDATE jobs SET status = 'failed', finished_us = ?1, error = 'interrupted ' ||"
+                 " interrupted || ' times while running (crash or restart); not retried'"
+                 " WHERE status = 'running' AND interrupted >= ?2 RETURNING id",
+    [Q_REQUEUE] = "UPDATE jobs SET status = 'queued' WHERE status = 'running' RETURNING id",
+    [Q_RESTORE] = "INSERT INTO jobs (id, name, status, document, created_us, started_us,"
+                  " finished_us, step, steps_total, sim_time, duration, particles, contacts,"
+                  " kinetic_energy, wall_seconds, attempts, error, interrupted) VALUES (?1, ?2,"
+                  " ?3, ?4, ?5, nullif(?6, 0), nullif(?7, 0), ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                  " ?15, ?16, ?17, ?18)",
     [Q_STATUS_OF] = "SELECT status FROM jobs WHERE id = ?1",
     [Q_DELETE_FRAMES] = "DELETE FROM frames WHERE job_id = ?1",
     [Q_DELETE] = "DELETE FROM jobs WHERE id = ?1",
@@ -137,8 +150,38 @@ fail:
     return -1;
 }
 
-ndem_db *ndem_db_open(const char *path, char *err, size_t err_len)
+/* PRAGMA quick_check before anything writes: a damaged file (random bytes,
+ * not a database at all) is refused at start-up instead of failing jobs one
+ * by one later. */
+static int check_integrity(sqlite3 *conn, const char *path, int *damaged, char *err, size_t err_len)
 {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(conn, "PRAGMA quick_check", -1, &st, NULL);
+    char first[256] = "";
+    int rows = 0, ok = 0;
+    if (rc == SQLITE_OK) {
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const unsigned char *t = sqlite3_column_text(st, 0);
+            if (rows++ == 0) snprintf(first, sizeof first, "%s", t ? (const char *)t : "?");
+            ok = rows == 1 && t && !strcmp((const char *)t, "ok");
+        }
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    }
+    int code = sqlite3_extended_errcode(conn) & 0xff;
+    if (rc != SQLITE_OK && code != SQLITE_CORRUPT && code != SQLITE_NOTADB) {
+        snprintf(err, err_len, "cannot check %s: %s", path, sqlite3_errmsg(conn));
+    } else if (rc != SQLITE_OK || !ok) {
+        *damaged = 1;
+        snprintf(err, err_len, "%s is damaged (PRAGMA quick_check: %s)", path,
+                 rc != SQLITE_OK ? sqlite3_errmsg(conn) : first);
+    }
+    sqlite3_finalize(st);
+    return rc != SQLITE_OK || !ok ? -1 : 0;
+}
+
+ndem_db *ndem_db_open(const char *path, int *damaged, char *err, size_t err_len)
+{
+    *damaged = 0;
     ndem_db *db = calloc(1, sizeof *db);
     if (!db) {
         snprintf(err, err_len, "out of memory");
@@ -154,6 +197,10 @@ ndem_db *ndem_db_open(const char *path, char *err, size_t err_len)
         return NULL;
     }
     sqlite3_busy_timeout(db->conn, 5000);
+    if (check_integrity(db->conn, path, damaged, err, err_len)) {
+        ndem_db_close(db);
+        return NULL;
+    }
     char *msg = NULL;
     /* WAL: readers never block the writer. synchronous=FULL: a 201 means the
      * job survives a power cut, not only a crash. */
@@ -237,6 +284,7 @@ static void read_row(sqlite3_stmt *st, ndem_job_row *r)
     r->wall_seconds = sqlite3_column_double(st, 15);
     r->attempts = (long)sqlite3_column_int64(st, 16);
     r->error = dup_text(st, 17);
+    r->interrupted = (long)sqlite3_column_int64(st, 18);
 }
 
 /* Takes the lock and hands out a reset statement; done() releases both. */
@@ -384,10 +432,73 @@ int ndem_db_cancel_queued(ndem_db *db, const char *id)
     return rc;
 }
 
-int ndem_db_requeue_running(ndem_db *db)
+/* Steps q to its end, appending each returned id to *ids. */
+static int collect_ids(sqlite3_stmt *q, ndem_id **ids, int *n, int *cap)
 {
-    sqlite3_stmt *st = use(db, Q_REQUEUE);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(db->conn) : -1;
+    int s;
+    while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+        if (*n == *cap) {
+            int c = *cap ? 2 * *cap : 16;
+            ndem_id *grown = realloc(*ids, (size_t)c * sizeof *grown);
+            if (!grown) return -1;
+            *ids = grown;
+            *cap = c;
+        }
+        copy_text(q, 0, (*ids)[(*n)++], sizeof **ids);
+    }
+    sqlite3_reset(q);
+    return s == SQLITE_DONE ? 0 : -1;
+}
+
+int ndem_db_recover_running(ndem_db *db, long max_attempts, ndem_id **ids, int *failed,
+                            int *requeued)
+{
+    int cap = 0, n = 0, rc = -1;
+    *ids = NULL;
+    *failed = *requeued = 0;
+    pthread_mutex_lock(&db->lock);
+    if (exec_locked(db, Q_BEGIN)) goto out;
+    sqlite3_bind_int64(db->q[Q_POISON], 1, ndem_now_us());
+    sqlite3_bind_int64(db->q[Q_POISON], 2, max_attempts);
+    if (exec_locked(db, Q_INTERRUPTED) || collect_ids(db->q[Q_POISON], ids, &n, &cap)) goto fail;
+    *failed = n;
+    if (collect_ids(db->q[Q_REQUEUE], ids, &n, &cap)) goto fail;
+    *requeued = n - *failed;
+    if (exec_locked(db, Q_COMMIT)) goto fail;
+    rc = 0;
+    goto out;
+fail:
+    db_error(db, "recovering interrupted jobs");
+    exec_locked(db, Q_ROLLBACK);
+out:
+    sqlite3_clear_bindings(db->q[Q_POISON]);
+    pthread_mutex_unlock(&db->lock);
+    return rc;
+}
+
+int ndem_db_restore(ndem_db *db, const ndem_job_row *r)
+{
+    sqlite3_stmt *st = use(db, Q_RESTORE);
+    sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, r->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, r->document, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, r->created_us);
+    sqlite3_bind_int64(st, 6, r->started_us);
+    sqlite3_bind_int64(st, 7, r->finished_us);
+    sqlite3_bind_int64(st, 8, r->step);
+    sqlite3_bind_int64(st, 9, r->steps_total);
+    sqlite3_bind_double(st, 10, r->time);
+    sqlite3_bind_double(st, 11, r->duration);
+    sqlite3_bind_int64(st, 12, r->particles);
+    sqlite3_bind_int64(st, 13, r->contacts);
+    sqlite3_bind_double(st, 14, r->kinetic_energy);
+    sqlite3_bind_double(st, 15, r->wall_seconds);
+    sqlite3_bind_int64(st, 16, r->attempts);
+    if (r->error) sqlite3_bind_text(st, 17, r->error, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 18, r->interrupted);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    if (rc) db_error(db, "restoring a job");
     done(db, st);
     return rc;
 }

@@ -23,7 +23,10 @@ typedef struct ndem_job_row {
     double kinetic_energy, wall_seconds;
     long attempts;
     char *error;
+    long interrupted; /* times found running at start-up (crash or kill) */
 } ndem_job_row;
+
+typedef char ndem_id[NDEM_ID_LEN + 1];
 
 /* Progress of a running job, as recorded. */
 typedef struct ndem_progress {
@@ -41,7 +44,9 @@ typedef struct ndem_frame_row {
 enum { NDEM_STATUS_COUNT = 5 };
 extern const char *const ndem_status_names[NDEM_STATUS_COUNT]; /* queued .. cancelled */
 
-ndem_db *ndem_db_open(const char *path, char *err, size_t err_len);
+/* Opens (creating) and migrates the database. NULL on failure, with
+ * *damaged set when PRAGMA quick_check found the file damaged. */
+ndem_db *ndem_db_open(const char *path, int *damaged, char *err, size_t err_len);
 void ndem_db_close(ndem_db *db);
 void ndem_job_row_free(ndem_job_row *row);
 int ndem_job_row_finished(const ndem_job_row *row);
@@ -66,8 +71,14 @@ int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *
                    const ndem_progress *p);
 /* queued -> cancelled; 1 when it was queued, 0 when not, -1 on error. */
 int ndem_db_cancel_queued(ndem_db *db, const char *id);
-/* Every running job back to queued (start-up); the number moved. */
-int ndem_db_requeue_running(ndem_db *db);
+/* Start-up: every job still `running` was interrupted (crash or kill):
+ * its `interrupted` count goes up; at max_attempts it becomes failed with
+ * an error saying so, else it goes back to queued. *ids (malloc'd) lists
+ * the failed ones first, then the requeued. 0 or -1. */
+int ndem_db_recover_running(ndem_db *db, long max_attempts, ndem_id **ids, int *failed,
+                            int *requeued);
+/* Inserts a job as it was (ndemd --recover): every field of row. */
+int ndem_db_restore(ndem_db *db, const ndem_job_row *row);
 /* Deletes a finished job and its frame rows: 0 done, 1 unknown, 2 not
  * finished, -1 error. */
 int ndem_db_delete(ndem_db *db, const char *id);

@@ -10,8 +10,10 @@
  * accepting requests, let each worker checkpoint its job and put it back in
  * the queue (one step at most), drain the disk writer, close the streams. */
 #include "app.h"
+#include "jobdir.h"
 #include "log.h"
 #include "origin.h"
+#include "recover.h"
 
 #include <errno.h>
 #ifdef __GLIBC__
@@ -88,10 +90,39 @@ static int host_ok(void *ctx, const char *host)
     return ndem_host_allowed(&app->cfg, host);
 }
 
+/* Jobs still `running` were interrupted by a crash or a kill: back to the
+ * queue, or failed once they were interrupted --max-attempts times (a job
+ * that crashes or hangs the daemon must not do so forever). */
+static int requeue_interrupted(ndem_app *app)
+{
+    ndem_id *ids;
+    int failed, requeued;
+    if (ndem_db_recover_running(app->db, app->cfg.max_attempts, &ids, &failed, &requeued))
+        return -1;
+    for (int i = 0; i < failed + requeued; i++) {
+        ndem_jobdir_sync(app->cfg.data, app->db, ids[i]);
+        if (i < failed)
+            ndem_log("job %s: failed: interrupted %ld time(s) while running; not retried "
+                     "(--max-attempts)",
+                     ids[i], app->cfg.max_attempts);
+    }
+    free(ids);
+    if (requeued > 0) ndem_log("recovery: %d interrupted job(s) back in the queue", requeued);
+    return 0;
+}
+
 static void shutdown_app(ndem_app *app)
 {
     ndem_http_stop(app->http); /* no new work */
-    ndem_pool_stop(app->pool); /* running jobs checkpoint and requeue */
+    /* running jobs checkpoint and requeue; one whose step never ends is
+     * left `running` and counts as interrupted at the next start */
+    int left = ndem_pool_stop(app->pool, app->cfg.stop_timeout);
+    if (left) {
+        ndem_log("ndemd: %d job(s) still in a step after --stop-timeout %g s: exiting without "
+                 "them (interrupted; --max-attempts bounds their retries)",
+                 left, app->cfg.stop_timeout);
+        _exit(1);
+    }
     ndem_store_close(app->store);
     ndem_stream_stop(app->stream);
     ndem_db_close(app->db);
@@ -136,9 +167,27 @@ int main(int argc, char **argv)
         return 1;
     }
     snprintf(path, sizeof path, "%s/ndem.db", app.cfg.data);
-    if (!(app.db = ndem_db_open(path, err, sizeof err))) goto fail;
-    int requeued = ndem_db_requeue_running(app.db);
-    if (requeued > 0) ndem_log("recovery: %d interrupted job(s) back in the queue", requeued);
+    if (app.cfg.recover ? ndem_recover_rebuild(app.cfg.data, err, sizeof err)
+                        : ndem_recover_check_lost(app.cfg.data, err, sizeof err))
+        goto fail;
+    int damaged = 0;
+    if (!(app.db = ndem_db_open(path, &damaged, err, sizeof err))) {
+        if (damaged) {
+            fprintf(stderr,
+                    "ndemd: %s. Nothing was changed; start once with --recover to move it aside "
+                    "and rebuild the job index from the job directories\n",
+                    err);
+            close(lock);
+            return 1;
+        }
+        goto fail;
+    }
+    if (requeue_interrupted(&app)) {
+        snprintf(err, sizeof err, "cannot put interrupted jobs back in the queue (see the log)");
+        goto fail;
+    }
+    if (ndem_recover_backfill(app.cfg.data, app.db))
+        ndem_log("recover: cannot list the jobs to complete their directories");
     if (!(app.store = ndem_store_open(app.cfg.data, app.db, err, sizeof err))) goto fail;
     ndem_store_sweep(app.store);
     if (!(app.health = ndem_health_create(app.cfg.data, app.cfg.min_free))) {

@@ -9,6 +9,7 @@
 #include "embedded.h"
 #include "frame_json.h"
 #include "job.h"
+#include "jobdir.h"
 #include "log.h"
 #include "series.h"
 
@@ -169,8 +170,18 @@ static void post_job(void *ctx, ndem_request *req)
         ndem_http_problem(req, 500, NULL, "out of memory or randomness");
         return;
     }
+    /* the directory first: a job in the index always has its record on disk */
+    snprintf(row.status, sizeof row.status, "queued");
+    if (ndem_jobdir_create(app->cfg.data, &row)) {
+        ndem_log("job %s: cannot write its directory: %s", row.id, strerror(errno));
+        free(row.document);
+        ndem_store_remove(app->store, row.id);
+        ndem_http_problem(req, 500, NULL, "cannot write the job's directory");
+        return;
+    }
     int rc = ndem_db_insert(app->db, &row, app->cfg.max_queued);
     free(row.document);
+    if (rc) ndem_store_remove(app->store, row.id);
     if (rc == 1) {
         req->retry_after = 10;
         ndem_http_problem(req, 503, NULL, "%ld jobs are queued already (--max-queued); try later",
@@ -288,7 +299,22 @@ static void delete_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
     const char *id = req->params[0];
-    int rc = valid_id(id) ? ndem_db_delete(app->db, id) : 1;
+    ndem_job_row row;
+    int rc = valid_id(id) ? ndem_db_get(app->db, id, &row) : 1;
+    if (rc == 0) {
+        rc = ndem_job_row_finished(&row) ? 0 : 2;
+        ndem_job_row_free(&row);
+    }
+    /* The tombstone before anything is removed: it is the only mark that
+     * lets start-up finish an interrupted delete; without it a directory is
+     * a job to recover, never waste. */
+    if (rc == 0 && ndem_jobdir_tombstone(app->cfg.data, id, 1)) {
+        ndem_log("job %s: cannot write its tombstone: %s", id, strerror(errno));
+        rc = -1;
+    } else if (rc == 0) {
+        rc = ndem_db_delete(app->db, id);
+        if (rc) ndem_jobdir_tombstone(app->cfg.data, id, 0);
+    }
     if (rc == 0) {
         if (ndem_store_remove(app->store, id))
             ndem_log("job %s: could not remove all its files", id);
@@ -539,10 +565,34 @@ static void health(void *ctx, ndem_request *req)
     int ok = ndem_db_count_by_status(app->db, counts) == 0;
     ndem_pool_stats ps;
     ndem_pool_stats_get(app->pool, &ps);
+    /* each worker: its job and how long since that job's last step */
+    ndem_worker_state *ws = calloc((size_t)ps.workers, sizeof *ws);
+    int nw = ws ? ndem_pool_workers(app->pool, ws, ps.workers) : 0;
+    cJSON *states = cJSON_CreateArray();
+    long stuck = 0;
+    for (int i = 0; i < nw; i++) {
+        cJSON *w = cJSON_CreateObject();
+        cJSON_AddNumberToObject(w, "worker", i);
+        if (ws[i].job[0]) {
+            cJSON_AddStringToObject(w, "job", ws[i].job);
+            cJSON_AddNumberToObject(w, "seconds_since_step", ws[i].idle_seconds);
+        } else {
+            cJSON_AddNullToObject(w, "job");
+            cJSON_AddNullToObject(w, "seconds_since_step");
+        }
+        cJSON_AddBoolToObject(w, "stuck", ws[i].stuck);
+        stuck += ws[i].stuck;
+        cJSON_AddItemToArray(states, w);
+    }
+    free(ws);
     cJSON *o = cJSON_CreateObject(), *problems = cJSON_CreateArray();
     if (!ok) cJSON_AddItemToArray(problems, cJSON_CreateString("the job database cannot be read"));
     if (ndem_health_storage(app->health, app->db, app->store, o, problems)) ok = 0;
-    cJSON_AddStringToObject(o, "status", ok ? "ok" : "degraded");
+    if (stuck)
+        cJSON_AddItemToArray(problems, cJSON_CreateString("a worker made no step for longer than "
+                                                          "--stuck-after (see worker_states)"));
+    /* storage or database problems outrank a stuck worker */
+    cJSON_AddStringToObject(o, "status", !ok ? "degraded" : stuck ? "stuck" : "ok");
     cJSON_AddItemToObject(o, "problems", problems);
     cJSON_AddStringToObject(o, "version", "0.1.0");
     cJSON_AddNumberToObject(o, "uptime_seconds", ndem_mono() - app->started);
@@ -550,7 +600,9 @@ static void health(void *ctx, ndem_request *req)
     cJSON_AddNumberToObject(o, "running", (double)counts[1]);
     cJSON_AddNumberToObject(o, "workers", (double)ps.workers);
     cJSON_AddNumberToObject(o, "stream_clients", (double)ndem_stream_clients(app->stream));
-    reply_json(req, ok ? 200 : 503, o);
+    cJSON_AddNumberToObject(o, "stuck_workers", (double)stuck);
+    cJSON_AddItemToObject(o, "worker_states", states);
+    reply_json(req, ok && !stuck ? 200 : 503, o);
 }
 
 static void openapi(void *ctx, ndem_request *req)

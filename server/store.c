@@ -24,6 +24,7 @@
 #include "store_priv.h"
 
 #include "frame_bin.h"
+#include "jobdir.h"
 #include "series.h"
 #include "log.h"
 
@@ -623,10 +624,17 @@ int ndem_store_sweep(ndem_store *s)
     int removed = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (strlen(e->d_name) != NDEM_ID_LEN) continue;
+        /* only a tombstone (written by DELETE) lets files go: a directory
+         * the database does not know is a job to recover */
+        if (strlen(e->d_name) != NDEM_ID_LEN || !ndem_jobdir_tombstoned(s->root, e->d_name))
+            continue;
         ndem_job_row row;
         int rc = ndem_db_get(s->db, e->d_name, &row);
-        if (rc == 0) ndem_job_row_free(&row);
+        if (rc == 0) {
+            /* the delete stopped before its rows went: it never happened */
+            ndem_job_row_free(&row);
+            ndem_jobdir_tombstone(s->root, e->d_name, 0);
+        }
         if (rc == 1 && ndem_store_remove(s, e->d_name) == 0) {
             ndem_log("job %s: removed files left by an interrupted delete", e->d_name);
             removed++;

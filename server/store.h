@@ -71,8 +71,10 @@ int ndem_store_read_series(ndem_store *s, const char *id, char **text, size_t *l
 int ndem_store_decode_frame(const void *buf, size_t len, ndem_frame *f, long *index);
 /* Removes DATA/jobs/<id> and everything in it. */
 int ndem_store_remove(ndem_store *s, const char *id);
-/* Start-up: removes job directories whose job is gone (a delete removes
- * the rows first, then the files). The number removed. */
+/* Start-up: removes job directories that carry a DELETE's tombstone and
+ * whose job is gone (an interrupted delete); clears a tombstone whose job
+ * is still there. Never removes an untombstoned directory. The number
+ * removed. */
 int ndem_store_sweep(ndem_store *s);
 
 #endif

@@ -2,7 +2,7 @@
  * queued job (an atomic claim in SQLite, so no job ever runs twice at once)
  * and running it to its end with --threads OpenMP threads.
  *
- * A worker's loop mirrors `ndem run` (cli/ndem.c): a frame at t = 0 and at
+ * A worker runs the loop of `ndem run` (api/run.c, shared): a frame at t = 0 and at
  * every output.frame_interval of simulated time, a series row per step.
  * Around it the daemon's concerns, each on its own wall-clock cadence:
  * progress into SQLite and onto the stream (--progress-interval), and a
@@ -15,9 +15,12 @@
  * state bit for bit, and the store cuts frames and series back to what they
  * were at that step, so a resumed job ends with exactly the files of an
  * uninterrupted run. Without a usable checkpoint it starts from zero. */
+#define _GNU_SOURCE /* pthread_timedjoin_np */
 #include "worker.h"
 
 #include "job.h"
+#include "jobdir.h"
+#include "run.h"
 #include "series.h"
 #include "log.h"
 
@@ -38,7 +41,8 @@ typedef struct worker {
     int started;
     char id[NDEM_ID_LEN + 1]; /* the running job, "" when idle (pool lock) */
     atomic_int cancel;
-    _Atomic double rate; /* steps per second of the running job */
+    _Atomic double rate;      /* steps per second of the running job */
+    _Atomic double last_step; /* ndem_mono() of its last step (or of the claim) */
 } worker;
 
 struct ndem_pool {
@@ -65,6 +69,8 @@ typedef struct run {
     long total;
     char *series;
     size_t series_len, series_cap;
+    double t0, next_progress, next_checkpoint, rate_t; /* wall clock (ndem_mono) */
+    long rate_steps;
 } run;
 
 static void series_flush(run *r)
@@ -168,6 +174,11 @@ static void finish(run *r, const char *status, const char *error, double wall)
     }
     ndem_progress pr = progress_of(r, wall);
     ndem_db_finish(p->db, id, status, error, &pr);
+    /* from here on a cancel finds the job finished (409), not running */
+    pthread_mutex_lock(&p->lock);
+    r->w->id[0] = 0;
+    pthread_mutex_unlock(&p->lock);
+    ndem_jobdir_sync(p->cfg->data, p->db, id);
     if (r->sim) publish_progress(r, &pr);
     publish_status(p, id, status, error);
     ndem_log("job %s: %s at step %ld/%ld (%.2f s wall)%s%s", id, status, pr.step, pr.steps_total,
@@ -220,6 +231,62 @@ static int start_sim(run *r, char *err, size_t err_len)
     return 0;
 }
 
+/* ---- the hooks of the shared run loop (api/run.h) ---- */
+enum { RUN_CANCELLED = 1, RUN_STOPPING = 2, RUN_OUTPUT_FAILED = 3 };
+
+/* Read before every step, so a cancel or a shutdown takes one step at most. */
+static int run_stop(void *ctx)
+{
+    run *r = ctx;
+    char why[8];
+    if (atomic_load(&r->w->cancel)) return RUN_CANCELLED;
+    /* a write failed or the output passed its budget: stop at once */
+    if (ndem_store_error(r->w->pool->store, r->row->id, why, sizeof why)) return RUN_OUTPUT_FAILED;
+    if (atomic_load(&r->w->pool->stopping)) return RUN_STOPPING;
+    return 0;
+}
+
+static int run_row(void *ctx, const ndem_step_stats *s)
+{
+    run *r = ctx;
+    atomic_fetch_add(&r->w->pool->steps_total, 1);
+    series_append(r, s);
+    return 0;
+}
+
+static int run_frame(void *ctx, ndem_sim *sim)
+{
+    run *r = ctx;
+    series_flush(r);
+    emit_frame(r);
+    return 0;
+}
+
+/* Progress and checkpoints, each on its own wall-clock cadence. */
+static int run_tick(void *ctx, ndem_sim *sim)
+{
+    run *r = ctx;
+    ndem_pool *p = r->w->pool;
+    const ndem_step_stats *s = ndem_sim_stats(sim);
+    double now = ndem_mono();
+    atomic_store(&r->w->last_step, now);
+    if (now >= r->next_progress) {
+        r->next_progress = now + p->cfg->progress_interval;
+        ndem_progress pr = progress_of(r, now - r->t0);
+        series_flush(r);
+        ndem_store_progress(p->store, r->row->id, &pr);
+        publish_progress(r, &pr);
+        if (now > r->rate_t) r->w->rate = (double)(s->step - r->rate_steps) / (now - r->rate_t);
+        r->rate_steps = s->step;
+        r->rate_t = now;
+    }
+    if (now >= r->next_checkpoint && s->step < r->total) {
+        checkpoint(r);
+        r->next_checkpoint = now + p->cfg->checkpoint_interval;
+    }
+    return 0;
+}
+
 static void run_job(worker *w, const ndem_job_row *row)
 {
     ndem_pool *p = w->pool;
@@ -246,63 +313,35 @@ static void run_job(worker *w, const ndem_job_row *row)
         goto out;
     }
     r.total = ndem_sim_total_steps(r.sim);
-    double h = r.job->scene.solver.time_step, interval = r.job->output.frame_interval;
-    double next_progress = 0, next_checkpoint = t0 + p->cfg->checkpoint_interval;
-    long rate_steps = ndem_sim_stats(r.sim)->step;
-    double rate_t = t0;
+    r.t0 = t0;
+    r.next_progress = 0;
+    r.next_checkpoint = t0 + p->cfg->checkpoint_interval;
+    r.rate_steps = ndem_sim_stats(r.sim)->step;
+    r.rate_t = t0;
+    ndem_run_hooks hooks = {&r, run_stop, run_row, run_frame, run_tick};
+    int end = ndem_run_loop(r.sim, r.job->scene.solver.time_step, r.job->output.frame_interval,
+                            &r.resume.next_frame, &hooks);
     const char *status = "succeeded";
     const char *error = NULL;
-    while (ndem_sim_stats(r.sim)->step < r.total) {
-        if (atomic_load(&w->cancel)) {
-            status = "cancelled";
-            break;
-        }
-        if (ndem_store_error(p->store, row->id, err, sizeof err)) {
-            status = "failed"; /* a write failed or the output passed its budget */
-            error = err;
-            break;
-        }
-        if (atomic_load(&p->stopping)) {
-            checkpoint(&r);
-            status = "queued";
-            break;
-        }
-        ndem_status st = ndem_sim_step(r.sim);
-        const ndem_step_stats *s = ndem_sim_stats(r.sim);
-        if (st != NDEM_OK) {
-            const char *why = ndem_sim_error(r.sim);
-            why = why && why[0] ? why : "the engine gave no reason";
-            if (strstr(why, "step"))
-                snprintf(err, sizeof err, "%s", why);
-            else
-                snprintf(err, sizeof err, "%s (step %ld)", why, s->step + 1);
-            status = "failed";
-            error = err;
-            break;
-        }
-        atomic_fetch_add(&p->steps_total, 1);
-        series_append(&r, s);
-        if (s->time >= r.resume.next_frame - 0.5 * h || s->step == r.total) {
-            series_flush(&r);
-            emit_frame(&r);
-            while (r.resume.next_frame <= s->time + 0.5 * h)
-                r.resume.next_frame += interval;
-        }
-        double now = ndem_mono();
-        if (now >= next_progress) {
-            next_progress = now + p->cfg->progress_interval;
-            ndem_progress pr = progress_of(&r, now - t0);
-            series_flush(&r);
-            ndem_store_progress(p->store, row->id, &pr);
-            publish_progress(&r, &pr);
-            if (now > rate_t) w->rate = (double)(s->step - rate_steps) / (now - rate_t);
-            rate_steps = s->step;
-            rate_t = now;
-        }
-        if (now >= next_checkpoint && s->step < r.total) {
-            checkpoint(&r);
-            next_checkpoint = now + p->cfg->checkpoint_interval;
-        }
+    if (end == RUN_CANCELLED) {
+        status = "cancelled";
+    } else if (end == RUN_OUTPUT_FAILED) {
+        ndem_store_error(p->store, row->id, err, sizeof err);
+        status = "failed"; /* a write failed or the output passed its budget */
+        error = err;
+    } else if (end == RUN_STOPPING) {
+        checkpoint(&r);
+        status = "queued";
+    } else if (end != NDEM_RUN_DONE) {
+        const char *why = ndem_sim_error(r.sim);
+        long step = ndem_sim_stats(r.sim)->step;
+        why = why && why[0] ? why : "the engine gave no reason";
+        if (strstr(why, "step"))
+            snprintf(err, sizeof err, "%s", why);
+        else
+            snprintf(err, sizeof err, "%s (step %ld)", why, step + 1);
+        status = "failed";
+        error = err;
     }
     finish(&r, status, error, ndem_mono() - t0);
 out:
@@ -326,7 +365,9 @@ static void *worker_main(void *arg)
         if (rc == 0) {
             memcpy(w->id, row.id, sizeof w->id);
             atomic_store(&w->cancel, 0);
+            atomic_store(&w->last_step, ndem_mono());
             pthread_mutex_unlock(&p->lock);
+            ndem_jobdir_sync(p->cfg->data, p->db, row.id);
             run_job(w, &row);
             ndem_job_row_free(&row);
             pthread_mutex_lock(&p->lock);
@@ -366,7 +407,7 @@ ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *stor
         ws[i].pool = p;
         if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i])) {
             snprintf(err, err_len, "cannot start worker %ld", i);
-            ndem_pool_stop(p);
+            ndem_pool_stop(p, 1e9);
             return NULL;
         }
         ws[i].started = 1;
@@ -387,6 +428,7 @@ int ndem_pool_cancel(ndem_pool *p, const char *id)
     int rc = ndem_db_cancel_queued(p->db, id);
     if (rc == 1) {
         rc = NDEM_CANCEL_QUEUED;
+        ndem_jobdir_sync(p->cfg->data, p->db, id);
     } else if (rc == 0) {
         rc = NDEM_CANCEL_UNKNOWN;
         for (long i = 0; i < p->count; i++)
@@ -409,19 +451,35 @@ int ndem_pool_cancel(ndem_pool *p, const char *id)
     return rc;
 }
 
-void ndem_pool_stop(ndem_pool *p)
+int ndem_pool_stop(ndem_pool *p, double timeout)
 {
-    if (!p) return;
+    if (!p) return 0;
     pthread_mutex_lock(&p->lock);
     atomic_store(&p->stopping, 1);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
-    for (long i = 0; i < p->count; i++)
-        if (p->workers[i].started) pthread_join(p->workers[i].thread, NULL);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)timeout;
+    until.tv_nsec += (long)((timeout - (double)(time_t)timeout) * 1e9);
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    int left = 0;
+    for (long i = 0; i < p->count; i++) {
+        if (!p->workers[i].started || !pthread_timedjoin_np(p->workers[i].thread, NULL, &until))
+            continue;
+        /* a step that does not end: this worker cannot checkpoint */
+        pthread_mutex_lock(&p->lock);
+        ndem_log("worker %ld: job %s did not stop within %g s", i,
+                 p->workers[i].id[0] ? p->workers[i].id : "(none)", timeout);
+        pthread_mutex_unlock(&p->lock);
+        left++;
+    }
+    if (left) return left; /* the pool stays: its threads still use it */
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->wake);
     free(p->workers);
     free(p);
+    return 0;
 }
 
 void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out)
@@ -436,4 +494,22 @@ void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out)
             out->steps_per_second += p->workers[i].rate;
         }
     pthread_mutex_unlock(&p->lock);
+}
+
+int ndem_pool_workers(ndem_pool *p, ndem_worker_state *out, long max)
+{
+    double now = ndem_mono();
+    long n = 0;
+    pthread_mutex_lock(&p->lock);
+    for (long i = 0; i < p->count && n < max; i++, n++) {
+        ndem_worker_state *ws = &out[n];
+        memset(ws, 0, sizeof *ws);
+        memcpy(ws->job, p->workers[i].id, sizeof ws->job);
+        if (ws->job[0]) {
+            ws->idle_seconds = now - atomic_load(&p->workers[i].last_step);
+            ws->stuck = ws->idle_seconds > p->cfg->stuck_after;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return (int)n;
 }

@@ -19,8 +19,10 @@ enum { NDEM_CANCEL_QUEUED, NDEM_CANCEL_RUNNING, NDEM_CANCEL_FINISHED, NDEM_CANCE
  * after the current step. NDEM_CANCEL_* or -1 on a database error. */
 int ndem_pool_cancel(ndem_pool *p, const char *id);
 
-/* Stops taking jobs; running jobs checkpoint and go back to the queue. */
-void ndem_pool_stop(ndem_pool *p);
+/* Stops taking jobs; running jobs checkpoint and go back to the queue.
+ * Waits up to timeout seconds for the workers: the number still in a step
+ * then (the pool is left allocated, since they still use it), else 0. */
+int ndem_pool_stop(ndem_pool *p, double timeout);
 
 typedef struct ndem_pool_stats {
     long workers, busy;
@@ -28,5 +30,14 @@ typedef struct ndem_pool_stats {
     double steps_per_second; /* summed over running jobs, recent */
 } ndem_pool_stats;
 void ndem_pool_stats_get(ndem_pool *p, ndem_pool_stats *out);
+
+/* One worker as /health shows it. */
+typedef struct ndem_worker_state {
+    char job[NDEM_ID_LEN + 1]; /* "" when idle */
+    double idle_seconds;       /* wall seconds since its job's last step (or its claim) */
+    int stuck;                 /* a job, and no step for longer than --stuck-after */
+} ndem_worker_state;
+/* Fills up to max states, one per worker; the number filled. */
+int ndem_pool_workers(ndem_pool *p, ndem_worker_state *out, long max);
 
 #endif

@@ -71,5 +71,13 @@ check "frame CRC is set" test "$(od -An -tu4 -j40 -N4 "$tmp/out/frames/000004.nd
 check "series header ends with crc32c" grep -q ',crc32c$' "$tmp/out/series.csv"
 check "a series row ends with 8 hex digits" grep -qE '^200,.*,[0-9a-f]{8}$' "$tmp/out/series.csv"
 
+# A frame interval below the time step is refused with its pointer (issue 12:
+# 1e-300 used to spin the frame schedule forever); bounded by timeout.
+sed 's/"frame_interval": 0.05/"frame_interval": 1e-300/' "$tmp/drop.json" > "$tmp/tiny.json"
+timeout 60 "$bin" run "$tmp/tiny.json" --out "$tmp/tiny" > /dev/null 2> "$tmp/tiny.err"
+check "frame_interval 1e-300 exits 3" test $? -eq 3
+check "frame_interval error names its pointer" grep -q "/output/frame_interval: .*time step" \
+  "$tmp/tiny.err"
+
 echo "cli: $fails failed"
 [ "$fails" -eq 0 ]

@@ -626,10 +626,13 @@ START_TEST(sigterm_checkpoints_and_resumes)
     int st = td_signal(&d, SIGTERM, 10);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "ndemd did not exit cleanly");
     ck_assert(td_now() - t0 < 5);
-    /* files of a job whose delete was interrupted are swept at start-up */
-    char orphan[400];
+    /* files of a job whose delete was interrupted (its tombstone written)
+     * are swept at start-up */
+    char orphan[400], tomb[500];
     snprintf(orphan, sizeof orphan, "%s/var/jobs/00000000deadbeef", d.dir);
     ck_assert_int_eq(mkdir(orphan, 0755), 0);
+    snprintf(tomb, sizeof tomb, "%s/.deleted", orphan);
+    fclose(fopen(tomb, "w"));
     td_spawn(&d);
     struct stat sb;
     ck_assert_int_ne(stat(orphan, &sb), 0);

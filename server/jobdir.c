@@ -1,0 +1,243 @@
+/* jobdir.c - the part of a job's record that lives beside its output, so a
+ * lost or damaged database never loses a job (ndemd --recover rebuilds the
+ * index from it):
+ *
+ *   job.json     the normalized document, written once when it is accepted
+ *   status.json  status, times, attempts, error and the last recorded
+ *                progress, rewritten at every transition
+ *   .deleted     the tombstone a DELETE writes before it removes anything
+ *
+ * Each file is written atomically (temporary file, fsync, rename, fsync of
+ * the directory), so a crash leaves the old version or the new one. The
+ * start-up sweep removes a directory only when it carries a tombstone:
+ * a directory the database does not know is a job to recover, not waste. */
+#include "jobdir.h"
+
+#include "job.h"
+#include "log.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TOMBSTONE ".deleted"
+
+static void path_of(const char *data, const char *id, const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/jobs/%s%s%s", data, id, name[0] ? "/" : "", name);
+}
+
+int ndem_jobdir_is_id(const char *name)
+{
+    if (strlen(name) != NDEM_ID_LEN) return 0;
+    for (const char *p = name; *p; p++)
+        if (!isxdigit((unsigned char)*p) || isupper((unsigned char)*p)) return 0;
+    return 1;
+}
+
+static int fsync_dir_of(const char *path)
+{
+    char dir[1300];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+static int write_atomic(const char *path, const char *text)
+{
+    char tmp[1300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    size_t len = strlen(text), done = 0;
+    int rc = 0;
+    while (done < len && rc == 0) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            rc = -1;
+        else
+            done += (size_t)n;
+    }
+    if (rc == 0) rc = fsync(fd);
+    if (close(fd)) rc = -1;
+    if (rc == 0) rc = rename(tmp, path);
+    if (rc) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return fsync_dir_of(path);
+}
+
+int ndem_jobdir_save_status(const char *data, const ndem_job_row *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", r->id);
+    cJSON_AddStringToObject(o, "name", r->name);
+    cJSON_AddStringToObject(o, "status", r->status);
+    cJSON_AddNumberToObject(o, "created_us", (double)r->created_us);
+    cJSON_AddNumberToObject(o, "started_us", (double)r->started_us);
+    cJSON_AddNumberToObject(o, "finished_us", (double)r->finished_us);
+    cJSON_AddNumberToObject(o, "attempts", (double)r->attempts);
+    cJSON_AddNumberToObject(o, "interrupted", (double)r->interrupted);
+    if (r->error)
+        cJSON_AddStringToObject(o, "error", r->error);
+    else
+        cJSON_AddNullToObject(o, "error");
+    cJSON_AddNumberToObject(o, "step", (double)r->step);
+    cJSON_AddNumberToObject(o, "steps_total", (double)r->steps_total);
+    cJSON_AddNumberToObject(o, "time", r->time);
+    cJSON_AddNumberToObject(o, "duration", r->duration);
+    cJSON_AddNumberToObject(o, "particles", (double)r->particles);
+    cJSON_AddNumberToObject(o, "contacts", (double)r->contacts);
+    cJSON_AddNumberToObject(o, "kinetic_energy", r->kinetic_energy);
+    cJSON_AddNumberToObject(o, "wall_seconds", r->wall_seconds);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text) {
+        errno = ENOMEM;
+        return -1;
+    }
+    char path[1200];
+    path_of(data, r->id, "status.json", path, sizeof path);
+    int rc = write_atomic(path, text);
+    free(text);
+    return rc;
+}
+
+int ndem_jobdir_create(const char *data, const ndem_job_row *row)
+{
+    char path[1200];
+    path_of(data, row->id, "", path, sizeof path);
+    if (mkdir(path, 0755) && errno != EEXIST) return -1;
+    path_of(data, row->id, "job.json", path, sizeof path);
+    if (write_atomic(path, row->document)) return -1;
+    return ndem_jobdir_save_status(data, row);
+}
+
+void ndem_jobdir_sync(const char *data, ndem_db *db, const char *id)
+{
+    ndem_job_row row;
+    if (ndem_db_get(db, id, &row)) {
+        ndem_log("job %s: cannot read its row to write status.json", id);
+        return;
+    }
+    if (ndem_jobdir_save_status(data, &row))
+        ndem_log("job %s: cannot write status.json: %s", id, strerror(errno));
+    ndem_job_row_free(&row);
+}
+
+/* The directory's entry is what counts (the file is empty): one fsync of
+ * the directory makes it durable before the rows go. */
+int ndem_jobdir_tombstone(const char *data, const char *id, int set)
+{
+    char path[1200];
+    path_of(data, id, TOMBSTONE, path, sizeof path);
+    if (!set) return unlink(path) && errno != ENOENT ? -1 : 0;
+    char dir[1200];
+    path_of(data, id, "", dir, sizeof dir);
+    if (mkdir(dir, 0755) && errno != EEXIST) return -1; /* a job whose files were lost */
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || close(fd)) return -1;
+    return fsync_dir_of(path);
+}
+
+int ndem_jobdir_tombstoned(const char *data, const char *id)
+{
+    char path[1200];
+    path_of(data, id, TOMBSTONE, path, sizeof path);
+    return access(path, F_OK) == 0;
+}
+
+long ndem_jobdir_count(const char *data)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/jobs", data);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    long n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[1200];
+        if (!ndem_jobdir_is_id(e->d_name) || ndem_jobdir_tombstoned(data, e->d_name)) continue;
+        path_of(data, e->d_name, "job.json", path, sizeof path);
+        n += access(path, F_OK) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+int ndem_jobdir_load(const char *data, const char *id, ndem_job_row *row, char *err, size_t err_len)
+{
+    memset(row, 0, sizeof *row);
+    char path[1200];
+    size_t len;
+    path_of(data, id, "job.json", path, sizeof path);
+    char *doc = ndem_read_file(path, &len);
+    if (!doc) {
+        snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    ndem_job *job = NULL;
+    if (ndem_job_parse(doc, len, &job, NULL) != NDEM_JOB_OK) {
+        snprintf(err, err_len, "%s is not a valid job document", path);
+        free(doc);
+        return -1;
+    }
+    snprintf(row->id, sizeof row->id, "%s", id);
+    snprintf(row->name, sizeof row->name, "%s", job->name);
+    row->duration = job->scene.solver.duration;
+    row->steps_total = (long)ceil(job->scene.solver.duration / job->scene.solver.time_step - 1e-9);
+    ndem_job_destroy(job);
+    row->document = doc;
+    snprintf(row->status, sizeof row->status, "queued");
+    path_of(data, id, "status.json", path, sizeof path);
+    char *text = ndem_read_file(path, &len);
+    cJSON *o = text ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    if (!o) {
+        /* accepted, never recorded further: a queued job from its document */
+        struct stat st;
+        path_of(data, id, "job.json", path, sizeof path);
+        row->created_us = stat(path, &st) == 0 ? (int64_t)st.st_mtime * 1000000 : ndem_now_us();
+        return 0;
+    }
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "status");
+    if (cJSON_IsString(s)) snprintf(row->status, sizeof row->status, "%s", s->valuestring);
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    if (cJSON_IsString(e)) row->error = strdup(e->valuestring);
+    row->created_us = (int64_t)num(o, "created_us");
+    row->started_us = (int64_t)num(o, "started_us");
+    row->finished_us = (int64_t)num(o, "finished_us");
+    row->attempts = (long)num(o, "attempts");
+    row->interrupted = (long)num(o, "interrupted");
+    row->step = (long)num(o, "step");
+    if (num(o, "steps_total") > 0) row->steps_total = (long)num(o, "steps_total");
+    row->time = num(o, "time");
+    row->particles = (long)num(o, "particles");
+    row->contacts = (long)num(o, "contacts");
+    row->kinetic_energy = num(o, "kinetic_energy");
+    row->wall_seconds = num(o, "wall_seconds");
+    cJSON_Delete(o);
+    return 0;
+}

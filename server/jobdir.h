@@ -1,0 +1,28 @@
+/* jobdir.h - what a job directory keeps besides its output, so that the
+ * index can be rebuilt from the directories (jobdir.c). */
+#ifndef NDEM_SERVER_JOBDIR_H
+#define NDEM_SERVER_JOBDIR_H
+
+#include "db.h"
+
+/* A new job: DATA/jobs/<id>/ with job.json (row->document) and
+ * status.json. 0, or -1 with errno set. */
+int ndem_jobdir_create(const char *data, const ndem_job_row *row);
+/* Rewrites status.json from the job's row (after every transition). */
+int ndem_jobdir_save_status(const char *data, const ndem_job_row *row);
+/* The same, reading the row first; logs what fails. */
+void ndem_jobdir_sync(const char *data, ndem_db *db, const char *id);
+/* The tombstone DATA/jobs/<id>/.deleted: set (written durably) or cleared.
+ * Only a tombstoned directory may ever be removed by start-up. */
+int ndem_jobdir_tombstone(const char *data, const char *id, int set);
+int ndem_jobdir_tombstoned(const char *data, const char *id);
+/* Directories under DATA/jobs that hold a job.json and no tombstone. */
+long ndem_jobdir_count(const char *data);
+/* A job from its directory: job.json and status.json into row (free with
+ * ndem_job_row_free). 0, or -1 with the reason in err. */
+int ndem_jobdir_load(const char *data, const char *id, ndem_job_row *row, char *err,
+                     size_t err_len);
+/* 1 when name looks like a job directory (NDEM_ID_LEN hex digits). */
+int ndem_jobdir_is_id(const char *name);
+
+#endif

@@ -1,0 +1,121 @@
+/* test_run.c - the run loop shared by `ndem run` and ndemd (api/run.c):
+ * the frame schedule puts frame k at k * interval and ends for any
+ * interval (issue 12: 1e-300 used to spin forever), the stop hook ends a
+ * run before the next step with its own value, and a failing hook ends it
+ * with NDEM_RUN_HOOK after the step it failed in. */
+#include "run.h"
+#include "scene.h"
+#include "testutil.h"
+
+#include <math.h>
+
+typedef struct counter {
+    long rows, frames, ticks, stop_after, fail_frame;
+    double frame_times[64];
+} counter;
+
+static int c_stop(void *ctx)
+{
+    counter *c = ctx;
+    return c->stop_after >= 0 && c->rows >= c->stop_after ? 7 : 0;
+}
+
+static int c_row(void *ctx, const ndem_step_stats *s)
+{
+    ((counter *)ctx)->rows++;
+    return 0;
+}
+
+static int c_frame(void *ctx, ndem_sim *sim)
+{
+    counter *c = ctx;
+    if (c->frames < 64) c->frame_times[c->frames] = ndem_sim_stats(sim)->time;
+    c->frames++;
+    return c->fail_frame >= 0 && c->frames > c->fail_frame ? -1 : 0;
+}
+
+static int c_tick(void *ctx, ndem_sim *sim)
+{
+    ((counter *)ctx)->ticks++;
+    return 0;
+}
+
+static ndem_job *drop_job(double duration)
+{
+    return test_job("{\"scene\": {" TEST_MATERIALS ", \"particles\": [{\"type\": \"list\", "
+                    "\"material\": \"ore\", \"spheres\": [[0, 0, 0.1, 0.01]]}]}, "
+                    "\"solver\": {\"time_step\": 0.001, \"duration\": %g}}",
+                    duration);
+}
+
+START_TEST(next_frame_is_the_next_multiple)
+{
+    const double h = 0.001, dt = 0.05;
+    /* at (or within h/2 of) frame k, the next is frame k + 1 */
+    for (int k = 0; k < 1000; k++) {
+        double t = k * dt;
+        ck_assert_double_eq_tol(ndem_run_next_frame(t, h, dt), (k + 1) * dt, 1e-12 * (k + 1));
+        ck_assert_double_eq_tol(ndem_run_next_frame(t + 0.4 * h, h, dt), (k + 1) * dt,
+                                1e-12 * (k + 1));
+    }
+    /* past frame k by more than h/2 but before k + 1: still k + 1 */
+    ck_assert_double_eq_tol(ndem_run_next_frame(0.0499, h, dt), 0.1, 1e-15);
+    /* any interval ends, and the answer is always ahead of t + h/2 */
+    const double tiny[] = {1e-300, 1e-30, 1e-9, 0.0004999};
+    for (int i = 0; i < 4; i++) {
+        double next = ndem_run_next_frame(3600.0, h, tiny[i]);
+        ck_assert_msg(next > 3600.0 + 0.5 * h, "interval %g: next %.17g", tiny[i], next);
+    }
+}
+END_TEST
+
+START_TEST(loop_writes_frames_at_multiples_and_the_end)
+{
+    ndem_job *job = drop_job(0.2);
+    ndem_sim *sim = test_sim(job);
+    counter c = {.stop_after = -1, .fail_frame = -1};
+    ndem_run_hooks hooks = {&c, c_stop, c_row, c_frame, c_tick};
+    double next = 0.03;
+    ck_assert_int_eq(ndem_run_loop(sim, 0.001, 0.03, &next, &hooks), NDEM_RUN_DONE);
+    ck_assert_int_eq(c.rows, 200);
+    ck_assert_int_eq(c.ticks, 200);
+    /* 0.03, 0.06, ..., 0.18 and the last step at 0.2 */
+    ck_assert_int_eq(c.frames, 7);
+    for (int k = 0; k < 6; k++)
+        ck_assert_double_eq_tol(c.frame_times[k], 0.03 * (k + 1), 1e-9);
+    ck_assert_double_eq_tol(c.frame_times[6], 0.2, 1e-9);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+START_TEST(stop_and_failing_hooks_end_the_run)
+{
+    ndem_job *job = drop_job(1.0);
+    ndem_sim *sim = test_sim(job);
+    counter c = {.stop_after = 25, .fail_frame = -1};
+    ndem_run_hooks hooks = {&c, c_stop, c_row, c_frame, NULL};
+    double next = 0.01;
+    ck_assert_int_eq(ndem_run_loop(sim, 0.001, 0.01, &next, &hooks), 7);
+    ck_assert_int_eq(ndem_sim_stats(sim)->step, 25); /* no step after the stop */
+    /* the schedule carries on where it stood: frame 3 at 0.03 is next */
+    ck_assert_double_eq_tol(next, 0.03, 1e-12);
+    c.stop_after = -1;
+    c.fail_frame = 4;
+    ck_assert_int_eq(ndem_run_loop(sim, 0.001, 0.01, &next, &hooks), NDEM_RUN_HOOK);
+    ck_assert_int_eq(ndem_sim_stats(sim)->step, 50); /* the step of the 5th frame */
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("run");
+    TCase *tc = tcase_create("run");
+    tcase_add_test(tc, next_frame_is_the_next_multiple);
+    tcase_add_test(tc, loop_writes_frames_at_multiples_and_the_end);
+    tcase_add_test(tc, stop_and_failing_hooks_end_the_run);
+    suite_add_tcase(s, tc);
+    return ndem_test_run_suite(s);
+}

@@ -173,10 +173,14 @@ static void post_job(void *ctx, ndem_request *req)
     /* the directory first: a job in the index always has its record on disk */
     snprintf(row.status, sizeof row.status, "queued");
     if (ndem_jobdir_create(app->cfg.data, &row)) {
-        ndem_log("job %s: cannot write its directory: %s", row.id, strerror(errno));
+        /* the disk, not the document: 503 (a full disk frees up when jobs are deleted) */
+        const char *why = strerror(errno);
+        ndem_log("job %s: cannot write its directory: %s", row.id, why);
         free(row.document);
         ndem_store_remove(app->store, row.id);
-        ndem_http_problem(req, 500, NULL, "cannot write the job's directory");
+        req->retry_after = 30;
+        ndem_http_problem(req, 503, NULL,
+                          "cannot write the job's directory: %s (GET /health says more)", why);
         return;
     }
     int rc = ndem_db_insert(app->db, &row, app->cfg.max_queued);

@@ -108,7 +108,8 @@ END_TEST
 START_TEST(cancel_and_sigterm_reach_a_running_job)
 {
     td_daemon d;
-    td_start(&d, "--workers", "1", "--checkpoint-interval", "60", (char *)NULL);
+    /* an endless job: its output would pass the default budget, so none */
+    td_start(&d, "--workers", "1", "--checkpoint-interval", "60", "--max-output", "0", (char *)NULL);
     char a[64], b[64];
     char *doc = td_long_job_doc("endless", 1000, 0.002);
     td_submit(&d, doc, a);

@@ -338,9 +338,19 @@ START_TEST(full_disk_fails_the_job_at_once)
     /* about 19 frames fit (every 5 steps): it stopped far from its 1500 steps */
     ck_assert_int_lt(step, 300);
     free(err);
-    /* the daemon took the next job and answers */
+    /* the daemon answers: a new job cannot be recorded on the full disk (503,
+     * the reason given), and is accepted once the failed job's files are gone */
     doc = td_job_doc("after", 0.05, 0.05);
     td_resp r = td_post_job(&d, doc);
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_msg(r.body && strstr(r.body, "No space left on device"), "%s", r.body);
+    td_resp_free(&r);
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/jobs/%s", a);
+    r = td_http(&d, "DELETE", path, NULL, NULL, 0, NULL);
+    ck_assert_int_eq(r.status, 204);
+    td_resp_free(&r);
+    r = td_post_job(&d, doc);
     ck_assert_int_eq(r.status, 201);
     td_resp_free(&r);
     free(doc);

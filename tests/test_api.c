@@ -23,7 +23,7 @@ static void api_start(void)
 
 static void api_stop(void)
 {
-    td_stop(&api);
+    td_stop_status(&api); /* a bad end fails the suite (td_exit_code) */
 }
 
 static void expect_problem(td_resp *r, long status)
@@ -731,7 +731,7 @@ int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int rc = ndem_test_run_suite(api_suite());
-    td_kill_children();
+    rc = td_exit_code(rc);
     curl_global_cleanup();
     return rc;
 }

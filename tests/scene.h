@@ -62,6 +62,13 @@ static inline void test_step(ndem_sim *sim)
     ck_assert_msg(st == NDEM_OK, "step failed: %s", ndem_sim_error(sim));
 }
 
+/* The current frame (ndem_frame_free); fails the test when it cannot be
+ * copied. */
+static inline void test_frame(const ndem_sim *sim, ndem_frame *f)
+{
+    ck_assert_msg(ndem_sim_copy_frame(sim, f) == 0, "ndem_sim_copy_frame failed");
+}
+
 /* Materials shared by the validation scenes: ore on steel as in seed 003. */
 #define TEST_MATERIALS                                                                             \
     "\"materials\": [{\"name\": \"ore\", \"density\": 2500, \"young_modulus\": 1e7},"            \

@@ -29,7 +29,7 @@ static void collide(const char *model, double e, double h, double *duration, dou
         touching += ndem_sim_stats(sim)->contacts > 0;
     }
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     *duration = (double)touching * h;
     *v_out = f.velocities[3];
     ck_assert_double_lt(fabs(f.velocities[0] + f.velocities[3]), 1e-9); /* momentum */
@@ -114,7 +114,7 @@ static double column_top(ndem_job *job)
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double top = 0;
     for (long i = 0; i < f.count; i++) top = fmax(top, f.positions[3 * i + 2] + f.radii[i]);
     ndem_frame_free(&f);
@@ -210,11 +210,11 @@ static void block_on_incline(double mu, int velocity_friction, double duration, 
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
         if (*t_stop >= 0) continue;
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         if (f.velocities[0] <= 0) *t_stop = f.time;
         ndem_frame_free(&f);
     }
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     *v_end = f.velocities[0];
     ck_assert_double_eq(f.angular_velocities[1], 0); /* locked */
     ndem_frame_free(&f);
@@ -276,7 +276,7 @@ static double vdw_measured(double gap, double *closed)
     ndem_sim *sim = test_sim(job);
     test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double m = rho * 4.0 / 3.0 * M_PI * r * r * r, h = job->scene.solver.time_step;
     double force = f.velocities[0] * m / h;
     ck_assert_double_eq(f.velocities[0], -f.velocities[3]);
@@ -329,7 +329,7 @@ static double spinning_pair_doc(const char *bonded, const char *max_force, const
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double d[3], dv[3], cr[3];
     for (int q = 0; q < 3; q++) {
         d[q] = f.positions[3 + q] - f.positions[q];
@@ -401,14 +401,14 @@ START_TEST(linear_energy_balance_in_a_settling_bed)
         rho);
     ndem_sim *sim = test_sim(job);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double e0 = mechanical_energy(&f, rho, g), worst = 0, dissipated = 0;
     ndem_frame_free(&f);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
         if (i % 500) continue;
         const ndem_step_stats *s = ndem_sim_stats(sim);
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double e = mechanical_energy(&f, rho, g) + s->elastic_energy + s->dissipated_energy;
         ndem_frame_free(&f);
         worst = fmax(worst, fabs(e - e0) / e0);
@@ -436,7 +436,7 @@ START_TEST(elastic6_conserves_energy)
         rho);
     ndem_sim *sim = test_sim(job);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double e0 = mechanical_energy(&f, rho, 0), worst = 0;
     ndem_frame_free(&f);
     long touching = 0;
@@ -444,7 +444,7 @@ START_TEST(elastic6_conserves_energy)
         test_step(sim);
         const ndem_step_stats *s = ndem_sim_stats(sim);
         touching += s->contacts > 0;
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double e = mechanical_energy(&f, rho, 0) + s->elastic_energy;
         ndem_frame_free(&f);
         worst = fmax(worst, fabs(e - e0) / e0);
@@ -479,7 +479,7 @@ START_TEST(luding_static_to_dynamic)
     ndem_frame f;
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double t = f.time, v = f.velocities[0];
         if (t_break < 0 && v > 1e-4) t_break = t;
         if (t_break < 0) x_before = f.positions[0];

@@ -13,8 +13,6 @@ cd "$(dirname "$0")/.."
 # The suites check results, not speed. Passive waiting keeps OpenMP barriers
 # cheap when a test asks for more threads than the machine has cores.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
-# each case is named as it finishes, so a hung suite's output shows where
-export CK_VERBOSITY=${CK_VERBOSITY:-verbose}
 # logs of daemons that exited badly are kept here (tests/daemon.h)
 export NDEM_TEST_LOGS=${NDEM_TEST_LOGS:-$PWD/build/test-logs}
 # Seconds per suite: about four times what each takes under the sanitizers

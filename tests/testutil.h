@@ -9,7 +9,7 @@
 /* Runs one suite, prints Check's summary, returns the process exit code.
  * No fork: the daemon suites keep one daemon across cases in the parent
  * (tests/run_all.sh bounds every suite instead of tcase_set_timeout).
- * CK_VERBOSITY=verbose (run_all.sh) names each case as it ends. */
+ * CK_VERBOSITY=verbose lists every case with its result. */
 static inline int ndem_test_run_suite(Suite *s)
 {
     SRunner *sr = srunner_create(s);

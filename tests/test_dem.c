@@ -136,10 +136,15 @@ START_TEST(hertz_column_matches_ndem)
     dem->scene.solver.time_step = 0.1 * ndem_dem_stable_step(&dem->scene);
     dem->scene.solver.duration = 4.0;
     double top_dem = column_top(dem);
-    fprintf(stderr, "column: NDEM %.6f m, hertz DEM %.6f m\n", top_ndem, top_dem);
-    ck_assert_double_lt(fabs(top_dem - top_ndem) / top_ndem, 0.01);
-    /* both compress it: neither is the stacked height 25 d */
-    ck_assert_double_lt(top_dem, 25 * 0.013 - 0.003);
+    /* against Hertz itself, as a fraction of the effect (the compression,
+     * about 3.9 mm of the 325 mm stack): smooth DEM's Hertz springs settle to
+     * the Hertz law (1%); NDEM, converged, within 1% too (test_physics) */
+    double theory = hertz_column_height(dem, 25);
+    double stacked = 25 * 2 * dem->scene.generators[0].spheres[3], c = stacked - theory;
+    fprintf(stderr, "column: compression Hertz %.4f mm, NDEM %.4f mm, hertz DEM %.4f mm\n",
+            1e3 * c, 1e3 * (stacked - top_ndem), 1e3 * (stacked - top_dem));
+    ck_assert_double_lt(fabs(top_dem - theory) / c, 0.01);
+    ck_assert_double_lt(fabs(top_dem - top_ndem) / c, 0.02);
     ndem_job_destroy(ndem);
     ndem_job_destroy(dem);
 }
@@ -261,6 +266,16 @@ START_TEST(vdw_force_is_minus_the_potential_slope)
 }
 END_TEST
 
+/* Hamaker's attraction between two equal spheres of radius R, written here
+ * from the potential (not the engine's function): with d = 2R + g,
+ * U(d) = -(A/6) [2R^2/(d^2 - 4R^2) + 2R^2/d^2 + ln((d^2 - 4R^2)/d^2)], and the
+ * attraction is dU/dd. */
+static double hamaker_force(double A, double rad, double g)
+{
+    double d = 2 * rad + g, q = d * d - 4 * rad * rad, R2 = rad * rad;
+    return -A / 6 * (-4 * R2 * d / (q * q) - 4 * R2 / (d * d * d) + 2 * d / q - 2 / d);
+}
+
 /* Two 10 um spheres at rest `gap` apart in zero gravity: after one step each
  * has the velocity F h / m of the closed-form attraction. */
 static double vdw_measured(double gap, double *closed)
@@ -283,7 +298,7 @@ static double vdw_measured(double gap, double *closed)
     ndem_frame_free(&f);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
-    *closed = ndem_vdw_force(A, r, fmax(gap, d0)); /* equal spheres: d* = r */
+    *closed = hamaker_force(A, r, fmax(gap, d0)); /* saturated below d0 */
     return force;
 }
 

@@ -11,24 +11,6 @@ static const double G = 9.81;
 
 /* ---- 1. Column (bench/column-25.json) ---- */
 
-/* Hertz height of a column of n spheres on a plane: each contact carries the
- * weight above it, k delta^(3/2) = load, k = E sqrt(2 d*) / (3 (1 - nu^2)). */
-static double hertz_column_height(const ndem_job *job, int n)
-{
-    const ndem_scene_def *s = &job->scene;
-    double r = s->generators[0].spheres[3];
-    const ndem_material_def *ore = &s->materials[0], *steel = &s->materials[1];
-    double nu = ore->poisson_ratio;
-    double m = ore->density * 4.0 / 3.0 * M_PI * r * r * r, w = m * G;
-    double k_pp = ore->young_modulus * sqrt(2.0 * r) / (3.0 * (1 - nu * nu));
-    double e_w = 2.0 * ore->young_modulus * steel->young_modulus /
-                 (ore->young_modulus + steel->young_modulus);
-    double k_w = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - nu * nu));
-    double h = 2.0 * r * n - pow(n * w / k_w, 2.0 / 3.0);
-    for (int k = 1; k < n; k++) h -= pow((n - k) * w / k_pp, 2.0 / 3.0);
-    return h;
-}
-
 static double run_column(ndem_job *job, int iterations, int warm, int must_rest)
 {
     job->scene.solver.iterations = iterations;
@@ -59,13 +41,20 @@ START_TEST(column_settles_at_hertz_height)
 {
     ndem_job *job = column_job();
     double theory = hertz_column_height(job, 25);
-    /* as the bench scene sets it: 50 warm-started iterations */
+    /* Tolerances are fractions of the effect, the Hertz compression (about
+     * 3.9 mm of 325 mm: 0.5% of the height would be 41% of it). As the bench
+     * scene sets it, 50 warm-started iterations: the warm start's biased
+     * fixed point leaves the compression about 7% off (docs/physics.md),
+     * allowed 10%. */
+    double stacked = 25 * 2 * job->scene.generators[0].spheres[3];
+    double c_theory = stacked - theory;
     double top = run_column(job, job->scene.solver.iterations, 1, 1);
-    ck_assert_double_lt(fabs(top - theory) / theory, 0.005);
-    /* converged (500 cold iterations): the compression itself is Hertz's */
     double top500 = run_column(job, 500, 0, 1);
-    double c_theory = 25 * 0.013 - theory, c_sim = 25 * 0.013 - top500;
-    ck_assert_double_lt(fabs(c_sim - c_theory) / c_theory, 0.01);
+    fprintf(stderr, "column: Hertz compression %.4f mm; 50 warm: %.4f mm, 500 cold: %.4f mm\n",
+            1e3 * c_theory, 1e3 * (stacked - top), 1e3 * (stacked - top500));
+    ck_assert_double_lt(fabs(top - theory) / c_theory, 0.10);
+    /* converged (500 cold iterations): the compression itself is Hertz's, 1% */
+    ck_assert_double_lt(fabs(top500 - theory) / c_theory, 0.01);
     ndem_job_destroy(job);
 }
 END_TEST

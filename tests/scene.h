@@ -72,7 +72,8 @@ static inline void test_frame(const ndem_sim *sim, ndem_frame *f)
 
 /* Hertz height of a column of n spheres (the first generator's radius, the
  * first two materials: spheres and plane) on a plane under the scene's
- * gravity: each contact carries the weight above it, k delta^(3/2) = load, k = E sqrt(2 d*) / (3 (1 - nu^2)). */
+ * gravity: each contact carries the weight above it, k delta^(3/2) = load,
+ * k = E sqrt(2 d*) / (3 (1 - nu^2)). */
 static inline double hertz_column_height(const ndem_job *job, int n)
 {
     const ndem_scene_def *s = &job->scene;

@@ -21,10 +21,8 @@ static void api_start(void)
              "--max-duration", "100", (char *)NULL);
 }
 
-static void api_stop(void)
-{
-    td_stop_status(&api); /* a bad end fails the suite (td_exit_code) */
-}
+/* a bad end fails the suite (td_exit_code) */
+static void api_stop(void) { td_stop_status(&api); }
 
 static void expect_problem(td_resp *r, long status)
 {

@@ -147,8 +147,8 @@ START_TEST(emitter_rate_window_and_max_count)
         ck_assert_msg(fabs((double)n[i] - want) <= 1.0, "after step %ld (t = %.3f): %ld, want %.2f",
                       i, t, n[i], want);
     }
-    ck_assert_int_eq(n[(long)(start / h) - 2], 0);              /* nothing before start */
-    ck_assert_int_eq(n[STEPS - 1], n[(long)(stop / h) + 5]);    /* nothing after stop */
+    ck_assert_int_eq(n[(long)(start / h) - 2], 0);                 /* nothing before start */
+    ck_assert_int_eq(n[STEPS - 1], n[(long)(stop / h) + 5]);       /* nothing after stop */
     ck_assert_int_eq(n[STEPS - 1], (long)(rate * (stop - start))); /* 50 in the window */
     /* max_count cuts it */
     emitted(rate, start, stop, 7, STEPS, n);
@@ -318,8 +318,7 @@ START_TEST(frame_files_read_back)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     /* three spheres in free flight (no gravity, far apart): at frame 1,
      * t = 0.05 s after 5 steps, each is at x0 + v t */
-    static const double x0[3][4] = {
-        {0, 0, 0, 0.01}, {0.5, 0, 0, 0.02}, {0, 0.5, 0.25, 0.005}};
+    static const double x0[3][4] = {{0, 0, 0, 0.01}, {0.5, 0, 0, 0.02}, {0, 0.5, 0.25, 0.005}};
     static const double v[3][3] = {{1, 0, 0}, {0, -2, 0.5}, {0.25, 0.125, -1}};
     snprintf(path, sizeof path, "%s/job.json", dir);
     FILE *f = fopen(path, "w");
@@ -333,8 +332,8 @@ START_TEST(frame_files_read_back)
     fprintf(f, "]}]}, \"solver\": {\"time_step\": 0.01, \"duration\": 0.1}, "
                "\"output\": {\"frame_interval\": 0.05}}");
     fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s' run '%s/job.json' --out '%s/out' --quiet > '%s/log' 2>&1", bin, dir,
-             dir, dir);
+    snprintf(cmd, sizeof cmd, "'%s' run '%s/job.json' --out '%s/out' --quiet > '%s/log' 2>&1", bin,
+             dir, dir, dir);
     ck_assert_int_eq(system(cmd), 0);
 
     const long n = 3;

@@ -141,8 +141,8 @@ START_TEST(hertz_column_matches_ndem)
      * the Hertz law (1%); NDEM, converged, within 1% too (test_physics) */
     double theory = hertz_column_height(dem, 25);
     double stacked = 25 * 2 * dem->scene.generators[0].spheres[3], c = stacked - theory;
-    fprintf(stderr, "column: compression Hertz %.4f mm, NDEM %.4f mm, hertz DEM %.4f mm\n",
-            1e3 * c, 1e3 * (stacked - top_ndem), 1e3 * (stacked - top_dem));
+    fprintf(stderr, "column: compression Hertz %.4f mm, NDEM %.4f mm, hertz DEM %.4f mm\n", 1e3 * c,
+            1e3 * (stacked - top_ndem), 1e3 * (stacked - top_dem));
     ck_assert_double_lt(fabs(top_dem - theory) / c, 0.01);
     ck_assert_double_lt(fabs(top_dem - top_ndem) / c, 0.02);
     ndem_job_destroy(ndem);

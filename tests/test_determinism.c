@@ -88,7 +88,8 @@ static uint64_t method_hash(const char *method, int threads, long steps, long *b
 
 static void check_anchor(const char *what, uint64_t got, uint64_t want)
 {
-    if (getenv("NDEM_PRINT_HASHES")) fprintf(stderr, "%s: 0x%016llxull\n", what, (unsigned long long)got);
+    if (getenv("NDEM_PRINT_HASHES"))
+        fprintf(stderr, "%s: 0x%016llxull\n", what, (unsigned long long)got);
     ck_assert_msg(got == want, "%s: hash 0x%016llx, anchor 0x%016llx", what,
                   (unsigned long long)got, (unsigned long long)want);
 }

@@ -162,10 +162,8 @@ static void stream_start(void)
              (char *)NULL);
 }
 
-static void stream_stop(void)
-{
-    td_stop_status(&sd); /* a bad end fails the suite (td_exit_code) */
-}
+/* a bad end fails the suite (td_exit_code) */
+static void stream_stop(void) { td_stop_status(&sd); }
 
 START_TEST(hello_progress_frames_and_status)
 {

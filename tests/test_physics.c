@@ -308,44 +308,61 @@ END_TEST
 START_TEST(drum_dynamic_angle_of_repose)
 {
     /* A drum turning about +y carries material towards -x at its bottom: the
-     * bed's centre of mass moves to x < 0 and the free surface tilts. */
-    const double R = 0.1, w = 2.0;
+     * bed's centre of mass moves to x < 0, and its direction from the axis
+     * is perpendicular to the free surface, so its angle from the vertical
+     * is the surface's angle. With the seed's ore (friction 0.91, rolling
+     * resistance 0.32, restitution 0.18) seed 003 measures a dynamic angle
+     * of repose of 48-50 degrees in a 40 d drum of 4864 spheres (and ndem 48
+     * in bench/drum.json, docs/physics.md). This drum is 17 d wide with 200
+     * spheres, 8 d deep. One snapshot scatters 2-3 degrees (standard
+     * deviation over the sampled 2 s), the mean of the 40 snapshots about
+     * 1 degree; the small drum's walls and grain count shift it a few
+     * degrees more (measured 53). Allowed: 49 +- 6 degrees for the mean,
+     * 49 +- 12 for every snapshot. */
+    const double R = 0.1, w = 1.0;
     ndem_job *job = test_job(
         "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
-        "{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.6, \"rolling_resistance\": 0.1, "
-        "\"restitution\": 0.2},"
-        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.8, \"rolling_resistance\": 0.1, "
-        "\"restitution\": 0.2}],"
+        "{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.91, \"rolling_resistance\": 0.32, "
+        "\"restitution\": 0.18},"
+        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.91, \"rolling_resistance\": 0.32, "
+        "\"restitution\": 0.18}],"
         "\"geometry\": [{\"type\": \"cylinder\", \"center\": [0,0,0], \"axis\": [0,1,0], "
         "\"radius\": %g, \"length\": 0.05, \"inside\": true, \"angular_velocity\": %g, "
         "\"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"random\", \"min\": [-0.06, -0.018, -0.065], \"max\": "
         "[0.06, 0.018, 0.065], \"count\": 200, \"radius\": {\"values\": [0.006, 0.005]}, "
         "\"material\": \"ore\", \"seed\": 3}]},"
-        "\"solver\": {\"time_step\": 0.002, \"duration\": 2.5, \"iterations\": 30}}",
+        "\"solver\": {\"time_step\": 0.002, \"duration\": 3.5, \"iterations\": 30}}",
         R, w);
     ndem_sim *sim = test_sim(job);
-    double sx = 0, sz = 0;
+    double sum = 0, sx_all = 0, lo = 90, hi = 0;
     int samples = 0;
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
         if (ndem_sim_stats(sim)->time < 1.5 || i % 25) continue;
         ndem_frame f;
         test_frame(sim, &f);
+        double sx = 0, sz = 0;
         for (long k = 0; k < f.count; k++) {
             sx += f.positions[3 * k];
             sz += f.positions[3 * k + 2];
         }
-        samples += (int)f.count;
+        double angle = atan2(-sx, -sz) * 180.0 / M_PI;
+        sum += angle;
+        sx_all += sx / (double)f.count;
+        lo = fmin(lo, angle);
+        hi = fmax(hi, angle);
+        samples++;
         ndem_frame_free(&f);
     }
-    sx /= samples;
-    sz /= samples;
-    double angle = atan2(-sx, -sz) * 180.0 / M_PI;
-    fprintf(stderr, "drum: centre of mass (%.4f, %.4f), %.1f degrees from the vertical\n", sx,
-            sz, angle);
-    ck_assert_double_lt(sx, -0.05 * R);
-    ck_assert_double_gt(angle, 10.0);
+    double mean = sum / samples;
+    fprintf(stderr, "drum: %d snapshots, angle from the vertical %.1f deg (%.1f to %.1f)\n",
+            samples, mean, lo, hi);
+    ck_assert_int_ge(samples, 35);
+    ck_assert_double_lt(sx_all / samples, -0.05 * R); /* against the rotation */
+    ck_assert_double_lt(fabs(mean - 49.0), 6.0);
+    ck_assert_double_gt(lo, 49.0 - 12.0);
+    ck_assert_double_lt(hi, 49.0 + 12.0);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
 }

@@ -158,6 +158,57 @@ START_TEST(emitter_rate_window_and_max_count)
 }
 END_TEST
 
+/* ---- landings slower than the impact velocity ---- */
+
+/* A sphere dropped from 1 cm (landing at 0.44 m/s) onto a plane with
+ * restitution e; impact_velocity <= 0: the automatic 0.02 d / h = 0.8 m/s.
+ * Returns the rebound speed over the landing speed (the rebound taken at
+ * its peak plus the gravity of the step, as in test_physics). */
+static double rebound(double e, double impact_velocity)
+{
+    char iv[64] = "";
+    if (impact_velocity > 0) snprintf(iv, sizeof iv, ", \"impact_velocity\": %g", impact_velocity);
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
+        "\"steel\"], \"restitution\": %g, \"friction\": 0.5}], \"geometry\": [{\"type\": "
+        "\"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], \"material\": \"steel\"}], "
+        "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, 0.02, "
+        "0.01]]}]}, \"solver\": {\"time_step\": 5e-4, \"duration\": 0.1%s}}",
+        e, iv);
+    ndem_sim *sim = test_sim(job);
+    double vmin = 0, vmax_after = 0, h = job->scene.solver.time_step;
+    int bounced = 0;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        ndem_frame f;
+        test_frame(sim, &f);
+        double vz = f.velocities[2];
+        ndem_frame_free(&f);
+        if (!bounced && vz < vmin) vmin = vz;
+        if (vz > 0) bounced = 1;
+        if (bounced && vz > vmax_after) vmax_after = vz;
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    ck_assert_double_lt(fabs(vmin + sqrt(2 * G * 0.01)), 0.02 * sqrt(2 * G * 0.01));
+    return bounced ? (vmax_after + G * h) / -vmin : 0.0;
+}
+
+START_TEST(slow_landings_ignore_restitution)
+{
+    /* below v_imp the continuous stage resolves the landing: its SPOOK
+     * spring-damper sets the rebound (measured 0.27 here; docs/physics.md
+     * said about 0.6), whatever the restitution: the same bits */
+    double low = rebound(0.3, 0), high = rebound(0.9, 0);
+    fprintf(stderr, "slow landing: rebound %.3f (e = 0.3), %.3f (e = 0.9)\n", low, high);
+    ck_assert_double_eq(low, high);
+    ck_assert(low > 0.0 && low < 0.9); /* it bounces, below the elastic e */
+    /* an impact velocity below the landing speed makes it an impact: e */
+    double e = 0.3, r = rebound(e, 0.2);
+    ck_assert_msg(fabs(r - e) / e < 0.02, "impact: rebound %g, e %g", r, e);
+}
+END_TEST
+
 /* ---- moving geometry and solid shapes ---- */
 
 /* Hertz rest overlap of a 10 mm ore sphere on steel under gravity, and
@@ -403,6 +454,7 @@ int main(void)
     tcase_add_test(tc, twisting_resistance_spins_up_at_the_bound);
     tcase_add_test(tc, tolerance_stops_the_sweeps_early);
     tcase_add_test(tc, emitter_rate_window_and_max_count);
+    tcase_add_test(tc, slow_landings_ignore_restitution);
     tcase_add_test(tc, moving_plane_and_box_drag_a_sphere_to_rolling);
     tcase_add_test(tc, solid_box_and_outside_cylinder_carry_a_sphere);
     tcase_add_test(tc, frame_files_read_back);

@@ -164,17 +164,18 @@ END_TEST
  * restitution e; impact_velocity <= 0: the automatic 0.02 d / h = 0.8 m/s.
  * Returns the rebound speed over the landing speed (the rebound taken at
  * its peak plus the gravity of the step, as in test_physics). */
-static double rebound(double e, double impact_velocity)
+static double rebound_with(double e, double impact_velocity, const char *pair_extra,
+                           const char *solver_extra)
 {
     char iv[64] = "";
     if (impact_velocity > 0) snprintf(iv, sizeof iv, ", \"impact_velocity\": %g", impact_velocity);
     ndem_job *job = test_job(
         "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
-        "\"steel\"], \"restitution\": %g, \"friction\": 0.5}], \"geometry\": [{\"type\": "
+        "\"steel\"], \"restitution\": %g, \"friction\": 0.5%s}], \"geometry\": [{\"type\": "
         "\"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], \"material\": \"steel\"}], "
         "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, 0.02, "
-        "0.01]]}]}, \"solver\": {\"time_step\": 5e-4, \"duration\": 0.1%s}}",
-        e, iv);
+        "0.01]]}]}, \"solver\": {\"time_step\": 5e-4, \"duration\": 0.1%s%s}}",
+        e, pair_extra, iv, solver_extra);
     ndem_sim *sim = test_sim(job);
     double vmin = 0, vmax_after = 0, h = job->scene.solver.time_step;
     int bounced = 0;
@@ -194,6 +195,11 @@ static double rebound(double e, double impact_velocity)
     return bounced ? (vmax_after + G * h) / -vmin : 0.0;
 }
 
+static double rebound(double e, double impact_velocity)
+{
+    return rebound_with(e, impact_velocity, "", "");
+}
+
 START_TEST(slow_landings_ignore_restitution)
 {
     /* below v_imp the continuous stage resolves the landing: its SPOOK
@@ -206,6 +212,23 @@ START_TEST(slow_landings_ignore_restitution)
     /* an impact velocity below the landing speed makes it an impact: e */
     double e = 0.3, r = rebound(e, 0.2);
     ck_assert_msg(fabs(r - e) / e < 0.02, "impact: rebound %g, e %g", r, e);
+}
+END_TEST
+
+/* The SPOOK damping time tau_n: a pair's damping_time, else
+ * solver.damping_steps times the step (docs/job.md). The same tau either
+ * way gives the same bits; a longer tau damps the slow landing more. */
+START_TEST(damping_time_and_damping_steps)
+{
+    double steps2 = rebound_with(0.3, 0, "", ", \"damping_steps\": 2");
+    double time2 = rebound_with(0.3, 0, ", \"damping_time\": 1e-3", "");
+    double steps8 = rebound_with(0.3, 0, "", ", \"damping_steps\": 8");
+    double time8 = rebound_with(0.3, 0, ", \"damping_time\": 4e-3", ", \"damping_steps\": 2");
+    fprintf(stderr, "slow landing rebound: tau = 2 h %.3f, 8 h %.3f\n", steps2, steps8);
+    ck_assert_double_eq(steps2, rebound(0.3, 0)); /* 2 is the default */
+    ck_assert_double_eq(steps2, time2);
+    ck_assert_double_eq(steps8, time8);
+    ck_assert_double_lt(steps8, steps2);
 }
 END_TEST
 
@@ -455,6 +478,7 @@ int main(void)
     tcase_add_test(tc, tolerance_stops_the_sweeps_early);
     tcase_add_test(tc, emitter_rate_window_and_max_count);
     tcase_add_test(tc, slow_landings_ignore_restitution);
+    tcase_add_test(tc, damping_time_and_damping_steps);
     tcase_add_test(tc, moving_plane_and_box_drag_a_sphere_to_rolling);
     tcase_add_test(tc, solid_box_and_outside_cylinder_carry_a_sphere);
     tcase_add_test(tc, frame_files_read_back);

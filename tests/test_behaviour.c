@@ -164,18 +164,20 @@ END_TEST
  * restitution e; impact_velocity <= 0: the automatic 0.02 d / h = 0.8 m/s.
  * Returns the rebound speed over the landing speed (the rebound taken at
  * its peak plus the gravity of the step, as in test_physics). */
-static double rebound_with(double e, double impact_velocity, const char *pair_extra,
-                           const char *solver_extra)
+static double rebound_mat(double e, double impact_velocity, const char *mat_extra,
+                          const char *pair_extra, const char *solver_extra)
 {
     char iv[64] = "";
     if (impact_velocity > 0) snprintf(iv, sizeof iv, ", \"impact_velocity\": %g", impact_velocity);
     ndem_job *job = test_job(
-        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
+        "{\"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, "
+        "\"young_modulus\": 1e7%s}, {\"name\": \"steel\", \"density\": 7800, "
+        "\"young_modulus\": 2e11%s}], \"contact_materials\": [{\"materials\": [\"ore\", "
         "\"steel\"], \"restitution\": %g, \"friction\": 0.5%s}], \"geometry\": [{\"type\": "
         "\"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], \"material\": \"steel\"}], "
         "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, 0.02, "
         "0.01]]}]}, \"solver\": {\"time_step\": 5e-4, \"duration\": 0.1%s%s}}",
-        e, pair_extra, iv, solver_extra);
+        mat_extra, mat_extra, e, pair_extra, iv, solver_extra);
     ndem_sim *sim = test_sim(job);
     double vmin = 0, vmax_after = 0, h = job->scene.solver.time_step;
     int bounced = 0;
@@ -193,6 +195,12 @@ static double rebound_with(double e, double impact_velocity, const char *pair_ex
     ndem_job_destroy(job);
     ck_assert_double_lt(fabs(vmin + sqrt(2 * G * 0.01)), 0.02 * sqrt(2 * G * 0.01));
     return bounced ? (vmax_after + G * h) / -vmin : 0.0;
+}
+
+static double rebound_with(double e, double impact_velocity, const char *pair_extra,
+                           const char *solver_extra)
+{
+    return rebound_mat(e, impact_velocity, "", pair_extra, solver_extra);
 }
 
 static double rebound(double e, double impact_velocity)
@@ -229,6 +237,25 @@ START_TEST(damping_time_and_damping_steps)
     ck_assert_double_eq(steps2, time2);
     ck_assert_double_eq(steps8, time8);
     ck_assert_double_lt(steps8, steps2);
+}
+END_TEST
+
+/* Material viscosity eta sets tau_n = max(n_s h, c / e_H), c = 4 (1 - nu^2)
+ * (1 - 2 nu) eta / (15 E nu^2) with the pair's E and nu (docs/physics.md):
+ * eta giving c / e_H = 8 h damps like damping_steps 8; one giving h leaves
+ * the default 2 h. */
+START_TEST(viscosity_sets_the_damping_time)
+{
+    const double h = 5e-4, nu = 0.3, e_h = 1.25, E = 2.0 * 1e7 * 2e11 / (1e7 + 2e11);
+    const double per_tau = 4 * (1 - nu * nu) * (1 - 2 * nu) / (15 * E * nu * nu) / e_h;
+    char mat[64];
+    snprintf(mat, sizeof mat, ", \"viscosity\": %.17g", 8 * h / per_tau);
+    double visc8 = rebound_mat(0.3, 0, mat, "", "");
+    double steps8 = rebound_with(0.3, 0, "", ", \"damping_steps\": 8");
+    fprintf(stderr, "viscosity %s: rebound %.4f, damping_steps 8: %.4f\n", mat + 15, visc8, steps8);
+    ck_assert_double_lt(fabs(visc8 - steps8), 1e-6);
+    snprintf(mat, sizeof mat, ", \"viscosity\": %.17g", h / per_tau);
+    ck_assert_double_eq(rebound_mat(0.3, 0, mat, "", ""), rebound(0.3, 0));
 }
 END_TEST
 
@@ -479,6 +506,7 @@ int main(void)
     tcase_add_test(tc, emitter_rate_window_and_max_count);
     tcase_add_test(tc, slow_landings_ignore_restitution);
     tcase_add_test(tc, damping_time_and_damping_steps);
+    tcase_add_test(tc, viscosity_sets_the_damping_time);
     tcase_add_test(tc, moving_plane_and_box_drag_a_sphere_to_rolling);
     tcase_add_test(tc, solid_box_and_outside_cylinder_carry_a_sphere);
     tcase_add_test(tc, frame_files_read_back);

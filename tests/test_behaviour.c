@@ -271,6 +271,64 @@ static double rest_overlap(void)
     return pow(m * G / k, 2.0 / 3.0);
 }
 
+/* ---- friction compliance ---- */
+
+/* A sphere held on a plane by friction against a sideways gravity g_x
+ * (well inside the friction and rolling bounds): the friction row
+ * v_t + (gamma / h) lambda_t = 0 (docs/physics.md) lets the contact creep at
+ * v_t = gamma f with f = m g_x the friction force; the rolling row adds
+ * gamma f r^2 (1e-4 of it for r = 1 cm). Returns the mean x velocity over the
+ * last 0.1 s of 0.3 s and the force f. */
+static double creep(double gamma, double *f)
+{
+    const double r = 0.01, m = 2500 * 4.0 / 3.0 * M_PI * r * r * r, gx = 0.2 * G;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [%.17g, 0, %.17g], " TEST_MATERIALS
+        ", \"contact_materials\": [{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.8, "
+        "\"rolling_resistance\": 0.8, \"restitution\": 0.2}], \"geometry\": [{\"type\": "
+        "\"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], \"material\": \"steel\"}], "
+        "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, %.17g, "
+        "%g]]}]}, \"solver\": {\"time_step\": 1e-3, \"duration\": 0.3, \"iterations\": 50, "
+        "\"friction_compliance\": %g}}",
+        gx, -G, r - rest_overlap(), r, gamma);
+    ndem_sim *sim = test_sim(job);
+    long n = ndem_sim_total_steps(sim), late = 0;
+    double x0 = 0, t0 = 0, v = 0;
+    for (long i = 0; i < n; i++) {
+        test_step(sim);
+        if (i == n - 101) {
+            ndem_frame fr;
+            test_frame(sim, &fr);
+            x0 = fr.positions[0];
+            t0 = fr.time;
+            ndem_frame_free(&fr);
+            late = 1;
+        }
+    }
+    ck_assert(late);
+    ndem_frame fr;
+    test_frame(sim, &fr);
+    v = (fr.positions[0] - x0) / (fr.time - t0);
+    ndem_frame_free(&fr);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    *f = m * gx;
+    return v;
+}
+
+START_TEST(friction_compliance_sets_the_creep)
+{
+    const double gammas[] = {1e-3, 1e-2};
+    for (int i = 0; i < 2; i++) {
+        double f, v = creep(gammas[i], &f);
+        fprintf(stderr, "friction_compliance %g: creep %.4g m/s, gamma f %.4g m/s\n", gammas[i],
+                v, gammas[i] * f);
+        ck_assert_msg(fabs(v - gammas[i] * f) < 0.02 * gammas[i] * f,
+                      "compliance %g: creep %g m/s, theory %g", gammas[i], v, gammas[i] * f);
+    }
+}
+END_TEST
+
 /* A sphere at rest on a surface that moves along x at u (a plane, or the
  * top face of a solid box): friction drags it until it rolls on the belt,
  * like a sphere launched at -u on a still floor seen from the belt: it
@@ -507,6 +565,7 @@ int main(void)
     tcase_add_test(tc, slow_landings_ignore_restitution);
     tcase_add_test(tc, damping_time_and_damping_steps);
     tcase_add_test(tc, viscosity_sets_the_damping_time);
+    tcase_add_test(tc, friction_compliance_sets_the_creep);
     tcase_add_test(tc, moving_plane_and_box_drag_a_sphere_to_rolling);
     tcase_add_test(tc, solid_box_and_outside_cylinder_carry_a_sphere);
     tcase_add_test(tc, frame_files_read_back);

@@ -321,8 +321,8 @@ START_TEST(friction_compliance_sets_the_creep)
     const double gammas[] = {1e-3, 1e-2};
     for (int i = 0; i < 2; i++) {
         double f, v = creep(gammas[i], &f);
-        fprintf(stderr, "friction_compliance %g: creep %.4g m/s, gamma f %.4g m/s\n", gammas[i],
-                v, gammas[i] * f);
+        fprintf(stderr, "friction_compliance %g: creep %.4g m/s, gamma f %.4g m/s\n", gammas[i], v,
+                gammas[i] * f);
         ck_assert_msg(fabs(v - gammas[i] * f) < 0.02 * gammas[i] * f,
                       "compliance %g: creep %g m/s, theory %g", gammas[i], v, gammas[i] * f);
     }

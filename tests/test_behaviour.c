@@ -261,8 +261,7 @@ END_TEST
 
 /* ---- moving geometry and solid shapes ---- */
 
-/* Hertz rest overlap of a 10 mm ore sphere on steel under gravity, and
- * the sphere's mass. */
+/* Hertz rest overlap of a 10 mm ore sphere on steel under gravity. */
 static double rest_overlap(void)
 {
     const double r = 0.01, m = 2500 * 4.0 / 3.0 * M_PI * r * r * r;

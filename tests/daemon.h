@@ -466,7 +466,7 @@ static inline int td_log_report(const td_daemon *d, char *line, size_t n)
 }
 
 /* Stops the daemon with SIGTERM and checks how it ended: exit status 0 (a
- * leak found at exit makes it 23, a sanitizer error 1) and no sanitizer
+ * leak found at exit or a sanitizer error makes it 1 under ASan) and no sanitizer
  * report anywhere in its log (restarts included). A bad end is counted
  * (td_exit_code), printed, and its log kept; the directory is removed.
  * Returns 1 for a clean end. */

@@ -108,6 +108,13 @@ START_TEST(tolerance_stops_the_sweeps_early)
     /* a tolerance no residual reaches: all sweeps again */
     stack_stats(1e-300, 200, 300, &tight);
     ck_assert_int_eq(tight.iterations, 200);
+    /* the residual is the solve's error: 5 sweeps leave more than 200 */
+    ndem_step_stats few;
+    stack_stats(0.0, 5, 300, &few);
+    double res_few = few.residual_normal + few.residual_friction + few.residual_rolling;
+    fprintf(stderr, "residual after 5 sweeps %.3g, after 200 %.3g\n", res_few, res);
+    ck_assert_int_eq(few.iterations, 5);
+    ck_assert_double_gt(res_few, 10.0 * res);
 }
 END_TEST
 

@@ -145,7 +145,8 @@ START_TEST(solver_variants_give_the_same_bits)
         __builtin_cpu_init();
         int cpu = i == 0 || (i == 1 ? __builtin_cpu_supports("x86-64-v3")
                                     : __builtin_cpu_supports("x86-64-v4"));
-        ck_assert_msg((isa == i) == cpu, "NDEM_ISA=%s: %d (%s)", names[i], isa, err);
+        int built = isa >= 0 || !strstr(err, "not a solver variant"); /* NDEM_NO_CLONES */
+        ck_assert_msg(!built || (isa == i) == cpu, "NDEM_ISA=%s: %d (%s)", names[i], isa, err);
 #endif
         if (isa < 0) {
             fprintf(stderr, "solver variant %s skipped: %s\n", names[i], err);

@@ -21,7 +21,9 @@ RELEASE := -O3 -g
 ifeq ($(NATIVE),1)
 RELEASE := -O3 -march=native -g
 endif
-SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+# float-divide-by-zero: not part of -fsanitize=undefined; a zero divisor in
+# the engine is a bug (inverse masses of geometry are 0, never 1/0).
+SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-divide-by-zero \
            -fno-sanitize-recover=all -DNDEM_CHECKS=1
 LIBS    := -lcjson -lm
 SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread
@@ -41,7 +43,7 @@ REL := $(BUILD)/release$(if $(filter 1,$(NATIVE)),-native)
 SAN := $(BUILD)/asan
 DEPS_STAMP := $(BUILD)/.deps
 
-.PHONY: all deps test run bench lint format fuzz clean check-tests
+.PHONY: all deps test run bench lint format fuzz clean check-tests ci-extra
 
 all: $(REL)/ndem $(REL)/ndemd
 
@@ -93,12 +95,30 @@ $(SAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(SAN)/libndem.a
 
 TEST_BINS := $(TEST_SRC:tests/%.c=$(SAN)/tests/%)
 
-check-tests: $(TEST_BINS) $(SAN)/ndem $(SAN)/ndemd
+# The physics and determinism suites again in the release build (-O3, no
+# sanitizers): its results are claimed bit-identical to the sanitizer build's
+# (the anchor hashes of test_determinism hold in both).
+$(REL)/tests/%: tests/%.c $(wildcard tests/*.h) $(REL)/libndem.a
+	@mkdir -p $(dir $@)
+	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) -Itests $< $(REL)/libndem.a $(LIBS) $(CHECK_LIBS) $(TEST_LIBS) -o $@
 
-# Every Check suite, then the command-line tests, all under the sanitizers.
+REL_TEST_BINS := $(REL)/tests/test_physics $(REL)/tests/test_dem $(REL)/tests/test_determinism
+
+check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndemd
+
+# Every Check suite under the sanitizers, the physics and determinism suites
+# in the release build, then the command-line tests; each bounded in time by
+# tests/run_all.sh.
 test: check-tests web
 	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) NDEM_SHARED=$(abspath ../shared) \
-	  bash tests/run_all.sh $(TEST_BINS)
+	  bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
+
+# What CI runs besides `make test`: the lint and a bounded fuzz pass
+# (CI_FUZZ_SECONDS per target; a finding fails it).
+CI_FUZZ_SECONDS ?= 30
+ci-extra:
+	$(MAKE) lint
+	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
 
 # The daemon with its defaults: http://127.0.0.1:8080, data in ./var.
 run: all web
@@ -124,7 +144,7 @@ lint: | $(DEPS_STAMP)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 --inline-suppr -Icore -Iapi core api cli server
 
-# ---- fuzzing (not part of `make test`) ----
+# ---- fuzzing (not part of `make test`; `make ci-extra` runs it) ----
 # libFuzzer on the job parser for FUZZ_SECONDS, seeded with the standard
 # scenes and the examples; findings are written to $(BUILD)/fuzz/.
 FUZZ         := $(BUILD)/fuzz

@@ -41,7 +41,7 @@ int ndem_contacts_color(ndem_sim *sim)
     ndem_contacts *c = &sim->contacts;
     long n = sim->bodies.count;
     if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(uint64_t))) return -1;
-    memset(c->color_mask, 0, sizeof(uint64_t) * (size_t)n);
+    if (n > 0) memset(c->color_mask, 0, sizeof(uint64_t) * (size_t)n); /* NULL while empty */
     long counts[65] = {0}, geo = 0;
     uint64_t *mask = c->color_mask;
     for (long k = 0; k < c->count; k++) {

@@ -97,6 +97,14 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     sim->solver = def->solver;
     memcpy(sim->gravity, def->gravity, sizeof sim->gravity);
     sim->threads = def->solver.threads > 0 ? def->solver.threads : omp_get_max_threads();
+    /* test switches, read once here so that no step reads the environment */
+    const char *pmin = getenv("NDEM_PARALLEL_MIN");
+    sim->parallel_min = pmin && atol(pmin) > 0 ? atol(pmin) : NDEM_PARALLEL_MIN_DEFAULT;
+    sim->isa = ndem_solver_isa(getenv("NDEM_ISA"), err, err_len);
+    if (sim->isa < 0) {
+        ndem_sim_destroy(sim);
+        return NULL;
+    }
     if (ndem_material_table_init(&sim->materials, def)) goto oom;
     sim->geometry_count = def->geometry_count;
     sim->emitter_count = def->emitter_count;

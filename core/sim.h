@@ -182,6 +182,8 @@ struct ndem_sim {
     ndem_solver_def solver;
     double gravity[3];
     int threads;
+    long parallel_min; /* loops shorter than this run on one thread (NDEM_PARALLEL_MIN) */
+    int isa;           /* the solver sweep's instruction-set variant (NDEM_ISA, solver.c) */
     ndem_material_table materials;
     int geometry_count;
     ndem_geometry_def *geometry; /* moved by their velocity each step */
@@ -211,11 +213,23 @@ struct ndem_sim {
 };
 
 /* Threads for a loop of `work` items: small loops run on one thread, where a
- * barrier would cost more than the work (results are identical anyway). */
+ * barrier would cost more than the work (results are identical anyway). The
+ * bound is 4096 items; tests lower it (NDEM_PARALLEL_MIN, read once at
+ * creation) so that scenes of test size run every loop threaded. */
+#define NDEM_PARALLEL_MIN_DEFAULT 4096
 static inline int ndem_threads_for(const struct ndem_sim *sim, long work)
 {
-    return work < 4096 ? 1 : sim->threads;
+    return work < sim->parallel_min ? 1 : sim->threads;
 }
+
+/* The solver sweep's variant from NDEM_ISA (NULL or "": the best this CPU
+ * runs; "v4", "v3" or "base" force x86-64-v4, x86-64-v3 or baseline code,
+ * so that tests can check that every variant gives the same bits). Returns
+ * the variant (>= 0), or -1 with a message when it is unknown or this CPU
+ * cannot run it. */
+int ndem_solver_isa(const char *name, char *err, size_t err_len);
+/* The variant's name, "v4", "v3" or "base". */
+const char *ndem_solver_isa_name(int isa);
 
 /* External forces of generators (ndem_generator_def.force): v += h F(t) / m
  * on their particles, called once per step by NDEM and smooth DEM. */

@@ -13,6 +13,7 @@
 #include "vec.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,19 +177,79 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual)
     }
 }
 
-/* Compiled for AVX-512, AVX2 and baseline x86-64, picked at load time
- * (glibc ifunc): the same IEEE operations on every path, so the results do
- * not depend on the machine's vector unit. */
+/* Compiled for AVX-512, AVX2 and baseline x86-64: the same IEEE operations
+ * on every path, so the results do not depend on the machine's vector unit.
+ * Explicit copies rather than target_clones, so that NDEM_ISA can force each
+ * one and the tests compare their bits (sim->isa, chosen at creation). */
+#define NDEM_DEFINE_SWEEP(name, ...)                                                               \
+    __VA_ARGS__ static void name(const sweep_ctx *x, stage st, int want_residual)                  \
+    {                                                                                              \
+        if (st == STAGE_CONTINUOUS && want_residual) sweep_stage(x, STAGE_CONTINUOUS, 1);          \
+        else if (st == STAGE_CONTINUOUS) sweep_stage(x, STAGE_CONTINUOUS, 0);                      \
+        else if (st == STAGE_WARM) sweep_stage(x, STAGE_WARM, 0);                                  \
+        else sweep_stage(x, STAGE_IMPACT, 0);                                                      \
+    }
+NDEM_DEFINE_SWEEP(sweep_base)
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(NDEM_NO_CLONES)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-static void
-sweep(const sweep_ctx *x, stage st, int want_residual)
+#define NDEM_SWEEP_VARIANTS 3
+NDEM_DEFINE_SWEEP(sweep_v3, __attribute__((target("arch=x86-64-v3"))))
+
+NDEM_DEFINE_SWEEP(sweep_v4, __attribute__((target("arch=x86-64-v4"))))
+
+static int isa_supported(int isa)
 {
-    if (st == STAGE_CONTINUOUS && want_residual) sweep_stage(x, STAGE_CONTINUOUS, 1);
-    else if (st == STAGE_CONTINUOUS) sweep_stage(x, STAGE_CONTINUOUS, 0);
-    else if (st == STAGE_WARM) sweep_stage(x, STAGE_WARM, 0);
-    else sweep_stage(x, STAGE_IMPACT, 0);
+    __builtin_cpu_init();
+    if (isa == 2) return __builtin_cpu_supports("x86-64-v4");
+    if (isa == 1) return __builtin_cpu_supports("x86-64-v3");
+    return 1;
+}
+#else
+#define NDEM_SWEEP_VARIANTS 1
+static int isa_supported(int isa) { return isa == 0; }
+#endif
+
+typedef void (*sweep_fn)(const sweep_ctx *, stage, int);
+
+/* Index = sim->isa: baseline, x86-64-v3, x86-64-v4. */
+static const struct {
+    const char *name;
+    sweep_fn fn;
+} sweep_variants[] = {
+    {"base", sweep_base},
+#if NDEM_SWEEP_VARIANTS == 3
+    {"v3", sweep_v3},
+    {"v4", sweep_v4},
+#endif
+};
+
+int ndem_solver_isa(const char *name, char *err, size_t err_len)
+{
+    const int n = NDEM_SWEEP_VARIANTS;
+    if (!name || !name[0]) { /* the best this CPU runs */
+        int best = n - 1;
+        while (best > 0 && !isa_supported(best)) best--;
+        return best;
+    }
+    for (int i = 0; i < n; i++)
+        if (!strcmp(name, sweep_variants[i].name)) {
+            if (isa_supported(i)) return i;
+            snprintf(err, err_len, "NDEM_ISA=%s: this CPU cannot run x86-64-%s code", name, name);
+            return -1;
+        }
+    snprintf(err, err_len, "NDEM_ISA=%s: not a solver variant of this build (%s)", name,
+             n == 3 ? "v4, v3 or base" : "base only");
+    return -1;
+}
+
+const char *ndem_solver_isa_name(int isa)
+{
+    return isa >= 0 && isa < NDEM_SWEEP_VARIANTS ? sweep_variants[isa].name : "?";
+}
+
+static void sweep(const ndem_sim *sim, const sweep_ctx *x, stage st, int want_residual)
+{
+    sweep_variants[sim->isa].fn(x, st, want_residual);
 }
 
 /* Mean residuals per row type, summed in packet order so the result (and an
@@ -350,7 +411,7 @@ void ndem_solve(ndem_sim *sim)
     {
         if (impacts > 0) {
             load_slots(sim);
-            for (int it = 0; it < imp_it; it++) sweep(&x, STAGE_IMPACT, 0);
+            for (int it = 0; it < imp_it; it++) sweep(sim, &x, STAGE_IMPACT, 0);
             store_slots(sim);
         }
         /* The impact impulses are dropped (lam holds the warm start); the
@@ -367,11 +428,11 @@ void ndem_solve(ndem_sim *sim)
         }
         load_slots(sim);
         /* Warm step, seed 003 eq. (8): v += M^-1 G^T lambda_0. */
-        if (warm) sweep(&x, STAGE_WARM, 0);
+        if (warm) sweep(sim, &x, STAGE_WARM, 0);
 
         for (int it = 0; it < max_it; it++) {
             int want = it == max_it - 1 || tol > 0;
-            sweep(&x, STAGE_CONTINUOUS, want);
+            sweep(sim, &x, STAGE_CONTINUOUS, want);
             if (want) {
 #pragma omp single
                 {

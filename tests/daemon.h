@@ -3,7 +3,9 @@
  * on a free loopback port with a temporary data directory, HTTP through
  * libcurl and the stream through a libwebsockets client. Every daemon a
  * test starts is also killed at exit, so a failing test never leaves one
- * behind. Every wait is bounded. */
+ * behind. Every wait is bounded. Every stop checks the daemon's exit status
+ * and scans its log for sanitizer reports (td_stop); failed daemons' logs
+ * are kept (td_keep_log). */
 #ifndef NDEM_TEST_DAEMON_H
 #define NDEM_TEST_DAEMON_H
 
@@ -43,9 +45,28 @@ static pid_t td_children[16];
 static char td_dirs[16][256]; /* data directories not yet removed */
 static int td_quiet;          /* no complaints while waiting for start-up */
 
+static int td_bad_exits; /* daemons that exited non-zero or wrote a sanitizer report */
+
+/* Keeps a failed daemon's log: copied to $NDEM_TEST_LOGS (run_all.sh sets
+ * build/test-logs) as ndemd-XXXXXX.log, else left in its directory. */
+static inline void td_keep_log(const char *dir)
+{
+    const char *logs = getenv("NDEM_TEST_LOGS");
+    if (!logs || !logs[0]) {
+        fprintf(stderr, "ndemd log kept: %s/ndemd.log\n", dir);
+        return;
+    }
+    const char *base = strrchr(dir, '/');
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/ndemd.log' '%s/%s.log'", logs, dir, logs,
+             base ? base + 1 : dir);
+    if (system(cmd)) fprintf(stderr, "could not keep %s/ndemd.log\n", dir);
+    else fprintf(stderr, "ndemd log kept: %s/%s.log\n", logs, base ? base + 1 : dir);
+}
+
 /* At exit (and at the end of main): kills every daemon still running and
  * removes the directories of daemons a failed test left behind, after
- * printing the end of their log. */
+ * printing the end of their log and keeping it (td_keep_log). */
 static inline void td_kill_children(void)
 {
     for (int i = 0; i < 16; i++)
@@ -58,11 +79,23 @@ static inline void td_kill_children(void)
         if (td_dirs[i][0]) {
             char cmd[700];
             fprintf(stderr, "---- end of %s/ndemd.log ----\n", td_dirs[i]);
-            snprintf(cmd, sizeof cmd, "tail -n 25 '%s/ndemd.log' >&2; rm -rf '%s'", td_dirs[i],
-                     td_dirs[i]);
+            snprintf(cmd, sizeof cmd, "tail -n 25 '%s/ndemd.log' >&2", td_dirs[i]);
+            if (system(cmd)) fprintf(stderr, "no log in %s\n", td_dirs[i]);
+            td_keep_log(td_dirs[i]);
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", td_dirs[i]);
             if (system(cmd)) fprintf(stderr, "could not remove %s\n", td_dirs[i]);
             td_dirs[i][0] = 0;
         }
+}
+
+/* The end of main: td_kill_children, then the suite's exit code, made a
+ * failure when any daemon exited badly (also one stopped by a fixture,
+ * where no case can fail). */
+static inline int td_exit_code(int rc)
+{
+    td_kill_children();
+    if (td_bad_exits) fprintf(stderr, "%d ndemd run(s) did not exit cleanly\n", td_bad_exits);
+    return td_bad_exits ? EXIT_FAILURE : rc;
 }
 
 static inline void td_track(pid_t pid, int add)
@@ -420,16 +453,64 @@ static inline int td_signal(td_daemon *d, int sig, double timeout)
     return st;
 }
 
-/* Stops the daemon and removes its directory. */
-static inline void td_stop(td_daemon *d)
+/* The first sanitizer report line in the daemon's log (ASan, LSan, UBSan,
+ * TSan) into line; 0 when there is none. */
+static inline int td_log_report(const td_daemon *d, char *line, size_t n)
 {
-    if (d->pid > 0) td_signal(d, SIGTERM, 10);
+    static const char *marks[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                                  "runtime error:", "WARNING: ThreadSanitizer"};
+    FILE *f = fopen(d->log, "r");
+    if (!f) return 0;
+    int found = 0;
+    while (!found && fgets(line, (int)n, f))
+        for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+            found |= strstr(line, marks[i]) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* Stops the daemon with SIGTERM and checks how it ended: exit status 0 (a
+ * leak found at exit or a sanitizer error makes it 1 under ASan) and no sanitizer
+ * report anywhere in its log (restarts included). A bad end is counted
+ * (td_exit_code), printed, and its log kept; the directory is removed.
+ * Returns 1 for a clean end. */
+static inline int td_stop_status(td_daemon *d)
+{
+    int ok = 1;
+    char why[600] = "";
+    if (d->pid > 0) {
+        int st = td_signal(d, SIGTERM, 30);
+        if (st == -1) snprintf(why, sizeof why, "did not exit within 30 s of SIGTERM");
+        else if (WIFSIGNALED(st)) snprintf(why, sizeof why, "killed by signal %d", WTERMSIG(st));
+        else if (WEXITSTATUS(st) != 0) snprintf(why, sizeof why, "exit status %d", WEXITSTATUS(st));
+        ok = why[0] == 0;
+    }
+    char line[512];
+    if (d->dir[0] && td_log_report(d, line, sizeof line)) {
+        line[strcspn(line, "\n")] = 0;
+        size_t k = strlen(why);
+        snprintf(why + k, sizeof why - k, "%ssanitizer report: %s", k ? "; " : "", line);
+        ok = 0;
+    }
+    if (!ok) {
+        td_bad_exits++;
+        fprintf(stderr, "ndemd (%s) did not exit cleanly: %s\n", d->dir, why);
+    }
     if (d->dir[0]) {
+        if (!ok) td_keep_log(d->dir);
         td_track_dir(d->dir, 0);
         char cmd[400];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
         if (system(cmd)) fprintf(stderr, "could not remove %s\n", d->dir);
+        d->dir[0] = 0;
     }
+    return ok;
+}
+
+/* td_stop_status inside a case: a bad end fails the case. */
+static inline void td_stop(td_daemon *d)
+{
+    ck_assert_msg(td_stop_status(d), "ndemd did not exit cleanly (its log is kept, see above)");
 }
 
 /* Lines of the daemon's log that contain `needle`. */

@@ -7,6 +7,7 @@
 #include "ndem.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,33 @@ static inline void test_step(ndem_sim *sim)
 {
     ndem_status st = ndem_sim_step(sim);
     ck_assert_msg(st == NDEM_OK, "step failed: %s", ndem_sim_error(sim));
+}
+
+/* The current frame (ndem_frame_free); fails the test when it cannot be
+ * copied. */
+static inline void test_frame(const ndem_sim *sim, ndem_frame *f)
+{
+    ck_assert_msg(ndem_sim_copy_frame(sim, f) == 0, "ndem_sim_copy_frame failed");
+}
+
+/* Hertz height of a column of n spheres (the first generator's radius, the
+ * first two materials: spheres and plane) on a plane under the scene's
+ * gravity: each contact carries the weight above it, k delta^(3/2) = load,
+ * k = E sqrt(2 d*) / (3 (1 - nu^2)). */
+static inline double hertz_column_height(const ndem_job *job, int n)
+{
+    const ndem_scene_def *s = &job->scene;
+    double r = s->generators[0].spheres[3];
+    const ndem_material_def *ore = &s->materials[0], *steel = &s->materials[1];
+    double nu = ore->poisson_ratio;
+    double m = ore->density * 4.0 / 3.0 * M_PI * r * r * r, w = m * -s->gravity[2];
+    double k_pp = ore->young_modulus * sqrt(2.0 * r) / (3.0 * (1 - nu * nu));
+    double e_w = 2.0 * ore->young_modulus * steel->young_modulus /
+                 (ore->young_modulus + steel->young_modulus);
+    double k_w = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - nu * nu));
+    double h = 2.0 * r * n - pow(n * w / k_w, 2.0 / 3.0);
+    for (int k = 1; k < n; k++) h -= pow((n - k) * w / k_pp, 2.0 / 3.0);
+    return h;
 }
 
 /* Materials shared by the validation scenes: ore on steel as in seed 003. */

@@ -29,7 +29,7 @@ static void collide(const char *model, double e, double h, double *duration, dou
         touching += ndem_sim_stats(sim)->contacts > 0;
     }
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     *duration = (double)touching * h;
     *v_out = f.velocities[3];
     ck_assert_double_lt(fabs(f.velocities[0] + f.velocities[3]), 1e-9); /* momentum */
@@ -114,7 +114,7 @@ static double column_top(ndem_job *job)
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double top = 0;
     for (long i = 0; i < f.count; i++) top = fmax(top, f.positions[3 * i + 2] + f.radii[i]);
     ndem_frame_free(&f);
@@ -136,10 +136,15 @@ START_TEST(hertz_column_matches_ndem)
     dem->scene.solver.time_step = 0.1 * ndem_dem_stable_step(&dem->scene);
     dem->scene.solver.duration = 4.0;
     double top_dem = column_top(dem);
-    fprintf(stderr, "column: NDEM %.6f m, hertz DEM %.6f m\n", top_ndem, top_dem);
-    ck_assert_double_lt(fabs(top_dem - top_ndem) / top_ndem, 0.01);
-    /* both compress it: neither is the stacked height 25 d */
-    ck_assert_double_lt(top_dem, 25 * 0.013 - 0.003);
+    /* against Hertz itself, as a fraction of the effect (the compression,
+     * about 3.9 mm of the 325 mm stack): smooth DEM's Hertz springs settle to
+     * the Hertz law (1%); NDEM, converged, within 1% too (test_physics) */
+    double theory = hertz_column_height(dem, 25);
+    double stacked = 25 * 2 * dem->scene.generators[0].spheres[3], c = stacked - theory;
+    fprintf(stderr, "column: compression Hertz %.4f mm, NDEM %.4f mm, hertz DEM %.4f mm\n", 1e3 * c,
+            1e3 * (stacked - top_ndem), 1e3 * (stacked - top_dem));
+    ck_assert_double_lt(fabs(top_dem - theory) / c, 0.01);
+    ck_assert_double_lt(fabs(top_dem - top_ndem) / c, 0.02);
     ndem_job_destroy(ndem);
     ndem_job_destroy(dem);
 }
@@ -210,11 +215,11 @@ static void block_on_incline(double mu, int velocity_friction, double duration, 
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
         if (*t_stop >= 0) continue;
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         if (f.velocities[0] <= 0) *t_stop = f.time;
         ndem_frame_free(&f);
     }
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     *v_end = f.velocities[0];
     ck_assert_double_eq(f.angular_velocities[1], 0); /* locked */
     ndem_frame_free(&f);
@@ -261,6 +266,16 @@ START_TEST(vdw_force_is_minus_the_potential_slope)
 }
 END_TEST
 
+/* Hamaker's attraction between two equal spheres of radius R, written here
+ * from the potential (not the engine's function): with d = 2R + g,
+ * U(d) = -(A/6) [2R^2/(d^2 - 4R^2) + 2R^2/d^2 + ln((d^2 - 4R^2)/d^2)], and the
+ * attraction is dU/dd. */
+static double hamaker_force(double A, double rad, double g)
+{
+    double d = 2 * rad + g, q = d * d - 4 * rad * rad, R2 = rad * rad;
+    return -A / 6 * (-4 * R2 * d / (q * q) - 4 * R2 / (d * d * d) + 2 * d / q - 2 / d);
+}
+
 /* Two 10 um spheres at rest `gap` apart in zero gravity: after one step each
  * has the velocity F h / m of the closed-form attraction. */
 static double vdw_measured(double gap, double *closed)
@@ -276,14 +291,14 @@ static double vdw_measured(double gap, double *closed)
     ndem_sim *sim = test_sim(job);
     test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double m = rho * 4.0 / 3.0 * M_PI * r * r * r, h = job->scene.solver.time_step;
     double force = f.velocities[0] * m / h;
     ck_assert_double_eq(f.velocities[0], -f.velocities[3]);
     ndem_frame_free(&f);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
-    *closed = ndem_vdw_force(A, r, fmax(gap, d0)); /* equal spheres: d* = r */
+    *closed = hamaker_force(A, r, fmax(gap, d0)); /* saturated below d0 */
     return force;
 }
 
@@ -329,7 +344,7 @@ static double spinning_pair_doc(const char *bonded, const char *max_force, const
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double d[3], dv[3], cr[3];
     for (int q = 0; q < 3; q++) {
         d[q] = f.positions[3 + q] - f.positions[q];
@@ -401,14 +416,14 @@ START_TEST(linear_energy_balance_in_a_settling_bed)
         rho);
     ndem_sim *sim = test_sim(job);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double e0 = mechanical_energy(&f, rho, g), worst = 0, dissipated = 0;
     ndem_frame_free(&f);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
         if (i % 500) continue;
         const ndem_step_stats *s = ndem_sim_stats(sim);
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double e = mechanical_energy(&f, rho, g) + s->elastic_energy + s->dissipated_energy;
         ndem_frame_free(&f);
         worst = fmax(worst, fabs(e - e0) / e0);
@@ -436,7 +451,7 @@ START_TEST(elastic6_conserves_energy)
         rho);
     ndem_sim *sim = test_sim(job);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double e0 = mechanical_energy(&f, rho, 0), worst = 0;
     ndem_frame_free(&f);
     long touching = 0;
@@ -444,7 +459,7 @@ START_TEST(elastic6_conserves_energy)
         test_step(sim);
         const ndem_step_stats *s = ndem_sim_stats(sim);
         touching += s->contacts > 0;
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double e = mechanical_energy(&f, rho, 0) + s->elastic_energy;
         ndem_frame_free(&f);
         worst = fmax(worst, fabs(e - e0) / e0);
@@ -479,7 +494,7 @@ START_TEST(luding_static_to_dynamic)
     ndem_frame f;
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double t = f.time, v = f.velocities[0];
         if (t_break < 0 && v > 1e-4) t_break = t;
         if (t_break < 0) x_before = f.positions[0];

@@ -8,6 +8,8 @@
 #include "sim.h" /* internal: the broad phase's Verlet lists */
 #include "testutil.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define STEPS 40
@@ -19,7 +21,7 @@
 
 /* emit: with the emitter (bodies appear every step, so the Verlet lists
  * are rebuilt every step) or without */
-static ndem_job *busy_scene(int threads, double friction, int emit)
+static ndem_job *busy_method(int threads, double friction, int emit, const char *method)
 {
     return test_job(
         "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
@@ -37,9 +39,16 @@ static ndem_job *busy_scene(int threads, double friction, int emit)
         "{\"type\": \"random\", \"min\": [0.01, 0.01, 0.36], \"max\": [0.24, 0.24, 0.45], "
         "\"count\": 400, \"radius\": {\"min\": 0.004, \"max\": 0.006}, \"material\": \"ore\", "
         "\"seed\": 7}]%s},"
-        "\"solver\": {\"time_step\": 0.002, \"duration\": 1.0, \"iterations\": 20, "
-        "\"threads\": %d}}",
-        friction, emit ? EMITTER : "", threads);
+        "\"solver\": {%s, \"duration\": 1.0, \"threads\": %d}}",
+        friction, emit ? EMITTER : "", method, threads);
+}
+
+#define METHOD_NDEM "\"time_step\": 0.002, \"iterations\": 20"
+#define METHOD_DEM "\"method\": \"dem\", \"time_step\": 0.0002"
+
+static ndem_job *busy_scene(int threads, double friction, int emit)
+{
+    return busy_method(threads, friction, emit, METHOD_NDEM);
 }
 
 static ndem_job *busy_job(int threads, double friction) { return busy_scene(threads, friction, 1); }
@@ -55,6 +64,120 @@ static uint64_t run_hash(int threads, long steps, long *rows)
     ndem_job_destroy(job);
     return h;
 }
+
+/* The state hash after `steps` steps of the busy scene with the emitter. */
+static uint64_t method_hash(const char *method, int threads, long steps, long *bodies)
+{
+    ndem_job *job = busy_method(threads, 0.6, 1, method);
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i < steps; i++) test_step(sim);
+    if (bodies) *bodies = ndem_sim_particle_count(sim);
+    uint64_t h = ndem_sim_state_hash(sim);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    return h;
+}
+
+/* Regression anchors: the 1-thread hashes of the busy scene (40 steps) as
+ * the engine computed them when these tests were written. They are not
+ * physics: a deliberate change of the engine's arithmetic must update them
+ * knowingly (print them with NDEM_PRINT_HASHES=1). Thread counts and solver
+ * variants are also compared with each other, which needs no anchor. */
+#define ANCHOR_NDEM 0x7057ca8ac748a618ull
+#define ANCHOR_DEM 0xfd1531b3ab37c304ull
+
+static void check_anchor(const char *what, uint64_t got, uint64_t want)
+{
+    if (getenv("NDEM_PRINT_HASHES"))
+        fprintf(stderr, "%s: 0x%016llxull\n", what, (unsigned long long)got);
+    ck_assert_msg(got == want, "%s: hash 0x%016llx, anchor 0x%016llx", what,
+                  (unsigned long long)got, (unsigned long long)want);
+}
+
+/* Loops start threading at 4096 items, more than this scene's bodies, so
+ * NDEM_PARALLEL_MIN=64 makes every loop (broad phase, contact build,
+ * integration, DEM forces) run on the threads asked for; 8 threads on 2
+ * cores is oversubscribed on purpose. */
+static void thread_counts(const char *method, uint64_t anchor, const char *name)
+{
+    const int threads[] = {1, 2, 3, 8};
+    uint64_t base = 0;
+    setenv("NDEM_PARALLEL_MIN", "64", 1);
+    for (int i = 0; i < 4; i++) {
+        long bodies = 0;
+        uint64_t h = method_hash(method, threads[i], STEPS, &bodies);
+        ck_assert_int_gt(bodies, 64 * threads[i]); /* every thread had work */
+        if (i == 0) base = h;
+        ck_assert_msg(h == base, "%s on %d threads: 0x%016llx, 1 thread: 0x%016llx", name,
+                      threads[i], (unsigned long long)h, (unsigned long long)base);
+    }
+    unsetenv("NDEM_PARALLEL_MIN");
+    /* the default threshold runs these loops serially: the same bits */
+    ck_assert_uint_eq(method_hash(method, 2, STEPS, NULL), base);
+    check_anchor(name, base, anchor);
+}
+
+START_TEST(ndem_threaded_loops_do_not_change_states)
+{
+    thread_counts(METHOD_NDEM, ANCHOR_NDEM, "ndem");
+}
+END_TEST
+
+START_TEST(dem_threaded_loops_do_not_change_states)
+{
+    thread_counts(METHOD_DEM, ANCHOR_DEM, "dem");
+}
+END_TEST
+
+/* The solver sweep exists as x86-64-v4, v3 and baseline code (solver.c);
+ * NDEM_ISA forces each: every variant the CPU runs gives the baseline's
+ * bits. A variant the CPU lacks is skipped with a message. */
+START_TEST(solver_variants_give_the_same_bits)
+{
+    static const char *names[] = {"base", "v3", "v4"};
+    char err[256] = "";
+    uint64_t base = 0;
+    int ran = 0;
+    setenv("NDEM_PARALLEL_MIN", "64", 1);
+    for (int i = 0; i < 3; i++) {
+        int isa = ndem_solver_isa(names[i], err, sizeof err);
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+        __builtin_cpu_init();
+        int cpu = i == 0 || (i == 1 ? __builtin_cpu_supports("x86-64-v3")
+                                    : __builtin_cpu_supports("x86-64-v4"));
+        int built = isa >= 0 || !strstr(err, "not a solver variant"); /* NDEM_NO_CLONES */
+        ck_assert_msg(!built || (isa == i) == cpu, "NDEM_ISA=%s: %d (%s)", names[i], isa, err);
+#endif
+        if (isa < 0) {
+            fprintf(stderr, "solver variant %s skipped: %s\n", names[i], err);
+            continue;
+        }
+        setenv("NDEM_ISA", names[i], 1);
+        ndem_job *job = busy_job(2, 0.6);
+        ndem_sim *sim = test_sim(job);
+        ck_assert_str_eq(ndem_solver_isa_name(sim->isa), names[i]);
+        for (long k = 0; k < STEPS; k++) test_step(sim);
+        uint64_t h = ndem_sim_state_hash(sim);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+        if (i == 0) base = h;
+        ck_assert_msg(h == base, "solver variant %s: 0x%016llx, base: 0x%016llx", names[i],
+                      (unsigned long long)h, (unsigned long long)base);
+        ran++;
+    }
+    unsetenv("NDEM_ISA");
+    unsetenv("NDEM_PARALLEL_MIN");
+    ck_assert_int_ge(ran, 1);
+    check_anchor("ndem", base, ANCHOR_NDEM);
+    /* an unknown variant is refused at creation, with the reason */
+    setenv("NDEM_ISA", "v9", 1);
+    ndem_job *job = busy_job(1, 0.6);
+    ck_assert_ptr_null(ndem_sim_create(&job->scene, err, sizeof err));
+    ck_assert_msg(strstr(err, "NDEM_ISA=v9") != NULL, "%s", err);
+    unsetenv("NDEM_ISA");
+    ndem_job_destroy(job);
+}
+END_TEST
 
 START_TEST(thread_count_does_not_change_states)
 {
@@ -160,6 +283,9 @@ int main(void)
     TCase *tc = tcase_create("bitwise");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, thread_count_does_not_change_states);
+    tcase_add_test(tc, ndem_threaded_loops_do_not_change_states);
+    tcase_add_test(tc, dem_threaded_loops_do_not_change_states);
+    tcase_add_test(tc, solver_variants_give_the_same_bits);
     tcase_add_test(tc, kept_neighbour_lists_equal_a_fresh_search);
     tcase_add_test(tc, checkpoint_restore_equals_uninterrupted);
     tcase_add_test(tc, checkpoint_refuses_what_it_cannot_restore);

@@ -11,24 +11,6 @@ static const double G = 9.81;
 
 /* ---- 1. Column (bench/column-25.json) ---- */
 
-/* Hertz height of a column of n spheres on a plane: each contact carries the
- * weight above it, k delta^(3/2) = load, k = E sqrt(2 d*) / (3 (1 - nu^2)). */
-static double hertz_column_height(const ndem_job *job, int n)
-{
-    const ndem_scene_def *s = &job->scene;
-    double r = s->generators[0].spheres[3];
-    const ndem_material_def *ore = &s->materials[0], *steel = &s->materials[1];
-    double nu = ore->poisson_ratio;
-    double m = ore->density * 4.0 / 3.0 * M_PI * r * r * r, w = m * G;
-    double k_pp = ore->young_modulus * sqrt(2.0 * r) / (3.0 * (1 - nu * nu));
-    double e_w = 2.0 * ore->young_modulus * steel->young_modulus /
-                 (ore->young_modulus + steel->young_modulus);
-    double k_w = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - nu * nu));
-    double h = 2.0 * r * n - pow(n * w / k_w, 2.0 / 3.0);
-    for (int k = 1; k < n; k++) h -= pow((n - k) * w / k_pp, 2.0 / 3.0);
-    return h;
-}
-
 static double run_column(ndem_job *job, int iterations, int warm, int must_rest)
 {
     job->scene.solver.iterations = iterations;
@@ -59,13 +41,20 @@ START_TEST(column_settles_at_hertz_height)
 {
     ndem_job *job = column_job();
     double theory = hertz_column_height(job, 25);
-    /* as the bench scene sets it: 50 warm-started iterations */
+    /* Tolerances are fractions of the effect, the Hertz compression (about
+     * 3.9 mm of 325 mm: 0.5% of the height would be 41% of it). As the bench
+     * scene sets it, 50 warm-started iterations: the warm start's biased
+     * fixed point leaves the compression about 7% off (docs/physics.md),
+     * allowed 10%. */
+    double stacked = 25 * 2 * job->scene.generators[0].spheres[3];
+    double c_theory = stacked - theory;
     double top = run_column(job, job->scene.solver.iterations, 1, 1);
-    ck_assert_double_lt(fabs(top - theory) / theory, 0.005);
-    /* converged (500 cold iterations): the compression itself is Hertz's */
     double top500 = run_column(job, 500, 0, 1);
-    double c_theory = 25 * 0.013 - theory, c_sim = 25 * 0.013 - top500;
-    ck_assert_double_lt(fabs(c_sim - c_theory) / c_theory, 0.01);
+    fprintf(stderr, "column: Hertz compression %.4f mm; 50 warm: %.4f mm, 500 cold: %.4f mm\n",
+            1e3 * c_theory, 1e3 * (stacked - top), 1e3 * (stacked - top500));
+    ck_assert_double_lt(fabs(top - theory) / c_theory, 0.10);
+    /* converged (500 cold iterations): the compression itself is Hertz's, 1% */
+    ck_assert_double_lt(fabs(top500 - theory) / c_theory, 0.01);
     ndem_job_destroy(job);
 }
 END_TEST
@@ -117,7 +106,7 @@ START_TEST(restitution_sphere_on_plane)
     ndem_frame f;
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double vz = f.velocities[2];
         ndem_frame_free(&f);
         if (!bounced && vz < vmin) vmin = vz;
@@ -147,7 +136,7 @@ START_TEST(restitution_head_on_pair)
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     /* equal masses: each leaves with e v0, momentum stays zero */
     ck_assert_double_lt(fabs(f.velocities[0] + e * v0), 0.02 * e * v0);
     ck_assert_double_lt(fabs(f.velocities[3] - e * v0), 0.02 * e * v0);
@@ -158,9 +147,10 @@ START_TEST(restitution_head_on_pair)
 }
 END_TEST
 
-/* A sphere resting on a horizontal plane at its Hertz equilibrium overlap,
- * with the given velocity, spin and gravity; returns the job text's sim. */
-static ndem_job *sphere_on_plane(double mu, double mu_r, const double *g, double vx, double wy,
+/* A sphere resting on a horizontal plane at its Hertz equilibrium overlap
+ * (about 1.7e-5 m under normal gravity), with the given velocity along x and
+ * gravity, no spin (a job cannot set one); returns the job. */
+static ndem_job *sphere_on_plane(double mu, double mu_r, const double *g, double vx,
                                  double duration)
 {
     double r = 0.01, m = 2500 * 4.0 / 3.0 * M_PI * r * r * r;
@@ -177,7 +167,6 @@ static ndem_job *sphere_on_plane(double mu, double mu_r, const double *g, double
         "%g]], \"velocities\": [[%g, 0, 0]]}]},"
         "\"solver\": {\"time_step\": 2e-4, \"duration\": %g, \"iterations\": 30}}",
         g[0], g[1], g[2], mu, mu_r, r - delta, r, vx, duration);
-    (void)wy;
 }
 
 /* ---- 3. Sliding to rolling ---- */
@@ -186,13 +175,13 @@ START_TEST(sliding_to_rolling)
 {
     const double mu = 0.3, v0 = 1.0, r = 0.01;
     const double g[3] = {0, 0, -G};
-    ndem_job *job = sphere_on_plane(mu, 0.0, g, v0, 0, 0.2);
+    ndem_job *job = sphere_on_plane(mu, 0.0, g, v0, 0.2);
     ndem_sim *sim = test_sim(job);
     double h = job->scene.solver.time_step, t_roll = -1, v_roll = 0;
     ndem_frame f;
     for (long i = 0; i < ndem_sim_total_steps(sim) && t_roll < 0; i++) {
         test_step(sim);
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double slip = f.velocities[0] - r * f.angular_velocities[1];
         if (slip < 1e-3 * v0) {
             t_roll = f.time;
@@ -216,11 +205,11 @@ static double displacement_on_incline(double tan_theta, double mu_r)
     /* The incline is a tilted gravity over a horizontal plane. */
     double th = atan(tan_theta);
     const double g[3] = {G * sin(th), 0, -G * cos(th)};
-    ndem_job *job = sphere_on_plane(2.0, mu_r, g, 0, 0, 0.5);
+    ndem_job *job = sphere_on_plane(2.0, mu_r, g, 0, 0.5);
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double x = f.positions[0];
     ndem_frame_free(&f);
     ndem_sim_destroy(sim);
@@ -245,26 +234,15 @@ START_TEST(rolling_resistance_flat_deceleration)
 {
     const double mu_r = 0.1, v0 = 0.5, r = 0.01, T = 0.4;
     const double g[3] = {0, 0, -G};
-    ndem_job *job = sphere_on_plane(2.0, mu_r, g, v0, 0, T);
-    /* start rolling: w = v0 / r about +y */
+    /* it starts sliding; friction (mu = 2) makes it roll within a few steps,
+     * and the deceleration is measured from then on */
+    ndem_job *job = sphere_on_plane(2.0, mu_r, g, v0, T);
     ndem_sim *sim = test_sim(job);
-    ndem_sim_destroy(sim);
-    ndem_job_destroy(job);
-    job = test_job(
-        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
-        "\"steel\"], \"friction\": 2.0, \"rolling_resistance\": %g}],"
-        "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], "
-        "\"material\": \"steel\"}],"
-        "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, "
-        "%.17g, %g]], \"velocities\": [[%g, 0, 0]]}]},"
-        "\"solver\": {\"time_step\": 2e-4, \"duration\": %g, \"iterations\": 30}}",
-        mu_r, r - 1.2e-6, r, v0, T);
-    sim = test_sim(job);
     double v_start = -1, t_start = 0;
     ndem_frame f;
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
         double slip = f.velocities[0] - r * f.angular_velocities[1];
         /* measure from the moment rolling without slip begins */
         if (v_start < 0 && fabs(slip) < 1e-4) {
@@ -273,7 +251,7 @@ START_TEST(rolling_resistance_flat_deceleration)
         }
         ndem_frame_free(&f);
     }
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double decel = (v_start - f.velocities[0]) / (f.time - t_start);
     ndem_frame_free(&f);
     ck_assert_double_gt(v_start, 0);
@@ -305,7 +283,7 @@ static double pyramid_top_height(double mu)
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
-    ndem_sim_copy_frame(sim, &f);
+    test_frame(sim, &f);
     double z = f.positions[3 * 4 + 2];
     ndem_frame_free(&f);
     ndem_sim_destroy(sim);
@@ -330,44 +308,61 @@ END_TEST
 START_TEST(drum_dynamic_angle_of_repose)
 {
     /* A drum turning about +y carries material towards -x at its bottom: the
-     * bed's centre of mass moves to x < 0 and the free surface tilts. */
-    const double R = 0.1, w = 2.0;
+     * bed's centre of mass moves to x < 0, and its direction from the axis
+     * is perpendicular to the free surface, so its angle from the vertical
+     * is the surface's angle. With the seed's ore (friction 0.91, rolling
+     * resistance 0.32, restitution 0.18) seed 003 measures a dynamic angle
+     * of repose of 48-50 degrees in a 40 d drum of 4864 spheres (and ndem 48
+     * in bench/drum.json, docs/physics.md). This drum is 17 d wide with 200
+     * spheres, 8 d deep. One snapshot scatters 2-3 degrees (standard
+     * deviation over the sampled 2 s), the mean of the 40 snapshots about
+     * 1 degree; the small drum's walls and grain count shift it a few
+     * degrees more (measured 53). Allowed: 49 +- 6 degrees for the mean,
+     * 49 +- 12 for every snapshot. */
+    const double R = 0.1, w = 1.0;
     ndem_job *job = test_job(
         "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
-        "{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.6, \"rolling_resistance\": 0.1, "
-        "\"restitution\": 0.2},"
-        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.8, \"rolling_resistance\": 0.1, "
-        "\"restitution\": 0.2}],"
+        "{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.91, \"rolling_resistance\": 0.32, "
+        "\"restitution\": 0.18},"
+        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.91, \"rolling_resistance\": 0.32, "
+        "\"restitution\": 0.18}],"
         "\"geometry\": [{\"type\": \"cylinder\", \"center\": [0,0,0], \"axis\": [0,1,0], "
         "\"radius\": %g, \"length\": 0.05, \"inside\": true, \"angular_velocity\": %g, "
         "\"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"random\", \"min\": [-0.06, -0.018, -0.065], \"max\": "
         "[0.06, 0.018, 0.065], \"count\": 200, \"radius\": {\"values\": [0.006, 0.005]}, "
         "\"material\": \"ore\", \"seed\": 3}]},"
-        "\"solver\": {\"time_step\": 0.002, \"duration\": 2.5, \"iterations\": 30}}",
+        "\"solver\": {\"time_step\": 0.002, \"duration\": 3.5, \"iterations\": 30}}",
         R, w);
     ndem_sim *sim = test_sim(job);
-    double sx = 0, sz = 0;
+    double sum = 0, sx_all = 0, lo = 90, hi = 0;
     int samples = 0;
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
         test_step(sim);
         if (ndem_sim_stats(sim)->time < 1.5 || i % 25) continue;
         ndem_frame f;
-        ndem_sim_copy_frame(sim, &f);
+        test_frame(sim, &f);
+        double sx = 0, sz = 0;
         for (long k = 0; k < f.count; k++) {
             sx += f.positions[3 * k];
             sz += f.positions[3 * k + 2];
         }
-        samples += (int)f.count;
+        double angle = atan2(-sx, -sz) * 180.0 / M_PI;
+        sum += angle;
+        sx_all += sx / (double)f.count;
+        lo = fmin(lo, angle);
+        hi = fmax(hi, angle);
+        samples++;
         ndem_frame_free(&f);
     }
-    sx /= samples;
-    sz /= samples;
-    double angle = atan2(-sx, -sz) * 180.0 / M_PI;
-    fprintf(stderr, "drum: centre of mass (%.4f, %.4f), %.1f degrees from the vertical\n", sx,
-            sz, angle);
-    ck_assert_double_lt(sx, -0.05 * R);
-    ck_assert_double_gt(angle, 10.0);
+    double mean = sum / samples;
+    fprintf(stderr, "drum: %d snapshots, angle from the vertical %.1f deg (%.1f to %.1f)\n",
+            samples, mean, lo, hi);
+    ck_assert_int_ge(samples, 35);
+    ck_assert_double_lt(sx_all / samples, -0.05 * R); /* against the rotation */
+    ck_assert_double_lt(fabs(mean - 49.0), 6.0);
+    ck_assert_double_gt(lo, 49.0 - 12.0);
+    ck_assert_double_lt(hi, 49.0 + 12.0);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
 }

@@ -166,10 +166,8 @@ static void stream_start(void)
              (char *)NULL);
 }
 
-static void stream_stop(void)
-{
-    td_stop(&sd);
-}
+/* a bad end fails the suite (td_exit_code) */
+static void stream_stop(void) { td_stop_status(&sd); }
 
 START_TEST(hello_progress_frames_and_status)
 {
@@ -383,7 +381,7 @@ int main(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     lws_set_log_level(LLL_ERR, NULL);
     int rc = ndem_test_run_suite(stream_suite());
-    td_kill_children();
+    rc = td_exit_code(rc);
     curl_global_cleanup();
     return rc;
 }

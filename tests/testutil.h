@@ -6,12 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Runs one suite, prints Check's summary, returns the process exit code. */
+/* Runs one suite, prints Check's summary, returns the process exit code.
+ * No fork: the daemon suites keep one daemon across cases in the parent
+ * (tests/run_all.sh bounds every suite instead of tcase_set_timeout).
+ * CK_VERBOSITY=verbose lists every case with its result. */
 static inline int ndem_test_run_suite(Suite *s)
 {
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
+    srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -58,7 +58,7 @@ const logFd = openSync(logFile, 'a');
 async function startDaemon() {
   daemon = spawn(NDEMD, ['--listen', `127.0.0.1:${PORT}`, '--ws-listen', `127.0.0.1:${PORT + 1}`, '--data', DATA,
     '--web', join(root, 'web'), '--workers', '1', '--progress-interval', '0.1', '--checkpoint-interval', '1'],
-  { stdio: ['ignore', logFd, logFd], env: { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=0' } });
+  { stdio: ['ignore', logFd, logFd] });
   const exited = new Promise((res) => daemon.once('exit', (code, sig) => res(`ndemd exited (${code ?? sig})`)));
   for (let k = 0; k < 100; k++) {
     try { if ((await fetch(`${BASE}/health`)).ok) return; } catch { /* not yet */ }
@@ -67,14 +67,20 @@ async function startDaemon() {
   }
   throw new Error(`ndemd did not answer on ${BASE}; see ${logFile}`);
 }
+// Every stop is checked: exit status 0 (a leak or a sanitizer report at
+// shutdown exits non-zero) and no sanitizer report in the log so far.
 async function stopDaemon() {
   if (!daemon || daemon.exitCode !== null || daemon.signalCode) return;
   const d = daemon;
-  const done = new Promise((r) => d.once('exit', r));
+  const done = new Promise((r) => d.once('exit', (code, sig) => r(code ?? sig)));
   d.kill('SIGTERM');
-  const t = setTimeout(() => d.kill('SIGKILL'), 8000);
-  await done;
+  const t = setTimeout(() => d.kill('SIGKILL'), 30000);
+  const status = await done;
   clearTimeout(t);
+  const report = readFileSync(logFile, 'utf8').split('\n')
+    .find((l) => /ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer/.test(l));
+  check('ndemd exits cleanly on SIGTERM', status === 0 && !report,
+    `exit ${status}${report ? ', ' + report.trim() : ''}; log in ${logFile}`);
 }
 
 // ---- pixels: screenshots (PNG) decoded and compared in the page ----

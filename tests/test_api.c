@@ -9,6 +9,7 @@
  * killed with SIGKILL mid-job, or stopped with SIGTERM, resumes the job from
  * its checkpoint and ends with exactly the frames and series of an
  * uninterrupted run. */
+#include "crc32c.h"
 #include "daemon.h"
 #include "job.h"
 #include "testutil.h"
@@ -632,21 +633,34 @@ START_TEST(previous_checkpoint_version_restarts_from_zero)
         td_sleep(0.02);
     }
     td_signal(&d, SIGKILL, 5);
-    /* the engine's version word: after the daemon's 48-byte header, the
-     * engine buffer's 8-byte magic */
+    /* An engine state of the format before this one inside a file that
+     * verifies: the engine's version word sits after the daemon's 56-byte
+     * header (server/store_check.c) and the engine buffer's 8-byte magic;
+     * the daemon's CRC-32C (header offset 48, over the header with that field
+     * 0, then the state) is sealed again so only the version is old. */
     FILE *f = fopen(ckpt, "r+b");
     ck_assert_ptr_nonnull(f);
-    uint32_t version = 0, previous = 1;
-    ck_assert_int_eq(fseek(f, 48 + 8, SEEK_SET), 0);
-    ck_assert_int_eq(fread(&version, 4, 1, f), 1);
-    ck_assert_uint_eq(version, 2); /* the format this test was written for */
-    ck_assert_int_eq(fseek(f, 48 + 8, SEEK_SET), 0);
-    ck_assert_int_eq(fwrite(&previous, 4, 1, f), 1);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_gt(n, 64 + 8);
+    unsigned char *buf = malloc((size_t)n);
+    ck_assert_int_eq(fseek(f, 0, SEEK_SET), 0);
+    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    uint32_t version, previous = 2;
+    memcpy(&version, buf + 56 + 8, 4);
+    ck_assert_uint_eq(version, 3); /* the format this test was written for */
+    memcpy(buf + 56 + 8, &previous, 4);
+    memset(buf + 48, 0, 4);
+    uint32_t crc = ndem_crc32c(ndem_crc32c(0, buf, 56), buf + 56, (size_t)n - 56);
+    for (int i = 0; i < 4; i++) buf[48 + i] = (unsigned char)(crc >> (8 * i));
+    ck_assert_int_eq(fseek(f, 0, SEEK_SET), 0);
+    ck_assert_int_eq(fwrite(buf, 1, (size_t)n, f), (size_t)n);
+    free(buf);
     ck_assert_int_eq(fclose(f), 0);
     td_spawn(&d);
     td_wait_status(&d, a, "succeeded", 90);
     char needle[160];
-    snprintf(needle, sizeof needle, "job %s: checkpoint not usable (checkpoint version 1", a);
+    snprintf(needle, sizeof needle, "job %s: checkpoint not usable (checkpoint version 2", a);
     ck_assert_int_eq(td_log_count(&d, needle), 1);
     snprintf(needle, sizeof needle, "job %s: resumed from its checkpoint", a);
     ck_assert_int_eq(td_log_count(&d, needle), 0);

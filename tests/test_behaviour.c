@@ -4,6 +4,7 @@
  * early stop and its residuals, the emitter's rate, window and max_count,
  * moving planes and boxes, solid boxes and outside cylinders, and the
  * content of the frame files `ndem run` writes (NDF and VTP read back). */
+#include "crc32c.h"
 #include "scene.h"
 #include "testutil.h"
 
@@ -522,8 +523,12 @@ START_TEST(frame_files_read_back)
         ck_assert_double_eq_tol(time, t, 1e-12);
         ck_assert_uint_eq(u32_at(b, 32), 31); /* every field */
         ck_assert_uint_eq(u32_at(b, 36), 1);  /* scalar: speed */
-        ck_assert_uint_eq(u32_at(b, 40), 0);
-        ck_assert_uint_eq(u32_at(b, 44), 0);
+        /* CRC-32C of the whole record with this field as 0, and the flag
+         * saying it is set (docs/frames.md) */
+        ck_assert_uint_eq(u32_at(b, 44), 1);
+        uint32_t crc = u32_at(b, 40);
+        memset(b + 40, 0, 4);
+        ck_assert_uint_eq(ndem_crc32c(0, b, len), crc);
         ck_assert_uint_eq(len, hs + 4 * (size_t)(3 * n + n + n + 3 * n + 3 * n));
         /* arrays, in field order: positions, radii, speed, velocities, spin */
         size_t o_pos = hs, o_rad = o_pos + 12 * n, o_spd = o_rad + 4 * n, o_vel = o_spd + 4 * n,

@@ -97,12 +97,15 @@ check-tests: $(TEST_BINS) $(SAN)/ndem $(SAN)/ndemd
 
 # Every Check suite, then the command-line tests, all under the sanitizers.
 test: check-tests web
-	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) NDEM_SHARED=$(abspath ../shared) \
+	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) \
 	  bash tests/run_all.sh $(TEST_BINS)
 
-# The daemon with its defaults: http://127.0.0.1:8080, data in ./var.
+# The daemon: http://$(LISTEN), data in $(DATA); override either on the
+# command line, e.g. `make run LISTEN=127.0.0.1:9090 DATA=/tmp/ndem`.
+LISTEN ?= 127.0.0.1:8080
+DATA   ?= ./var
 run: all web
-	$(REL)/ndemd --listen 127.0.0.1:8080 --data ./var
+	$(REL)/ndemd --listen $(LISTEN) --data $(DATA)
 
 # ---- web client: ndemd serves web/ itself; npm ci installs three.js (and
 # playwright-core for tests/cli_web.sh) from web/package-lock.json, and
@@ -131,7 +134,7 @@ FUZZ         := $(BUILD)/fuzz
 FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c core/defaults.c core/dem_timestep.c \
                 core/material.c
 FUZZ_SECONDS ?= 30
-FUZZ_SEEDS   := $(wildcard ../shared/bench/*.json examples/*.json)
+FUZZ_SEEDS   := $(wildcard bench/*.json examples/*.json)
 
 $(FUZZ)/fuzz_job: tests/fuzz_job.c $(FUZZ_SRC) $(HEADERS) | $(DEPS_STAMP)
 	bash scripts/deps.sh fuzz

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The `ndem` command line as a user runs it: validate every shipped scene,
 # reject a broken job with pointers and exit code 3, run a short job and
-# check the files CONTRACT.md promises. NDEM_BIN is the binary under test.
+# check the files docs/cli.md promises. NDEM_BIN is the binary under test.
 set -u
+cd "$(dirname "$0")/.."
 bin=${NDEM_BIN:?NDEM_BIN must point at the ndem binary}
-shared=${NDEM_SHARED:-../shared}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -13,8 +13,14 @@ check() { # check NAME CONDITION...
   if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
 }
 
-for f in "$shared"/bench/*.json examples/*.json; do
-  check "validate $(basename "$f")" "$bin" validate "$f"
+# The standard scenes are bench/make_scenes.py's output, byte for byte.
+check "bench/*.json equal bench/make_scenes.py's output" python3 bench/make_scenes.py --check
+for f in bench/*.json; do
+  check "bench/$(basename "$f") comes from make_scenes.py" \
+    grep -q "\"$(basename "$f")\"" bench/make_scenes.py
+done
+for f in bench/*.json examples/*.json; do
+  check "validate $f" "$bin" validate "$f"
 done
 
 cat > "$tmp/bad.json" <<'JSON'

@@ -61,13 +61,13 @@ static void dump_errors(const ndem_job_errors *e)
         fprintf(stderr, "  got %s: %s\n", e->items[i].pointer, e->items[i].message);
 }
 
+/* rel: a path from the repository root, where the suites run. */
 static ndem_job *parse_file(const char *rel)
 {
-    char path[512];
     size_t len = 0;
-    char *text = ndem_read_file(ndem_test_shared(rel, path, sizeof path), &len);
+    char *text = ndem_read_file(rel, &len);
     if (!text)
-        fprintf(stderr, "%s: %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: %s\n", rel, strerror(errno));
     ck_assert_ptr_nonnull(text);
     ndem_job *job = NULL;
     ndem_job_errors e = {0};
@@ -84,7 +84,7 @@ static const char *const bench_files[] = {"bench/bed-10k.json", "bench/bed-100k.
                                           "bench/pile.json"};
 #define N_BENCH ((int)(sizeof bench_files / sizeof bench_files[0]))
 
-/* The document of CONTRACT.md. */
+/* A document using every part of the job schema (docs/job.md). */
 static const char contract_doc[] =
     "{'name': 'pile', 'scene': {'gravity': [0, 0, -9.81],"
     " 'materials': [{'name': 'ore', 'density': 3700, 'young_modulus': 6e6, 'poisson_ratio': 0.3},"
@@ -943,7 +943,7 @@ START_TEST(read_file_errors)
     ck_assert_ptr_null(ndem_read_file("/nonexistent/ndem/job.json", &len));
     ck_assert_int_eq(errno, ENOENT);
     char path[512];
-    char *t = ndem_read_file(ndem_test_shared("bench/drum.json", path, sizeof path), &len);
+    char *t = ndem_read_file(ndem_test_bench("drum.json", path, sizeof path), &len);
     ck_assert_ptr_nonnull(t);
     ck_assert_uint_eq(strlen(t), len);
     free(t);

@@ -128,6 +128,7 @@ static void post_job(void *ctx, ndem_request *req)
         double s = ceil(d / h - 1e-9);
         steps = s > (double)LONG_MAX / 2 ? LONG_MAX / 2 : (long)s;
         check_limits(&app->cfg, job, steps, &errs);
+        ndem_job_errors_sort(&errs, req->body, req->body_len);
     }
     if (st != NDEM_JOB_OK || errs.count) {
         char *list = ndem_job_errors_to_json(&errs);

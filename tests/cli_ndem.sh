@@ -34,6 +34,16 @@ for p in /scene/materials/0/densty /scene/particles/0/material /scene/particles/
          /solver/time_step; do
   check "error names $p" grep -q "$p" "$tmp/bad.err"
 done
+# errors in document order (docs/job.md): the same mistakes, solver first
+# and the materials last, come out in that order
+cat > "$tmp/order.json" <<'JSON'
+{"solver": {"time_step": -1},
+ "scene": {"particles": [{"type": "list", "material": "rock", "spheres": [[0, 0, 0, -1]]}],
+  "materials": [{"name": "ore", "densty": 2500}]}}
+JSON
+"$bin" validate "$tmp/order.json" 2> "$tmp/order.err"
+check "validate lists errors in document order" test "$(grep -o '^  /[^:]*' "$tmp/order.err" | tr -d ' ' | tr '\n' ' ')" = \
+  "/solver/time_step /scene/particles/0/material /scene/particles/0/spheres/0/3 /scene/materials/0/densty "
 printf '{"scene": ' > "$tmp/trunc.json"
 "$bin" validate "$tmp/trunc.json" 2> /dev/null
 check "malformed job exits 3" test $? -eq 3

@@ -745,6 +745,58 @@ START_TEST(all_errors_reported)
 }
 END_TEST
 
+/* Errors come in document order (docs/job.md "Errors"), not the parser's
+ * reading order (materials first): members as the document orders them,
+ * indices as numbers (2 before 10), absent members after present ones. */
+START_TEST(errors_in_document_order)
+{
+    char spheres[1024] = "";
+    for (int i = 0; i < 11; i++)
+        snprintf(spheres + strlen(spheres), sizeof spheres - strlen(spheres), "%s[%d, 0, 0, %s]",
+                 i ? ", " : "", i, i == 2 || i == 10 ? "-1" : "0.01");
+    char doc[2048];
+    snprintf(doc, sizeof doc,
+             "{'solver': {'time_step': -1, 'method': 'dme'}, 'name': 3,"
+             " 'scene': {'particles': [{'type': 'list', 'material': 'ore', 'spheres': [%s]}],"
+             "  'materials': [{'name': 'ore', 'densty': 1, 'density': -1}]},"
+             " 'extra': 1}",
+             spheres);
+    ndem_job *job = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(parse_sq(doc, &job, &e), NDEM_JOB_INVALID);
+    const char *want[] = {"/solver/time_step",
+                          "/solver/method",
+                          "/name",
+                          "/scene/particles/0/spheres/2/3",
+                          "/scene/particles/0/spheres/10/3",
+                          "/scene/materials/0/densty",
+                          "/scene/materials/0/density",
+                          "/extra"};
+    int n = (int)(sizeof want / sizeof want[0]);
+    if (e.count != n) dump_errors(&e);
+    ck_assert_int_eq(e.count, n);
+    for (int i = 0; i < n; i++) ck_assert_str_eq(e.items[i].pointer, want[i]);
+    ndem_job_errors_clear(&e);
+
+    /* Errors added after the parse (the daemon's limits), one of them at a
+     * member the document lacks: present members first, in their order. */
+    const char *text = "{\"solver\": {\"duration\": 9, \"time_step\": 1}, \"scene\": {}}";
+    const char *added[] = {"/scene/particles", "/solver/time_step", "/solver/duration"};
+    for (int i = 0; i < 3; i++) {
+        e.items = realloc(e.items, (size_t)(i + 1) * sizeof *e.items);
+        ck_assert_ptr_nonnull(e.items);
+        e.items[i].pointer = strdup(added[i]);
+        e.items[i].message = strdup("limit");
+        e.count = e.capacity = i + 1;
+    }
+    ndem_job_errors_sort(&e, text, strlen(text));
+    ck_assert_str_eq(e.items[0].pointer, "/solver/duration");
+    ck_assert_str_eq(e.items[1].pointer, "/solver/time_step");
+    ck_assert_str_eq(e.items[2].pointer, "/scene/particles");
+    ndem_job_errors_clear(&e);
+}
+END_TEST
+
 START_TEST(no_spurious_errors_without_materials)
 {
     /* A broken material table is one error; references to it are not more. */
@@ -1287,6 +1339,7 @@ int main(void)
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, broken_document, 0, N_BROKEN);
     tcase_add_test(tc, all_errors_reported);
+    tcase_add_test(tc, errors_in_document_order);
     tcase_add_test(tc, no_spurious_errors_without_materials);
     tcase_add_test(tc, error_count_is_bounded);
     suite_add_tcase(s, tc);

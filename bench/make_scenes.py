@@ -115,7 +115,8 @@ def bed(count):
 # ---- column-25: 25 spheres stacked with zero overlap on a plane ----
 # Sphere k (from 0) has its centre at (2k + 1) R: each touches the next
 # without overlap, and the settled height is compared with the Hertz height
-# (docs/physics.md). Wang et al., section 4.1.
+# (docs/physics.md): the column of Wang et al., section 4.1 (spheres of
+# d = 13 mm "on top of another with zero overlap"); 25 is the team's count.
 COLUMN_COUNT = 25
 COLUMN_TIME_STEP = 0.005
 COLUMN_DURATION = 5.0

@@ -110,7 +110,7 @@ check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndemd
 # in the release build, then the command-line tests; each bounded in time by
 # tests/run_all.sh.
 test: check-tests web
-	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) NDEM_SHARED=$(abspath ../shared) \
+	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) \
 	  bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
 
 # What CI runs besides `make test`: the lint and a bounded fuzz pass
@@ -120,9 +120,12 @@ ci-extra:
 	$(MAKE) lint
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
 
-# The daemon with its defaults: http://127.0.0.1:8080, data in ./var.
+# The daemon: http://$(LISTEN), data in $(DATA); override either on the
+# command line, e.g. `make run LISTEN=127.0.0.1:9090 DATA=/tmp/ndem`.
+LISTEN ?= 127.0.0.1:8080
+DATA   ?= ./var
 run: all web
-	$(REL)/ndemd --listen 127.0.0.1:8080 --data ./var
+	$(REL)/ndemd --listen $(LISTEN) --data $(DATA)
 
 # ---- web client: ndemd serves web/ itself; npm ci installs three.js (and
 # playwright-core for tests/cli_web.sh) from web/package-lock.json, and
@@ -151,7 +154,7 @@ FUZZ         := $(BUILD)/fuzz
 FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c core/defaults.c core/dem_timestep.c \
                 core/material.c
 FUZZ_SECONDS ?= 30
-FUZZ_SEEDS   := $(wildcard ../shared/bench/*.json examples/*.json)
+FUZZ_SEEDS   := $(wildcard bench/*.json examples/*.json)
 
 $(FUZZ)/fuzz_job: tests/fuzz_job.c $(FUZZ_SRC) $(HEADERS) | $(DEPS_STAMP)
 	bash scripts/deps.sh fuzz

@@ -468,6 +468,8 @@ ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
         c.oom = 1;
     else
         read_document(&c, root, job);
+    /* document order; the "too many errors" line stays last */
+    ndem_job_errors_order(errs, c.first_error, errs->count - (c.dropped ? 1 : 0), root);
     cJSON_Delete(root);
     if (c.oom && c.errs->count == c.first_error)
         ndem_jc_error_ptr(&c, "", "out of memory");

@@ -75,6 +75,13 @@ ndem_job_status ndem_job_scan(const char *text, size_t len, long max_particles, 
                               ndem_job_errors *errs);
 void ndem_job_errors_clear(ndem_job_errors *errs);
 
+/* Puts errs in document order (docs/job.md "Errors"): by JSON Pointer,
+ * members in the order text (the document, len bytes) writes them, array
+ * elements by index, pointers the document lacks after those it has; ties
+ * keep their order. ndem_job_parse returns its errors in this order already;
+ * this is for errors added afterwards (the daemon's limits). */
+void ndem_job_errors_sort(ndem_job_errors *errs, const char *text, size_t len);
+
 /* The job as a JSON document with every default filled in (malloc'd text). */
 char *ndem_job_to_json(const ndem_job *job);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh - the benchmark protocol of ../shared/bench/README.md: run the
+# bench/run.sh - the benchmark protocol of bench/README.md: run the
 # standard beds for their 2 s and print wall time per step (whole run and
 # last 0.5 s), contacts, rows, iterations, time per phase and peak memory.
 #
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 compare=0
 if [ ${#scenes[@]} -eq 0 ]; then
-    scenes=("$root/../shared/bench/bed-10k.json" "$root/../shared/bench/bed-100k.json")
+    scenes=("$here/bed-10k.json" "$here/bed-100k.json")
     compare=1 # the standard run also compares NDEM with smooth DEM
 fi
 [ -x "$bin" ] || { echo "bench: no ndem binary at $bin (run make first)" >&2; exit 2; }
@@ -83,7 +83,7 @@ done
 # NDEM against smooth DEM (issue 5): the same 10 000-particle bed, the first
 # 0.25 s (0.1 s with --quick), Hertz DEM at 0.1 of its stable step ("auto").
 # The figure that matters to a user: wall seconds per simulated second.
-bed="$root/../shared/bench/bed-10k.json"
+bed="$here/bed-10k.json"
 if [ "$compare" = 1 ] && [ -f "$bed" ]; then
     span=0.25
     [ "$quick" = 1 ] && span=0.1

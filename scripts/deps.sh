@@ -6,8 +6,9 @@
 #   scripts/deps.sh lint     plus cppcheck and clang-format (`make lint`, `make format`)
 #   scripts/deps.sh --print  prints the list instead
 set -eu
-# engine, job documents, command line, their tests
-pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev"
+# engine, job documents, command line, their tests; python3 for
+# bench/make_scenes.py (checked by tests/cli_ndem.sh)
+pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev python3"
 # ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
 # web client (`make web`, its end-to-end test): Node.js and npm (kept when a

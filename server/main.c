@@ -20,6 +20,7 @@
 #include <malloc.h>
 #endif
 #include <fcntl.h>
+#include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,11 +207,14 @@ int main(int argc, char **argv)
     if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, &http, ndem_routes,
                                      ndem_static_file, &app, err, sizeof err)))
         goto fail;
-    char threads[32] = "solver.threads";
-    if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld", app.cfg.threads);
+    /* say what a job will get, not the name of the setting */
+    char threads[96];
+    snprintf(threads, sizeof threads, "each job's solver.threads (0 = %d, OpenMP's default)",
+             omp_get_max_threads());
+    if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld (--threads)", app.cfg.threads);
     const char *wait = getenv("OMP_WAIT_POLICY");
     ndem_log("ndemd: listening on http://%s:%d (streams on ws://%s:%d), data in %s, "
-             "%ld worker(s), %s OpenMP thread(s) per job, OMP_WAIT_POLICY=%s",
+             "%ld worker(s), threads per job: %s, OMP_WAIT_POLICY=%s",
              app.cfg.http_host, ndem_http_port(app.http), app.cfg.ws_host,
              ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads,
              wait ? wait : "(runtime default)");

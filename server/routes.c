@@ -142,6 +142,7 @@ static void post_job(void *ctx, ndem_request *req)
         double s = ceil(d / h - 1e-9);
         steps = s > (double)LONG_MAX / 2 ? LONG_MAX / 2 : (long)s;
         check_limits(&app->cfg, job, steps, &errs);
+        ndem_job_errors_sort(&errs, req->body, req->body_len);
     }
     if (st != NDEM_JOB_OK || errs.count) {
         char *list = ndem_job_errors_to_json(&errs);
@@ -220,7 +221,15 @@ static void list_jobs(void *ctx, ndem_request *req)
     const char *status = ndem_http_query(req, "status");
     const char *limit_s = ndem_http_query(req, "limit");
     const char *cursor = ndem_http_query(req, "cursor");
+    const char *view = ndem_http_query(req, "view");
     long limit = LIST_DEFAULT, before = 0;
+    /* summaries by default: a list of 100 documents of 10^4 spheres each
+     * is megabytes nobody asked for; ?view=full includes them */
+    int full = view && !strcmp(view, "full");
+    if (view && !full && strcmp(view, "summary")) {
+        ndem_http_problem(req, 400, NULL, "view must be summary or full, not '%s'", view);
+        return;
+    }
     if (status) {
         int ok = 0;
         for (int i = 0; i < NDEM_STATUS_COUNT; i++)
@@ -249,7 +258,13 @@ static void list_jobs(void *ctx, ndem_request *req)
     }
     cJSON *o = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(o, "jobs");
     for (int i = 0; i < n; i++) {
-        cJSON_AddItemToArray(list, ndem_resource(app, &rows[i]));
+        if (!full) { /* not parsed only to be dropped */
+            free(rows[i].document);
+            rows[i].document = NULL;
+        }
+        cJSON *item = ndem_resource(app, &rows[i]);
+        if (!full) cJSON_DeleteItemFromObjectCaseSensitive(item, "job");
+        cJSON_AddItemToArray(list, item);
         ndem_job_row_free(&rows[i]);
     }
     if (n == limit && n > 0) {

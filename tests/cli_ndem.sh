@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The `ndem` command line as a user runs it: validate every shipped scene,
 # reject a broken job with pointers and exit code 3, run a short job and
-# check the files CONTRACT.md promises. NDEM_BIN is the binary under test.
+# check the files docs/cli.md promises. NDEM_BIN is the binary under test.
 set -u
+cd "$(dirname "$0")/.."
 bin=${NDEM_BIN:?NDEM_BIN must point at the ndem binary}
-shared=${NDEM_SHARED:-../shared}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -13,8 +13,14 @@ check() { # check NAME CONDITION...
   if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
 }
 
-for f in "$shared"/bench/*.json examples/*.json; do
-  check "validate $(basename "$f")" "$bin" validate "$f"
+# The standard scenes are bench/make_scenes.py's output, byte for byte.
+check "bench/*.json equal bench/make_scenes.py's output" python3 bench/make_scenes.py --check
+for f in bench/*.json; do
+  check "bench/$(basename "$f") comes from make_scenes.py" \
+    grep -q "\"$(basename "$f")\"" bench/make_scenes.py
+done
+for f in bench/*.json examples/*.json; do
+  check "validate $f" "$bin" validate "$f"
 done
 
 cat > "$tmp/bad.json" <<'JSON'
@@ -28,6 +34,16 @@ for p in /scene/materials/0/densty /scene/particles/0/material /scene/particles/
          /solver/time_step; do
   check "error names $p" grep -q "$p" "$tmp/bad.err"
 done
+# errors in document order (docs/job.md): the same mistakes, solver first
+# and the materials last, come out in that order
+cat > "$tmp/order.json" <<'JSON'
+{"solver": {"time_step": -1},
+ "scene": {"particles": [{"type": "list", "material": "rock", "spheres": [[0, 0, 0, -1]]}],
+  "materials": [{"name": "ore", "densty": 2500}]}}
+JSON
+"$bin" validate "$tmp/order.json" 2> "$tmp/order.err"
+check "validate lists errors in document order" test "$(grep -o '^  /[^:]*' "$tmp/order.err" | tr -d ' ' | tr '\n' ' ')" = \
+  "/solver/time_step /scene/particles/0/material /scene/particles/0/spheres/0/3 /scene/materials/0/densty "
 printf '{"scene": ' > "$tmp/trunc.json"
 "$bin" validate "$tmp/trunc.json" 2> /dev/null
 check "malformed job exits 3" test $? -eq 3

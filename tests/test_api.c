@@ -297,6 +297,35 @@ START_TEST(listing_pages_newest_first)
         cJSON_Delete(o);
     }
     ck_assert_int_ge(seen, 5);
+
+    /* summaries by default: the resource without its document; view=full
+     * adds the document GET /jobs/{id} shows; other views are refused */
+    const char *fields[] = {"id",          "name",     "status", "created_at", "started_at",
+                            "finished_at", "progress", "stats",  "error",      "links"};
+    cJSON *sum = td_get_json(&api, "/api/v1/jobs?status=succeeded&limit=1", 200);
+    cJSON *full = td_get_json(&api, "/api/v1/jobs?status=succeeded&limit=1&view=full", 200);
+    const cJSON *js = cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "jobs"), 0);
+    const cJSON *jf = cJSON_GetArrayItem(cJSON_GetObjectItem(full, "jobs"), 0);
+    ck_assert_str_eq(td_str(js, "id"), ids[4]);
+    ck_assert_str_eq(td_str(jf, "id"), ids[4]);
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        ck_assert_msg(cJSON_HasObjectItem(js, fields[i]), "summary lacks %s", fields[i]);
+        ck_assert_msg(cJSON_HasObjectItem(jf, fields[i]), "full view lacks %s", fields[i]);
+    }
+    ck_assert(!cJSON_HasObjectItem(js, "job"));
+    cJSON *one = td_job(&api, ids[4]);
+    ck_assert(cJSON_IsObject(cJSON_GetObjectItem(jf, "job")));
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(jf, "job"), cJSON_GetObjectItem(one, "job"), 1));
+    cJSON_Delete(one);
+    cJSON_Delete(sum);
+    cJSON_Delete(full);
+    sum = td_get_json(&api, "/api/v1/jobs?limit=1&view=summary", 200);
+    ck_assert(!cJSON_HasObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "jobs"), 0), "job"));
+    cJSON_Delete(sum);
+    td_resp r = td_http(&api, "GET", "/api/v1/jobs?view=everything", NULL, NULL, 0, NULL);
+    expect_problem(&r, 400);
+    ck_assert_msg(strstr(r.body, "view must be summary or full"), "%s", r.body);
+    td_resp_free(&r);
 }
 END_TEST
 

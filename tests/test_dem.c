@@ -125,7 +125,7 @@ static double column_top(ndem_job *job)
 START_TEST(hertz_column_matches_ndem)
 {
     char path[512];
-    ndem_test_shared("bench/column-25.json", path, sizeof path);
+    ndem_test_bench("column-25.json", path, sizeof path);
     ndem_job *ndem = test_job_file(path);
     ndem->scene.solver.iterations = 500;
     ndem->scene.solver.warm_start = 0;

@@ -61,13 +61,13 @@ static void dump_errors(const ndem_job_errors *e)
         fprintf(stderr, "  got %s: %s\n", e->items[i].pointer, e->items[i].message);
 }
 
+/* rel: a path from the repository root, where the suites run. */
 static ndem_job *parse_file(const char *rel)
 {
-    char path[512];
     size_t len = 0;
-    char *text = ndem_read_file(ndem_test_shared(rel, path, sizeof path), &len);
+    char *text = ndem_read_file(rel, &len);
     if (!text)
-        fprintf(stderr, "%s: %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: %s\n", rel, strerror(errno));
     ck_assert_ptr_nonnull(text);
     ndem_job *job = NULL;
     ndem_job_errors e = {0};
@@ -84,7 +84,7 @@ static const char *const bench_files[] = {"bench/bed-10k.json", "bench/bed-100k.
                                           "bench/pile.json"};
 #define N_BENCH ((int)(sizeof bench_files / sizeof bench_files[0]))
 
-/* The document of CONTRACT.md. */
+/* A document using every part of the job schema (docs/job.md). */
 static const char contract_doc[] =
     "{'name': 'pile', 'scene': {'gravity': [0, 0, -9.81],"
     " 'materials': [{'name': 'ore', 'density': 3700, 'young_modulus': 6e6, 'poisson_ratio': 0.3},"
@@ -745,6 +745,58 @@ START_TEST(all_errors_reported)
 }
 END_TEST
 
+/* Errors come in document order (docs/job.md "Errors"), not the parser's
+ * reading order (materials first): members as the document orders them,
+ * indices as numbers (2 before 10), absent members after present ones. */
+START_TEST(errors_in_document_order)
+{
+    char spheres[1024] = "";
+    for (int i = 0; i < 11; i++)
+        snprintf(spheres + strlen(spheres), sizeof spheres - strlen(spheres), "%s[%d, 0, 0, %s]",
+                 i ? ", " : "", i, i == 2 || i == 10 ? "-1" : "0.01");
+    char doc[2048];
+    snprintf(doc, sizeof doc,
+             "{'solver': {'time_step': -1, 'method': 'dme'}, 'name': 3,"
+             " 'scene': {'particles': [{'type': 'list', 'material': 'ore', 'spheres': [%s]}],"
+             "  'materials': [{'name': 'ore', 'densty': 1, 'density': -1}]},"
+             " 'extra': 1}",
+             spheres);
+    ndem_job *job = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(parse_sq(doc, &job, &e), NDEM_JOB_INVALID);
+    const char *want[] = {"/solver/time_step",
+                          "/solver/method",
+                          "/name",
+                          "/scene/particles/0/spheres/2/3",
+                          "/scene/particles/0/spheres/10/3",
+                          "/scene/materials/0/densty",
+                          "/scene/materials/0/density",
+                          "/extra"};
+    int n = (int)(sizeof want / sizeof want[0]);
+    if (e.count != n) dump_errors(&e);
+    ck_assert_int_eq(e.count, n);
+    for (int i = 0; i < n; i++) ck_assert_str_eq(e.items[i].pointer, want[i]);
+    ndem_job_errors_clear(&e);
+
+    /* Errors added after the parse (the daemon's limits), one of them at a
+     * member the document lacks: present members first, in their order. */
+    const char *text = "{\"solver\": {\"duration\": 9, \"time_step\": 1}, \"scene\": {}}";
+    const char *added[] = {"/scene/particles", "/solver/time_step", "/solver/duration"};
+    for (int i = 0; i < 3; i++) {
+        e.items = realloc(e.items, (size_t)(i + 1) * sizeof *e.items);
+        ck_assert_ptr_nonnull(e.items);
+        e.items[i].pointer = strdup(added[i]);
+        e.items[i].message = strdup("limit");
+        e.count = e.capacity = i + 1;
+    }
+    ndem_job_errors_sort(&e, text, strlen(text));
+    ck_assert_str_eq(e.items[0].pointer, "/solver/duration");
+    ck_assert_str_eq(e.items[1].pointer, "/solver/time_step");
+    ck_assert_str_eq(e.items[2].pointer, "/scene/particles");
+    ndem_job_errors_clear(&e);
+}
+END_TEST
+
 START_TEST(no_spurious_errors_without_materials)
 {
     /* A broken material table is one error; references to it are not more. */
@@ -943,7 +995,7 @@ START_TEST(read_file_errors)
     ck_assert_ptr_null(ndem_read_file("/nonexistent/ndem/job.json", &len));
     ck_assert_int_eq(errno, ENOENT);
     char path[512];
-    char *t = ndem_read_file(ndem_test_shared("bench/drum.json", path, sizeof path), &len);
+    char *t = ndem_read_file(ndem_test_bench("drum.json", path, sizeof path), &len);
     ck_assert_ptr_nonnull(t);
     ck_assert_uint_eq(strlen(t), len);
     free(t);
@@ -1287,6 +1339,7 @@ int main(void)
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, broken_document, 0, N_BROKEN);
     tcase_add_test(tc, all_errors_reported);
+    tcase_add_test(tc, errors_in_document_order);
     tcase_add_test(tc, no_spurious_errors_without_materials);
     tcase_add_test(tc, error_count_is_bounded);
     suite_add_tcase(s, tc);

@@ -32,7 +32,7 @@ static double run_column(ndem_job *job, int iterations, int warm, int must_rest)
 static ndem_job *column_job(void)
 {
     char path[512];
-    ndem_job *job = test_job_file(ndem_test_shared("bench/column-25.json", path, sizeof path));
+    ndem_job *job = test_job_file(ndem_test_bench("column-25.json", path, sizeof path));
     ck_assert_int_eq(job->scene.generators[0].list_count, 25);
     return job;
 }

@@ -20,11 +20,11 @@ static inline int ndem_test_run_suite(Suite *s)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-/* Path of a file under ../shared (NDEM_SHARED overrides). */
-static inline const char *ndem_test_shared(const char *rel, char *buf, size_t n)
+/* Path of a standard scene in the repository's bench/ (bench/README.md).
+ * The suites run from the repository root (tests/run_all.sh goes there). */
+static inline const char *ndem_test_bench(const char *name, char *buf, size_t n)
 {
-    const char *root = getenv("NDEM_SHARED");
-    snprintf(buf, n, "%s/%s", root ? root : "../shared", rel);
+    snprintf(buf, n, "bench/%s", name);
     return buf;
 }
 

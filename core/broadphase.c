@@ -166,7 +166,8 @@ static int neighbours_build(ndem_sim *sim, double skin)
         nl->blocks[bi] = (ndem_pair_block){0};
     }
     ndem_grid_destroy(&sim->grid);
-    memcpy(nl->x0, b->pos, 3 * sizeof(double) * (size_t)n);
+    if (n > 0) /* an empty scene has no arrays yet: memcpy must not see NULL */
+        memcpy(nl->x0, b->pos, 3 * sizeof(double) * (size_t)n);
     nl->bodies = n;
     nl->skin = skin;
     nl->valid = 1;

@@ -98,7 +98,8 @@ int ndem_pair_block_push(ndem_pair_block *blk, int key);
 /* Makes room for n blocks (new ones empty); 0 or -1. */
 int ndem_pair_blocks_reserve(ndem_pair_block **blocks, long *capacity, long n);
 /* Grows *p to hold `need` elements of `elem` bytes, keeping its contents
- * (capacity doubles); 0, or -1 when out of memory. */
+ * (capacity doubles); 0, or -1 when out of memory. *p is never NULL after
+ * a success, even for need 0 (empty scenes). */
 int ndem_ensure(void **p, long *cap, long need, size_t elem);
 
 /* Candidate contacts in pair order: key_b >= 0 is a particle, key_b < 0 a

@@ -242,7 +242,8 @@ static int neighbours_build(ndem_sim *sim, double skin, double rmax)
             if (big.start) /* found from the big body's side, already tested */
                 for (long k = big.start[i]; k < big.start[i + 1]; k++)
                     failed |= ndem_pair_block_push(blk, big.j[k]);
-            if (!failed) sort_ints(&blk->key[first], blk->count - first);
+            if (!failed && blk->count > first) /* key is NULL until a first pair */
+                sort_ints(&blk->key[first], blk->count - first);
             start[i + 1] = blk->count - first;
         }
     }

@@ -82,6 +82,19 @@ START_TEST(emitter_only_scene_steps)
 }
 END_TEST
 
+/* Particles with no neighbour at all: the first body of a block of the
+ * list build finds no pair (its buffer is still unallocated); found by the
+ * parse-and-step fuzzer (a column with one sphere moved away). */
+START_TEST(isolated_particles_step)
+{
+    ndem_job *job = test_job("{\"scene\": {" TEST_MATERIALS ", \"particles\": [{\"type\": "
+                             "\"list\", \"spheres\": [[0, 0, 0, 0.01], [1, 0, 0, 0.01]]}]}, %s}",
+                             SOLVER("ndem"));
+    ck_assert_int_eq(run_all_steps(job), 2);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* Regions at the limit (+-1e6 m) with millimetre spheres: 1e9 lattice sites
  * per axis and 1e27 cells of random fill, which overflowed a long before. */
 START_TEST(wide_regions_place_their_spheres)
@@ -158,6 +171,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, empty_scene_steps, 0, 2);
     tcase_add_loop_test(tc, emitter_only_scene_steps, 0, 2);
+    tcase_add_test(tc, isolated_particles_step);
     tcase_add_test(tc, wide_regions_place_their_spheres);
     tcase_add_test(tc, engine_refuses_unusable_regions);
     suite_add_tcase(s, tc);

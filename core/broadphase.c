@@ -33,21 +33,20 @@
 void ndem_grid_radii(const ndem_bodies *b, double *r_cell, double *split)
 {
     long n = b->count;
-    long *hist = calloc(NDEM_RADIUS_BINS, sizeof(long));
-    double rmax = 0.0;
-    for (long i = 0; i < n; i++) {
-        double r = b->radius[i];
-        if (r > rmax) rmax = r;
-        int e = 0;
-        frexp(r, &e);
-        e += NDEM_RADIUS_BIAS;
-        if (hist) hist[e < 0 ? 0 : (e >= NDEM_RADIUS_BINS ? NDEM_RADIUS_BINS - 1 : e)]++;
-    }
+    double rmin = INFINITY, rmax = 0.0;
+    for (long i = 0; i < n; i++) rmin = fmin(rmin, b->radius[i]), rmax = fmax(rmax, b->radius[i]);
     *r_cell = rmax;
     *split = INFINITY;
-    if (!hist || n == 0) { /* out of memory: one grid for all, as always safe */
-        free(hist);
-        return;
+    /* every bin bound exceeds r_min, so no radius can exceed the threshold:
+     * the usual case, without the histogram */
+    if (n == 0 || rmax <= 4.0 * rmin) return;
+    long *hist = calloc(NDEM_RADIUS_BINS, sizeof(long));
+    if (!hist) return; /* out of memory: one grid for all, as always safe */
+    for (long i = 0; i < n; i++) {
+        int e = 0;
+        frexp(b->radius[i], &e);
+        e += NDEM_RADIUS_BIAS;
+        hist[e < 0 ? 0 : (e >= NDEM_RADIUS_BINS ? NDEM_RADIUS_BINS - 1 : e)]++;
     }
     long want = n - n / 10, acc = 0;
     int e = 0;
@@ -181,6 +180,16 @@ int ndem_broadphase_build(ndem_sim *sim, double skin, double rmax)
 #define NDEM_LIST_MARGIN 1.0
 #define NDEM_LIST_BLOCK 512
 
+/* ndem_within without the per-pair reach: with no big body the radii are
+ * within a factor of 4-8 and the lists keep the old reach (and cost). */
+static int within(const ndem_bodies *b, long i, long j, double skin)
+{
+    const double *xi = &b->pos[3 * i], *xj = &b->pos[3 * j];
+    double d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
+    double reach = b->radius[i] + b->radius[j] + skin;
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
+}
+
 static int cmp_int(const void *pa, const void *pb)
 {
     int a = *(const int *)pa, b = *(const int *)pb;
@@ -233,7 +242,11 @@ static int neighbours_build(ndem_sim *sim, double skin, double rmax)
         long hi = (bi + 1) * NDEM_LIST_BLOCK < n ? (bi + 1) * NDEM_LIST_BLOCK : n;
         for (long i = bi * NDEM_LIST_BLOCK; i < hi; i++) {
             long first = blk->count;
-            if (g->bucket[i] != NDEM_GRID_BIG)
+            if (g->big_count == 0) /* the old path, to the instruction */
+                NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
+                    if (within(b, i, j, skin)) failed |= ndem_pair_block_push(blk, (int)j);
+                });
+            else if (g->bucket[i] != NDEM_GRID_BIG)
                 NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
                     tested++;
                     if (ndem_within(b, i, j, skin, rmax))

@@ -192,7 +192,8 @@ typedef struct ndem_neighbours {
     ndem_pair_block *blocks;
     long block_capacity;
     long builds; /* how many times the lists were built */
-    long tested; /* pairs the last build tested for reach (its work) */
+    long tested; /* pairs the last build with big bodies tested for reach (its
+                  * work); not counted (0) in a build without big bodies */
 } ndem_neighbours;
 
 struct ndem_sim {

@@ -61,8 +61,8 @@ static void check_lists_exact(const ndem_sim *sim)
             double reach = ri + rj + (nl->skin - 0.05 * (rmax - (ri < rj ? ri : rj)));
             int near = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
             int listed = k < nl->start[i + 1] && nl->j[k] == j;
-            ck_assert_msg(near == listed, "pair %ld %ld: within reach %d, listed %d", i, j, near,
-                          listed);
+            if (near != listed) /* one call per pair would dominate the test's time */
+                ck_abort_msg("pair %ld %ld: within reach %d, listed %d", i, j, near, listed);
             if (listed) k++, found++;
         }
         ck_assert_int_eq(k, nl->start[i + 1]); /* sorted, nothing else listed */
@@ -105,7 +105,7 @@ START_TEST(lists_match_brute_force)
     long builds = 0, checked = 0;
     for (int step = 0; step < 12; step++) {
         test_step(sim);
-        if (sim->neighbours.builds != builds) {
+        if (sim->neighbours.builds != builds && checked < 3) {
             builds = sim->neighbours.builds;
             check_lists_exact(sim);
             checked++;

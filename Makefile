@@ -148,28 +148,38 @@ lint: | $(DEPS_STAMP)
 	  --std=c11 --inline-suppr -Icore -Iapi core api cli server
 
 # ---- fuzzing (not part of `make test`; `make ci-extra` runs it) ----
-# libFuzzer on the job parser for FUZZ_SECONDS, seeded with the standard
-# scenes and the examples; findings are written to $(BUILD)/fuzz/.
+# libFuzzer for FUZZ_SECONDS per target, seeded with the repository's scenes
+# (examples/ and bench/); findings are written to $(BUILD)/fuzz/findings/.
+# fuzz_job: the job parser alone. fuzz_step: parse, then build and step every
+# valid document a few times (all of core/ and api/, one OpenMP thread).
 FUZZ         := $(BUILD)/fuzz
 FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c core/defaults.c core/dem_timestep.c \
                 core/material.c
 FUZZ_SECONDS ?= 30
-FUZZ_SEEDS   := $(wildcard bench/*.json examples/*.json)
+FUZZ_SEEDS   := $(wildcard examples/*.json bench/*.json)
+FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -ffp-contract=off -Icore -Iapi \
+                $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all
 
 $(FUZZ)/fuzz_job: tests/fuzz_job.c $(FUZZ_SRC) $(HEADERS) | $(DEPS_STAMP)
 	bash scripts/deps.sh fuzz
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -ffp-contract=off -Icore -Iapi \
-	  $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all tests/fuzz_job.c $(FUZZ_SRC) $(LIBS) -o $@
+	clang $(FUZZ_CFLAGS) tests/fuzz_job.c $(FUZZ_SRC) $(LIBS) -o $@
 
-fuzz: $(FUZZ)/fuzz_job
-	@rm -rf $(FUZZ)/seed && mkdir -p $(FUZZ)/seed $(FUZZ)/corpus $(FUZZ)/findings
+$(FUZZ)/fuzz_step: tests/fuzz_step.c $(LIB_SRC) $(HEADERS) | $(DEPS_STAMP)
+	bash scripts/deps.sh fuzz
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fopenmp tests/fuzz_step.c $(LIB_SRC) $(LIBS) -o $@
+
+fuzz: $(FUZZ)/fuzz_job $(FUZZ)/fuzz_step
+	@rm -rf $(FUZZ)/seed && mkdir -p $(FUZZ)/seed $(FUZZ)/findings
 	@for f in $(FUZZ_SEEDS); do \
 	  cp "$$f" "$(FUZZ)/seed/$$(basename "$$(dirname "$$f")")-$$(basename "$$f")"; done
-	$(FUZZ)/fuzz_job -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
-	  -rss_limit_mb=4096 -dict=tests/fuzz_job.dict -print_final_stats=1 \
-	  -artifact_prefix=$(FUZZ)/findings/ $(FUZZ)/corpus $(FUZZ)/seed
+	@for t in fuzz_job fuzz_step; do mkdir -p $(FUZZ)/corpus-$$t; \
+	  echo "== $$t ($(FUZZ_SECONDS) s)"; \
+	  OMP_NUM_THREADS=1 $(FUZZ)/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
+	    -rss_limit_mb=4096 -dict=tests/fuzz_job.dict -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ)/findings/$$t- $(FUZZ)/corpus-$$t $(FUZZ)/seed || exit 1; done
 
 format:
 	bash scripts/deps.sh lint

@@ -92,6 +92,31 @@ static void read_bounds(ndem_jc *c, const cJSON *obj, double min[3], double max[
     }
 }
 
+/* Generator and emitter regions: every coordinate within
+ * NDEM_MAX_COORDINATE of the origin (the engine's limit, ndem.h); reported
+ * at /min/k or /max/k. Members that failed to read are left alone. */
+static void check_region(ndem_jc *c, const double min[3], const double max[3])
+{
+    static const char *const keys[2] = {"min", "max"};
+    const double *v[2] = {min, max};
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++) {
+            if (fabs(v[s][k]) <= NDEM_MAX_COORDINATE)
+                continue;
+            size_t mark = ndem_jc_push_key(c, keys[s]);
+            size_t m2 = ndem_jc_push_index(c, k);
+            ndem_jc_error(c, "must lie within +-%g m of the origin (generator and emitter regions)",
+                          NDEM_MAX_COORDINATE);
+            ndem_jc_pop(c, m2);
+            ndem_jc_pop(c, mark);
+            break;
+        }
+}
+
+/* Radii of generators and emitters: positive and at most NDEM_MAX_COORDINATE. */
+static const ndem_jc_bound radius_bound = {0.0, NDEM_MAX_COORDINATE, 1, 0,
+                                           "must be a positive number of at most 1e6 m"};
+
 /* Which of `names` the string member `key` is; -1 after reporting. An
  * absent member is an error unless `dflt` >= 0, which is returned then. */
 static int read_kind(ndem_jc *c, const cJSON *obj, const char *key, const char *const *names,
@@ -163,7 +188,7 @@ static void radius_values(ndem_jc *c, const cJSON *v, ndem_radius_dist *out)
     cJSON_ArrayForEach(e, vals)
     {
         size_t m2 = ndem_jc_push_index(c, i);
-        if (ndem_jc_number_value(c, e, &r.values[i], &ndem_jc_positive) != NDEM_JC_OK)
+        if (ndem_jc_number_value(c, e, &r.values[i], &radius_bound) != NDEM_JC_OK)
             ok = 0;
         ndem_jc_pop(c, m2);
         i++;
@@ -225,8 +250,8 @@ static void radius_uniform(ndem_jc *c, const cJSON *v, ndem_radius_dist *out)
     ndem_jc_members(c, v, uniform_keys, radius_keys,
                     "a radius with \"min\" and \"max\" takes nothing else");
     double lo = 0.0, hi = 0.0;
-    int a = ndem_jc_number(c, v, "min", &lo, &ndem_jc_positive, NDEM_JC_REQUIRED);
-    int b = ndem_jc_number(c, v, "max", &hi, &ndem_jc_positive, NDEM_JC_REQUIRED);
+    int a = ndem_jc_number(c, v, "min", &lo, &radius_bound, NDEM_JC_REQUIRED);
+    int b = ndem_jc_number(c, v, "max", &hi, &radius_bound, NDEM_JC_REQUIRED);
     if (a != NDEM_JC_OK || b != NDEM_JC_OK)
         return;
     if (hi < lo) {
@@ -248,7 +273,7 @@ static void read_radius(ndem_jc *c, const cJSON *obj, ndem_radius_dist *out)
     size_t mark = ndem_jc_push_key(c, "radius");
     if (cJSON_IsNumber(v)) {
         double r;
-        if (ndem_jc_number_value(c, v, &r, &ndem_jc_positive) == NDEM_JC_OK) {
+        if (ndem_jc_number_value(c, v, &r, &radius_bound) == NDEM_JC_OK) {
             memset(out, 0, sizeof *out);
             out->kind = NDEM_RADIUS_FIXED;
             out->count = 1;
@@ -505,6 +530,7 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
         return;
     }
     read_bounds(c, item, g->min, g->max, 0);
+    check_region(c, g->min, g->max);
     read_radius(c, item, &g->radius);
     ndem_jc_vec3(c, item, "velocity", g->velocity, 0);
     long long v;
@@ -539,6 +565,7 @@ static void read_emitter(ndem_jc *c, const cJSON *item, ndem_job *job, int mater
     ndem_jc_members(c, item, emitter_keys, NULL, NULL);
     read_kind(c, item, "type", emitter_types, "\"box\"", 0);
     read_bounds(c, item, e->min, e->max, 0);
+    check_region(c, e->min, e->max);
     ndem_jc_number(c, item, "rate", &e->rate, &ndem_jc_positive, NDEM_JC_REQUIRED);
     int a = ndem_jc_number(c, item, "start", &e->start, &ndem_jc_nonneg, 0);
     int b = ndem_jc_number(c, item, "stop", &e->stop, &ndem_jc_any, 0);

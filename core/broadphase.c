@@ -1,10 +1,23 @@
 /* broadphase.c - a uniform cell grid over hashed cell coordinates: O(N) to
  * build (counting sort by bucket) and O(N) to query for mono- and
- * poly-disperse beds alike, since the cell is sized by the largest sphere.
- * Cells are numbered densely over the particles' bounding box when that box
- * is small (the usual bed, hopper or drum), and hashed otherwise.
- * Each particle remembers its exact cell so hash collisions never produce a
- * pair twice. */
+ * poly-disperse beds alike. Cells are numbered densely over the particles'
+ * bounding box when that box is small (the usual bed, hopper or drum), and
+ * hashed otherwise. Each particle remembers its exact cell so hash
+ * collisions never produce a pair twice.
+ *
+ * Radius ratios. The cell must hold the reach of the largest pair it
+ * serves, so one 100 m sphere among millimetre ones would put them all into
+ * one cell (quadratic time and memory). The cell is therefore sized by the
+ * ordinary bodies (ndem_grid_radii: up to 4-8 times the 90 % quantile of
+ * the radii); the few bodies above that are "big" and kept out of the cells.
+ * Each big body finds its small partners through the cells its box covers,
+ * clipped to the grid's block, or by a plain scan of the bodies when that
+ * box spans more cells than there are bodies; big pairs among themselves
+ * come from a sweep along x. Chosen over a hierarchical grid for being one
+ * grid plus a short side path: scenes without big bodies run exactly as
+ * before (same cell, same lists, same bits). With B big bodies the extra
+ * work is O(B N) at worst, O(N) for the usual one big body. The lists
+ * still come out sorted by j, so the contacts keep their pair order. */
 #include "grid.h"
 #include "sim.h"
 
@@ -13,15 +26,74 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ndem_broadphase_build(ndem_sim *sim, double skin)
+/* radii binned by binary exponent (frexp): r < 2^e */
+#define NDEM_RADIUS_BINS 2200
+#define NDEM_RADIUS_BIAS 1100
+
+void ndem_grid_radii(const ndem_bodies *b, double *r_cell, double *split)
+{
+    long n = b->count;
+    double rmin = INFINITY, rmax = 0.0;
+    for (long i = 0; i < n; i++) rmin = fmin(rmin, b->radius[i]), rmax = fmax(rmax, b->radius[i]);
+    *r_cell = rmax;
+    *split = INFINITY;
+    /* every bin bound exceeds r_min, so no radius can exceed the threshold:
+     * the usual case, without the histogram */
+    if (n == 0 || rmax <= 4.0 * rmin) return;
+    long *hist = calloc(NDEM_RADIUS_BINS, sizeof(long));
+    if (!hist) return; /* out of memory: one grid for all, as always safe */
+    for (long i = 0; i < n; i++) {
+        int e = 0;
+        frexp(b->radius[i], &e);
+        e += NDEM_RADIUS_BIAS;
+        hist[e < 0 ? 0 : (e >= NDEM_RADIUS_BINS ? NDEM_RADIUS_BINS - 1 : e)]++;
+    }
+    long want = n - n / 10, acc = 0;
+    int e = 0;
+    while (e < NDEM_RADIUS_BINS - 1 && (acc += hist[e]) < want) e++;
+    free(hist);
+    double s = ldexp(1.0, e - NDEM_RADIUS_BIAS + 2);
+    if (rmax <= s) return;
+    double rc = 0.0;
+    for (long i = 0; i < n; i++)
+        if (b->radius[i] <= s && b->radius[i] > rc) rc = b->radius[i];
+    *r_cell = rc;
+    *split = s;
+}
+
+/* The search reach of the lists: pair i, j is listed within r_i + r_j +
+ * pair_skin. A pair can become a contact only within 0.05 min(r_i, r_j) of
+ * the surfaces (contacts.c), so the 0.05 r_max in `skin` (the Verlet
+ * criterion's worst pair, ndem_neighbours_update) shrinks to the pair's own
+ * radius; exactly `skin` for a pair of the largest radius. */
+static double pair_skin(double skin, double rmax, double ri, double rj)
+{
+    return skin - 0.05 * (rmax - fmin(ri, rj));
+}
+
+int ndem_broadphase_build(ndem_sim *sim, double skin, double rmax)
 {
     ndem_grid *g = &sim->grid;
     const ndem_bodies *b = &sim->bodies;
     long n = b->count;
-    double rmax = 0.0;
-    for (long i = 0; i < n; i++)
-        if (b->radius[i] > rmax) rmax = b->radius[i];
-    g->cell = 2.0 * rmax + skin;
+    ndem_grid_radii(b, &g->r_cell, &g->split);
+    g->reach = pair_skin(skin, rmax, g->r_cell, g->r_cell);
+    g->cell = 2.0 * g->r_cell + g->reach;
+    if (g->split < INFINITY) { /* cells this small may be sparse: no finer than */
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        long small = 0;
+        for (long i = 0; i < n; i++) {
+            if (b->radius[i] > g->split) continue;
+            small++;
+            for (int k = 0; k < 3; k++)
+                lo[k] = fmin(lo[k], b->pos[3 * i + k]), hi[k] = fmax(hi[k], b->pos[3 * i + k]);
+        }
+        /* about two bodies per cell of the block, so that it stays dense (the
+         * hashed cells of a sparse cloud cost more than a few more pairs) */
+        double v = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+        double c = cbrt(v / (0.5 * (double)small + 1.0));
+        if (isfinite(c) && c > g->cell) g->cell = fmin(c, 2.0 * rmax + skin);
+    }
     if (g->cell <= 0) g->cell = 1.0;
     g->inv_cell = 1.0 / g->cell;
     if (n > g->capacity) {
@@ -37,26 +109,41 @@ int ndem_broadphase_build(ndem_sim *sim, double skin)
     }
     double inv = g->inv_cell;
     int lo[3] = {INT_MAX, INT_MAX, INT_MAX}, hi[3] = {INT_MIN, INT_MIN, INT_MIN};
+    long small = 0;
+    g->big_count = 0;
     for (long i = 0; i < n; i++) {
         int *c = &g->coord[3 * i];
+        int big = b->radius[i] > g->split;
         for (int k = 0; k < 3; k++) {
             double x = floor(b->pos[3 * i + k] * inv);
             /* far outside any sane scene: clamped (measure() stops the run) */
             c[k] = x > -1e9 && x < 1e9 ? (int)x : (x > 0 ? 1000000000 : -1000000000);
+            if (big) continue;
             if (c[k] < lo[k]) lo[k] = c[k];
             if (c[k] > hi[k]) hi[k] = c[k];
         }
+        if (!big) {
+            small++;
+            continue;
+        }
+        if (ndem_ensure((void **)&g->big, &g->big_capacity, g->big_count + 1, sizeof(long)))
+            return -1;
+        g->big[g->big_count++] = i;
     }
     /* A dense block when it has at most a few cells per particle. */
     double cells = 1.0;
-    for (int k = 0; k < 3; k++) cells *= n > 0 ? (double)hi[k] - lo[k] + 1.0 : 1.0;
-    g->dense = n > 0 && cells <= 4.0 * (double)n + 4096.0;
+    for (int k = 0; k < 3; k++) cells *= small > 0 ? (double)hi[k] - lo[k] + 1.0 : 1.0;
+    g->dense = small > 0 && cells <= 4.0 * (double)small + 4096.0;
+    for (int k = 0; k < 3; k++) {
+        g->lo[k] = small > 0 ? lo[k] : 0;
+        g->hi[k] = small > 0 ? hi[k] : -1;
+    }
     long table = 1024;
     if (g->dense) {
-        for (int k = 0; k < 3; k++) g->lo[k] = lo[k], g->dim[k] = hi[k] - lo[k] + 1;
+        for (int k = 0; k < 3; k++) g->dim[k] = hi[k] - lo[k] + 1;
         table = (long)cells;
     } else {
-        while (table < 2 * n) table *= 2;
+        while (table < 2 * small) table *= 2;
     }
     if (table + 1 > g->table_capacity) {
         long *cs = realloc(g->cell_start, sizeof(long) * (size_t)(table + 1));
@@ -68,18 +155,21 @@ int ndem_broadphase_build(ndem_sim *sim, double skin)
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
     for (long i = 0; i < n; i++) {
         const int *c = &g->coord[3 * i];
-        if (g->dense)
+        if (b->radius[i] > g->split) g->bucket[i] = NDEM_GRID_BIG;
+        else if (g->dense)
             g->bucket[i] =
                 (uint32_t)(((long)(c[2] - lo[2]) * g->dim[1] + (c[1] - lo[1])) * g->dim[0] +
                            (c[0] - lo[0]));
         else g->bucket[i] = ndem_cell_hash(c[0], c[1], c[2], table - 1);
     }
     memset(g->cell_start, 0, sizeof(long) * (size_t)(table + 1));
-    for (long i = 0; i < n; i++) g->cell_start[g->bucket[i] + 1]++;
+    for (long i = 0; i < n; i++)
+        if (g->bucket[i] != NDEM_GRID_BIG) g->cell_start[g->bucket[i] + 1]++;
     for (long t = 0; t < table; t++) g->cell_start[t + 1] += g->cell_start[t];
     /* Stable fill in body order (deterministic); cell_start is shifted by one
      * slot during the fill and restored after. */
-    for (long i = 0; i < n; i++) g->sorted[g->cell_start[g->bucket[i]]++] = i;
+    for (long i = 0; i < n; i++)
+        if (g->bucket[i] != NDEM_GRID_BIG) g->sorted[g->cell_start[g->bucket[i]]++] = i;
     for (long t = table; t > 0; t--) g->cell_start[t] = g->cell_start[t - 1];
     g->cell_start[0] = 0;
     return 0;
@@ -90,6 +180,8 @@ int ndem_broadphase_build(ndem_sim *sim, double skin)
 #define NDEM_LIST_MARGIN 1.0
 #define NDEM_LIST_BLOCK 512
 
+/* ndem_within without the per-pair reach: with no big body the radii are
+ * within a factor of 4-8 and the lists keep the old reach (and cost). */
 static int within(const ndem_bodies *b, long i, long j, double skin)
 {
     const double *xi = &b->pos[3 * i], *xj = &b->pos[3 * j];
@@ -98,8 +190,19 @@ static int within(const ndem_bodies *b, long i, long j, double skin)
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
 }
 
+static int cmp_int(const void *pa, const void *pb)
+{
+    int a = *(const int *)pa, b = *(const int *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Insertion sort for the usual short list, qsort for a big body's long one. */
 static void sort_ints(int *v, long n)
 {
+    if (n > 32) {
+        qsort(v, (size_t)n, sizeof *v, cmp_int);
+        return;
+    }
     for (long i = 1; i < n; i++) {
         int x = v[i];
         long k = i - 1;
@@ -113,38 +216,53 @@ static void sort_ints(int *v, long n)
 
 /* Grid search with the list skin; each block of bodies fills its own buffer
  * and the buffers join in block order (thread-count independent). */
-static int neighbours_build(ndem_sim *sim, double skin)
+static int neighbours_build(ndem_sim *sim, double skin, double rmax)
 {
     ndem_neighbours *nl = &sim->neighbours;
     const ndem_bodies *b = &sim->bodies;
     const ndem_grid *g = &sim->grid;
     long n = b->count;
-    if (ndem_broadphase_build(sim, skin)) return -1;
+    if (ndem_broadphase_build(sim, skin, rmax)) return -1;
     if (ndem_ensure((void **)&nl->start, &nl->start_capacity, n + 1, sizeof(long)) ||
         ndem_ensure((void **)&nl->x0, &nl->x0_capacity, 3 * n, sizeof(double)))
         return -1;
     long nblocks = (n + NDEM_LIST_BLOCK - 1) / NDEM_LIST_BLOCK;
     if (ndem_pair_blocks_reserve(&nl->blocks, &nl->block_capacity, nblocks)) return -1;
+    ndem_big_pairs big = {0};
+    if (g->big_count > 0 && ndem_big_pairs_find(sim, skin, rmax, &big)) return -1;
     long *start = nl->start;
     start[0] = 0;
     int failed = 0;
+    long tested = big.tested;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n))                \
-    reduction(|                                                                                    \
-              : failed)
+    reduction(| : failed) reduction(+ : tested)
     for (long bi = 0; bi < nblocks; bi++) {
         ndem_pair_block *blk = &nl->blocks[bi];
         blk->count = 0;
         long hi = (bi + 1) * NDEM_LIST_BLOCK < n ? (bi + 1) * NDEM_LIST_BLOCK : n;
         for (long i = bi * NDEM_LIST_BLOCK; i < hi; i++) {
             long first = blk->count;
-            NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
-                if (within(b, i, j, skin)) failed |= ndem_pair_block_push(blk, (int)j);
-            });
-            if (!failed) sort_ints(&blk->key[first], blk->count - first);
+            if (g->big_count == 0) /* the old path, to the instruction */
+                NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
+                    if (within(b, i, j, skin)) failed |= ndem_pair_block_push(blk, (int)j);
+                });
+            else if (g->bucket[i] != NDEM_GRID_BIG)
+                NDEM_GRID_FOR_NEIGHBOURS(g, i, j, {
+                    tested++;
+                    if (ndem_within(b, i, j, skin, rmax))
+                        failed |= ndem_pair_block_push(blk, (int)j);
+                });
+            if (big.start) /* found from the big body's side, already tested */
+                for (long k = big.start[i]; k < big.start[i + 1]; k++)
+                    failed |= ndem_pair_block_push(blk, big.j[k]);
+            if (!failed && blk->count > first) /* key is NULL until a first pair */
+                sort_ints(&blk->key[first], blk->count - first);
             start[i + 1] = blk->count - first;
         }
     }
+    ndem_big_pairs_free(&big);
     if (failed) return -1;
+    nl->tested = tested;
     for (long i = 0; i < n; i++) start[i + 1] += start[i];
     if (nl->capacity > 2 * (start[n] + 1024)) { /* a fast phase is over: give it back */
         free(nl->j);
@@ -166,7 +284,7 @@ static int neighbours_build(ndem_sim *sim, double skin)
         nl->blocks[bi] = (ndem_pair_block){0};
     }
     ndem_grid_destroy(&sim->grid);
-    if (n > 0) /* no bodies yet (an emitter's scene): both may be NULL */
+    if (n > 0) /* an empty scene has no arrays yet: memcpy must not see NULL */
         memcpy(nl->x0, b->pos, 3 * sizeof(double) * (size_t)n);
     nl->bodies = n;
     nl->skin = skin;
@@ -229,7 +347,7 @@ int ndem_neighbours_update(ndem_sim *sim, double *geometry_skin)
     if (!fresh && !capped && need <= nl->skin) return 0;
     double skin = fmin(0.05 * rmax + top[2] + top[3], 2.0 * rmax); /* nothing moved yet */
     /* capped: rebuilt every step anyway, so no margin */
-    return neighbours_build(sim, capped ? skin : skin + NDEM_LIST_MARGIN * rmin);
+    return neighbours_build(sim, capped ? skin : skin + NDEM_LIST_MARGIN * rmin, rmax);
 }
 
 void ndem_neighbours_destroy(ndem_neighbours *nl)
@@ -244,6 +362,7 @@ void ndem_neighbours_destroy(ndem_neighbours *nl)
 
 void ndem_grid_destroy(ndem_grid *g)
 {
+    free(g->big);
     free(g->cell_start);
     free(g->sorted);
     free(g->coord);

@@ -14,7 +14,9 @@
 
 int ndem_ensure(void **p, long *cap, long need, size_t elem)
 {
-    if (need <= *cap) return 0;
+    /* never left NULL, even for need 0: an empty scene's arrays still reach
+     * memcpy and memset, which must not see a null pointer */
+    if (need <= *cap && *p) return 0;
     long c = *cap > 0 ? *cap : 256;
     while (c < need) c *= 2;
     void *q = realloc(*p, elem * (size_t)c);

@@ -646,7 +646,7 @@ int ndem_dem_forces(ndem_sim *sim)
     for (long k = 0; k < nc; k++)
         contact_force(sim, k, &d->force[9 * k], &d->next[HIST * k], &d->energy[3 * k]);
     /* sums in pair order: the same on any thread count */
-    memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb);
+    if (nb > 0) memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb); /* NULL while empty */
     double elastic = 0, dissip = 0;
     long touching = 0, geo = 0;
     double maxov = 0;

@@ -51,16 +51,21 @@ typedef struct occupancy {
 static int occ_init(occupancy *o, const double *lo, const double *hi, double cell)
 {
     memset(o, 0, sizeof *o);
-    /* Coarsen the cells when the region is huge compared to the spheres. */
+    /* Coarsen the cells when the region is huge compared to the spheres; the
+     * counts are doubles until they are known to fit (a +-1e6 m region of
+     * millimetre spheres has 1e27 cells). The region is finite (checked by
+     * the callers), so the loop ends once a cell spans it. */
+    double dim[3];
     for (;;) {
-        long total = 1;
+        double total = 1.0;
         for (int k = 0; k < 3; k++) {
-            o->dim[k] = (long)((hi[k] - lo[k]) / cell) + 1;
-            total *= o->dim[k];
+            dim[k] = floor((hi[k] - lo[k]) / cell) + 1.0;
+            total *= dim[k];
         }
-        if (total <= (1L << 24)) break;
+        if (total <= (double)(1L << 24)) break;
         cell *= 2.0;
     }
+    for (int k = 0; k < 3; k++) o->dim[k] = (long)dim[k];
     memcpy(o->lo, lo, sizeof o->lo);
     o->cell = cell;
     long total = o->dim[0] * o->dim[1] * o->dim[2];
@@ -180,15 +185,55 @@ static long place_random(ndem_sim *sim, const double *lo, const double *hi,
     return placed;
 }
 
-static int gen_lattice(ndem_sim *sim, const ndem_generator_def *g)
+/* A region that generate.c can place spheres in: finite, within
+ * NDEM_MAX_COORDINATE of the origin, min <= max. Writes why not into err. */
+static int region_ok(const double *lo, const double *hi, const ndem_radius_dist *radius,
+                     const char *what, int index, char *err, size_t err_len)
+{
+    if (!(max_radius(radius) <= NDEM_MAX_COORDINATE)) {
+        snprintf(err, err_len, "%s %d: radii must be at most %g m", what, index,
+                 NDEM_MAX_COORDINATE);
+        return 0;
+    }
+    for (int k = 0; k < 3; k++)
+        if (!(fabs(lo[k]) <= NDEM_MAX_COORDINATE && fabs(hi[k]) <= NDEM_MAX_COORDINATE &&
+              lo[k] <= hi[k])) {
+            snprintf(err, err_len,
+                     "%s %d: region [min, max] must lie within +-%g m and have min <= max", what,
+                     index, NDEM_MAX_COORDINATE);
+            return 0;
+        }
+    return 1;
+}
+
+/* Returns 0, -1 when out of memory, -2 with a message in err when the
+ * lattice is unusable. */
+static int gen_lattice(ndem_sim *sim, const ndem_generator_def *g, int index, char *err,
+                       size_t err_len)
 {
     ndem_rng rng;
     ndem_rng_seed(&rng, g->seed);
     double spacing = g->spacing > 0 ? g->spacing : 2.0 * max_radius(&g->radius);
-    long n[3];
-    for (int k = 0; k < 3; k++) n[k] = (long)floor((g->max[k] - g->min[k]) / spacing + 1e-9) + 1;
-    long total = n[0] * n[1] * n[2];
-    if (g->count > 0 && g->count < total) total = g->count;
+    if (!(spacing > 0 && isfinite(spacing))) {
+        snprintf(err, err_len, "particles %d: lattice spacing must be a positive number", index);
+        return -2;
+    }
+    /* Sites per axis as doubles (1e9 and more per axis over a wide region):
+     * an axis never needs more sites than are placed, so each is clamped to
+     * the count before the conversion. */
+    double sites[3], total_d = 1.0;
+    for (int k = 0; k < 3; k++) {
+        sites[k] = floor((g->max[k] - g->min[k]) / spacing + 1e-9) + 1.0;
+        if (g->count > 0) sites[k] = fmin(sites[k], (double)g->count);
+        total_d *= sites[k];
+    }
+    if (g->count <= 0 && !(total_d <= NDEM_MAX_LATTICE_SITES)) {
+        snprintf(err, err_len, "particles %d: the lattice has %.3g sites; at most %.0e are allowed",
+                 index, total_d, NDEM_MAX_LATTICE_SITES);
+        return -2;
+    }
+    long n[3] = {(long)sites[0], (long)sites[1], (long)sites[2]};
+    long total = g->count > 0 && (double)g->count < total_d ? g->count : (long)total_d;
     if (ndem_bodies_reserve(&sim->bodies, sim->bodies.count + total)) return -1;
     double density = sim->materials.density[g->material];
     long placed = 0;
@@ -207,11 +252,20 @@ static int gen_lattice(ndem_sim *sim, const ndem_generator_def *g)
 
 int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len)
 {
+    for (int i = 0; i < sim->emitter_count; i++) {
+        const ndem_emitter_def *e = &sim->emitters[i];
+        if (!region_ok(e->min, e->max, &e->radius, "emitters", i, err, err_len)) return -1;
+    }
     for (int i = 0; i < def->generator_count; i++) {
         const ndem_generator_def *g = &def->generators[i];
         long first = sim->bodies.count;
+        if (g->type != NDEM_GENERATOR_LIST &&
+            !region_ok(g->min, g->max, &g->radius, "particles", i, err, err_len))
+            return -1;
         if (g->type == NDEM_GENERATOR_LATTICE) {
-            if (gen_lattice(sim, g)) goto oom;
+            int rc = gen_lattice(sim, g, i, err, err_len);
+            if (rc == -2) return -1;
+            if (rc) goto oom;
         } else if (g->type == NDEM_GENERATOR_RANDOM) {
             ndem_rng rng;
             ndem_rng_seed(&rng, g->seed);
@@ -284,8 +338,9 @@ int ndem_emit(ndem_sim *sim)
         ndem_emitter_state *st = &sim->emitter_state[i];
         if (st->emitted >= e->max_count) continue;
         if (sim->time >= e->start && sim->time < e->stop) st->pending += e->rate * h;
-        long want = (long)floor(st->pending);
-        if (want > e->max_count - st->emitted) want = e->max_count - st->emitted;
+        /* compared as doubles first: a huge rate must not overflow the cast */
+        double owed = floor(st->pending), room = (double)(e->max_count - st->emitted);
+        long want = owed < room ? (long)owed : e->max_count - st->emitted;
         if (want <= 0) continue;
         long placed = place_random(sim, e->min, e->max, &e->radius, e->material, e->velocity,
                                    &st->rng, want, 20);

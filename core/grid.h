@@ -13,6 +13,29 @@ static inline uint32_t ndem_cell_hash(int x, int y, int z, long mask)
     return (uint32_t)(h & (uint32_t)mask);
 }
 
+/* Is pair i, j within the lists' search reach? r_i + r_j plus the skin of
+ * the worst pair (rmax: the largest radius), less 0.05 of the radius
+ * difference: contacts.c keeps a pair within 0.05 min(r_i, r_j) of touching,
+ * not 0.05 r_max. Exactly `skin` for two bodies of the largest radius. */
+static inline int ndem_within(const ndem_bodies *b, long i, long j, double skin, double rmax)
+{
+    const double *xi = &b->pos[3 * i], *xj = &b->pos[3 * j];
+    double d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
+    double ri = b->radius[i], rj = b->radius[j];
+    double reach = ri + rj + (skin - 0.05 * (rmax - (ri < rj ? ri : rj)));
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
+}
+
+/* Pairs with a big body (broadphase_big.c), grouped by their lower index i:
+ * j[start[i] .. start[i + 1]), in no particular order. */
+typedef struct ndem_big_pairs {
+    long *start; /* bodies + 1 */
+    int *j;
+    long tested; /* pairs tested for reach */
+} ndem_big_pairs;
+int ndem_big_pairs_find(ndem_sim *sim, double skin, double rmax, ndem_big_pairs *out);
+void ndem_big_pairs_free(ndem_big_pairs *p);
+
 /* Runs BODY with j set to every body j > i in the 27 cells around body i:
  * nine row ranges of the dense block, or 27 hashed cells checked for their
  * coordinates (a hash bucket may hold other cells). */

@@ -14,6 +14,12 @@
 
 #define NDEM_NAME_MAX 64
 #define NDEM_MAX_RADIUS_VALUES 16
+/* Generator and emitter regions lie within +-NDEM_MAX_COORDINATE m of the
+ * origin: beyond it double positions lose the resolution of small spheres
+ * and cell counts would overflow (ndem_sim_create refuses such regions). */
+#define NDEM_MAX_COORDINATE 1e6
+/* At most this many lattice sites when a lattice fills its region (count 0). */
+#define NDEM_MAX_LATTICE_SITES 1e9
 
 /* ---- Definitions (filled by the caller, read once by ndem_sim_create) ---- */
 

@@ -130,12 +130,13 @@ int ndem_bodies_reorder(ndem_sim *sim)
     ndem_bodies *b = &sim->bodies;
     long n = b->count;
     if (n < 2) return 0;
-    double rmax = 0, lo[3] = {INFINITY, INFINITY, INFINITY};
-    for (long i = 0; i < n; i++) {
-        if (b->radius[i] > rmax) rmax = b->radius[i];
+    double rmax, split, lo[3] = {INFINITY, INFINITY, INFINITY};
+    /* cells of the broad phase's size: a few huge bodies must not put all
+     * the others into one Morton cell */
+    ndem_grid_radii(b, &rmax, &split);
+    for (long i = 0; i < n; i++)
         for (int k = 0; k < 3; k++)
             if (b->pos[3 * i + k] < lo[k]) lo[k] = b->pos[3 * i + k];
-    }
     double inv = rmax > 0 ? 0.5 / rmax : 1.0;
     sim->neighbours.valid = 0; /* the lists hold old indices */
     sort_item *order = malloc(sizeof(sort_item) * (size_t)n);

@@ -98,7 +98,8 @@ int ndem_pair_block_push(ndem_pair_block *blk, int key);
 /* Makes room for n blocks (new ones empty); 0 or -1. */
 int ndem_pair_blocks_reserve(ndem_pair_block **blocks, long *capacity, long n);
 /* Grows *p to hold `need` elements of `elem` bytes, keeping its contents
- * (capacity doubles); 0, or -1 when out of memory. */
+ * (capacity doubles); 0, or -1 when out of memory. *p is never NULL after
+ * a success, even for need 0 (empty scenes). */
 int ndem_ensure(void **p, long *cap, long need, size_t elem);
 
 /* Candidate contacts in pair order: key_b >= 0 is a particle, key_b < 0 a
@@ -146,18 +147,33 @@ typedef struct ndem_history {
 
 /* The broad phase's cells: a dense block of cells over the particles'
  * bounding box when it is small (x fastest, so three neighbouring cells of a
- * row are one range of `sorted`), otherwise a hash of the cell coordinates. */
+ * row are one range of `sorted`), otherwise a hash of the cell coordinates.
+ * Cells are sized by the ordinary bodies; "big" ones (radius above `split`,
+ * ndem_grid_radii) are kept out of them (broadphase.c). */
 typedef struct ndem_grid {
     double cell, inv_cell;
-    int dense; /* 1: dense block lo + [0, dim) */
-    int lo[3], dim[3];
+    double split;             /* bodies with a larger radius are big (INFINITY: none) */
+    double r_cell;            /* largest radius of a body in the cells */
+    double reach;             /* largest search reach of a pair of bodies in the cells */
+    int dense;                /* 1: dense block lo + [0, dim) */
+    int lo[3], hi[3], dim[3]; /* cell range of the bodies in the cells */
     long table_size;
     long *cell_start; /* table_size + 1 */
     long *sorted;     /* bodies by cell (bucket), in body order within one */
     int *coord;       /* 3 per body: integer cell coordinates */
-    uint32_t *bucket;
+    uint32_t *bucket; /* NDEM_GRID_BIG for a big body */
     long capacity, table_capacity;
+    long *big; /* the big bodies, ascending */
+    long big_count, big_capacity;
 } ndem_grid;
+#define NDEM_GRID_BIG UINT32_MAX
+
+/* The radius that sizes the grid's cells (the largest of the bodies kept in
+ * them) and the radius above which a body is big: 4 times the upper bound
+ * of the power-of-two bin that holds the 90 % quantile of the radii, or
+ * INFINITY (then the cell radius is the largest radius) when no body
+ * exceeds it. O(N). Also sizes the Morton cells of the reorder. */
+void ndem_grid_radii(const ndem_bodies *b, double *r_cell, double *split);
 
 /* Verlet lists (broadphase.c): for each body i, the bodies j > i that were
  * within r_i + r_j + skin of it when the lists were built, sorted by j.
@@ -176,6 +192,8 @@ typedef struct ndem_neighbours {
     ndem_pair_block *blocks;
     long block_capacity;
     long builds; /* how many times the lists were built */
+    long tested; /* pairs the last build with big bodies tested for reach (its
+                  * work); not counted (0) in a build without big bodies */
 } ndem_neighbours;
 
 struct ndem_sim {
@@ -238,7 +256,8 @@ void ndem_apply_external_forces(ndem_sim *sim);
 /* Stages of a step, one module each. */
 int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len);
 int ndem_emit(ndem_sim *sim);
-int ndem_broadphase_build(ndem_sim *sim, double skin);
+/* The grid for pairs within skin (rmax: the largest radius, ndem_within). */
+int ndem_broadphase_build(ndem_sim *sim, double skin, double rmax);
 /* Brings the Verlet lists up to date (rebuilds them when needed) and gives
  * the reach of this step's geometry search: what can close within a step,
  * 2 h v_max + 0.05 r_min, capped at a diameter (tunnelling guard: keep h

@@ -18,7 +18,7 @@ pkgs="$pkgs chromium"
 print=0
 for group in "$@"; do
   case "$group" in
-    fuzz) pkgs="$pkgs clang libclang-rt-dev" ;;  # libFuzzer and its sanitizer runtimes
+    fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;;  # libFuzzer, sanitizer runtimes, clang's OpenMP
     lint) pkgs="$pkgs cppcheck clang-format" ;;
     --print) print=1 ;;
     *) echo "deps: unknown group '$group' (fuzz, lint, --print)" >&2; exit 2 ;;

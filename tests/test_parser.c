@@ -631,6 +631,21 @@ static const broken broken_docs[] = {
      "/scene/particles", "at most 50000000"},
     {DOC(", 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1], 'rate': 1e9}]"),
      "/scene/particles", "at most 50000000"},
+    /* regions beyond +-1e6 m (issue 12 item 7: signed overflow in generate.c) */
+    {DOC(", 'particles': [{'type': 'lattice', 'min': [-1e300, 0, 0], 'max': [1e300, 1, 1],"
+         " 'count': 10}]"),
+     "/scene/particles/0/min/0", "within +-1e+06 m"},
+    {DOC(", 'particles': [{'type': 'random', 'min': [0, 0, 0], 'max': [1, 1, 2e6],"
+         " 'count': 10}]"),
+     "/scene/particles/0/max/2", "within +-1e+06 m"},
+    {DOC(", 'emitters': [{'min': [0, -1.5e6, 0], 'max': [1, 1, 1], 'rate': 1}]"),
+     "/scene/emitters/0/min/1", "within +-1e+06 m"},
+    {DOC(", 'particles': [{'type': 'random', 'min': [0, 0, 0], 'max': [1, 1, 1], 'count': 1,"
+         " 'radius': 2e6}]"),
+     "/scene/particles/0/radius", "at most 1e6 m"},
+    {DOC(", 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1], 'rate': 1,"
+         " 'radius': {'values': [0.1, 1e7]}}]"),
+     "/scene/emitters/0/radius/values/1", "at most 1e6 m"},
     /* emitters */
     {DOC(", 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1], 'rate': 0}]"),
      "/scene/emitters/0/rate", "must be a positive number"},

@@ -459,7 +459,10 @@ try {
     await page.waitForFunction(() => document.getElementById('editor-text').value.includes('column-25'));
     await page.fill('#f-name', 'e2e-long');
     await page.fill('#f-duration', '3000');
-    await page.fill('#f-frame-interval', '0.05');
+    // 25 particles run ~12 simulated s per wall s under ASan: a frame every
+    // 0.5 s keeps the frame list the page polls small (0.05 made it 1.5 MB
+    // within a minute and the page too busy to click on a loaded machine)
+    await page.fill('#f-frame-interval', '0.5');
     await page.click('#submit');
     await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-long' && document.getElementById('d-status').textContent === 'running', null, { timeout: 30000 });
     await page.waitForFunction(() => document.getElementById('d-stream').textContent.includes('live'));

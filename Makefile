@@ -114,11 +114,13 @@ test: check-tests web
 	  bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
 
 # What CI runs besides `make test`: the lint and a bounded fuzz pass
-# (CI_FUZZ_SECONDS per target; a finding fails it).
+# (CI_FUZZ_SECONDS per target; a finding fails it). A fixed seed makes CI's
+# inputs the same on every run; `make fuzz` alone explores new ones.
 CI_FUZZ_SECONDS ?= 30
+FUZZ_FLAGS   ?=
 ci-extra:
 	$(MAKE) lint
-	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
+	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS) FUZZ_FLAGS=-seed=1
 
 # The daemon: http://$(LISTEN), data in $(DATA); override either on the
 # command line, e.g. `make run LISTEN=127.0.0.1:9090 DATA=/tmp/ndem`.
@@ -153,7 +155,8 @@ lint: | $(DEPS_STAMP)
 # fuzz_job: the job parser alone. fuzz_step: parse, then build and step every
 # valid document a few times (all of core/ and api/, one OpenMP thread).
 FUZZ         := $(BUILD)/fuzz
-FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c core/defaults.c core/dem_timestep.c \
+FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c api/frame_bin.c api/series.c core/crc32c.c \
+                core/defaults.c core/dem_timestep.c \
                 core/material.c
 FUZZ_SECONDS ?= 30
 FUZZ_SEEDS   := $(wildcard examples/*.json bench/*.json)
@@ -177,7 +180,7 @@ fuzz: $(FUZZ)/fuzz_job $(FUZZ)/fuzz_step
 	  cp "$$f" "$(FUZZ)/seed/$$(basename "$$(dirname "$$f")")-$$(basename "$$f")"; done
 	@for t in fuzz_job fuzz_step; do mkdir -p $(FUZZ)/corpus-$$t; \
 	  echo "== $$t ($(FUZZ_SECONDS) s)"; \
-	  OMP_NUM_THREADS=1 $(FUZZ)/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
+	  OMP_NUM_THREADS=1 $(FUZZ)/$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) -max_len=16384 -timeout=10 \
 	    -rss_limit_mb=4096 -dict=tests/fuzz_job.dict -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ)/findings/$$t- $(FUZZ)/corpus-$$t $(FUZZ)/seed || exit 1; done
 

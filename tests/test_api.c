@@ -526,62 +526,6 @@ END_TEST
 
 /* ---- recovery ---- */
 
-/* Every frame file of a job, and its series without the wall-time columns. */
-static void job_output(const td_daemon *d, const char *id, char ***frames, size_t **lens,
-                       long *count, char **series)
-{
-    char path[256];
-    snprintf(path, sizeof path, "/api/v1/jobs/%s/frames", id);
-    cJSON *o = td_get_json(d, path, 200);
-    *count = (long)td_num(o, "count");
-    cJSON_Delete(o);
-    *frames = calloc((size_t)*count, sizeof **frames);
-    *lens = calloc((size_t)*count, sizeof **lens);
-    for (long i = 0; i < *count; i++) {
-        snprintf(path, sizeof path, "/api/v1/jobs/%s/frames/%ld", id, i);
-        td_resp r = td_http(d, "GET", path, NULL, NULL, 0, "application/octet-stream");
-        ck_assert_int_eq(r.status, 200);
-        (*frames)[i] = r.body;
-        (*lens)[i] = r.len;
-    }
-    snprintf(path, sizeof path, "/api/v1/jobs/%s/series", id);
-    td_resp r = td_http(d, "GET", path, NULL, NULL, 0, "text/csv");
-    ck_assert_int_eq(r.status, 200);
-    /* keep the first 14 columns (step .. colors); the rest are wall times */
-    char *out = malloc(r.len + 1), *w = out;
-    int col = 0;
-    for (const char *c = r.body; *c; c++) {
-        if (*c == '\n')
-            col = 0, *w++ = '\n';
-        else if (*c == ',' && ++col >= 14)
-            continue;
-        else if (col < 14)
-            *w++ = *c;
-    }
-    *w = 0;
-    *series = out;
-    td_resp_free(&r);
-}
-
-static void same_output(const td_daemon *d, const char *a, const char *b)
-{
-    char **fa, **fb, *sa, *sb;
-    size_t *la, *lb;
-    long na, nb;
-    job_output(d, a, &fa, &la, &na, &sa);
-    job_output(d, b, &fb, &lb, &nb, &sb);
-    ck_assert_int_eq(na, nb);
-    ck_assert_int_gt(na, 10);
-    for (long i = 0; i < na; i++) {
-        ck_assert_msg(la[i] == lb[i] && !memcmp(fa[i], fb[i], la[i]),
-                      "frame %ld differs from the uninterrupted run", i);
-        free(fa[i]);
-        free(fb[i]);
-    }
-    ck_assert_str_eq(sa, sb);
-    free(fa), free(fb), free(la), free(lb), free(sa), free(sb);
-}
-
 static long steps_total_of(const td_daemon *d, const char *id)
 {
     cJSON *o = td_job(d, id);
@@ -637,7 +581,7 @@ START_TEST(kill9_resumes_to_the_uninterrupted_result)
     td_submit(&d, doc, b);
     free(doc);
     td_wait_status(&d, b, "succeeded", 90);
-    same_output(&d, a, b);
+    td_same_output(&d, a, b);
     td_stop(&d);
 }
 END_TEST
@@ -696,7 +640,7 @@ START_TEST(previous_checkpoint_version_restarts_from_zero)
     td_submit(&d, doc, b);
     free(doc);
     td_wait_status(&d, b, "succeeded", 90);
-    same_output(&d, a, b);
+    td_same_output(&d, a, b);
     td_stop(&d);
 }
 END_TEST
@@ -733,7 +677,7 @@ START_TEST(sigterm_checkpoints_and_resumes)
     td_submit(&d, doc, b);
     free(doc);
     td_wait_status(&d, b, "succeeded", 90);
-    same_output(&d, a, b);
+    td_same_output(&d, a, b);
     td_stop(&d);
 }
 END_TEST

@@ -423,60 +423,6 @@ END_TEST
 
 /* ---- damaged files and resume ---- */
 
-/* Every frame file of a job, and its series without the wall-time columns. */
-static void job_output(const td_daemon *d, const char *id, char ***frames, size_t **lens,
-                       long *count, char **series)
-{
-    char path[256];
-    snprintf(path, sizeof path, "/api/v1/jobs/%s/frames", id);
-    cJSON *o = td_get_json(d, path, 200);
-    *count = (long)td_num(o, "count");
-    cJSON_Delete(o);
-    *frames = calloc((size_t)*count, sizeof **frames);
-    *lens = calloc((size_t)*count, sizeof **lens);
-    for (long i = 0; i < *count; i++) {
-        snprintf(path, sizeof path, "/api/v1/jobs/%s/frames/%ld", id, i);
-        td_resp r = td_http(d, "GET", path, NULL, NULL, 0, "application/octet-stream");
-        ck_assert_int_eq(r.status, 200);
-        (*frames)[i] = r.body;
-        (*lens)[i] = r.len;
-    }
-    snprintf(path, sizeof path, "/api/v1/jobs/%s/series", id);
-    td_resp r = td_http(d, "GET", path, NULL, NULL, 0, "text/csv");
-    ck_assert_int_eq(r.status, 200);
-    ck_assert_msg(memchr(r.body, 0, r.len) == NULL, "series.csv holds NUL bytes");
-    /* keep the first 14 columns (step .. colors); the rest are wall times */
-    char *out = malloc(r.len + 1), *w = out;
-    int col = 0;
-    for (const char *c = r.body; *c; c++) {
-        if (*c == '\n') col = 0, *w++ = '\n';
-        else if (*c == ',' && ++col >= 14) continue;
-        else if (col < 14) *w++ = *c;
-    }
-    *w = 0;
-    *series = out;
-    td_resp_free(&r);
-}
-
-static void same_output(const td_daemon *d, const char *a, const char *b)
-{
-    char **fa, **fb, *sa, *sb;
-    size_t *la, *lb;
-    long na, nb;
-    job_output(d, a, &fa, &la, &na, &sa);
-    job_output(d, b, &fb, &lb, &nb, &sb);
-    ck_assert_int_eq(na, nb);
-    ck_assert_int_gt(na, 10);
-    for (long i = 0; i < na; i++) {
-        ck_assert_msg(la[i] == lb[i] && !memcmp(fa[i], fb[i], la[i]),
-                      "frame %ld differs from the uninterrupted run", i);
-        free(fa[i]);
-        free(fb[i]);
-    }
-    ck_assert_str_eq(sa, sb);
-    free(fa), free(fb), free(la), free(lb), free(sa), free(sb);
-}
-
 static void job_file(const td_daemon *d, const char *id, const char *name, char *buf, size_t n)
 {
     snprintf(buf, n, "%s/var/jobs/%s/%s", d->dir, id, name);
@@ -535,7 +481,7 @@ static void resume_and_compare(td_daemon *d, const char *id, const char *referen
 {
     td_spawn(d);
     td_wait_status(d, id, "succeeded", 120);
-    same_output(d, id, reference);
+    td_same_output(d, id, reference);
 }
 
 START_TEST(resume_survives_damaged_files)

@@ -411,26 +411,39 @@ static inline void td_spawn(td_daemon *d)
     }
 }
 
-/* Starts ndemd with extra options (NULL-terminated) on fresh ports and a
- * fresh data directory. */
-static inline void td_start(td_daemon *d, ...)
+/* A fresh, tracked test directory for d (the daemon's data go in DIR/var). */
+static inline void td_make_dir(td_daemon *d)
 {
     memset(d, 0, sizeof *d);
     snprintf(d->dir, sizeof d->dir, "/tmp/ndemd-test-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(d->dir));
     td_track_dir(d->dir, 1);
+}
+
+/* Starts ndemd in d's directory (td_make_dir) with the NULL-terminated
+ * extra options of ap, on fresh ports. */
+static inline void td_launch(td_daemon *d, va_list ap)
+{
     snprintf(d->log, sizeof d->log, "%s/ndemd.log", d->dir);
-    va_list ap;
-    va_start(ap, d);
     const char *a;
     while ((a = va_arg(ap, const char *)) && d->nargs < TD_MAX_ARGS)
         d->args[d->nargs++] = a;
-    va_end(ap);
     d->port = td_free_ports();
     ck_assert_int_gt(d->port, 0);
     d->ws_port = d->port + 1;
     snprintf(d->base, sizeof d->base, "http://127.0.0.1:%d", d->port);
     td_spawn(d);
+}
+
+/* Starts ndemd with extra options (NULL-terminated) on fresh ports and a
+ * fresh data directory. */
+static inline void td_start(td_daemon *d, ...)
+{
+    td_make_dir(d);
+    va_list ap;
+    va_start(ap, d);
+    td_launch(d, ap);
+    va_end(ap);
 }
 
 /* Sends sig and waits up to timeout s; then SIGKILL. The exit status. */

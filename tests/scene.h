@@ -70,6 +70,28 @@ static inline void test_frame(const ndem_sim *sim, ndem_frame *f)
     ck_assert_msg(ndem_sim_copy_frame(sim, f) == 0, "ndem_sim_copy_frame failed");
 }
 
+/* Runs a dropped sphere (body 0) to the end: *landing gets its fastest
+ * downward vz before it first moves up, *rebound its fastest upward vz
+ * after. Returns 1 when it bounced. */
+static inline int test_drop(ndem_sim *sim, double *landing, double *rebound)
+{
+    double vmin = 0, vmax_after = 0;
+    int bounced = 0;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        ndem_frame f;
+        test_frame(sim, &f);
+        double vz = f.velocities[2];
+        ndem_frame_free(&f);
+        if (!bounced && vz < vmin) vmin = vz;
+        if (vz > 0) bounced = 1;
+        if (bounced && vz > vmax_after) vmax_after = vz;
+    }
+    *landing = vmin;
+    *rebound = vmax_after;
+    return bounced;
+}
+
 /* Hertz height of a column of n spheres (the first generator's radius, the
  * first two materials: spheres and plane) on a plane under the scene's
  * gravity: each contact carries the weight above it, k delta^(3/2) = load,

@@ -187,18 +187,8 @@ static double rebound_mat(double e, double impact_velocity, const char *mat_extr
         "0.01]]}]}, \"solver\": {\"time_step\": 5e-4, \"duration\": 0.1%s%s}}",
         mat_extra, mat_extra, e, pair_extra, iv, solver_extra);
     ndem_sim *sim = test_sim(job);
-    double vmin = 0, vmax_after = 0, h = job->scene.solver.time_step;
-    int bounced = 0;
-    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
-        test_step(sim);
-        ndem_frame f;
-        test_frame(sim, &f);
-        double vz = f.velocities[2];
-        ndem_frame_free(&f);
-        if (!bounced && vz < vmin) vmin = vz;
-        if (vz > 0) bounced = 1;
-        if (bounced && vz > vmax_after) vmax_after = vz;
-    }
+    double vmin, vmax_after, h = job->scene.solver.time_step;
+    int bounced = test_drop(sim, &vmin, &vmax_after);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
     ck_assert_double_lt(fabs(vmin + sqrt(2 * G * 0.01)), 0.02 * sqrt(2 * G * 0.01));

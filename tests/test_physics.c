@@ -101,18 +101,8 @@ START_TEST(restitution_sphere_on_plane)
         e);
     /* v_imp = 0.02 d / h = 0.8 m/s: the 1.4 m/s landing is an impact */
     ndem_sim *sim = test_sim(job);
-    double vmin = 0, vmax_after = 0;
-    int bounced = 0;
-    ndem_frame f;
-    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
-        test_step(sim);
-        test_frame(sim, &f);
-        double vz = f.velocities[2];
-        ndem_frame_free(&f);
-        if (!bounced && vz < vmin) vmin = vz;
-        if (vz > 0) bounced = 1;
-        if (bounced && vz > vmax_after) vmax_after = vz;
-    }
+    double vmin, vmax_after;
+    test_drop(sim, &vmin, &vmax_after);
     /* impact speed sqrt(2 g 0.1) = 1.40 m/s; the impact stage returns e times
      * it, and gravity acts for the rest of that step (Algorithm 1, line 8) */
     double h = job->scene.solver.time_step;

@@ -203,10 +203,7 @@ static int mount_tmpfs(const char *path, const char *size)
  * mounting is refused. */
 static int start_on_tmpfs(td_daemon *d, const char *size, char *jobs, size_t jobs_len, ...)
 {
-    memset(d, 0, sizeof *d);
-    snprintf(d->dir, sizeof d->dir, "/tmp/ndemd-test-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(d->dir));
-    td_track_dir(d->dir, 1);
+    td_make_dir(d);
     char var[300];
     snprintf(var, sizeof var, "%s/var", d->dir);
     mkdir(var, 0755);
@@ -215,17 +212,10 @@ static int start_on_tmpfs(td_daemon *d, const char *size, char *jobs, size_t job
         td_stop(d);
         return -1;
     }
-    snprintf(d->log, sizeof d->log, "%s/ndemd.log", d->dir);
     va_list ap;
     va_start(ap, jobs_len);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) && d->nargs < TD_MAX_ARGS) d->args[d->nargs++] = a;
+    td_launch(d, ap);
     va_end(ap);
-    d->port = td_free_ports();
-    ck_assert_int_gt(d->port, 0);
-    d->ws_port = d->port + 1;
-    snprintf(d->base, sizeof d->base, "http://127.0.0.1:%d", d->port);
-    td_spawn(d);
     return 0;
 }
 

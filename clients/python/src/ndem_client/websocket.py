@@ -185,10 +185,18 @@ class WebSocket:
         """The next message; pings are answered on the way.
 
         Raises :class:`WebSocketClosed` when the server closes (after answering
-        its close frame) or the connection drops.
+        its close frame) or the connection drops, and :class:`WebSocketError`
+        (the connection closed) when the server breaks the protocol.
         """
         if self._closed:
             raise WebSocketClosed(None, "already closed")
+        try:
+            return self._message()
+        except WebSocketError:
+            self._shutdown()  # RFC 6455 7.1.7: fail the connection
+            raise
+
+    def _message(self) -> Union[str, bytes]:
         parts = []
         kind = None
         size = 0

@@ -9,6 +9,10 @@ set -eu
 # engine, job documents, command line, their tests; python3 for
 # bench/make_scenes.py (checked by tests/cli_ndem.sh)
 pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev python3"
+# the Python client (clients/python) and tests/cli_python.sh: `python3 -m venv
+# --system-site-packages` (python3-venv), then `pip install
+# --no-build-isolation --no-index`, which builds with Debian's setuptools and wheel
+pkgs="$pkgs python3-venv python3-pip python3-setuptools python3-wheel"
 # ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
 # web client (`make web`, its end-to-end test): Node.js and npm (kept when a

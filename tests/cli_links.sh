@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The docs point only at files a user has: every markdown link and every
-# backticked repository path in README.md and docs/*.md (and bench/README.md)
+# backticked repository path in README.md and docs/*.md (and bench/README.md,
+# clients/python/README.md)
 # must name a file or folder of this repository, and nothing may refer to the
 # team's folder beside it (../shared, CONTRACT.md, PHYSICS.md, its numbered
 # seed documents: cite a paper by title and authors instead).
@@ -9,7 +10,7 @@
 set -u
 cd "$(dirname "$0")/.."
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(README.md docs/*.md bench/README.md)
+[ ${#files[@]} -gt 0 ] || files=(README.md docs/*.md bench/README.md clients/python/README.md)
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 
@@ -33,7 +34,7 @@ for f in "${files[@]}"; do
       s = line
       while (match(s, /`[^`]+`/)) {
         t = substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH)
-        if (t ~ /^(core|docs|bench|examples|tests|tools|web|server|api|cli|scripts|migrations)\/[A-Za-z0-9_.\/*-]*$/)
+        if (t ~ /^(core|docs|bench|examples|tests|tools|web|server|api|cli|scripts|migrations|clients)\/[A-Za-z0-9_.\/*-]*$/)
           emit("path", t)
       }
     }' "$f"

@@ -14,7 +14,8 @@ import threading
 import unittest
 from typing import Any, Callable, Dict, List
 
-from ndem_client import Client, FrameError, NotSupportedByDaemonError, ProblemError
+from ndem_client import (Client, FrameError, NdemConnectionError, NotSupportedByDaemonError,
+                         ProblemError)
 from ndem_client.frames import Frame, crc32c
 from ndem_client.progress import ProgressBar
 from ndem_client.websocket import (OP_BINARY, OP_CLOSE, OP_CONT, OP_PING, OP_PONG, OP_TEXT,
@@ -292,6 +293,28 @@ class TestRequests(unittest.TestCase):
             c.sweep({}, {"solver/iterations": [1]})
         with self.assertRaises(ValueError):
             c.sweep({}, {"/solver/iterations": [1]}, mode="grid")
+
+
+class TestCutShort(unittest.TestCase):
+    def test_answer_cut_short_is_a_connection_error(self) -> None:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+
+        def serve() -> None:
+            conn, _ = sock.accept()
+            conn.recv(4096)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100\r\n\r\n{")
+            conn.close()
+            sock.close()
+
+        t = threading.Thread(target=serve, daemon=True)
+        t.start()
+        with self.assertRaises(NdemConnectionError) as cm:
+            Client(f"http://127.0.0.1:{sock.getsockname()[1]}").health()
+        self.assertIn("GET", str(cm.exception))
+        t.join(10)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ and a failed connection an :class:`NdemConnectionError`.
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import urllib.error
@@ -91,7 +92,8 @@ class Transport:
         except (socket.timeout, TimeoutError) as e:
             raise NdemConnectionError(f"ndemd at {self.url} did not answer {method} {url} within "
                                       f"{timeout or self.timeout} s") from e
-        except (ConnectionError, OSError) as e:
+        except (ConnectionError, OSError, http.client.HTTPException) as e:
+            # a reset, or an answer cut short (IncompleteRead, BadStatusLine)
             raise NdemConnectionError(f"connection to ndemd at {self.url} failed ({method} {url}): {e}") from e
 
     def get_json(self, path: str, query: Optional[Mapping[str, Any]] = None) -> Any:

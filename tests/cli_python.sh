@@ -28,7 +28,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -x "$venv/bin/python" ]; then
+# made once and reused; made again when it no longer runs (its python3 was upgraded)
+if ! "$venv/bin/python" -c '' 2>/dev/null || ! [ -x "$venv/bin/pip" ]; then
   rm -rf "$venv"
   "$py" -m venv --system-site-packages "$venv" ||
     { echo "cli_python: '$py -m venv' failed (scripts/deps.sh installs python3-venv)"; exit 1; }

@@ -202,8 +202,9 @@ class TestClient(unittest.TestCase):
             pass  # 409: finished already
 
     def test_stream_progress(self) -> None:
-        # 0.6 s simulated, 6000 steps of 27 spheres: long enough for progress messages
-        job = self.client.submit(lattice("streamed", 0.6))
+        # 10^4 steps of 27 spheres: 0.3 s of wall time in the release build, 6 or more
+        # progress messages at --progress-interval 0.05 (and a last one before the end)
+        job = self.client.submit(lattice("streamed", 1.0))
         messages = list(job.stream(frames=True, timeout=120))
         texts = [m for m in messages if isinstance(m, dict)]
         self.assertEqual(texts[0]["type"], "hello")

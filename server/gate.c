@@ -195,11 +195,11 @@ static void answer(ndem_gate *g, long i, int status, const char *detail)
 static void examine(ndem_gate *g, long i, uint32_t events)
 {
     slot *s = &g->slots[i];
-    if (s->answered) { /* discard until the client closes */
-        ssize_t k;
-        while ((k = recv(s->fd, g->buf, sizeof g->buf, 0)) > 0) {
+    if (s->answered) { /* discard until the client closes; a bounded share per event */
+        ssize_t k = 0;
+        for (int r = 0; r < 16 && (k = recv(s->fd, g->buf, sizeof g->buf, 0)) > 0; r++) {
         }
-        if (k == 0 || errno != EAGAIN) drop(g, i, 1);
+        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) drop(g, i, 1);
         return;
     }
     ssize_t n = recv(s->fd, g->buf, sizeof g->buf, MSG_PEEK);
@@ -218,6 +218,7 @@ static void examine(ndem_gate *g, long i, uint32_t events)
         g->o.hand_over(g->o.ctx, fd, (const struct sockaddr *)&addr, sizeof addr);
     } else if (v != NDEM_GATE_WAIT) {
         answer(g, i, v, detail);
+        examine(g, i, 0); /* the peeked bytes: no new edge will report them */
     } else if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
         drop(g, i, 1); /* the head can no longer come */
     }

@@ -402,12 +402,23 @@ START_TEST(good_requests_pass_the_gate)
     buf[n] = 0;
     ck_assert_msg(!strncmp(buf, "HTTP/1.1 200", 12), "%.200s", buf);
     close(fd);
+    /* just under the limits: a head of 16000 bytes, a request line of 8000 */
+    char *near = padded("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: %s\r\n\r\n", 'b', 16000);
+    double took;
+    char *answer = raw_exchange(d.port, near, strlen(near), 10, &took);
+    ck_assert_msg(!strncmp(answer, "HTTP/1.1 200", 12), "%.200s", answer);
+    free(answer);
+    free(near);
+    near = padded("GET /%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 'a', 7900);
+    answer = raw_exchange(d.port, near, strlen(near), 10, &took);
+    ck_assert_msg(!strncmp(answer, "HTTP/1.1 404", 12), "%.200s", answer); /* routed */
+    free(answer);
+    free(near);
     /* two requests on one connection: one answer, then the connection is
      * closed (the second never reaches the daemon without the gate) */
     char two[256];
     snprintf(two, sizeof two, "%s%s", req, "GET / HTTP/1.7\r\nHost: 127.0.0.1\r\n\r\n");
-    double took;
-    char *answer = raw_exchange(d.port, two, strlen(two), 10, &took);
+    answer = raw_exchange(d.port, two, strlen(two), 10, &took);
     ck_assert_msg(!strncmp(answer, "HTTP/1.1 200", 12), "%.200s", answer);
     ck_assert_ptr_null(strstr(answer + 12, "HTTP/1."));
     free(answer);

@@ -3,7 +3,8 @@
  *
  * Exit codes: 0 success (or a valid job), 1 the simulation failed,
  * 2 usage error, 3 the job document is malformed or invalid,
- * 4 a file could not be read or written. */
+ * 4 a file could not be read or written, 130 / 143 stopped by SIGINT /
+ * SIGTERM (128 + the signal, as a shell reports a killed command). */
 #include "frame_json.h"
 #include "job.h"
 #include "ndem.h"
@@ -17,6 +18,7 @@
 #endif
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,26 @@
 #include <unistd.h>
 
 enum { EXIT_SIM = 1, EXIT_USAGE = 2, EXIT_JOB = 3, EXIT_IO = 4 };
+
+/* The signal that asked `ndem run` to stop (0: none). A signal handler can
+ * only reach static storage, so this one flag is global; the run loop's
+ * stop hook reads it before every step. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+/* SIGINT and SIGTERM stop the run at the next step. SA_RESETHAND puts the
+ * default action back, so a second Ctrl-C kills at once. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 static void usage(FILE *to)
 {
@@ -35,7 +57,8 @@ static void usage(FILE *to)
                 "          and job.json (the job with defaults) into DIR (default ./out)\n"
                 "validate  prints every error of the job with its JSON Pointer\n"
                 "\n"
-                "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error\n");
+                "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error,\n"
+                "            130 / 143 run stopped by SIGINT / SIGTERM (outputs kept whole)\n");
 }
 
 /* Reads and parses a job, printing every error as "FILE: POINTER: MESSAGE". */
@@ -155,6 +178,12 @@ typedef struct cli_run {
     long total;
 } cli_run;
 
+static int cli_stop(void *ctx)
+{
+    (void)ctx;
+    return stop_signal ? 1 : 0;
+}
+
 static int cli_row(void *ctx, const ndem_step_stats *s)
 {
     return ndem_output_series_row(((cli_run *)ctx)->out, s);
@@ -214,6 +243,7 @@ static int cmd_run(int argc, char **argv)
     char *doc = ndem_job_to_json(job);
     write_text_or_warn(&out, "job.json", doc);
     free(doc);
+    catch_stop_signals(); /* from here on a stop leaves whole outputs */
     ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
     if (!sim) {
         fprintf(stderr, "ndem: %s\n", err);
@@ -226,10 +256,11 @@ static int cmd_run(int argc, char **argv)
     double next_frame = job->output.frame_interval;
     int io_failed = ndem_output_frame(&out, sim) != 0;
     cli_run cr = {&out, &pr, total};
-    ndem_run_hooks hooks = {&cr, NULL, cli_row, cli_frame, cli_tick};
+    ndem_run_hooks hooks = {&cr, cli_stop, cli_row, cli_frame, cli_tick};
     int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
                             &next_frame, &hooks);
     io_failed |= end == NDEM_RUN_HOOK;
+    int stopped_by = end > 0 ? stop_signal : 0; /* between two steps: every row is whole */
     const char *error = end == NDEM_RUN_ENGINE ? ndem_sim_error(sim) : NULL;
     show_progress(&pr, ndem_sim_stats(sim), total, 1);
     double wall = omp_get_wtime() - pr.start;
@@ -250,14 +281,19 @@ static int cmd_run(int argc, char **argv)
         ndem_frame_free(&f);
     }
     if (io_failed && !error) error = "writing the output failed";
-    char *sum = summary_json(job, &last, total_steps, error ? "failed" : "succeeded", error, wall,
-                             out.frames);
+    const char *status = error ? "failed" : stopped_by ? "stopped" : "succeeded";
+    char *sum = summary_json(job, &last, total_steps, status, error, wall, out.frames);
     write_text_or_warn(&out, "summary.json", sum);
     if (sum) printf("%s\n", sum);
     free(sum);
     if (error) fprintf(stderr, "ndem: simulation failed: %s\n", error);
     rc = io_failed ? EXIT_IO : error ? EXIT_SIM : 0;
-    ndem_output_close(&out);
+    ndem_output_close(&out); /* flushes series.csv */
+    if (stopped_by) {
+        fprintf(stderr, "ndem: stopped by %s at step %ld, t = %.9g s; outputs in %s\n",
+                stopped_by == SIGINT ? "SIGINT" : "SIGTERM", last.step, last.time, out.dir);
+        if (!rc) rc = 128 + stopped_by;
+    }
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
     return rc;

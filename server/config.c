@@ -57,6 +57,10 @@ static const opt options[] = {
     {"http-timeout", OPT_LONG, "30", 1, 3600, "NDEM_HTTP_TIMEOUT",
      offsetof(ndem_config, http_timeout), 0,
      "seconds an HTTP connection may stay silent before it is closed"},
+    {"head-timeout", OPT_DOUBLE, "10", 0.1, 3600, "NDEM_HEAD_TIMEOUT",
+     offsetof(ndem_config, head_timeout), 0,
+     "seconds a new HTTP connection may take to send its whole request head before it is "
+     "closed"},
     {"connection-limit", OPT_LONG, "4000", 16, 1000000, "NDEM_CONNECTION_LIMIT",
      offsetof(ndem_config, connection_limit), 0,
      "HTTP connections open at once (more are refused)"},

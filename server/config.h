@@ -17,6 +17,7 @@ typedef struct ndem_config {
     char public_url[256];       /* scheme://host[:port] of the API; "" = http://LISTEN */
     char allow_origin[1024];    /* more allowed origins, comma-separated */
     long http_timeout;          /* idle seconds before a connection is closed */
+    double head_timeout;        /* seconds a connection may take to send its request head */
     long connection_limit;      /* HTTP connections at once */
     long per_ip_limit;          /* HTTP connections at once from one address */
     long max_particles;         /* ndem_job_particle_estimate */

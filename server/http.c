@@ -1,6 +1,9 @@
 /* http.c - the HTTP side of ndemd, on libmicrohttpd with its own thread
  * pool (epoll, a connection limit, a per-address limit and an idle
- * timeout, so slow clients cannot take every connection). Routing is a
+ * timeout, so slow clients cannot take every connection). It does not
+ * listen: the gate (gate.c) accepts, checks each request head and hands
+ * good connections over; every answer closes its connection, so that each
+ * request passes the gate. Routing is a
  * table (routes.c): method, path pattern, handler. This file owns what
  * every route shares, so handlers never repeat it: malformed framing is
  * refused before routing (400: HTTP/1.1 without Host, two Host or two
@@ -18,6 +21,7 @@
  * request ends with one log line: method, path, status, bytes, time. */
 #include "http.h"
 
+#include "gate.h"
 #include "jsonw.h"
 #include "log.h"
 
@@ -34,6 +38,7 @@
 
 struct ndem_http {
     struct MHD_Daemon *daemon;
+    ndem_gate *gate; /* listens and checks each request head first */
     const ndem_route *routes;
     ndem_fallback fallback;
     void *app;
@@ -62,7 +67,7 @@ void ndem_http_reply(ndem_request *req, int status, const char *type, char *body
     req->resp_type = type;
 }
 
-static const char *status_title(int status)
+const char *ndem_http_status_title(int status)
 {
     switch (status) {
     case 400: return "Bad Request";
@@ -72,11 +77,14 @@ static const char *status_title(int status)
     case 409: return "Conflict";
     case 411: return "Length Required";
     case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
     case 415: return "Unsupported Media Type";
     case 421: return "Misdirected Request";
     case 422: return "Unprocessable Content";
+    case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
     default: return "Error";
     }
 }
@@ -101,6 +109,24 @@ static void utf8_clean(const char *s, char *out, size_t n)
     out[o] = 0;
 }
 
+char *ndem_http_problem_text(int status, const char *errors_json, const char *detail)
+{
+    char clean[3 * 1024];
+    utf8_clean(detail, clean, sizeof clean);
+    cJSON *o = cJSON_CreateObject();
+    char type[64];
+    snprintf(type, sizeof type, "https://ndem.dev/problems/%d", status);
+    cJSON_AddStringToObject(o, "type", type);
+    cJSON_AddStringToObject(o, "title", ndem_http_status_title(status));
+    cJSON_AddNumberToObject(o, "status", status);
+    cJSON_AddStringToObject(o, "detail", clean);
+    cJSON *errs = errors_json ? cJSON_Parse(errors_json) : NULL;
+    if (errs) cJSON_AddItemToObject(o, "errors", errs);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
+}
+
 void ndem_http_problem(ndem_request *req, int status, const char *errors_json, const char *fmt, ...)
 {
     char detail[1024];
@@ -108,19 +134,7 @@ void ndem_http_problem(ndem_request *req, int status, const char *errors_json, c
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    char clean[3 * sizeof detail];
-    utf8_clean(detail, clean, sizeof clean);
-    cJSON *o = cJSON_CreateObject();
-    char type[64];
-    snprintf(type, sizeof type, "https://ndem.dev/problems/%d", status);
-    cJSON_AddStringToObject(o, "type", type);
-    cJSON_AddStringToObject(o, "title", status_title(status));
-    cJSON_AddNumberToObject(o, "status", status);
-    cJSON_AddStringToObject(o, "detail", clean);
-    cJSON *errs = errors_json ? cJSON_Parse(errors_json) : NULL;
-    if (errs) cJSON_AddItemToObject(o, "errors", errs);
-    char *text = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
+    char *text = ndem_http_problem_text(status, errors_json, detail);
     ndem_http_reply(req, status, "application/problem+json", text, text ? strlen(text) : 0);
 }
 
@@ -257,6 +271,9 @@ static enum MHD_Result send_response(ndem_request *req)
     if (!r) return MHD_NO;
     req->resp = NULL; /* libmicrohttpd frees it now */
     if (req->resp_type) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, req->resp_type);
+    /* one request per connection: a second one on a kept-alive connection
+     * would not pass the gate (gate.c, docs/api.md) */
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     if (req->location[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, req->location);
     if (req->status == 405 && req->allow[0])
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, req->allow);
@@ -372,6 +389,23 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
+/* The gate's hooks: a connection whose head passed, and the count the
+ * connection limit includes. */
+static void hand_over(void *ctx, int fd, const struct sockaddr *sa, socklen_t len)
+{
+    ndem_http *h = ctx;
+    if (MHD_add_connection(h->daemon, fd, sa, len) != MHD_YES) /* it closed fd */
+        ndem_log("http: a connection was refused (connection limits)");
+}
+
+static long held(void *ctx)
+{
+    ndem_http *h = ctx;
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info ? (long)info->num_connections : 0;
+}
+
 ndem_http *ndem_http_start(const char *host, int port, const ndem_http_opts *opts,
                            const ndem_route *routes, ndem_fallback fallback, void *app, char *err,
                            size_t err_len)
@@ -398,27 +432,38 @@ ndem_http *ndem_http_start(const char *host, int port, const ndem_http_opts *opt
     /* epoll: no FD_SETSIZE ceiling of about 1020 connections; the limits
      * and the idle timeout bound what slow or many clients can hold (a
      * client sending one byte just before each timeout still keeps its
-     * connection: the timeout is libmicrohttpd's idle timeout) */
+     * connection: the timeout is libmicrohttpd's idle timeout). The gate
+     * listens and hands connections over (MHD_add_connection, which needs
+     * the inter-thread channel); a head fills at most NDEM_GATE_HEAD_MAX of
+     * a connection's memory, with room left for its header records. */
     h->daemon = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, on_request,
-        h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)opts->threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opts->timeout, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)opts->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)opts->per_ip_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_USE_ERROR_LOG,
+        0, NULL, NULL, on_request, h, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)opts->threads,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)opts->timeout, MHD_OPTION_CONNECTION_LIMIT, (unsigned)opts->connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)opts->per_ip_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(4 * NDEM_GATE_HEAD_MAX), MHD_OPTION_END);
     if (!h->daemon) {
-        snprintf(err, err_len, "cannot listen on %s:%d", host, port);
+        snprintf(err, err_len, "cannot start the HTTP server");
+        free(h);
+        return NULL;
+    }
+    ndem_gate_opts gate = {opts->max_body,
+                           opts->head_timeout,
+                           opts->connection_limit,
+                           opts->per_ip_limit,
+                           hand_over,
+                           held,
+                           h};
+    if (!(h->gate = ndem_gate_start(&sa, &gate, err, err_len))) {
+        MHD_stop_daemon(h->daemon);
         free(h);
         return NULL;
     }
     return h;
 }
 
-int ndem_http_port(const ndem_http *h)
-{
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info ? info->port : -1;
-}
+int ndem_http_port(const ndem_http *h) { return ndem_gate_port(h->gate); }
 
 long ndem_http_requests(ndem_http *h)
 {
@@ -428,6 +473,7 @@ long ndem_http_requests(ndem_http *h)
 void ndem_http_stop(ndem_http *h)
 {
     if (!h) return;
+    ndem_gate_stop(h->gate); /* first: it hands connections to the daemon */
     MHD_stop_daemon(h->daemon);
     free(h);
 }

@@ -48,6 +48,7 @@ typedef struct ndem_http_opts {
     long threads;
     long max_body;
     long timeout;          /* seconds a connection may stay silent */
+    double head_timeout;   /* seconds a connection may take to send its request head */
     long connection_limit; /* connections at once */
     long per_ip_limit;     /* connections at once from one address */
     int (*origin_ok)(void *app, const char *origin);
@@ -70,6 +71,12 @@ const char *ndem_http_query(ndem_request *req, const char *name);
 
 /* Answers with body (malloc'd, taken; may be NULL for an empty body). */
 void ndem_http_reply(ndem_request *req, int status, const char *type, char *body, size_t len);
+/* The reason phrase of a status ("Not Found"). */
+const char *ndem_http_status_title(int status);
+/* The application/problem+json text (malloc'd) of status with detail (made
+ * valid UTF-8); errors_json is a JSON array text or NULL. Needs no request:
+ * the gate answers with it before libmicrohttpd has one. */
+char *ndem_http_problem_text(int status, const char *errors_json, const char *detail);
 /* application/problem+json (RFC 9457); errors_json is a JSON array text or NULL. */
 void ndem_http_problem(ndem_request *req, int status, const char *errors_json, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

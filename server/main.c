@@ -201,9 +201,14 @@ int main(int argc, char **argv)
         goto fail;
     if (!(app.pool = ndem_pool_start(&app.cfg, app.db, app.store, app.stream, err, sizeof err)))
         goto fail;
-    ndem_http_opts http = {app.cfg.http_threads,     app.cfg.max_body,     app.cfg.http_timeout,
-                           app.cfg.connection_limit, app.cfg.per_ip_limit, origin_ok,
-                           host_ok};
+    ndem_http_opts http = {.threads = app.cfg.http_threads,
+                           .max_body = app.cfg.max_body,
+                           .timeout = app.cfg.http_timeout,
+                           .head_timeout = app.cfg.head_timeout,
+                           .connection_limit = app.cfg.connection_limit,
+                           .per_ip_limit = app.cfg.per_ip_limit,
+                           .origin_ok = origin_ok,
+                           .host_ok = host_ok};
     if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, &http, ndem_routes,
                                      ndem_static_file, &app, err, sizeof err)))
         goto fail;

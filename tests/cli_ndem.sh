@@ -95,5 +95,54 @@ check "frame_interval 1e-300 exits 3" test $? -eq 3
 check "frame_interval error names its pointer" grep -q "/output/frame_interval: .*time step" \
   "$tmp/tiny.err"
 
+# Ctrl-C (docs/cli.md): a long run stops at the next step with whole outputs,
+# a summary line and exit code 130 (SIGTERM: 143). 1000 spheres for an hour
+# of simulated time: it runs until the signal. A watchdog bounds the wait.
+cat > "$tmp/long.json" <<'JSON'
+{"name": "long",
+ "scene": {"materials": [{"name": "ore", "density": 2500, "young_modulus": 1e7}],
+  "geometry": [{"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "ore"}],
+  "particles": [{"type": "lattice", "min": [0, 0, 0.02], "max": [0.18, 0.18, 0.2],
+                 "spacing": 0.02, "radius": 0.008, "material": "ore"}]},
+ "solver": {"time_step": 0.0001, "duration": 3600},
+ "output": {"frame_interval": 0.01}}
+JSON
+stop_run() { # stop_run SIGNAL DIR: exit code of a run sent SIGNAL once 50 rows are out
+  local sig=$1 dir=$2 i
+  "$bin" run "$tmp/long.json" --out "$dir" --threads 1 > "$dir.stdout" 2> "$dir.stderr" &
+  local pid=$!
+  for ((i = 0; i < 600; i++)); do
+    [ -f "$dir/series.csv" ] && [ "$(wc -l < "$dir/series.csv")" -gt 50 ] && break
+    sleep 0.1
+  done
+  kill -"$sig" "$pid"
+  for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2> /dev/null # the watchdog: never left running
+  wait "$pid"
+}
+stop_run INT "$tmp/int"
+check "SIGINT exits 130" test $? -eq 130
+check "SIGINT prints where it stopped" grep -qE \
+  "^ndem: stopped by SIGINT at step [0-9]+, t = [0-9.e+-]+ s; outputs in $tmp/int\$" "$tmp/int.stderr"
+steps=$(sed -nE 's/^ndem: stopped by SIGINT at step ([0-9]+),.*/\1/p' "$tmp/int.stderr")
+check "stopped after some steps" test "${steps:-0}" -gt 50
+check "summary says stopped" grep -q '"status":[[:space:]]*"stopped"' "$tmp/int/summary.json"
+check "summary counts the steps taken" grep -q "\"steps\":[[:space:]]*${steps:-x}," "$tmp/int/summary.json"
+# whole rows only: one per step, each with the header's column count and its CRC
+cols=$(head -1 "$tmp/int/series.csv" | awk -F, '{print NF}')
+check "series has one row per step taken" test "$(($(wc -l < "$tmp/int/series.csv") - 1))" -eq "${steps:-0}"
+check "every series row is whole" test "$(awk -F, -v n="$cols" 'NR > 1 && (NF != n || length($NF) != 8 || $NF ~ /[^0-9a-f]/)' \
+  "$tmp/int/series.csv" | wc -l)" -eq 0
+check "series ends with a newline" test "$(tail -c 1 "$tmp/int/series.csv" | od -An -c | tr -d ' ')" = '\n'
+check "last series row is the last step" grep -q "^${steps:-x}," "$tmp/int/series.csv"
+frames=$(($(wc -l < "$tmp/int/frames/index.csv") - 1))
+check "summary counts the frames listed" grep -q "\"frames\":[[:space:]]*$frames," "$tmp/int/summary.json"
+check "every listed frame is whole" test "$(stat -c %s "$tmp/int/frames/$(printf %06d $((frames - 1))).ndf")" \
+  -eq $((48 + 4 * 11 * 1000))
+check "final.json is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/int/final.json"
+stop_run TERM "$tmp/term"
+check "SIGTERM exits 143" test $? -eq 143
+check "SIGTERM prints where it stopped" grep -q "^ndem: stopped by SIGTERM at step " "$tmp/term.stderr"
+
 echo "cli: $fails failed"
 [ "$fails" -eq 0 ]

@@ -5,6 +5,7 @@
  * daemon (the real binary, as in test_api.c). */
 #include "daemon.h"
 #include "job.h"
+#include "raw.h"
 #include "testutil.h"
 
 #include <poll.h>
@@ -56,84 +57,6 @@ static td_resp http_with(const td_daemon *d, const char *method, const char *pat
     curl_slist_free_all(hdrs);
     curl_easy_cleanup(c);
     return r;
-}
-
-/* strstr ignoring case (strcasestr is a GNU extension). */
-static const char *find_ci(const char *s, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *s; s++)
-        if (!strncasecmp(s, needle, n)) return s;
-    return NULL;
-}
-
-/* A TCP connection to 127.0.0.1:port from the loopback address `from`
- * (127.0.0.x: every one of them is this machine on Linux). */
-static int connect_from(const char *from, int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    ck_assert_int_ge(fd, 0);
-    struct sockaddr_in sa = {0};
-    sa.sin_family = AF_INET;
-    if (from) {
-        inet_pton(AF_INET, from, &sa.sin_addr);
-        ck_assert_msg(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "bind %s: %s", from,
-                      strerror(errno));
-    }
-    sa.sin_port = htons((uint16_t)port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_msg(connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect: %s",
-                  strerror(errno));
-    return fd;
-}
-
-/* Sends raw bytes, then reads until the server closes or `wait` s pass
- * without an answer; the answer (malloc'd) and the seconds it took. */
-static char *raw_exchange(int port, const char *data, size_t len, double wait, double *took)
-{
-    int fd = connect_from(NULL, port);
-    double t0 = td_now();
-    ck_assert_int_eq(send(fd, data, len, MSG_NOSIGNAL), (ssize_t)len);
-    size_t cap = 65536, n = 0;
-    char *out = malloc(cap + 1);
-    double end = t0 + wait;
-    for (;;) {
-        struct pollfd p = {fd, POLLIN, 0};
-        int left = (int)((end - td_now()) * 1000);
-        if (left <= 0 || poll(&p, 1, left) <= 0) break;
-        ssize_t k = recv(fd, out + n, cap - n, 0);
-        if (k <= 0) break;
-        n += (size_t)k;
-        /* a whole answer: headers and a body of its Content-Length */
-        out[n] = 0;
-        const char *head_end = strstr(out, "\r\n\r\n"), *cl = find_ci(out, "Content-Length:");
-        if (head_end && cl && cl < head_end &&
-            n >= (size_t)(head_end + 4 - out) + strtoul(cl + 15, NULL, 10))
-            break;
-        if (n == cap) break;
-    }
-    *took = td_now() - t0;
-    out[n] = 0;
-    close(fd);
-    return out;
-}
-
-/* The status of a raw answer (0 when there is none) and its body as JSON
- * problem (checked: Content-Type application/problem+json). */
-static cJSON *raw_problem(const char *answer, int want)
-{
-    int status = 0;
-    sscanf(answer, "HTTP/1.%*d %d", &status);
-    ck_assert_msg(status == want, "status %d, wanted %d: %.300s", status, want, answer);
-    const char *head_end = strstr(answer, "\r\n\r\n");
-    ck_assert_ptr_nonnull(head_end);
-    const char *type = find_ci(answer, "Content-Type: ");
-    ck_assert_msg(type && type < head_end && !strncmp(type + 14, "application/problem+json", 24),
-                  "not problem+json: %.300s", answer);
-    cJSON *o = cJSON_Parse(head_end + 4);
-    ck_assert_msg(o != NULL, "body not JSON: %s", head_end + 4);
-    ck_assert_int_eq((long)td_num(o, "status"), want);
-    return o;
 }
 
 /* Valid UTF-8 all through (RFC 3629: no overlongs, surrogates or > U+10FFFF). */
@@ -400,6 +323,144 @@ START_TEST(malformed_framing_gets_problem_json_at_once)
 }
 END_TEST
 
+/* ---- item 10: errors libmicrohttpd answered in text/html (the gate) ---- */
+
+/* tmpl with its "%s" replaced by pad bytes c (malloc'd). */
+static char *padded(const char *tmpl, char c, size_t pad)
+{
+    const char *at = strstr(tmpl, "%s");
+    size_t n = strlen(tmpl) - 2 + pad;
+    char *out = malloc(n + 1);
+    memcpy(out, tmpl, (size_t)(at - tmpl));
+    memset(out + (at - tmpl), c, pad);
+    strcpy(out + (at - tmpl) + pad, at + 2);
+    return out;
+}
+
+START_TEST(http_level_errors_are_problem_json)
+{
+    td_daemon d;
+    td_start(&d, (char *)NULL);
+    char *long_line = padded("GET /%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 'a', 9000);
+    char *big_head =
+        padded("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: %s\r\n\r\n", 'b', 20000);
+    char many[64 + 120 * 8];
+    int k = snprintf(many, sizeof many, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    for (int i = 0; i < 120; i++) k += snprintf(many + k, sizeof many - (size_t)k, "X-A: b\r\n");
+    snprintf(many + k, sizeof many - (size_t)k, "\r\n");
+    const struct {
+        const char *name, *request, *detail;
+        int status;
+    } cases[] = {
+        {"Content-Length: -1",
+         "POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+         "Content-Length: -1\r\n\r\n{}",
+         "Content-Length '-1' is not a number", 400},
+        {"Content-Length: 2^70",
+         "POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+         "Content-Length: 1180591620717411303424\r\n\r\n{}",
+         "the body is 1180591620717411303424 bytes; the limit is 8388608", 413},
+        {"request line of 9 kB", long_line, "request line is longer than 8192 bytes", 414},
+        {"head of 20 kB", big_head, "head is longer than 16384 bytes", 431},
+        {"120 header fields", many, "more than 100 header fields", 431},
+        {"HTTP/2.0", "GET / HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n", "HTTP/2.0 is not supported", 505},
+        {"HTTP/1.7", "GET /health HTTP/1.7\r\nHost: 127.0.0.1\r\n\r\n", "HTTP/1.7 is not supported",
+         505},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double took;
+        char *answer = raw_exchange(d.port, cases[i].request, strlen(cases[i].request), 10, &took);
+        fprintf(stderr, "%s: %.3f s: %.*s\n", cases[i].name, took, (int)strcspn(answer, "\r"),
+                answer);
+        cJSON *p = raw_problem(answer, cases[i].status);
+        ck_assert_msg(strstr(td_str(p, "detail"), cases[i].detail), "%s: %s", cases[i].name,
+                      td_str(p, "detail"));
+        ck_assert_ptr_nonnull(find_ci(answer, "\r\nConnection: close\r\n"));
+        ck_assert_msg(took < 5, "%s: answered after %.1f s", cases[i].name, took);
+        cJSON_Delete(p);
+        free(answer);
+    }
+    free(long_line);
+    free(big_head);
+    td_stop(&d);
+}
+END_TEST
+
+START_TEST(good_requests_pass_the_gate)
+{
+    td_daemon d;
+    td_start(&d, "--head-timeout", "1.5", (char *)NULL);
+    /* a head in two parts, 0.3 s apart: the gate waits for the rest */
+    int fd = connect_from(NULL, d.port);
+    const char *req = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    ck_assert_int_eq(send(fd, req, 10, MSG_NOSIGNAL), 10);
+    td_sleep(0.3);
+    ck_assert_int_eq(send(fd, req + 10, strlen(req) - 10, MSG_NOSIGNAL), (ssize_t)strlen(req) - 10);
+    char buf[4096];
+    ssize_t n = recv(fd, buf, sizeof buf - 1, MSG_WAITALL);
+    ck_assert_int_gt(n, 12);
+    buf[n] = 0;
+    ck_assert_msg(!strncmp(buf, "HTTP/1.1 200", 12), "%.200s", buf);
+    close(fd);
+    /* just under the limits: a head of 16000 bytes, a request line of 8000 */
+    char *near = padded("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: %s\r\n\r\n", 'b', 16000);
+    double took;
+    char *answer = raw_exchange(d.port, near, strlen(near), 10, &took);
+    ck_assert_msg(!strncmp(answer, "HTTP/1.1 200", 12), "%.200s", answer);
+    free(answer);
+    free(near);
+    near = padded("GET /%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 'a', 7900);
+    answer = raw_exchange(d.port, near, strlen(near), 10, &took);
+    ck_assert_msg(!strncmp(answer, "HTTP/1.1 404", 12), "%.200s", answer); /* routed */
+    free(answer);
+    free(near);
+    /* two requests on one connection: one answer, then the connection is
+     * closed (the second never reaches the daemon without the gate) */
+    char two[256];
+    snprintf(two, sizeof two, "%s%s", req, "GET / HTTP/1.7\r\nHost: 127.0.0.1\r\n\r\n");
+    answer = raw_exchange(d.port, two, strlen(two), 10, &took);
+    ck_assert_msg(!strncmp(answer, "HTTP/1.1 200", 12), "%.200s", answer);
+    ck_assert_ptr_null(strstr(answer + 12, "HTTP/1."));
+    free(answer);
+    /* a client that keeps its connection (curl, one handle): every request
+     * is answered, each on a new connection */
+    td_resp r;
+    memset(&r, 0, sizeof r);
+    struct curl_slist *hdrs;
+    CURL *c = td_easy(&d, &r, "GET", "/health", NULL, NULL, 0, NULL, &hdrs);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(curl_easy_perform(c), CURLE_OK);
+        long status, connects;
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &connects);
+        ck_assert_int_eq(status, 200);
+        ck_assert_int_eq(connects, 1);
+    }
+    curl_easy_cleanup(c);
+    td_resp_free(&r);
+    /* a POST with a body, and the stream of its job (its own port) */
+    char id[64];
+    char *doc = td_long_job_doc("gate", 30, 1);
+    td_submit(&d, doc, id);
+    free(doc);
+    ck_assert_int_eq(ws_handshake(d.ws_port, id, NULL), 101);
+    /* a head that does not come within --head-timeout: closed, no answer */
+    fd = connect_from(NULL, d.port);
+    ck_assert_int_eq(send(fd, req, 10, MSG_NOSIGNAL), 10);
+    double t0 = td_now();
+    struct pollfd pf = {fd, POLLIN, 0};
+    ck_assert_int_eq(poll(&pf, 1, 10000), 1);
+    double waited = td_now() - t0;
+    /* closed with the peeked bytes unread: a reset, or an end */
+    n = recv(fd, buf, sizeof buf, 0);
+    ck_assert_msg(n == 0 || (n < 0 && errno == ECONNRESET), "recv %zd: %s", n, strerror(errno));
+    fprintf(stderr, "half a head closed after %.2f s (--head-timeout 1.5)\n", waited);
+    ck_assert_msg(waited > 1.2 && waited < 5, "closed after %.2f s", waited);
+    close(fd);
+    td_stop(&d);
+}
+END_TEST
+
 /* ---- item 9: slow connections ---- */
 
 enum { SLOW = 2000, PER_ADDRESS = 50 };
@@ -440,7 +501,8 @@ START_TEST(slow_connections_do_not_deny_the_api)
     ck_assert_msg(rl.rlim_cur >= SLOW + 200, "need %d descriptors, have %ld", SLOW + 200,
                   (long)rl.rlim_cur);
     td_daemon d;
-    td_start(&d, "--http-timeout", "4", "--per-ip-limit", "64", (char *)NULL);
+    td_start(&d, "--http-timeout", "4", "--head-timeout", "4", "--per-ip-limit", "64",
+             (char *)NULL);
     /* 2000 connections from 40 addresses (50 each, under the per-address
      * limit), each with half a request line */
     static int fds[SLOW];
@@ -470,7 +532,7 @@ START_TEST(slow_connections_do_not_deny_the_api)
     ck_assert_int_eq(open, 64);
     for (int i = 0; i < 80; i++) close(more[i]);
 
-    /* the idle timeout (4 s) closes every slow connection */
+    /* the head deadline (4 s) closes every slow connection */
     double end = opened + 4 + 10;
     int left = SLOW;
     while ((left = open_count(fds, SLOW)) > 0 && td_now() < end) td_sleep(0.25);
@@ -696,6 +758,8 @@ static Suite *http_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, nul_and_invalid_utf8_in_documents);
     tcase_add_test(tc, malformed_framing_gets_problem_json_at_once);
+    tcase_add_test(tc, http_level_errors_are_problem_json);
+    tcase_add_test(tc, good_requests_pass_the_gate);
     suite_add_tcase(s, tc);
     tc = tcase_create("slow");
     tcase_set_timeout(tc, 180);

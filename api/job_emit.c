@@ -89,7 +89,10 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_end(w);
         ndem_jw_knumber(w, "friction", c->friction);
         ndem_jw_knumber(w, "rolling_resistance", c->rolling_resistance);
-        ndem_jw_knumber(w, "twisting_resistance", c->twisting_resistance);
+        /* < 0 (a caller's default): the rolling_resistance that applies */
+        ndem_jw_knumber(w, "twisting_resistance",
+                        c->twisting_resistance >= 0 ? c->twisting_resistance
+                                                    : c->rolling_resistance);
         ndem_jw_knumber(w, "restitution", c->restitution);
         ndem_jw_knumber(w, "adhesion", c->adhesion);
         ndem_jw_knumber(w, "adhesive_overlap", c->adhesive_overlap);

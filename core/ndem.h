@@ -38,7 +38,7 @@ typedef struct ndem_contact_material_def {
     int material_a, material_b; /* indices into the material table */
     double friction;            /* mu, default 0.5 */
     double rolling_resistance;  /* mu_r, default 0 */
-    double twisting_resistance; /* mu_t, default 0 */
+    double twisting_resistance; /* mu_t; < 0 (the default): rolling_resistance */
     double restitution;         /* e, default 0.5 */
     double adhesion;            /* attractive force bound (N), default 0 */
     double adhesive_overlap;    /* delta_a (m), default 0 */

@@ -379,6 +379,7 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
         ndem_jc_pop(c, mark);
     }
     ndem_solver_def *s = &job->scene.solver;
+    ndem_job_check_methods(c, root, s);
     if (s->method == NDEM_METHOD_DEM && scene && !ndem_jc_failed(c)) {
         /* smooth DEM is explicit: refuse a step above pi sqrt(m / k) */
         double bound = ndem_dem_stable_step(&job->scene);

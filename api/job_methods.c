@@ -92,6 +92,22 @@ static const method_field fields[] = {
     {AT_SOLVER, "friction_compliance", V_NDEM, NEUTRAL_NUMBER, 1e-6},
 };
 
+/* Of the field's type: a value of another type is the reader's error already. */
+static int typed(const method_field *f, const cJSON *v)
+{
+    switch (f->neutral) {
+    case NEUTRAL_NUMBER:
+    case NEUTRAL_NULL:
+        return cJSON_IsNumber(v);
+    case NEUTRAL_FALSE:
+    case NEUTRAL_TRUE:
+        return cJSON_IsBool(v);
+    case NEUTRAL_EMPTY:
+        return cJSON_IsArray(v);
+    }
+    return 0;
+}
+
 static int is_neutral(const method_field *f, const cJSON *v)
 {
     if (cJSON_IsNull(v)) return 1;
@@ -146,7 +162,7 @@ static void describe_users(unsigned used_by, char *buf, size_t n)
 static void check_object(ndem_jc *c, const cJSON *obj, const method_field *f, unsigned variant)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->key);
-    if (!v || is_neutral(f, v)) return;
+    if (!v || is_neutral(f, v) || !typed(f, v)) return;
     char runs[64], needs[256];
     /* an NDEM-only field is ignored by smooth DEM as a whole, not by one model */
     if (!(f->used_by & V_DEM) && (variant & V_DEM))
@@ -172,13 +188,12 @@ void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def
             const cJSON *arr = cJSON_GetObjectItemCaseSensitive(at, path[1]);
             size_t m2 = ndem_jc_push_key(c, path[1]);
             int k = 0;
-            const cJSON *item;
-            if (cJSON_IsArray(arr)) cJSON_ArrayForEach(item, arr)
-                {
-                    size_t m3 = ndem_jc_push_index(c, k++);
-                    if (cJSON_IsObject(item)) check_object(c, item, f, variant);
-                    ndem_jc_pop(c, m3);
-                }
+            const cJSON *item = cJSON_IsArray(arr) ? arr->child : NULL;
+            for (; item; item = item->next) {
+                size_t m3 = ndem_jc_push_index(c, k++);
+                if (cJSON_IsObject(item)) check_object(c, item, f, variant);
+                ndem_jc_pop(c, m3);
+            }
             ndem_jc_pop(c, m2);
         }
         ndem_jc_pop(c, mark);

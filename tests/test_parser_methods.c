@@ -183,6 +183,21 @@ START_TEST(used_or_neutral_field_is_accepted)
 }
 END_TEST
 
+/* A value of the wrong type gets the reader's error only. */
+START_TEST(wrong_type_is_reported_once)
+{
+    char *text = doc(", 'hamaker': 'strong'", ", 'bonded': 1", "");
+    ndem_job *job = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(parse_sq(text, &job, &e), NDEM_JOB_INVALID);
+    ck_assert_int_eq(e.count, 2);
+    ck_assert(has_error(&e, PAIR "hamaker", "must be a number"));
+    ck_assert(has_error(&e, GEN "bonded", "must be"));
+    ndem_job_errors_clear(&e);
+    free(text);
+}
+END_TEST
+
 /* Every ignored field gets its own error, in document order. */
 START_TEST(every_ignored_field_is_reported)
 {
@@ -207,6 +222,7 @@ int main(void)
     tcase_add_loop_test(tc, ignored_field_is_refused, 0, N_REFUSED);
     tcase_add_loop_test(tc, used_or_neutral_field_is_accepted, 0, N_ACCEPTED);
     tcase_add_test(tc, every_ignored_field_is_reported);
+    tcase_add_test(tc, wrong_type_is_reported_once);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

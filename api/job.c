@@ -220,8 +220,12 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
             ndem_jc_number(c, item, "friction", &cm->friction, &ndem_jc_nonneg, 0);
             ndem_jc_number(c, item, "rolling_resistance", &cm->rolling_resistance,
                            &ndem_jc_nonneg, 0);
-            ndem_jc_number(c, item, "twisting_resistance", &cm->twisting_resistance,
-                           &ndem_jc_nonneg, 0);
+            /* absent or null: the pair's rolling_resistance, resolved here so
+             * that the filled-in document shows the value in use */
+            if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(item, "twisting_resistance")) ||
+                ndem_jc_number(c, item, "twisting_resistance", &cm->twisting_resistance,
+                               &ndem_jc_nonneg, 0) == NDEM_JC_ABSENT)
+                cm->twisting_resistance = cm->rolling_resistance;
             ndem_jc_number(c, item, "restitution", &cm->restitution, &ndem_jc_unit, 0);
             ndem_jc_number(c, item, "adhesion", &cm->adhesion, &ndem_jc_nonneg, 0);
             ndem_jc_number(c, item, "adhesive_overlap", &cm->adhesive_overlap,
@@ -375,6 +379,7 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
         ndem_jc_pop(c, mark);
     }
     ndem_solver_def *s = &job->scene.solver;
+    ndem_job_check_methods(c, root, s);
     if (s->method == NDEM_METHOD_DEM && scene && !ndem_jc_failed(c)) {
         /* smooth DEM is explicit: refuse a step above pi sqrt(m / k) */
         double bound = ndem_dem_stable_step(&job->scene);

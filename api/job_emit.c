@@ -89,7 +89,10 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_end(w);
         ndem_jw_knumber(w, "friction", c->friction);
         ndem_jw_knumber(w, "rolling_resistance", c->rolling_resistance);
-        ndem_jw_knumber(w, "twisting_resistance", c->twisting_resistance);
+        /* < 0 (a caller's default): the rolling_resistance that applies */
+        ndem_jw_knumber(w, "twisting_resistance",
+                        c->twisting_resistance >= 0 ? c->twisting_resistance
+                                                    : c->rolling_resistance);
         ndem_jw_knumber(w, "restitution", c->restitution);
         ndem_jw_knumber(w, "adhesion", c->adhesion);
         ndem_jw_knumber(w, "adhesive_overlap", c->adhesive_overlap);
@@ -152,6 +155,24 @@ static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
     ndem_jw_end(w);
 }
 
+/* A list's optional per-sphere array of `width` numbers each. */
+static void emit_per_sphere(ndem_jw *w, const char *key, const double *a, int width, long n)
+{
+    if (!a) return;
+    ndem_jw_key(w, key);
+    ndem_jw_begin(w, '[', 0);
+    for (long k = 0; k < n; k++) {
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '[', 1);
+        for (int j = 0; j < width; j++) {
+            ndem_jw_next(w);
+            ndem_jw_number(w, a[(size_t)width * (size_t)k + (size_t)j]);
+        }
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+}
+
 static void emit_list(ndem_jw *w, const ndem_generator_def *g)
 {
     ndem_jw_key(w, "spheres");
@@ -180,15 +201,9 @@ static void emit_list(ndem_jw *w, const ndem_generator_def *g)
         }
         ndem_jw_end(w);
     }
-    if (!g->velocities)
-        return;
-    ndem_jw_key(w, "velocities");
-    ndem_jw_begin(w, '[', 0);
-    for (long k = 0; k < g->list_count; k++) {
-        ndem_jw_next(w);
-        ndem_jw_vec3(w, &g->velocities[3 * k]);
-    }
-    ndem_jw_end(w);
+    emit_per_sphere(w, "velocities", g->velocities, 3, g->list_count);
+    emit_per_sphere(w, "orientations", g->orientations, 4, g->list_count);
+    emit_per_sphere(w, "angular_velocities", g->angular_velocities, 3, g->list_count);
 }
 
 static void emit_particles(ndem_jw *w, const ndem_scene_def *s)

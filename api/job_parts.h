@@ -22,6 +22,10 @@ void ndem_job_read_geometry(ndem_jc *c, const cJSON *scene, ndem_job *job, int m
 void ndem_job_read_particles(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 
+/* Reports every field of root that the solver's method or contact model
+ * would ignore, set to anything but its neutral value (job_methods.c). */
+void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def *s);
+
 /* Sorts errs->items[from, to) in document order (job_order.c); root is
  * the parsed document (NULL: no document, pointers compare as text). */
 void ndem_job_errors_order(ndem_job_errors *errs, int from, int to, const cJSON *root);

@@ -29,7 +29,11 @@ static long array_limit(const char *text, const scan_level *parent, long max_par
     static const struct {
         const char *key;
         long per_particle;
-    } named[] = {{"spheres", 1}, {"velocities", 1}, {"bonds", NDEM_JOB_BONDS_PER_SPHERE}};
+    } named[] = {{"spheres", 1},
+                 {"velocities", 1},
+                 {"orientations", 1},
+                 {"angular_velocities", 1},
+                 {"bonds", NDEM_JOB_BONDS_PER_SPHERE}};
     if (parent && parent->object)
         for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
             if (parent->key_len == strlen(named[i].key) &&

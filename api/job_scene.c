@@ -22,12 +22,21 @@ static const char *const lattice_keys[] = {GENERATOR_COMMON, "min",    "max",   
                                            "count",          "radius", "velocity", NULL};
 static const char *const random_keys[] = {GENERATOR_COMMON, "min",    "max",  "count",
                                           "radius",         "seed",   "velocity", NULL};
-static const char *const list_keys[] = {GENERATOR_COMMON, "spheres", "velocities", "bonds",
-                                        NULL};
-static const char *const generator_keys[] = {GENERATOR_COMMON, "min",     "max",
-                                             "spacing",        "count",   "radius",
-                                             "velocity",       "seed",    "spheres",
-                                             "velocities",     NULL};
+static const char *const list_keys[] = {
+    GENERATOR_COMMON, "spheres", "velocities", "orientations", "angular_velocities", "bonds", NULL};
+static const char *const generator_keys[] = {GENERATOR_COMMON,
+                                             "min",
+                                             "max",
+                                             "spacing",
+                                             "count",
+                                             "radius",
+                                             "velocity",
+                                             "seed",
+                                             "spheres",
+                                             "velocities",
+                                             "orientations",
+                                             "angular_velocities",
+                                             NULL};
 
 static const char *const emitter_keys[] = {"type",   "min",      "max",    "rate",
                                            "start",  "stop",     "max_count", "radius",
@@ -396,9 +405,74 @@ static int sphere_ok(const cJSON *e, double out[4])
     return k == 4 && !x && out[3] > 0.0;
 }
 
+/* [w, x, y, z], finite and not all zero: normalised into out (scaled by its
+ * largest component first, so that tiny or huge ones neither underflow nor
+ * overflow). */
+static int quaternion_value(ndem_jc *c, const cJSON *v, double out[4])
+{
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 4) {
+        ndem_jc_error(c, "must be an array of 4 numbers [w, x, y, z]");
+        return NDEM_JC_BAD;
+    }
+    double q[4], big = 0.0;
+    int k = 0, r = NDEM_JC_OK;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v)
+    {
+        size_t mark = ndem_jc_push_index(c, k);
+        if (ndem_jc_number_value(c, e, &q[k], &ndem_jc_any) != NDEM_JC_OK) r = NDEM_JC_BAD;
+        else big = fmax(big, fabs(q[k]));
+        ndem_jc_pop(c, mark);
+        k++;
+    }
+    if (r != NDEM_JC_OK) return r;
+    if (big == 0.0) {
+        ndem_jc_error(c, "must not be the zero quaternion (no rotation is [1, 0, 0, 0])");
+        return NDEM_JC_BAD;
+    }
+    double len = 0.0;
+    for (k = 0; k < 4; k++) {
+        q[k] /= big;
+        len += q[k] * q[k];
+    }
+    len = sqrt(len);
+    for (k = 0; k < 4; k++) out[k] = q[k] / len;
+    return NDEM_JC_OK;
+}
+
+/* A list's optional per-sphere array `key` of `width` numbers each, read by
+ * `value` (which reports at the element's pointer); NULL when absent or
+ * wrong. */
+static const double *read_per_sphere(ndem_jc *c, const cJSON *item, ndem_job *job, const char *key,
+                                     int n, int width,
+                                     int (*value)(ndem_jc *, const cJSON *, double *))
+{
+    const cJSON *arr, *e;
+    int nv = ndem_jc_array(c, item, key, 0, INT_MAX, 0, &arr);
+    if (nv <= 0 || !arr) return NULL;
+    if (nv != n) {
+        ndem_jc_error_at(c, key, "must have one entry per sphere (%d), got %d", n, nv);
+        return NULL;
+    }
+    double *v = list_array(c, job, (size_t)width * (size_t)n);
+    if (!v) return NULL;
+    memset(v, 0, (size_t)width * (size_t)n * sizeof *v);
+    size_t mark = ndem_jc_push_key(c, key);
+    int i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        size_t m2 = ndem_jc_push_index(c, i);
+        value(c, e, &v[(size_t)width * (size_t)i]);
+        ndem_jc_pop(c, m2);
+        i++;
+    }
+    ndem_jc_pop(c, mark);
+    return v;
+}
+
 static void read_list(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_generator_def *g)
 {
-    const cJSON *sph, *vel, *e;
+    const cJSON *sph, *e;
     int n = ndem_jc_array(c, item, "spheres", 1, INT_MAX, NDEM_JC_REQUIRED, &sph);
     if (n <= 0)
         return;
@@ -437,29 +511,10 @@ static void read_list(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_generat
     ndem_jc_pop(c, mark);
     g->list_count = n;
     g->spheres = s;
-
-    int nv = ndem_jc_array(c, item, "velocities", 0, INT_MAX, 0, &vel);
-    if (nv <= 0 || !vel)
-        return;
-    if (nv != n) {
-        ndem_jc_error_at(c, "velocities", "must have one entry per sphere (%d), got %d", n, nv);
-        return;
-    }
-    double *v = list_array(c, job, 3 * (size_t)n);
-    if (!v)
-        return;
-    memset(v, 0, 3 * (size_t)n * sizeof *v);
-    mark = ndem_jc_push_key(c, "velocities");
-    i = 0;
-    cJSON_ArrayForEach(e, vel)
-    {
-        size_t m2 = ndem_jc_push_index(c, i);
-        ndem_jc_vec3_value(c, e, &v[3 * (size_t)i]);
-        ndem_jc_pop(c, m2);
-        i++;
-    }
-    ndem_jc_pop(c, mark);
-    g->velocities = v;
+    g->velocities = read_per_sphere(c, item, job, "velocities", n, 3, ndem_jc_vec3_value);
+    g->orientations = read_per_sphere(c, item, job, "orientations", n, 4, quaternion_value);
+    g->angular_velocities =
+        read_per_sphere(c, item, job, "angular_velocities", n, 3, ndem_jc_vec3_value);
 }
 
 /* "bonds": [[i, j], ...], indices into this list's spheres (smooth DEM). */

@@ -285,7 +285,13 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
             for (long k = 0; k < g->list_count; k++) {
                 const double *s = &g->spheres[4 * k];
                 const double *v = g->velocities ? &g->velocities[3 * k] : NULL;
-                if (ndem_bodies_add(&sim->bodies, s, s[3], v, g->material, density) < 0) goto oom;
+                long id = ndem_bodies_add(&sim->bodies, s, s[3], v, g->material, density);
+                if (id < 0) goto oom;
+                if (g->orientations)
+                    memcpy(&sim->bodies.quat[4 * id], &g->orientations[4 * k], 4 * sizeof(double));
+                if (g->angular_velocities)
+                    memcpy(&sim->bodies.vel[6 * id + 3], &g->angular_velocities[3 * k],
+                           3 * sizeof(double));
             }
         }
         if (g->fixed_rotation) /* infinite inertia: no torque turns them */

@@ -41,7 +41,10 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
             p->viscosity = 0.5 * (ma->viscosity + mb->viscosity);
             p->friction = c->friction;
             p->rolling = c->rolling_resistance;
-            p->twisting = c->twisting_resistance;
+            /* one coefficient bounds all three rolling rows unless the pair
+             * sets the twist (seed 000 35.4.4, seed 003 eqs. 28-34) */
+            p->twisting =
+                c->twisting_resistance >= 0 ? c->twisting_resistance : c->rolling_resistance;
             p->restitution = c->restitution;
             p->adhesion = c->adhesion;
             p->adhesive_overlap = c->adhesive_overlap;

@@ -38,7 +38,7 @@ typedef struct ndem_contact_material_def {
     int material_a, material_b; /* indices into the material table */
     double friction;            /* mu, default 0.5 */
     double rolling_resistance;  /* mu_r, default 0 */
-    double twisting_resistance; /* mu_t, default 0 */
+    double twisting_resistance; /* mu_t; < 0 (the default): rolling_resistance */
     double restitution;         /* e, default 0.5 */
     double adhesion;            /* attractive force bound (N), default 0 */
     double adhesive_overlap;    /* delta_a (m), default 0 */
@@ -108,8 +108,10 @@ typedef enum ndem_generator_type {
 } ndem_generator_type;
 
 /* Initial particles. lattice and random: centres in [min, max]. list: the
- * caller-owned arrays spheres (x, y, z, r per sphere) and velocities
- * (vx, vy, vz per sphere, may be NULL). */
+ * caller-owned arrays spheres (x, y, z, r per sphere), velocities
+ * (vx, vy, vz per sphere), orientations (unit quaternions w, x, y, z per
+ * sphere) and angular_velocities (wx, wy, wz per sphere); the last three may
+ * be NULL (at rest, identity orientation). */
 typedef struct ndem_generator_def {
     ndem_generator_type type;
     int material;
@@ -126,6 +128,8 @@ typedef struct ndem_generator_def {
     long list_count;
     const double *spheres;
     const double *velocities;
+    const double *orientations;       /* list: 4 per sphere, unit length */
+    const double *angular_velocities; /* list: 3 per sphere (rad/s) */
     long bond_pair_count;     /* list: smooth-DEM bonds between listed spheres */
     const double *bond_pairs; /* 2 per bond: indices i, j into spheres (whole numbers) */
 } ndem_generator_def;

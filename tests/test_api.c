@@ -168,6 +168,20 @@ START_TEST(errors_are_problem_json)
     }
     cJSON_Delete(p);
 
+    /* a smooth-DEM field under NDEM: 422 at its pointer, saying what it needs */
+    r = td_post_job(&api, "{\"scene\": {\"materials\": [{\"name\": \"ore\"}], "
+                          "\"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
+                          "\"hamaker\": 1e-19}]}}");
+    expect_problem(&r, 422);
+    p = cJSON_Parse(r.body);
+    td_resp_free(&r);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "errors")), 1);
+    ck_assert_str_eq(pointer_of(p, 0), "/scene/contact_materials/0/hamaker");
+    const cJSON *msg =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "errors"), 0), "message");
+    ck_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "needs \"method\": \"dem\""));
+    cJSON_Delete(p);
+
     /* over the daemon's limits: particles (100) and duration (100 s) */
     char *doc = td_long_job_doc("big", 500, 0.02);
     r = td_post_job(&api, doc);

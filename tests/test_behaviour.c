@@ -24,7 +24,7 @@ static const double G = 9.81;
  * wall and F = m g h per step, is a torque mu_t r m g; the sphere spins up
  * at alpha = mu_t r m g / (2/5 m r^2) = 5 mu_t g / (2 r) until it turns with
  * the plane. Returns the sphere's spin about z after t_end. */
-static double twist_spin(double mu_t, double w_plane, double t_end)
+static double twist_spin_pair(const char *pair, double w_plane, double t_end)
 {
     const double r = 0.01, m = 2500 * 4.0 / 3.0 * M_PI * r * r * r;
     double e_w = 2.0 * 1e7 * 2e11 / (1e7 + 2e11);
@@ -32,12 +32,12 @@ static double twist_spin(double mu_t, double w_plane, double t_end)
     double delta = pow(m * G / k, 2.0 / 3.0); /* Hertz rest overlap */
     ndem_job *job = test_job(
         "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
-        "\"steel\"], \"friction\": 0.5, \"twisting_resistance\": %g, \"restitution\": 0.2}],"
+        "\"steel\"], \"friction\": 0.5, %s, \"restitution\": 0.2}],"
         "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], "
         "\"angular_velocity\": %g, \"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, %.17g, "
         "%g]]}]}, \"solver\": {\"time_step\": 2e-4, \"duration\": %g, \"iterations\": 30}}",
-        mu_t, w_plane, r - delta, r, t_end);
+        pair, w_plane, r - delta, r, t_end);
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
     ndem_frame f;
@@ -49,6 +49,13 @@ static double twist_spin(double mu_t, double w_plane, double t_end)
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
     return wz;
+}
+
+static double twist_spin(double mu_t, double w_plane, double t_end)
+{
+    char pair[64];
+    snprintf(pair, sizeof pair, "\"twisting_resistance\": %g", mu_t);
+    return twist_spin_pair(pair, w_plane, t_end);
 }
 
 START_TEST(twisting_resistance_spins_up_at_the_bound)
@@ -64,6 +71,48 @@ START_TEST(twisting_resistance_spins_up_at_the_bound)
     ck_assert_double_lt(fabs(w - w_plane) / w_plane, 0.01);
     /* without twisting resistance nothing turns it */
     ck_assert_double_lt(fabs(twist_spin(0.0, w_plane, t)), 1e-9);
+}
+END_TEST
+
+/* A pair that sets rolling_resistance and not twisting_resistance gets
+ * mu_t = mu_r (seed 000 35.4.4, seed 003 eqs. 28-34): the sphere spins up at
+ * 5 mu_r g / (2 r), and the filled-in document shows the resolved value. An
+ * explicit 0 stays 0; so does null rolling with no twist. */
+START_TEST(twisting_resistance_defaults_to_rolling_resistance)
+{
+    const double mu_r = 0.05, r = 0.01, w_plane = 10.0;
+    const double alpha = 5.0 * mu_r * G / (2.0 * r);
+    double t = 0.5 * w_plane / alpha;
+    double w = twist_spin_pair("\"rolling_resistance\": 0.05", w_plane, t);
+    fprintf(stderr, "twist by default: w_z %.4f rad/s after %.4f s, theory %.4f\n", w, t,
+            alpha * t);
+    ck_assert_double_lt(fabs(w - alpha * t) / (alpha * t), 0.03);
+    w = twist_spin_pair("\"rolling_resistance\": 0.05, \"twisting_resistance\": null", w_plane, t);
+    ck_assert_double_lt(fabs(w - alpha * t) / (alpha * t), 0.03);
+    /* an explicit 0 turns the twist off; the rolling rows do not turn it */
+    w = twist_spin_pair("\"rolling_resistance\": 0.05, \"twisting_resistance\": 0", w_plane, t);
+    ck_assert_double_lt(fabs(w), 1e-9);
+
+    /* the filled-in document */
+    ndem_job *job = test_job("{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
+                             "{\"materials\": [\"ore\", \"steel\"], \"rolling_resistance\": 0.25},"
+                             "{\"materials\": [\"ore\", \"ore\"], \"rolling_resistance\": 0.25, "
+                             "\"twisting_resistance\": 0}]}}");
+    ck_assert_double_eq(job->scene.contact_materials[0].twisting_resistance, 0.25);
+    ck_assert_double_eq(job->scene.contact_materials[1].twisting_resistance, 0.0);
+    char *text = ndem_job_to_json(job);
+    ck_assert_ptr_nonnull(text);
+    const char *first = strstr(text, "\"twisting_resistance\"");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_msg(strncmp(first, "\"twisting_resistance\": 0.25", 27) == 0, "%.40s", first);
+    const char *second = strstr(first + 1, "\"twisting_resistance\"");
+    ck_assert_ptr_nonnull(second);
+    ck_assert_msg(strncmp(second, "\"twisting_resistance\": 0,", 25) == 0, "%.40s", second);
+    free(text);
+    ndem_job_destroy(job);
+    /* a pair not listed: rolling 0, so no twist */
+    ndem_contact_material_def d = ndem_default_contact_material_def();
+    ck_assert_double_lt(d.twisting_resistance, 0.0);
 }
 END_TEST
 
@@ -561,6 +610,7 @@ int main(void)
     Suite *s = suite_create("behaviour");
     TCase *tc = tcase_create("behaviour");
     tcase_add_test(tc, twisting_resistance_spins_up_at_the_bound);
+    tcase_add_test(tc, twisting_resistance_defaults_to_rolling_resistance);
     tcase_add_test(tc, tolerance_stops_the_sweeps_early);
     tcase_add_test(tc, emitter_rate_window_and_max_count);
     tcase_add_test(tc, slow_landings_ignore_restitution);

@@ -154,19 +154,24 @@ START_TEST(dem_restore_equals_uninterrupted)
 {
     const char *doc =
         "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
-        "\"ore\"], \"friction\": 0.5, \"rolling_resistance\": 0.1, \"restitution\": 0.4}],"
+        "\"ore\"], \"friction\": 0.5%s}],"
         "\"geometry\": [{\"type\": \"box\", \"min\": [0,0,0], \"max\": [0.1,0.1,0.3], "
         "\"inside\": true, \"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"lattice\", \"min\": [0.005,0.005,0.005], \"max\": "
         "[0.095,0.095,0.05], \"spacing\": 0.0098, \"radius\": {\"min\": 0.0049, \"max\": "
-        "0.005}, \"velocity\": [0.1, 0, 0], \"material\": \"ore\", \"bonded\": %s}], \"emitters\": [{\"min\": [0.02,0.02,0.2], \"max\": "
+        "0.005}, \"velocity\": [0.1, 0, 0], \"material\": \"ore\", \"bonded\": %s}], \"emitters\": "
+        "[{\"min\": [0.02,0.02,0.2], \"max\": "
         "[0.08,0.08,0.25], \"rate\": 2000, \"radius\": 0.005, \"material\": \"ore\"}]},"
         "\"solver\": {\"method\": \"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", "
         "\"duration\": 1}}";
     const char *models[] = {"hertz", "linear", "hunt_crossley", "luding", "linear_elastic6"};
+    /* each model gets the pair fields it reads (others are refused) */
+    const char *pairs[] = {", \"rolling_resistance\": 0.1, \"restitution\": 0.4",
+                           ", \"restitution\": 0.4", ", \"restitution\": 0.4",
+                           ", \"rolling_resistance\": 0.1, \"restitution\": 0.4", ""};
     for (int m = 0; m < 5; m++) {
         /* the lattice is one bonded block for hertz, loose for the others */
-        ndem_job *job = test_job(doc, m == 0 ? "true" : "false", models[m]);
+        ndem_job *job = test_job(doc, pairs[m], m == 0 ? "true" : "false", models[m]);
         ndem_sim *sim = test_sim(job);
         for (int i = 0; i < 400; i++) test_step(sim);
         uint64_t straight = ndem_sim_state_hash(sim);

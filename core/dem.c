@@ -48,38 +48,8 @@ struct ndem_dem {
     int *bond_a, *bond_b; /* bonded pairs, sorted by (a, b) */
     double *bond;         /* BOND per bond: rest length, tangential[3], torsion, bending[3] */
     int *bond_broken;
-    double beta_e[64]; /* Hertz: dimensionless damping for restitution, see hertz_beta */
+    double *damp; /* per material pair: the law's damping p for its restitution (dem_models.c) */
 };
-
-/* ---- Hertz damping from restitution ----
- * m x'' = -k (x^(3/2) + c x^(1/2) x') scales, with x = L y, t = T s,
- * T = (m / (k v0^(1/2)))^(2/5), L = v0 T, to y'' = -(y^(3/2) + beta y^(1/2) y'),
- * y(0) = 0, y'(0) = 1, beta = c / T: the restitution is a function e(beta)
- * alone. It is integrated once here and inverted by bisection. */
-static double hertz_restitution(double beta)
-{
-    double y = 0, v = 1, ds = 1e-4;
-    for (int i = 0; i < 2000000; i++) {
-        double f = -(pow(fmax(y, 0), 1.5) + beta * sqrt(fmax(y, 0)) * v);
-        if (i > 0 && (y <= 0 || f >= 0)) break; /* contact over: no attraction */
-        v += ds * f;
-        y += ds * v;
-    }
-    return fmin(-v, 1.0);
-}
-
-double ndem_dem_hertz_beta(double e)
-{
-    if (e >= 1.0) return 0.0;
-    double lo = 0, hi = 1;
-    while (hertz_restitution(hi) > e && hi < 1e4) hi *= 2;
-    for (int i = 0; i < 50; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (hertz_restitution(mid) > e) lo = mid;
-        else hi = mid;
-    }
-    return 0.5 * (lo + hi);
-}
 
 /* Van der Waals force between two spheres of radius r whose surfaces are
  * `gap` apart: minus the derivative of Hamaker's potential (seed 001),
@@ -99,23 +69,28 @@ double ndem_vdw_potential(double hamaker, double r, double g)
     return -hamaker / 6.0 * (2 * r * r / (a * g) + 2 * r * r / (b * b) + log(a * g / (b * b)));
 }
 
-/* Damping ratio of a linear spring-dashpot with restitution e. */
-static double linear_zeta(double e)
-{
-    if (e >= 1.0) return 0.0;
-    double l = log(fmax(e, 1e-6));
-    return -l / sqrt(M_PI * M_PI + l * l);
-}
-
 ndem_dem *ndem_dem_create(const ndem_sim *sim)
 {
     ndem_dem *d = calloc(1, sizeof *d);
+    int nm = sim->materials.count, model = sim->solver.contact_model;
     if (!d) return NULL;
-    /* restitution per material pair, mapped once (at most 8 x 8 pairs cached) */
-    for (int a = 0; a < sim->materials.count && a < 8; a++)
-        for (int b = 0; b < sim->materials.count && b < 8; b++)
-            d->beta_e[a * 8 + b] =
-                ndem_dem_hertz_beta(ndem_pair(&sim->materials, a, b)->restitution);
+    d->damp = malloc(sizeof(double) * (size_t)(nm > 0 ? nm * nm : 1));
+    if (!d->damp) {
+        free(d);
+        return NULL;
+    }
+    /* each pair's restitution mapped once; pairs with the same e and
+     * exponent share the (bisection) result */
+    for (int i = 0; i < nm * nm; i++) {
+        const ndem_pair_params *p = &sim->materials.pairs[i];
+        d->damp[i] = -1;
+        for (int j = 0; j < i && d->damp[i] < 0; j++) {
+            const ndem_pair_params *q = &sim->materials.pairs[j];
+            if (q->restitution == p->restitution && q->exponent == p->exponent)
+                d->damp[i] = d->damp[j];
+        }
+        if (d->damp[i] < 0) d->damp[i] = ndem_dem_law_damping(model, p->restitution, p->exponent);
+    }
     return d;
 }
 
@@ -133,13 +108,13 @@ void ndem_dem_destroy(ndem_dem *d)
     free(d->bond_b);
     free(d->bond);
     free(d->bond_broken);
+    free(d->damp);
     free(d);
 }
 
-static double pair_beta(const ndem_sim *sim, int ma, int mb)
+static double pair_damping(const ndem_sim *sim, int ma, int mb)
 {
-    if (ma < 8 && mb < 8) return sim->dem->beta_e[ma * 8 + mb];
-    return ndem_dem_hertz_beta(ndem_pair(&sim->materials, ma, mb)->restitution);
+    return sim->dem->damp[ma * sim->materials.count + mb];
 }
 
 /* Index of the intact bond of a and b (a < b), or -1. */
@@ -209,6 +184,15 @@ static void luding_spring(double *xi, const double *rate, double k, double g, do
     }
 }
 
+/* h g / m for a dashpot g (continuous) on a spring of tangent stiffness k
+ * and mass m: the discrete dashpot that damps as g does (dem_models.c). */
+static double step_damping(double g, double k, double m, double h)
+{
+    if (g <= 0) return 0;
+    double zeta = g / (2.0 * sqrt(m * k)), wh = h * sqrt(k / m);
+    return k > 0 ? ndem_dem_discrete_damping(zeta, wh) : g * h / m;
+}
+
 /* One contact: force and torques (9 numbers), the history for the next step,
  * and its elastic energy and dissipation of this step. */
 static void contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
@@ -276,7 +260,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     const double *old = hist_find(sim->dem, a, key);
     if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
     hist_out[7] = 1;
-    double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0}, cdamp;
+    double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0};
     if (old) {
         memcpy(spring, old, sizeof spring);
         memcpy(roll, &old[3], sizeof roll);
@@ -292,12 +276,18 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double ex = pp->exponent, dn = pow(delta, ex);
         double v0 = old ? old[6] : ndem_max(ddelta, 1e-3); /* speed at first touch */
         hist_out[6] = v0;
-        /* seed 004 eq. (3): f = K d^n + K 3 (1 - e^2) / (4 v0) d^n d' */
-        double e = pp->restitution;
-        /* the dashpot capped as for hertz: slow arrivals make it stiff */
-        double dashpot = ndem_min(kn * dn * 3.0 * (1.0 - e * e) / (4.0 * v0), 0.25 * m_eff / h);
+        /* seed 004 eq. (3), f = K d^n (1 + chi d'), with chi = p / v0 from the
+         * exact mapping in place of the first-order 3 (1 - e^2) / (4 v0) */
+        double ktan = ex * kn * pow(delta, ex - 1.0);
+        double gc = kn * dn * pair_damping(sim, b->material[a], mb) / v0;
+        /* made exact for the step; capped at m* / (4 h) because a contact
+         * that forms at a crawl (v0 -> 0) gets a dashpot no explicit step
+         * can hold (this law ties the damping to v0, seed 004) */
+        double dashpot = m_eff / h * ndem_min(step_damping(gc, ktan, m_eff, h), 0.25);
         fn = fmax(kn * dn + dashpot * ddelta, 0.0);
-        kt = pp->stiffness_ratio * ex * kn * pow(delta, ex - 1.0);
+        dissip += dashpot * ddelta * ddelta * h;
+        elastic = kn * dn * delta / (ex + 1.0);
+        kt = pp->stiffness_ratio * ktan;
         double lim = pp->friction * fn;
         if (pp->velocity_friction) {
             /* plain velocity friction with a Coulomb cut: -min(g |v_t|, mu f_n) v_t/|v_t|,
@@ -330,9 +320,14 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double ea = sim->materials.young[b->material[a]];
         double kn =
             pp->stiffness > 0 ? pp->stiffness : 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
-        double zeta = linear_zeta(pp->restitution);
-        double gn = ndem_min(2.0 * zeta * sqrt(m_eff * kn), 0.25 * m_eff / h);
+        /* the dashpot's ratio from the mapping of the clamped law, which
+         * restitutes less damping than the free one (dem_models.c) */
+        double zeta = 0.5 * pair_damping(sim, b->material[a], mb);
+        double gn =
+            m_eff / h * ndem_min(step_damping(2.0 * zeta * sqrt(m_eff * kn), kn, m_eff, h), 0.25);
         fn = fmax(kn * delta + gn * ddelta, 0.0); /* only while it pushes */
+        dissip += gn * ddelta * ddelta * h;
+        elastic = 0.5 * kn * delta * delta;
         kt = pp->stiffness_ratio * kn;
         double iib = key >= 0 ? b->inv_inertia[key] : 0.0;
         double m_t = 1.0 / (1.0 / m_eff + la * la * b->inv_inertia[a] + lb * lb * iib);
@@ -388,7 +383,9 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
         double ea = sim->materials.young[b->material[a]];
         double kn = 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
-        double gamma = 2.0 * linear_zeta(pp->restitution) * sqrt(m_eff * kn);
+        double gamma =
+            m_eff / h *
+            step_damping(pair_damping(sim, b->material[a], mb) * sqrt(m_eff * kn), kn, m_eff, h);
         double fel = kn * delta;
         /* no clamp: the dashpot may pull at the end of a contact, which is
          * what gives the restitution e exactly (LIGGGHTS' limitForce off) */
@@ -400,25 +397,20 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         cut(ft, pp->friction * fmax(fn, 0.0), &excess);
         if (kt > 0) dissip += pp->friction * fmax(fn, 0.0) * excess / kt; /* plastic slip */
         memcpy(hist_out, ft, 3 * sizeof(double));
-        elastic = 0.5 * fel * fel / kn + (kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0);
+        elastic = 0.5 * kn * delta * delta + (kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0);
     } else {
         /* seed 000 eq. (35.1) */
         double kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
-        cdamp = old ? old[6] : 0;
-        if (!old) {
-            /* damping from restitution at this contact's arrival speed */
-            double v0 = fmax(ddelta, 1e-3);
-            double T = pow(m_eff / (kn * sqrt(v0)), 0.4);
-            cdamp = pair_beta(sim, b->material[a], mb) * T;
-        }
-        hist_out[6] = cdamp;
-        double sd = sqrt(delta);
-        /* The dashpot k_n c delta^(1/2) is capped at m* / (4 h): an explicit
-         * step is stable while h sum(gamma) / m < 2 over a particle's
-         * contacts (up to 12, m* >= m / 2). Slow, fresh contacts get a large
-         * c from the restitution mapping, so the cap matters for them only. */
-        double dashpot = ndem_min(kn * cdamp * sd, 0.25 * m_eff / h);
+        /* Tsuji et al. (1992) eq. 10: the dashpot p sqrt(m* k_n) delta^(1/4) has
+         * one damping ratio at every overlap, so e holds at every impact speed
+         * and a contact formed at rest is damped like any other (seed 000's
+         * c delta^(1/2) with c = p sqrt(m* / k_n) delta^(-1/4)) */
+        double sd = sqrt(delta), ktan = 1.5 * kn * sd;
+        double gc = pair_damping(sim, b->material[a], mb) * sqrt(m_eff * kn * sd);
+        double dashpot = m_eff / h * ndem_min(step_damping(gc, ktan, m_eff, h), 0.25);
         fn = fmax(kn * delta * sd + dashpot * ddelta, 0.0);
+        dissip += dashpot * ddelta * ddelta * h;
+        elastic = 0.4 * kn * delta * delta * sd;
         /* Mindlin: k_t = 8 G* sqrt(R* delta), G* = G / (2 (2 - nu)) */
         double gmod = pp->young_modulus / (2.0 * (1.0 + nu));
         kt = 8.0 * gmod / (2.0 * (2.0 - nu)) * sqrt(r_eff * delta); /* R* = r_eff */

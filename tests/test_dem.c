@@ -94,11 +94,18 @@ START_TEST(time_step_bound_and_auto)
     snprintf(text, sizeof text, doc, "\"auto\"");
     job = test_job("%s", text);
     double bound = ndem_dem_stable_step(&job->scene);
-    /* pi sqrt(m / k), k the Hertz tangent stiffness against a wall at 5% of r */
+    /* symplectic Euler with the damping from the old velocity is stable while
+     * omega h < 2 (sqrt(1 + zeta^2) - zeta); the stiffest contact is a pair of
+     * these spheres (m* = m/2, d* = r) at the Hertz tangent stiffness at an
+     * overlap of 5% of r; zeta = p / (2 sqrt(3/2)) of the default e = 0.5 */
     double m = 2500 * 4.0 / 3.0 * M_PI * 1e-6;
-    double kn = 1e7 * sqrt(2.0 * 0.02) / 3.0, k = 1.5 * kn * sqrt(0.05 * 0.01);
-    ck_assert_double_lt(fabs(bound - M_PI * sqrt(m / k)) / bound, 1e-12);
-    ck_assert_double_eq_tol(job->scene.solver.time_step, 0.1 * bound, 1e-15);
+    double kn = 1e7 * sqrt(2.0 * 0.01) / (3.0 * (1 - 0.09)), k = 1.5 * kn * sqrt(0.05 * 0.01);
+    double p = ndem_dem_law_damping(NDEM_MODEL_HERTZ, 0.5, 1.5);
+    ck_assert_double_lt(fabs(ndem_dem_law_restitution(NDEM_MODEL_HERTZ, p, 1.5) - 0.5), 1e-6);
+    double zeta = p / (2.0 * sqrt(1.5));
+    double limit = 2.0 * (sqrt(1 + zeta * zeta) - zeta) / sqrt(k / (0.5 * m));
+    ck_assert_double_lt(fabs(bound - limit) / limit, 1e-9);
+    ck_assert_double_eq_tol(job->scene.solver.time_step, 0.05 * bound, 1e-15);
     ndem_job_destroy(job);
     /* contact_model and "auto" belong to method "dem" */
     const char *bad = "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}, \"solver\": "
@@ -106,6 +113,79 @@ START_TEST(time_step_bound_and_auto)
     ck_assert_int_eq(ndem_job_parse(bad, strlen(bad), &job, &errs), NDEM_JOB_INVALID);
     ck_assert_int_eq(errs.count, 2);
     ndem_job_errors_clear(&errs);
+}
+END_TEST
+
+/* A sphere resting on a stiff plane oscillates about its rest overlap,
+ * gravity chosen so that the rest overlap is the 5% of r at which the step
+ * bound takes the Hertz stiffness. Returns the largest overlap deviation in
+ * the last half of the run over that of the first 20 steps. */
+static double rest_oscillation(const char *model, double e, double h_over_bound, double *bound)
+{
+    const double r = 0.01, dr = 0.05 * r, rho = 2500, eo = 1e7, es = 2e11;
+    double m = rho * 4.0 / 3.0 * M_PI * r * r * r;
+    double e_w = 2.0 * eo * es / (eo + es), g, k;
+    if (!strcmp(model, "linear") || !strcmp(model, "luding")) {
+        k = M_PI * r * eo * es / (eo + es); /* seed 002 connector, wall length r */
+        g = k * dr / m;
+    } else {
+        double kn = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - 0.09));
+        k = 1.5 * kn * sqrt(dr); /* tangent stiffness at the rest overlap */
+        g = kn * pow(dr, 1.5) / m;
+    }
+    double w = sqrt(k / m), amp = 0.1 * dr;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,%.17g], \"materials\": [{\"name\": \"ore\", \"density\": "
+        "%g, \"young_modulus\": %g}, {\"name\": \"steel\", \"young_modulus\": %g}], "
+        "\"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], \"restitution\": %g}, "
+        "{\"materials\": [\"ore\", \"steel\"], \"restitution\": %g, \"friction\": 0}], "
+        "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], "
+        "\"material\": \"steel\"}], \"particles\": [{\"type\": \"list\", \"spheres\": "
+        "[[0, 0, %.17g, %g]], \"velocities\": [[0,0,%.17g]]}]}, \"solver\": {\"method\": "
+        "\"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", \"duration\": 1}}",
+        -g, rho, eo, es, e, e, r - dr, r, -w * amp, model);
+    *bound = ndem_dem_stable_step(&job->scene);
+    job->scene.solver.time_step = h_over_bound * *bound;
+    job->scene.solver.duration = 2000 * job->scene.solver.time_step;
+    ndem_sim *sim = test_sim(job);
+    double first = 0, last = 0;
+    for (long i = 0; i < 2000; i++) {
+        if (ndem_sim_step(sim) != NDEM_OK) {
+            last = INFINITY; /* blew up past what the engine accepts */
+            break;
+        }
+        ndem_frame f;
+        test_frame(sim, &f);
+        double dev = fabs(r - f.positions[2] - dr);
+        ndem_frame_free(&f);
+        if (!isfinite(dev)) dev = INFINITY;
+        if (i < 20) first = fmax(first, dev);
+        if (i >= 1000) last = fmax(last, dev);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    /* the bound is that contact's limit: 2 / omega undamped (the stiff wall
+     * makes it the stiffest contact; the ore pair ties it for linear) */
+    if (e >= 1.0)
+        ck_assert_msg(fabs(*bound * w / 2.0 - 1.0) < 1e-3, "%s: bound %g, 2/omega %g", model,
+                      *bound, 2.0 / w);
+    return last / first;
+}
+
+START_TEST(stable_step_is_the_stability_limit)
+{
+    static const char *const models[] = {"linear", "luding", "hertz", "hunt_crossley"};
+    for (int i = 0; i < 4; i++) {
+        double bound, grow;
+        /* undamped: bounded at 0.9 of the bound, blows up at 1.2 of it */
+        grow = rest_oscillation(models[i], 1.0, 0.9, &bound);
+        ck_assert_msg(grow < 1.05, "%s e = 1 at 0.9 of the bound: grows %g", models[i], grow);
+        grow = rest_oscillation(models[i], 1.0, 1.2, &bound);
+        ck_assert_msg(grow > 10, "%s e = 1 at 1.2 of the bound: only %g", models[i], grow);
+        /* damped (the bound shrinks with zeta): bounded and decaying at 0.9 */
+        grow = rest_oscillation(models[i], 0.3, 0.9, &bound);
+        ck_assert_msg(grow < 0.5, "%s e = 0.3 at 0.9 of the bound: %g", models[i], grow);
+    }
 }
 END_TEST
 
@@ -159,7 +239,8 @@ START_TEST(dem_restore_equals_uninterrupted)
         "\"inside\": true, \"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"lattice\", \"min\": [0.005,0.005,0.005], \"max\": "
         "[0.095,0.095,0.05], \"spacing\": 0.0098, \"radius\": {\"min\": 0.0049, \"max\": "
-        "0.005}, \"velocity\": [0.1, 0, 0], \"material\": \"ore\", \"bonded\": %s}], \"emitters\": [{\"min\": [0.02,0.02,0.2], \"max\": "
+        "0.005}, \"velocity\": [0.1, 0, 0], \"material\": \"ore\", \"bonded\": %s}], \"emitters\": "
+        "[{\"min\": [0.02,0.02,0.2], \"max\": "
         "[0.08,0.08,0.25], \"rate\": 2000, \"radius\": 0.005, \"material\": \"ore\"}]},"
         "\"solver\": {\"method\": \"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", "
         "\"duration\": 1}}";
@@ -235,8 +316,8 @@ START_TEST(block_on_incline_brendel_dippel)
         block_on_incline(mus[i], 0, 2.5, &t, &v);
         /* seed 004: 0.546, 0.508, 0.499 s */
         double theory = 5.0 / (g * sin(a) + mus[i] * g * cos(a));
-        ck_assert_msg(fabs(t - theory) / theory < 0.02, "mu %g: stops at %g, theory %g", mus[i],
-                      t, theory);
+        ck_assert_msg(fabs(t - theory) / theory < 0.02, "mu %g: stops at %g, theory %g", mus[i], t,
+                      theory);
         if (mus[i] < tan(a)) ck_assert_double_lt(v, -0.5); /* slides back down */
         else ck_assert_msg(fabs(v) < 1e-6, "mu %g: still moving at %g m/s", mus[i], v);
     }
@@ -255,8 +336,8 @@ START_TEST(vdw_force_is_minus_the_potential_slope)
     const double gaps[] = {1e-9, 1e-8, 1e-7, 1e-6};
     for (int i = 0; i < 4; i++) {
         double g = gaps[i], dg = 1e-4 * g;
-        double slope = (ndem_vdw_potential(A, r, g + dg) - ndem_vdw_potential(A, r, g - dg)) /
-                       (2 * dg);
+        double slope =
+            (ndem_vdw_potential(A, r, g + dg) - ndem_vdw_potential(A, r, g - dg)) / (2 * dg);
         double f = ndem_vdw_force(A, r, g);
         ck_assert_msg(fabs(f - slope) / f < 1e-5, "gap %g: force %g, dU/dg %g", g, f, slope);
     }
@@ -521,6 +602,7 @@ int main(void)
     tcase_add_test(tc, hertz_restitution);
     tcase_add_test(tc, linear_collision);
     tcase_add_test(tc, time_step_bound_and_auto);
+    tcase_add_test(tc, stable_step_is_the_stability_limit);
     tcase_add_test(tc, hertz_column_matches_ndem);
     tcase_add_test(tc, dem_restore_equals_uninterrupted);
     tcase_add_test(tc, block_on_incline_brendel_dippel);

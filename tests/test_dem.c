@@ -245,6 +245,67 @@ START_TEST(restitution_exact_in_every_model)
 }
 END_TEST
 
+/* Issue 20 item 9: Hertz books its elastic energy 2/5 k_n delta^(5/2) and
+ * its dissipation. A head-on pair (R, E as above) at 1 m/s each, at "auto".
+ * Symplectic Euler holds kinetic energy half a step apart from the overlap,
+ * which moves kinetic + elastic by up to h/2 |f . v| = (omega h / 2) of the
+ * energy of the contact (omega at the deepest overlap, where f v peaks
+ * within a factor of order 1); the dashpot's power, booked from the same
+ * velocity, adds up to 2 zeta of that: the tolerance is (1 + 2 zeta) omega h / 2. */
+START_TEST(hertz_energy_books)
+{
+    const double v0 = 1.0, es[] = {1.0, 0.6, 0.2};
+    double m = RHO * 4.0 / 3.0 * M_PI * R * R * R, ms = 0.5 * m;
+    double kn = E * sqrt(2.0 * R) / (3.0 * (1 - NU * NU)); /* d* = R */
+    /* deepest overlap of the elastic impact at 2 v0: 2/5 k d^(5/2) = m* (2 v0)^2 / 2 */
+    double dmax = pow(1.25 * ms * 4 * v0 * v0 / kn, 0.4);
+    double w = sqrt(1.5 * kn * sqrt(dmax) / ms);
+    for (int i = 0; i < 3; i++) {
+        ndem_job *job = test_job(
+            "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": "
+            "%g, \"young_modulus\": %g, \"poisson_ratio\": %g}], \"contact_materials\": "
+            "[{\"materials\": [\"ore\", \"ore\"], \"restitution\": %g}], \"particles\": "
+            "[{\"type\": "
+            "\"list\", \"spheres\": [[%g, 0, 0, %g], [%g, 0, 0, %g]], \"velocities\": [[%g,0,0], "
+            "[%g,0,0]]}]}, \"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", "
+            "\"time_step\": \"auto\", \"duration\": 0.01}}",
+            RHO, E, NU, es[i], -R - 1e-5, R, R + 1e-5, R, v0, -v0);
+        double p = ndem_dem_law_damping(NDEM_MODEL_HERTZ, es[i], 1.5);
+        double zeta = ndem_dem_law_zeta(NDEM_MODEL_HERTZ, p, 1.5, 1.0);
+        double h = job->scene.solver.time_step, tol = (1 + 2 * zeta) * 0.5 * w * h;
+        ndem_sim *sim = test_sim(job);
+        double ke0 = m * v0 * v0, dev = 0, el_max = 0;
+        int touched = 0;
+        const ndem_step_stats *st = NULL;
+        for (long k = 0; k < ndem_sim_total_steps(sim); k++) {
+            test_step(sim);
+            st = ndem_sim_stats(sim);
+            double tot = st->kinetic_energy + st->elastic_energy + st->dissipated_energy;
+            dev = fmax(dev, fabs(tot - ke0) / ke0);
+            el_max = fmax(el_max, st->elastic_energy);
+            touched |= st->contacts > 0;
+            if (touched && st->contacts == 0) break;
+        }
+        ck_assert_msg(touched && st->contacts == 0, "the pair did not separate");
+        /* the spring really held the energy: 2/5 k dmax^(5/2) = KE0 at the turn (e = 1) */
+        if (es[i] == 1.0) ck_assert_double_lt(fabs(el_max - ke0) / ke0, tol);
+        ck_assert_msg(dev < tol, "e = %g: kinetic + elastic + dissipated off by %g of KE0 (tol %g)",
+                      es[i], dev, tol);
+        /* after the contact: dissipated = (1 - e^2) KE0 (e within the 2% of
+         * the restitution test, so e^2 within 4%) */
+        double lost = 1.0 - es[i] * es[i];
+        ck_assert_msg(fabs(st->dissipated_energy / ke0 - lost) < 0.04 * es[i] * es[i] + tol,
+                      "e = %g: dissipated %g of KE0, expected %g", es[i],
+                      st->dissipated_energy / ke0, lost);
+        printf("hertz energy e = %g: balance within %.4f of KE0 (tol %.4f), dissipated %.4f "
+               "(1 - e^2 = %.4f)\n",
+               es[i], dev, tol, st->dissipated_energy / ke0, lost);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+    }
+}
+END_TEST
+
 static double column_top(ndem_job *job)
 {
     ndem_sim *sim = test_sim(job);
@@ -660,6 +721,7 @@ int main(void)
     tcase_add_test(tc, time_step_bound_and_auto);
     tcase_add_test(tc, stable_step_is_the_stability_limit);
     tcase_add_test(tc, restitution_exact_in_every_model);
+    tcase_add_test(tc, hertz_energy_books);
     tcase_add_test(tc, hertz_column_matches_ndem);
     tcase_add_test(tc, dem_restore_equals_uninterrupted);
     tcase_add_test(tc, block_on_incline_brendel_dippel);

@@ -81,6 +81,8 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
         if (used[a]) nu = fmax(nu, def->materials[a].poisson_ratio);
     double m = rho_min * 4.0 / 3.0 * M_PI * rmin * rmin * rmin, dc = 0.05 * rmin;
     ndem_contact_material_def dflt = ndem_default_contact_material_def();
+    double done_e[64], done_n[64];
+    int nseen = 0;
     for (int a = 0; a < nm && a < 256; a++)
         for (int b = 0; b < nm && b < 256; b++) {
             if (!used[a] || !(used[b] || wall[b])) continue;
@@ -103,6 +105,15 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
                     k = ex * ndem_hertz_stiffness(e, nu, d_eff) * pow(dc, ex - 1.0);
                 }
                 w2 = fmax(w2, k / m_eff);
+            }
+            /* the mapping takes milliseconds: each (e, n) once */
+            int seen = 0;
+            for (int i = 0; i < nseen && !seen; i++)
+                seen = done_e[i] == c->restitution && done_n[i] == c->exponent;
+            if (seen) continue;
+            if (nseen < 64) {
+                done_e[nseen] = c->restitution;
+                done_n[nseen++] = c->exponent;
             }
             double p = ndem_dem_law_damping(model, c->restitution, c->exponent);
             /* hunt_crossley's ratio grows with the overlap: taken at the deepest

@@ -283,7 +283,7 @@ static void read_scene(ndem_jc *c, const cJSON *scene, ndem_job *job)
 /* time_step "auto" (smooth DEM): resolved once the scene is known. */
 #define TIME_STEP_AUTO (-1.0)
 /* Fraction of the stable step that "auto" takes (docs/job.md). */
-#define DEM_AUTO_FRACTION 0.1
+#define DEM_AUTO_FRACTION 0.05
 
 static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
 {
@@ -381,7 +381,7 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
     ndem_solver_def *s = &job->scene.solver;
     ndem_job_check_methods(c, root, s);
     if (s->method == NDEM_METHOD_DEM && scene && !ndem_jc_failed(c)) {
-        /* smooth DEM is explicit: refuse a step above pi sqrt(m / k) */
+        /* smooth DEM is explicit: refuse a step above its stability limit */
         double bound = ndem_dem_stable_step(&job->scene);
         if (s->time_step == TIME_STEP_AUTO) {
             s->time_step = isfinite(bound) ? DEM_AUTO_FRACTION * bound : 1e-4;
@@ -392,9 +392,9 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
                                   s->duration / s->time_step, s->time_step, NDEM_JOB_MAX_STEPS);
         } else if (s->time_step > bound) {
             ndem_jc_error_ptr(c, "/solver/time_step",
-                              "%g s exceeds the stable step %.4g s of smooth DEM (pi sqrt(m/k) "
-                              "for the smallest particle and the stiffest pair); use at most "
-                              "that, or \"auto\" for %g of it",
+                              "%g s exceeds the stable step %.4g s of smooth DEM (2 (sqrt(1 + "
+                              "zeta^2) - zeta) / omega for the stiffest contact of the smallest "
+                              "particle); use at most that, or \"auto\" for %g of it",
                               s->time_step, bound, DEM_AUTO_FRACTION);
         }
     }

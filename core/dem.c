@@ -3,22 +3,24 @@
  * narrow phase as NDEM; instead of the constraint solve, every contact gives
  * a force from its overlap and a spring history, and bodies move by
  * symplectic Euler. Models (solver.contact_model):
- *   hertz  - seed 000 eq. 35.1: Hertz normal force with the dissipation
- *            c delta^(1/2) d(delta)/dt, a Mindlin tangential spring on the
- *            friction cone, a rolling spring on mu_r r* |f_n|;
+ *   hertz  - seed 000 eq. 35.1: Hertz normal force with Tsuji's dashpot
+ *            (dem_models.c), a Mindlin tangential spring on the friction
+ *            cone, a rolling spring on mu_r r* |f_n|;
  *   linear - seed 002 (Cundall): connector stiffness from Young's moduli,
- *            k_t = ratio k_n, incremental tangential force cut by Coulomb,
- *            with elastic energy and dissipation booked for the energy balance;
+ *            k_t = ratio k_n, incremental tangential force cut by Coulomb;
  *   luding - seed 001: normal, tangential, torsion and rolling springs with
  *            dashpots and Luding's static/dynamic slip rule;
  *   linear_elastic6 - seed 002: purely elastic in all six directions;
  *   hunt_crossley - seed 004 eq. (3): K delta^n with Hunt-Crossley damping
  *            from restitution and the arrival speed, and the Cundall-Strack
  *            spring with the Brendel-Dippel rule, eqs. (5)-(6).
- * Contacts are visited in pair order and their forces summed in that order,
+ * Every model books its elastic energy and what it dissipated (dashpots,
+ * slip) for the energy balance; each maps its restitution exactly
+ * (dem_models.c). Contacts are visited in pair order and their forces summed in that order,
  * so results do not depend on the thread count. Bodies are never reordered
  * in this method, so the spring history is keyed by body indices. */
 #include "dem.h"
+#include "dem_private.h"
 
 #include "sim.h"
 #include "vec.h"
@@ -26,60 +28,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* doubles of history per contact: tangential[3], rolling[3], damping c, and
- * 1 once the bodies touch (a near pair is listed before it touches) */
-#define HIST 8
-#define BOND 8
-
-struct ndem_dem {
-    long hist_bodies, hist_count, hist_cap, start_cap;
-    long *hist_start; /* last step's contacts, CSR by body a */
-    int *hist_key;
-    double *hist;   /* HIST per contact */
-    long cap;       /* capacity of the per-contact arrays below */
-    double *next;   /* this step's history, pair order */
-    double *force;  /* 9 per contact: force on a, torque on a, torque on b */
-    double *energy; /* 3 per contact: elastic energy, energy dissipated this step, overlap */
-    long body_cap;
-    double *acc;       /* 6 per body: force, torque */
-    double dissipated; /* cumulative, J */
-    long bond_count, bond_cap;
-    int *bond_a, *bond_b; /* bonded pairs, sorted by (a, b) */
-    double *bond;         /* BOND per bond: rest length, tangential[3], torsion, bending[3] */
-    int *bond_broken;
-    double beta_e[64]; /* Hertz: dimensionless damping for restitution, see hertz_beta */
-};
-
-/* ---- Hertz damping from restitution ----
- * m x'' = -k (x^(3/2) + c x^(1/2) x') scales, with x = L y, t = T s,
- * T = (m / (k v0^(1/2)))^(2/5), L = v0 T, to y'' = -(y^(3/2) + beta y^(1/2) y'),
- * y(0) = 0, y'(0) = 1, beta = c / T: the restitution is a function e(beta)
- * alone. It is integrated once here and inverted by bisection. */
-static double hertz_restitution(double beta)
-{
-    double y = 0, v = 1, ds = 1e-4;
-    for (int i = 0; i < 2000000; i++) {
-        double f = -(pow(fmax(y, 0), 1.5) + beta * sqrt(fmax(y, 0)) * v);
-        if (i > 0 && (y <= 0 || f >= 0)) break; /* contact over: no attraction */
-        v += ds * f;
-        y += ds * v;
-    }
-    return fmin(-v, 1.0);
-}
-
-double ndem_dem_hertz_beta(double e)
-{
-    if (e >= 1.0) return 0.0;
-    double lo = 0, hi = 1;
-    while (hertz_restitution(hi) > e && hi < 1e4) hi *= 2;
-    for (int i = 0; i < 50; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (hertz_restitution(mid) > e) lo = mid;
-        else hi = mid;
-    }
-    return 0.5 * (lo + hi);
-}
 
 /* Van der Waals force between two spheres of radius r whose surfaces are
  * `gap` apart: minus the derivative of Hamaker's potential (seed 001),
@@ -99,23 +47,28 @@ double ndem_vdw_potential(double hamaker, double r, double g)
     return -hamaker / 6.0 * (2 * r * r / (a * g) + 2 * r * r / (b * b) + log(a * g / (b * b)));
 }
 
-/* Damping ratio of a linear spring-dashpot with restitution e. */
-static double linear_zeta(double e)
-{
-    if (e >= 1.0) return 0.0;
-    double l = log(fmax(e, 1e-6));
-    return -l / sqrt(M_PI * M_PI + l * l);
-}
-
 ndem_dem *ndem_dem_create(const ndem_sim *sim)
 {
     ndem_dem *d = calloc(1, sizeof *d);
+    int nm = sim->materials.count, model = sim->solver.contact_model;
     if (!d) return NULL;
-    /* restitution per material pair, mapped once (at most 8 x 8 pairs cached) */
-    for (int a = 0; a < sim->materials.count && a < 8; a++)
-        for (int b = 0; b < sim->materials.count && b < 8; b++)
-            d->beta_e[a * 8 + b] =
-                ndem_dem_hertz_beta(ndem_pair(&sim->materials, a, b)->restitution);
+    d->damp = malloc(sizeof(double) * (size_t)(nm > 0 ? nm * nm : 1));
+    if (!d->damp) {
+        free(d);
+        return NULL;
+    }
+    /* each pair's restitution mapped once; pairs with the same e and
+     * exponent share the (bisection) result */
+    for (int i = 0; i < nm * nm; i++) {
+        const ndem_pair_params *p = &sim->materials.pairs[i];
+        d->damp[i] = -1;
+        for (int j = 0; j < i && d->damp[i] < 0; j++) {
+            const ndem_pair_params *q = &sim->materials.pairs[j];
+            if (q->restitution == p->restitution && q->exponent == p->exponent)
+                d->damp[i] = d->damp[j];
+        }
+        if (d->damp[i] < 0) d->damp[i] = ndem_dem_law_damping(model, p->restitution, p->exponent);
+    }
     return d;
 }
 
@@ -133,13 +86,13 @@ void ndem_dem_destroy(ndem_dem *d)
     free(d->bond_b);
     free(d->bond);
     free(d->bond_broken);
+    free(d->damp);
     free(d);
 }
 
-static double pair_beta(const ndem_sim *sim, int ma, int mb)
+static double pair_damping(const ndem_sim *sim, int ma, int mb)
 {
-    if (ma < 8 && mb < 8) return sim->dem->beta_e[ma * 8 + mb];
-    return ndem_dem_hertz_beta(ndem_pair(&sim->materials, ma, mb)->restitution);
+    return sim->dem->damp[ma * sim->materials.count + mb];
 }
 
 /* Index of the intact bond of a and b (a < b), or -1. */
@@ -209,6 +162,22 @@ static void luding_spring(double *xi, const double *rate, double k, double g, do
     }
 }
 
+/* h g / m for a dashpot g (continuous) on a spring of tangent stiffness k
+ * and mass m: the discrete dashpot that damps as g does (dem_models.c). */
+static double step_damping(double g, double k, double m, double h)
+{
+    if (g <= 0) return 0;
+    double zeta = g / (2.0 * sqrt(m * k)), wh = h * sqrt(k / m);
+    return k > 0 ? ndem_dem_discrete_damping(zeta, wh) : g * h / m;
+}
+
+/* Energy a spring-dashpot-slider lost this step: the work h f . rate the
+ * relative motion did on it less what its spring stored (u_new - u_old). */
+static double spring_loss(const double *f, const double *rate, double h, double u_old, double u_new)
+{
+    return ndem_dot(f, rate) * h - (u_new - u_old);
+}
+
 /* One contact: force and torques (9 numbers), the history for the next step,
  * and its elastic energy and dissipation of this step. */
 static void contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
@@ -276,7 +245,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     const double *old = hist_find(sim->dem, a, key);
     if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
     hist_out[7] = 1;
-    double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0}, cdamp;
+    double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0};
     if (old) {
         memcpy(spring, old, sizeof spring);
         memcpy(roll, &old[3], sizeof roll);
@@ -292,12 +261,18 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double ex = pp->exponent, dn = pow(delta, ex);
         double v0 = old ? old[6] : ndem_max(ddelta, 1e-3); /* speed at first touch */
         hist_out[6] = v0;
-        /* seed 004 eq. (3): f = K d^n + K 3 (1 - e^2) / (4 v0) d^n d' */
-        double e = pp->restitution;
-        /* the dashpot capped as for hertz: slow arrivals make it stiff */
-        double dashpot = ndem_min(kn * dn * 3.0 * (1.0 - e * e) / (4.0 * v0), 0.25 * m_eff / h);
+        /* seed 004 eq. (3), f = K d^n (1 + chi d'), with chi = p / v0 from the
+         * exact mapping in place of the first-order 3 (1 - e^2) / (4 v0) */
+        double ktan = ex * kn * pow(delta, ex - 1.0);
+        double gc = kn * dn * pair_damping(sim, b->material[a], mb) / v0;
+        /* made exact for the step; capped at m* / (4 h) because a contact
+         * that forms at a crawl (v0 -> 0) gets a dashpot no explicit step
+         * can hold (this law ties the damping to v0, seed 004) */
+        double dashpot = m_eff / h * ndem_min(step_damping(gc, ktan, m_eff, h), 0.25);
         fn = fmax(kn * dn + dashpot * ddelta, 0.0);
-        kt = pp->stiffness_ratio * ex * kn * pow(delta, ex - 1.0);
+        dissip += (fn - kn * dn) * ddelta * h; /* the dashpot as applied (never pulling) */
+        elastic = kn * dn * delta / (ex + 1.0);
+        kt = pp->stiffness_ratio * ktan;
         double lim = pp->friction * fn;
         if (pp->velocity_friction) {
             /* plain velocity friction with a Coulomb cut: -min(g |v_t|, mu f_n) v_t/|v_t|,
@@ -305,7 +280,9 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             double g = 0.25 * m_eff / h, vt = ndem_norm(ut);
             double mag = ndem_min(g * vt, lim);
             for (int q = 0; q < 3; q++) ft[q] = vt > 0 ? mag * ut[q] / vt : 0;
+            dissip += ndem_dot(ft, ut) * h;
         } else {
+            double u_old = 0.5 * kt * ndem_dot(spring, spring);
             /* Brendel-Dippel: the spring stretches only while it sticks
              * (mu f_n > k_t |xi|, eq. 6) or while it relaxes; sliding keeps it */
             double trial[3];
@@ -321,6 +298,9 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             for (int q = 0; q < 3; q++) ft[q] = kt * spring[q] + gt * ut[q];
             cut(ft, lim, &excess);
             memcpy(hist_out, spring, 3 * sizeof(double));
+            double u_new = 0.5 * kt * ndem_dot(spring, spring);
+            elastic += u_new;
+            dissip += spring_loss(ft, ut, h, u_old, u_new);
         }
     } else if (sim->solver.contact_model == NDEM_MODEL_LUDING) {
         /* seed 001: four spring-dashpots; the normal one is the linear
@@ -330,22 +310,32 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double ea = sim->materials.young[b->material[a]];
         double kn =
             pp->stiffness > 0 ? pp->stiffness : 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
-        double zeta = linear_zeta(pp->restitution);
-        double gn = ndem_min(2.0 * zeta * sqrt(m_eff * kn), 0.25 * m_eff / h);
+        /* the dashpot's ratio from the mapping of the clamped law, which
+         * restitutes less damping than the free one (dem_models.c) */
+        double zeta = 0.5 * pair_damping(sim, b->material[a], mb);
+        double gn =
+            m_eff / h * ndem_min(step_damping(2.0 * zeta * sqrt(m_eff * kn), kn, m_eff, h), 0.25);
         fn = fmax(kn * delta + gn * ddelta, 0.0); /* only while it pushes */
+        dissip += (fn - kn * delta) * ddelta * h;
+        elastic = 0.5 * kn * delta * delta;
         kt = pp->stiffness_ratio * kn;
         double iib = key >= 0 ? b->inv_inertia[key] : 0.0;
         double m_t = 1.0 / (1.0 / m_eff + la * la * b->inv_inertia[a] + lb * lb * iib);
         double gt = ndem_min(2.0 * zeta * sqrt(m_t * kt), 0.15 * m_t / h);
         double mus = pp->friction, mud = pp->dynamic_friction;
+        double u_old = 0.5 * kt * ndem_dot(spring, spring);
         luding_spring(spring, ut, kt, gt, mus * fn, mud * fn, h, ft);
         memcpy(hist_out, spring, 3 * sizeof(double));
+        double u_new = 0.5 * kt * ndem_dot(spring, spring);
+        dissip += spring_loss(ft, ut, h, u_old, u_new);
+        elastic += u_new;
         /* torsion and rolling quasi-forces: rates r* w_n n and w_roll x (r* n) */
         double iw = b->inv_inertia[a] + iib, i_eff = iw > 0 ? 1.0 / iw : 0;
         double gr = ndem_min(2.0 * zeta * sqrt(i_eff / (r_eff * r_eff) * kt),
                              0.15 * i_eff / (r_eff * r_eff) / h);
         double orate[3], rrate[3], tw[3], fo[3], fr[3], nfr[3];
         double xo = old ? old[6] : 0.0;
+        u_old = 0.5 * kt * (xo * xo + ndem_dot(roll, roll));
         for (int q = 0; q < 3; q++) {
             orate[q] = r_eff * wn * n[q];
             tw[q] = xo * n[q];
@@ -358,6 +348,9 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         memcpy(&hist_out[3], roll, 3 * sizeof(double));
         ndem_cross(n, fr, nfr);
         for (int q = 0; q < 3; q++) mr[q] = r_eff * (ndem_dot(fo, n) * n[q] + nfr[q]);
+        u_new = 0.5 * kt * (hist_out[6] * hist_out[6] + ndem_dot(roll, roll));
+        dissip += spring_loss(mr, w_rel, h, u_old, u_new);
+        elastic += u_new;
     } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR_ELASTIC6) {
         /* seed 002, purely elastic 6-DOF: F_n = k_n u_n, F_t = k_t u_t,
          * T_n = k_w phi_n, T_b = k_b phi_t with k_w = l^2 k_n, k_b = l^2 k_t;
@@ -388,7 +381,9 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
         double ea = sim->materials.young[b->material[a]];
         double kn = 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
-        double gamma = 2.0 * linear_zeta(pp->restitution) * sqrt(m_eff * kn);
+        double gamma =
+            m_eff / h *
+            step_damping(pair_damping(sim, b->material[a], mb) * sqrt(m_eff * kn), kn, m_eff, h);
         double fel = kn * delta;
         /* no clamp: the dashpot may pull at the end of a contact, which is
          * what gives the restitution e exactly (LIGGGHTS' limitForce off) */
@@ -400,38 +395,41 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         cut(ft, pp->friction * fmax(fn, 0.0), &excess);
         if (kt > 0) dissip += pp->friction * fmax(fn, 0.0) * excess / kt; /* plastic slip */
         memcpy(hist_out, ft, 3 * sizeof(double));
-        elastic = 0.5 * fel * fel / kn + (kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0);
+        elastic = 0.5 * kn * delta * delta + (kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0);
     } else {
         /* seed 000 eq. (35.1) */
         double kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
-        cdamp = old ? old[6] : 0;
-        if (!old) {
-            /* damping from restitution at this contact's arrival speed */
-            double v0 = fmax(ddelta, 1e-3);
-            double T = pow(m_eff / (kn * sqrt(v0)), 0.4);
-            cdamp = pair_beta(sim, b->material[a], mb) * T;
-        }
-        hist_out[6] = cdamp;
-        double sd = sqrt(delta);
-        /* The dashpot k_n c delta^(1/2) is capped at m* / (4 h): an explicit
-         * step is stable while h sum(gamma) / m < 2 over a particle's
-         * contacts (up to 12, m* >= m / 2). Slow, fresh contacts get a large
-         * c from the restitution mapping, so the cap matters for them only. */
-        double dashpot = ndem_min(kn * cdamp * sd, 0.25 * m_eff / h);
+        /* Tsuji et al. (1992) eq. 10: the dashpot p sqrt(m* k_n) delta^(1/4) has
+         * one damping ratio at every overlap, so e holds at every impact speed
+         * and a contact formed at rest is damped like any other (seed 000's
+         * c delta^(1/2) with c = p sqrt(m* / k_n) delta^(-1/4)) */
+        double sd = sqrt(delta), ktan = 1.5 * kn * sd;
+        double gc = pair_damping(sim, b->material[a], mb) * sqrt(m_eff * kn * sd);
+        double dashpot = m_eff / h * ndem_min(step_damping(gc, ktan, m_eff, h), 0.25);
         fn = fmax(kn * delta * sd + dashpot * ddelta, 0.0);
+        dissip += (fn - kn * delta * sd) * ddelta * h; /* the dashpot as applied */
+        elastic = 0.4 * kn * delta * delta * sd;       /* integral of k_n delta^(3/2) */
         /* Mindlin: k_t = 8 G* sqrt(R* delta), G* = G / (2 (2 - nu)) */
         double gmod = pp->young_modulus / (2.0 * (1.0 + nu));
         kt = 8.0 * gmod / (2.0 * (2.0 - nu)) * sqrt(r_eff * delta); /* R* = r_eff */
+        double u_old = 0.5 * kt * ndem_dot(spring, spring);
         for (int q = 0; q < 3; q++) spring[q] += ut[q] * h;
         for (int q = 0; q < 3; q++) ft[q] = kt * spring[q];
         cut(ft, pp->friction * fn, &excess);
         for (int q = 0; q < 3; q++) hist_out[q] = kt > 0 ? ft[q] / kt : 0;
+        double u_new = kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0;
+        dissip += spring_loss(ft, ut, h, u_old, u_new);
+        elastic += u_new;
         /* rolling spring, k_r = 2.25 k_n' mu_r^2 r*^2 with k_n' = 3/2 k_n delta^(1/2) */
         double kr = 2.25 * 1.5 * kn * sd * pp->rolling * pp->rolling * r_eff * r_eff;
+        u_old = 0.5 * kr * ndem_dot(roll, roll);
         for (int q = 0; q < 3; q++) roll[q] += wr[q] * h;
         for (int q = 0; q < 3; q++) mr[q] = kr * roll[q];
         cut(mr, pp->rolling * r_eff * fn, &excess);
         for (int q = 0; q < 3; q++) hist_out[3 + q] = kr > 0 ? mr[q] / kr : 0;
+        u_new = kr > 0 ? 0.5 * ndem_dot(mr, mr) / kr : 0;
+        dissip += spring_loss(mr, wr, h, u_old, u_new);
+        elastic += u_new;
     }
     /* on a: normal push -fn n, friction ft (it drags a along with b), torques
      * d_a x ft with d_a = la n, and the rolling torque; on b the opposite
@@ -715,112 +713,4 @@ void ndem_dem_accelerate(ndem_sim *sim)
         }
     }
     ndem_apply_external_forces(sim);
-}
-
-/* ---- checkpoint: the spring history and the dissipated energy ---- */
-
-size_t ndem_dem_state_size(const ndem_sim *sim)
-{
-    const ndem_dem *d = sim->dem;
-    return 2 * sizeof(int64_t) + sizeof(double) + sizeof(long) * (size_t)(d->hist_bodies + 1) +
-           sizeof(int) * (size_t)d->hist_count + HIST * sizeof(double) * (size_t)d->hist_count +
-           sizeof(int64_t) + (3 * sizeof(int) + BOND * sizeof(double)) * (size_t)d->bond_count;
-}
-
-void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
-{
-    const ndem_dem *d = sim->dem;
-    int64_t hb = d->hist_bodies, hc = d->hist_count;
-    memcpy(p, &hb, 8);
-    memcpy(p + 8, &hc, 8);
-    memcpy(p + 16, &d->dissipated, 8);
-    p += 24;
-    if (d->hist_start) memcpy(p, d->hist_start, sizeof(long) * (size_t)(hb + 1));
-    else memset(p, 0, sizeof(long));
-    p += sizeof(long) * (size_t)(hb + 1);
-    if (hc > 0) {
-        memcpy(p, d->hist_key, sizeof(int) * (size_t)hc);
-        p += sizeof(int) * (size_t)hc;
-        memcpy(p, d->hist, HIST * sizeof(double) * (size_t)hc);
-        p += HIST * sizeof(double) * (size_t)hc;
-    }
-    int64_t nb = d->bond_count;
-    memcpy(p, &nb, 8);
-    p += 8;
-    if (nb > 0) {
-        size_t ni = sizeof(int) * (size_t)nb;
-        memcpy(p, d->bond_a, ni);
-        memcpy(p + ni, d->bond_b, ni);
-        memcpy(p + 2 * ni, d->bond_broken, ni);
-        memcpy(p + 3 * ni, d->bond, BOND * sizeof(double) * (size_t)nb);
-    }
-}
-
-int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
-{
-    ndem_dem *d = sim->dem;
-    int64_t hb, hc;
-    if (len < 24) return -1;
-    memcpy(&hb, p, 8);
-    memcpy(&hc, p + 8, 8);
-    if (hb < 0 || hc < 0 || hb > sim->bodies.count || (uint64_t)hc > len / sizeof(double))
-        return -1;
-    size_t need = 24 + sizeof(long) * (size_t)(hb + 1) + sizeof(int) * (size_t)hc +
-                  HIST * sizeof(double) * (size_t)hc + 8;
-    if (need > len) return -1;
-    int64_t nb;
-    memcpy(&nb, p + need - 8, 8);
-    if (nb < 0 || (uint64_t)nb > len / (BOND * sizeof(double)) ||
-        need + (3 * sizeof(int) + BOND * sizeof(double)) * (size_t)nb != len)
-        return -1;
-    memcpy(&d->dissipated, p + 16, 8);
-    p += 24;
-    d->hist_start = malloc(sizeof(long) * (size_t)(hb + 1));
-    d->hist_key = malloc(sizeof(int) * (size_t)(hc + 1));
-    d->hist = malloc(HIST * sizeof(double) * (size_t)(hc + 1));
-    if (!d->hist_start || !d->hist_key || !d->hist) return -1;
-    memcpy(d->hist_start, p, sizeof(long) * (size_t)(hb + 1));
-    p += sizeof(long) * (size_t)(hb + 1);
-    if (hc > 0) {
-        memcpy(d->hist_key, p, sizeof(int) * (size_t)hc);
-        p += sizeof(int) * (size_t)hc;
-        memcpy(d->hist, p, HIST * sizeof(double) * (size_t)hc);
-        p += HIST * sizeof(double) * (size_t)hc;
-    }
-    p += 8;
-    /* the bonds made from the generators are replaced by the saved ones */
-    free(d->bond_a);
-    free(d->bond_b);
-    free(d->bond_broken);
-    free(d->bond);
-    size_t ni = sizeof(int) * (size_t)(nb + 1);
-    d->bond_a = malloc(ni);
-    d->bond_b = malloc(ni);
-    d->bond_broken = malloc(ni);
-    d->bond = malloc(BOND * sizeof(double) * (size_t)(nb + 1));
-    d->bond_count = d->bond_cap = 0;
-    if (!d->bond_a || !d->bond_b || !d->bond_broken || !d->bond) return -1;
-    if (nb > 0) {
-        ni = sizeof(int) * (size_t)nb;
-        memcpy(d->bond_a, p, ni);
-        memcpy(d->bond_b, p + ni, ni);
-        memcpy(d->bond_broken, p + 2 * ni, ni);
-        memcpy(d->bond, p + 3 * ni, BOND * sizeof(double) * (size_t)nb);
-    }
-    for (long i = 0; i < nb; i++)
-        if (d->bond_a[i] < 0 || d->bond_b[i] <= d->bond_a[i] || d->bond_b[i] >= sim->bodies.count)
-            return -1;
-    d->bond_count = nb;
-    d->bond_cap = nb + 1;
-    for (long i = 0; i < hb; i++)
-        if (d->hist_start[i] < 0 || d->hist_start[i] > d->hist_start[i + 1] ||
-            d->hist_start[i + 1] > hc)
-            return -1;
-    if (d->hist_start[0] != 0) return -1;
-    d->hist_bodies = hb;
-    d->hist_count = hc;
-    d->start_cap = hb + 1;
-    d->hist_cap = hc + 1;
-    d->cap = 0;
-    return 0;
 }

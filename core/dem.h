@@ -19,8 +19,15 @@ void ndem_dem_accelerate(struct ndem_sim *sim);
  * radius r at surface gap g (seed 001). */
 double ndem_vdw_force(double hamaker, double r, double g);
 double ndem_vdw_potential(double hamaker, double r, double g);
-/* Dimensionless Hertz damping beta(e) of the restitution mapping. */
-double ndem_dem_hertz_beta(double restitution);
+/* The restitution mapping of each normal law (dem_models.c): the rebound
+ * speed of the scaled collision with damping p (n: hunt_crossley's exponent),
+ * its inverse, and the damping ratio of the scaled law at overlap y. */
+double ndem_dem_law_restitution(int model, double p, double n);
+double ndem_dem_law_damping(int model, double e, double n);
+double ndem_dem_law_zeta(int model, double p, double n, double y);
+/* h g / m of the dashpot g that makes symplectic Euler damp a spring of
+ * frequency omega by the continuous law's ratio zeta. */
+double ndem_dem_discrete_damping(double zeta, double omega_h);
 
 /* Bonds every touching pair (gap below 1% of the smaller radius) among
  * bodies [first, end) (seed 001 "Bonded contact force"). */

@@ -1,6 +1,7 @@
 /* dem_timestep.c - the stable time step of smooth DEM, computed from the
  * scene definition alone so the job validator can refuse a step before any
  * simulation exists (issue 5: "reject a job whose time_step exceeds it"). */
+#include "dem.h"
 #include "material.h"
 #include "ndem.h"
 
@@ -15,9 +16,6 @@ static double dist_min_radius(const ndem_radius_dist *r)
     return m;
 }
 
-/* pi sqrt(m / k): m the mass of the smallest particle, k the stiffness of
- * the stiffest pair it can form (the stiffest modulus). Hertz stiffness is
- * its tangent 3/2 k_n delta^(1/2) at an overlap of 5% of that radius. */
 /* Modulus of a material pair as the engine mixes it (material.c). */
 static double pair_modulus(const ndem_scene_def *def, int a, int b)
 {
@@ -32,10 +30,34 @@ static double pair_modulus(const ndem_scene_def *def, int a, int b)
     return 2.0 * ea * eb / (ea + eb);
 }
 
+/* Restitution and exponent of a material pair as the engine takes them. */
+static const ndem_contact_material_def *pair_def(const ndem_scene_def *def, int a, int b,
+                                                 const ndem_contact_material_def *dflt)
+{
+    const ndem_contact_material_def *c = dflt;
+    for (int i = 0; i < def->contact_material_count; i++) {
+        const ndem_contact_material_def *ci = &def->contact_materials[i];
+        if ((ci->material_a == a && ci->material_b == b) ||
+            (ci->material_a == b && ci->material_b == a))
+            c = ci;
+    }
+    return c;
+}
+
+/* Symplectic Euler (dem.c) on m x'' = -k x - g x', damping from the old
+ * velocity, is stable while a + 2 b < 4 with a = (omega h)^2, b = h g / m
+ * (Jury's test of z^2 - (2 - a - b) z + 1 - b): with g = 2 zeta m omega,
+ * omega h < 2 (sqrt(1 + zeta^2) - zeta). Taken for the stiffest contact the
+ * scene can make (the smallest, lightest particle, the stiffest pair modulus;
+ * a particle pair has m* = m/2, a wall m* = m) and the largest damping ratio
+ * of its material pairs. Hertz-like laws stiffen with the overlap: their
+ * tangent stiffness is taken at an overlap of 5% of the smallest radius (an
+ * impact at a few m/s on a soft material goes deeper; "auto" keeps a wide
+ * margin for that and for particles with many contacts). */
 double ndem_dem_stable_step(const ndem_scene_def *def)
 {
-    double rmin = INFINITY, rho_min = INFINITY, emax = 0;
-    int nm = def->material_count;
+    double rmin = INFINITY, rho_min = INFINITY, w2 = 0, zeta = 0, nu = 0;
+    int nm = def->material_count, model = def->solver.contact_model;
     char used[256] = {0}, wall[256] = {0}; /* materials of particles, of geometry */
     for (int i = 0; i < def->generator_count; i++) {
         const ndem_generator_def *g = &def->generators[i];
@@ -54,30 +76,59 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
     }
     for (int i = 0; i < def->geometry_count; i++)
         if (def->geometry[i].material < 256) wall[def->geometry[i].material] = 1;
+    if (!isfinite(rmin) || !isfinite(rho_min)) return INFINITY;
     for (int a = 0; a < nm && a < 256; a++)
-        for (int b = 0; b < nm && b < 256; b++)
-            if (used[a] && (used[b] || wall[b])) emax = fmax(emax, pair_modulus(def, a, b));
-    if (!isfinite(rmin) || !isfinite(rho_min) || emax <= 0) return INFINITY;
-    int bonded = 0;
-    for (int i = 0; i < def->generator_count; i++) bonded |= def->generators[i].bonded;
-    double m = rho_min * 4.0 / 3.0 * M_PI * rmin * rmin * rmin, k;
-    if (def->solver.contact_model == NDEM_MODEL_LINEAR ||
-        def->solver.contact_model == NDEM_MODEL_LINEAR_ELASTIC6 ||
-        def->solver.contact_model == NDEM_MODEL_LUDING) {
-        /* seed 002 eq. (3) with both lengths rmin: pi rmin E / 2 */
-        k = 0.5 * M_PI * rmin * emax;
-    } else {
-        /* the stiffest contact is against a wall (d* = 2 rmin) */
-        k = 1.5 * ndem_hertz_stiffness(emax, 0.0, 2.0 * rmin) * sqrt(0.05 * rmin);
-        if (def->solver.contact_model == NDEM_MODEL_HUNT_CROSSLEY)
-            for (int i = 0; i < def->contact_material_count; i++) {
-                const ndem_contact_material_def *c = &def->contact_materials[i];
-                double ex = c->exponent, kk = c->stiffness;
-                if (kk > 0) k = fmax(k, ex * kk * pow(0.05 * rmin, ex - 1.0));
+        if (used[a]) nu = fmax(nu, def->materials[a].poisson_ratio);
+    double m = rho_min * 4.0 / 3.0 * M_PI * rmin * rmin * rmin, dc = 0.05 * rmin;
+    ndem_contact_material_def dflt = ndem_default_contact_material_def();
+    double done_e[64], done_n[64];
+    int nseen = 0;
+    for (int a = 0; a < nm && a < 256; a++)
+        for (int b = 0; b < nm && b < 256; b++) {
+            if (!used[a] || !(used[b] || wall[b])) continue;
+            double e = pair_modulus(def, a, b), k;
+            const ndem_contact_material_def *c = pair_def(def, a, b, &dflt);
+            /* a particle pair: d* = r, m* = m/2; a wall: d* = 2 r, m* = m */
+            for (int w = 0; w < 2; w++) {
+                if (w == 0 && !used[b]) continue;
+                if (w == 1 && !wall[b]) continue;
+                double d_eff = w ? 2.0 * rmin : rmin, m_eff = w ? m : 0.5 * m;
+                if (model == NDEM_MODEL_LINEAR || model == NDEM_MODEL_LINEAR_ELASTIC6 ||
+                    model == NDEM_MODEL_LUDING) {
+                    /* seed 002 eq. (3), both lengths rmin: pi rmin E / 2 */
+                    k = (model == NDEM_MODEL_LUDING && c->stiffness > 0) ? c->stiffness
+                                                                         : 0.5 * M_PI * rmin * e;
+                } else if (model == NDEM_MODEL_HUNT_CROSSLEY && c->stiffness > 0) {
+                    k = c->exponent * c->stiffness * pow(dc, c->exponent - 1.0);
+                } else {
+                    double ex = model == NDEM_MODEL_HUNT_CROSSLEY ? c->exponent : 1.5;
+                    k = ex * ndem_hertz_stiffness(e, nu, d_eff) * pow(dc, ex - 1.0);
+                }
+                w2 = fmax(w2, k / m_eff);
             }
-    }
-    if (bonded) k = fmax(k, 0.5 * M_PI * rmin * emax); /* a bond: E pi r^2 / (2 r) */
+            /* the mapping takes milliseconds: each (e, n) once */
+            int seen = 0;
+            for (int i = 0; i < nseen && !seen; i++)
+                seen = done_e[i] == c->restitution && done_n[i] == c->exponent;
+            if (seen) continue;
+            if (nseen < 64) {
+                done_e[nseen] = c->restitution;
+                done_n[nseen++] = c->exponent;
+            }
+            double p = ndem_dem_law_damping(model, c->restitution, c->exponent);
+            /* hunt_crossley's ratio grows with the overlap: taken at the deepest
+             * scaled overlap of a collision, ((n + 1) / 2)^(1 / (n + 1)) (undamped) */
+            double y = pow(0.5 * (c->exponent + 1.0), 1.0 / (c->exponent + 1.0));
+            zeta = fmax(zeta, ndem_dem_law_zeta(model, p, c->exponent, y));
+        }
+    if (w2 <= 0) return INFINITY;
+    int bonded = 0;
+    double emax = 0;
+    for (int a = 0; a < nm && a < 256; a++)
+        if (used[a]) emax = fmax(emax, def->materials[a].young_modulus);
+    for (int i = 0; i < def->generator_count; i++) bonded |= def->generators[i].bonded;
+    if (bonded) w2 = fmax(w2, 0.5 * M_PI * rmin * emax / (0.5 * m)); /* a bond: E pi r^2 / (2 r) */
     for (int i = 0; i < def->contact_material_count; i++)
-        if (bonded) k = fmax(k, def->contact_materials[i].bond_stiffness);
-    return M_PI * sqrt(m / k);
+        if (bonded) w2 = fmax(w2, def->contact_materials[i].bond_stiffness / (0.5 * m));
+    return 2.0 * (sqrt(1.0 + zeta * zeta) - zeta) / sqrt(w2);
 }

@@ -94,11 +94,18 @@ START_TEST(time_step_bound_and_auto)
     snprintf(text, sizeof text, doc, "\"auto\"");
     job = test_job("%s", text);
     double bound = ndem_dem_stable_step(&job->scene);
-    /* pi sqrt(m / k), k the Hertz tangent stiffness against a wall at 5% of r */
+    /* symplectic Euler with the damping from the old velocity is stable while
+     * omega h < 2 (sqrt(1 + zeta^2) - zeta); the stiffest contact is a pair of
+     * these spheres (m* = m/2, d* = r) at the Hertz tangent stiffness at an
+     * overlap of 5% of r; zeta = p / (2 sqrt(3/2)) of the default e = 0.5 */
     double m = 2500 * 4.0 / 3.0 * M_PI * 1e-6;
-    double kn = 1e7 * sqrt(2.0 * 0.02) / 3.0, k = 1.5 * kn * sqrt(0.05 * 0.01);
-    ck_assert_double_lt(fabs(bound - M_PI * sqrt(m / k)) / bound, 1e-12);
-    ck_assert_double_eq_tol(job->scene.solver.time_step, 0.1 * bound, 1e-15);
+    double kn = 1e7 * sqrt(2.0 * 0.01) / (3.0 * (1 - 0.09)), k = 1.5 * kn * sqrt(0.05 * 0.01);
+    double p = ndem_dem_law_damping(NDEM_MODEL_HERTZ, 0.5, 1.5);
+    ck_assert_double_lt(fabs(ndem_dem_law_restitution(NDEM_MODEL_HERTZ, p, 1.5) - 0.5), 1e-6);
+    double zeta = p / (2.0 * sqrt(1.5));
+    double limit = 2.0 * (sqrt(1 + zeta * zeta) - zeta) / sqrt(k / (0.5 * m));
+    ck_assert_double_lt(fabs(bound - limit) / limit, 1e-9);
+    ck_assert_double_eq_tol(job->scene.solver.time_step, 0.05 * bound, 1e-15);
     ndem_job_destroy(job);
     /* contact_model and "auto" belong to method "dem" */
     const char *bad = "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}, \"solver\": "
@@ -106,6 +113,196 @@ START_TEST(time_step_bound_and_auto)
     ck_assert_int_eq(ndem_job_parse(bad, strlen(bad), &job, &errs), NDEM_JOB_INVALID);
     ck_assert_int_eq(errs.count, 2);
     ndem_job_errors_clear(&errs);
+}
+END_TEST
+
+/* A sphere resting on a stiff plane oscillates about its rest overlap,
+ * gravity chosen so that the rest overlap is the 5% of r at which the step
+ * bound takes the Hertz stiffness. Returns the largest overlap deviation in
+ * the last half of the run over that of the first 20 steps. */
+static double rest_oscillation(const char *model, double e, double h_over_bound, double *bound)
+{
+    const double r = 0.01, dr = 0.05 * r, rho = 2500, eo = 1e7, es = 2e11;
+    double m = rho * 4.0 / 3.0 * M_PI * r * r * r;
+    double e_w = 2.0 * eo * es / (eo + es), g, k;
+    if (!strcmp(model, "linear") || !strcmp(model, "luding")) {
+        k = M_PI * r * eo * es / (eo + es); /* seed 002 connector, wall length r */
+        g = k * dr / m;
+    } else {
+        double kn = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - 0.09));
+        k = 1.5 * kn * sqrt(dr); /* tangent stiffness at the rest overlap */
+        g = kn * pow(dr, 1.5) / m;
+    }
+    double w = sqrt(k / m), amp = 0.1 * dr;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,%.17g], \"materials\": [{\"name\": \"ore\", \"density\": "
+        "%g, \"young_modulus\": %g}, {\"name\": \"steel\", \"young_modulus\": %g}], "
+        "\"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], \"restitution\": %g}, "
+        "{\"materials\": [\"ore\", \"steel\"], \"restitution\": %g, \"friction\": 0}], "
+        "\"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1], "
+        "\"material\": \"steel\"}], \"particles\": [{\"type\": \"list\", \"spheres\": "
+        "[[0, 0, %.17g, %g]], \"velocities\": [[0,0,%.17g]]}]}, \"solver\": {\"method\": "
+        "\"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", \"duration\": 1}}",
+        -g, rho, eo, es, e, e, r - dr, r, -w * amp, model);
+    *bound = ndem_dem_stable_step(&job->scene);
+    job->scene.solver.time_step = h_over_bound * *bound;
+    job->scene.solver.duration = 2000 * job->scene.solver.time_step;
+    ndem_sim *sim = test_sim(job);
+    double first = 0, last = 0;
+    for (long i = 0; i < 2000; i++) {
+        if (ndem_sim_step(sim) != NDEM_OK) {
+            last = INFINITY; /* blew up past what the engine accepts */
+            break;
+        }
+        ndem_frame f;
+        test_frame(sim, &f);
+        double dev = fabs(r - f.positions[2] - dr);
+        ndem_frame_free(&f);
+        if (!isfinite(dev)) dev = INFINITY;
+        if (i < 20) first = fmax(first, dev);
+        if (i >= 1000) last = fmax(last, dev);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    /* the bound is that contact's limit: 2 / omega undamped (the stiff wall
+     * makes it the stiffest contact; the ore pair ties it for linear) */
+    if (e >= 1.0)
+        ck_assert_msg(fabs(*bound * w / 2.0 - 1.0) < 1e-3, "%s: bound %g, 2/omega %g", model,
+                      *bound, 2.0 / w);
+    return last / first;
+}
+
+START_TEST(stable_step_is_the_stability_limit)
+{
+    static const char *const models[] = {"linear", "luding", "hertz", "hunt_crossley"};
+    for (int i = 0; i < 4; i++) {
+        double bound, grow;
+        /* undamped: bounded at 0.9 of the bound, blows up at 1.2 of it */
+        grow = rest_oscillation(models[i], 1.0, 0.9, &bound);
+        ck_assert_msg(grow < 1.05, "%s e = 1 at 0.9 of the bound: grows %g", models[i], grow);
+        grow = rest_oscillation(models[i], 1.0, 1.2, &bound);
+        ck_assert_msg(grow > 10, "%s e = 1 at 1.2 of the bound: only %g", models[i], grow);
+        /* damped (the bound shrinks with zeta): bounded and decaying at 0.9 */
+        grow = rest_oscillation(models[i], 0.3, 0.9, &bound);
+        ck_assert_msg(grow < 0.5, "%s e = 0.3 at 0.9 of the bound: %g", models[i], grow);
+    }
+}
+END_TEST
+
+/* Rebound over approach speed of a head-on pair (r = 5 mm, E = 10 MPa, no
+ * gravity) meeting at v each, at a step of `frac` of the stable step. */
+static double pair_restitution(const char *model, double e, double v, double frac)
+{
+    const double r = 0.005;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": 2500, "
+        "\"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
+        "\"restitution\": %g}], \"particles\": [{\"type\": \"list\", \"spheres\": [[%g, 0, 0, %g], "
+        "[%g, 0, 0, %g]], \"velocities\": [[%g,0,0], [%g,0,0]]}]}, \"solver\": {\"method\": "
+        "\"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", \"duration\": 1}}",
+        e, -r - 1e-5, r, r + 1e-5, r, v, -v, model);
+    job->scene.solver.time_step = frac * ndem_dem_stable_step(&job->scene);
+    ndem_sim *sim = test_sim(job);
+    int touched = 0;
+    for (long i = 0; i < 2000000; i++) {
+        test_step(sim);
+        int c = ndem_sim_stats(sim)->contacts > 0;
+        touched |= c;
+        if (touched && !c) break;
+    }
+    ndem_frame f;
+    test_frame(sim, &f);
+    double out = f.velocities[3] / v;
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    return out;
+}
+
+/* Issue 14 item 1: every smooth law restitutes its e at every impact speed
+ * (the damping comes from the exact mapping of dem_models.c, made exact for
+ * the explicit step). The step is 0.015 of the stable one: what is left is
+ * the phase of the first and last step of a contact, an error of about
+ * omega h / e of e that at "auto" (0.05) reaches 7% at e = 0.1. */
+START_TEST(restitution_exact_in_every_model)
+{
+    static const char *const models[] = {"hertz", "linear", "luding", "hunt_crossley"};
+    static const double es[] = {0.1, 0.3, 0.6, 0.9, 0.95}, vs[] = {0.01, 0.1, 1, 5};
+    for (int m = 0; m < 4; m++)
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 4; j++) {
+                double got = pair_restitution(models[m], es[i], vs[j], 0.015);
+                ck_assert_msg(fabs(got - es[i]) <= 0.02 * es[i], "%s e = %g at %g m/s: %g",
+                              models[m], es[i], vs[j], got);
+            }
+    /* the scaled collision of each law gives back the e it was mapped from */
+    static const int laws[] = {NDEM_MODEL_HERTZ, NDEM_MODEL_LUDING, NDEM_MODEL_HUNT_CROSSLEY};
+    for (int m = 0; m < 3; m++)
+        for (int i = 0; i < 5; i++) {
+            double p = ndem_dem_law_damping(laws[m], es[i], 1.5);
+            ck_assert_double_lt(fabs(ndem_dem_law_restitution(laws[m], p, 1.5) - es[i]), 1e-6);
+        }
+}
+END_TEST
+
+/* Issue 20 item 9: Hertz books its elastic energy 2/5 k_n delta^(5/2) and
+ * its dissipation. A head-on pair (R, E as above) at 1 m/s each, at "auto".
+ * Symplectic Euler holds kinetic energy half a step apart from the overlap,
+ * which moves kinetic + elastic by up to h/2 |f . v| = (omega h / 2) of the
+ * energy of the contact (omega at the deepest overlap, where f v peaks
+ * within a factor of order 1); the dashpot's power, booked from the same
+ * velocity, adds up to 2 zeta of that: the tolerance is (1 + 2 zeta) omega h / 2. */
+START_TEST(hertz_energy_books)
+{
+    const double v0 = 1.0, es[] = {1.0, 0.6, 0.2};
+    double m = RHO * 4.0 / 3.0 * M_PI * R * R * R, ms = 0.5 * m;
+    double kn = E * sqrt(2.0 * R) / (3.0 * (1 - NU * NU)); /* d* = R */
+    /* deepest overlap of the elastic impact at 2 v0: 2/5 k d^(5/2) = m* (2 v0)^2 / 2 */
+    double dmax = pow(1.25 * ms * 4 * v0 * v0 / kn, 0.4);
+    double w = sqrt(1.5 * kn * sqrt(dmax) / ms);
+    for (int i = 0; i < 3; i++) {
+        ndem_job *job = test_job(
+            "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": "
+            "%g, \"young_modulus\": %g, \"poisson_ratio\": %g}], \"contact_materials\": "
+            "[{\"materials\": [\"ore\", \"ore\"], \"restitution\": %g}], \"particles\": "
+            "[{\"type\": "
+            "\"list\", \"spheres\": [[%g, 0, 0, %g], [%g, 0, 0, %g]], \"velocities\": [[%g,0,0], "
+            "[%g,0,0]]}]}, \"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", "
+            "\"time_step\": \"auto\", \"duration\": 0.01}}",
+            RHO, E, NU, es[i], -R - 1e-5, R, R + 1e-5, R, v0, -v0);
+        double p = ndem_dem_law_damping(NDEM_MODEL_HERTZ, es[i], 1.5);
+        double zeta = ndem_dem_law_zeta(NDEM_MODEL_HERTZ, p, 1.5, 1.0);
+        double h = job->scene.solver.time_step, tol = (1 + 2 * zeta) * 0.5 * w * h;
+        ndem_sim *sim = test_sim(job);
+        double ke0 = m * v0 * v0, dev = 0, el_max = 0;
+        int touched = 0;
+        const ndem_step_stats *st = NULL;
+        for (long k = 0; k < ndem_sim_total_steps(sim); k++) {
+            test_step(sim);
+            st = ndem_sim_stats(sim);
+            double tot = st->kinetic_energy + st->elastic_energy + st->dissipated_energy;
+            dev = fmax(dev, fabs(tot - ke0) / ke0);
+            el_max = fmax(el_max, st->elastic_energy);
+            touched |= st->contacts > 0;
+            if (touched && st->contacts == 0) break;
+        }
+        ck_assert_msg(touched && st->contacts == 0, "the pair did not separate");
+        /* the spring really held the energy: 2/5 k dmax^(5/2) = KE0 at the turn (e = 1) */
+        if (es[i] == 1.0) ck_assert_double_lt(fabs(el_max - ke0) / ke0, tol);
+        ck_assert_msg(dev < tol, "e = %g: kinetic + elastic + dissipated off by %g of KE0 (tol %g)",
+                      es[i], dev, tol);
+        /* after the contact: dissipated = (1 - e^2) KE0 (e within the 2% of
+         * the restitution test, so e^2 within 4%) */
+        double lost = 1.0 - es[i] * es[i];
+        ck_assert_msg(fabs(st->dissipated_energy / ke0 - lost) < 0.04 * es[i] * es[i] + tol,
+                      "e = %g: dissipated %g of KE0, expected %g", es[i],
+                      st->dissipated_energy / ke0, lost);
+        printf("hertz energy e = %g: balance within %.4f of KE0 (tol %.4f), dissipated %.4f "
+               "(1 - e^2 = %.4f)\n",
+               es[i], dev, tol, st->dissipated_energy / ke0, lost);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+    }
 }
 END_TEST
 
@@ -147,6 +344,109 @@ START_TEST(hertz_column_matches_ndem)
     ck_assert_double_lt(fabs(top_dem - top_ndem) / c, 0.02);
     ndem_job_destroy(ndem);
     ndem_job_destroy(dem);
+}
+END_TEST
+
+/* Slowest decay rate of a column of n spheres (mass m) on a plane at rest
+ * under gravity, linearised: contact j (0: the plane) carries the weight of
+ * the n - j spheres above, has the Hertz tangent stiffness 3/2 k delta^(1/2)
+ * and the hertz dashpot p sqrt(m* k) delta^(1/4) (m* = m on the plane, m/2
+ * between spheres). The lowest mode phi of the chain (inverse iteration on
+ * the tridiagonal stiffness) is lightly damped, so it decays at the Rayleigh
+ * rate sigma = phi.C phi / (2 m phi.phi); *w its frequency. */
+static double column_decay(int n, double m, double g, double k_w, double k_p, double p, double *w)
+{
+    double kt[64], gm[64], x[64], a[64], bb[64], c[64], cp[64], dp[64];
+    for (int j = 0; j < n; j++) {
+        double kn = j ? k_p : k_w, ms = j ? 0.5 * m : m, d = pow((n - j) * m * g / kn, 2.0 / 3);
+        kt[j] = 1.5 * kn * sqrt(d);
+        gm[j] = p * sqrt(ms * kn) * pow(d, 0.25);
+        x[j] = 1;
+    }
+    for (int it = 0; it < 200; it++) { /* x = K^-1 x, Thomas algorithm */
+        for (int j = 0; j < n; j++) a[j] = bb[j] = c[j] = 0;
+        bb[0] = kt[0];
+        for (int j = 1; j < n; j++) {
+            bb[j] += kt[j];
+            bb[j - 1] += kt[j];
+            a[j] = c[j - 1] = -kt[j];
+        }
+        cp[0] = c[0] / bb[0];
+        dp[0] = x[0] / bb[0];
+        for (int j = 1; j < n; j++) {
+            double den = bb[j] - a[j] * cp[j - 1];
+            cp[j] = c[j] / den;
+            dp[j] = (x[j] - a[j] * dp[j - 1]) / den;
+        }
+        x[n - 1] = dp[n - 1];
+        for (int j = n - 2; j >= 0; j--) x[j] = dp[j] - cp[j] * x[j + 1];
+        double norm = 0;
+        for (int j = 0; j < n; j++) norm += x[j] * x[j];
+        for (int j = 0; j < n; j++) x[j] /= sqrt(norm);
+    }
+    double xkx = kt[0] * x[0] * x[0], xcx = gm[0] * x[0] * x[0];
+    for (int j = 1; j < n; j++) {
+        double dx = x[j] - x[j - 1];
+        xkx += kt[j] * dx * dx;
+        xcx += gm[j] * dx * dx;
+    }
+    *w = sqrt(xkx / m);
+    return xcx / (2 * m);
+}
+
+/* Issue 14 item 2: a soft hertz column (30 spheres of 6.5 mm, E = 1 MPa,
+ * e = 0.2), stacked touching, falls onto its springs and rings down in its
+ * slowest mode: the top's distance from the Hertz height, as a fraction of
+ * the compression (1 at the start), decays as exp(-sigma t). By
+ * t = ln(1/0.02) / sigma (4.8 s) it is within 2% (2.5% allowed for the
+ * mode's share of the start), and not much inside it either (above
+ * 0.5 exp(-sigma t) over the next period): resting contacts are damped as
+ * the law says, neither less (the stored-speed damping settled by 8 s only)
+ * nor more. */
+START_TEST(soft_column_settles_in_its_slowest_mode)
+{
+    const int n = 30;
+    const double r = 0.0065, rho = 3700, eo = 1e6, es = 2e11, g = 9.81, e = 0.2, f = 0.02;
+    char spheres[4096] = "";
+    for (int i = 0; i < n; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "%s[0, 0, %.17g, %g]", i ? ", " : "", r + 2 * r * i, r);
+        strcat(spheres, one);
+    }
+    double m = rho * 4.0 / 3.0 * M_PI * r * r * r, w;
+    double k_p = eo * sqrt(2.0 * r) / (3.0 * (1 - NU * NU));
+    double k_w = 2.0 * eo * es / (eo + es) * sqrt(4.0 * r) / (3.0 * (1 - NU * NU));
+    double sigma =
+        column_decay(n, m, g, k_w, k_p, ndem_dem_law_damping(NDEM_MODEL_HERTZ, e, 1.5), &w);
+    double t_f = log(1.0 / f) / sigma, period = 2 * M_PI / w;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"ore\", \"density\": %g, "
+        "\"young_modulus\": %g}, {\"name\": \"steel\", \"density\": 7800, \"young_modulus\": %g}], "
+        "\"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.91, "
+        "\"restitution\": %g}, {\"materials\": [\"ore\", \"steel\"], \"friction\": 0.91, "
+        "\"restitution\": %g}], \"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], "
+        "\"normal\": [0,0,1], \"material\": \"steel\"}], \"particles\": [{\"type\": \"list\", "
+        "\"spheres\": [%s]}]}, \"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", "
+        "\"time_step\": \"auto\", \"duration\": %g}}",
+        -g, rho, eo, es, e, e, spheres, t_f + period);
+    double theory = hertz_column_height(job, n), c = 2 * r * n - theory, worst = 0;
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        if ((i + 1) * job->scene.solver.time_step < t_f) continue;
+        ndem_frame fr;
+        test_frame(sim, &fr);
+        double top = 0;
+        for (long k = 0; k < fr.count; k++) top = fmax(top, fr.positions[3 * k + 2] + fr.radii[k]);
+        ndem_frame_free(&fr);
+        worst = fmax(worst, fabs(top - theory) / c);
+    }
+    fprintf(stderr, "soft column: sigma %.3f 1/s, t(2%%) %.2f s, off by %.4f of the compression\n",
+            sigma, t_f, worst);
+    ck_assert_double_lt(worst, 1.25 * f);
+    ck_assert_double_gt(worst, 0.5 * f * exp(-sigma * period));
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
 }
 END_TEST
 
@@ -240,8 +540,8 @@ START_TEST(block_on_incline_brendel_dippel)
         block_on_incline(mus[i], 0, 2.5, &t, &v);
         /* seed 004: 0.546, 0.508, 0.499 s */
         double theory = 5.0 / (g * sin(a) + mus[i] * g * cos(a));
-        ck_assert_msg(fabs(t - theory) / theory < 0.02, "mu %g: stops at %g, theory %g", mus[i],
-                      t, theory);
+        ck_assert_msg(fabs(t - theory) / theory < 0.02, "mu %g: stops at %g, theory %g", mus[i], t,
+                      theory);
         if (mus[i] < tan(a)) ck_assert_double_lt(v, -0.5); /* slides back down */
         else ck_assert_msg(fabs(v) < 1e-6, "mu %g: still moving at %g m/s", mus[i], v);
     }
@@ -260,8 +560,8 @@ START_TEST(vdw_force_is_minus_the_potential_slope)
     const double gaps[] = {1e-9, 1e-8, 1e-7, 1e-6};
     for (int i = 0; i < 4; i++) {
         double g = gaps[i], dg = 1e-4 * g;
-        double slope = (ndem_vdw_potential(A, r, g + dg) - ndem_vdw_potential(A, r, g - dg)) /
-                       (2 * dg);
+        double slope =
+            (ndem_vdw_potential(A, r, g + dg) - ndem_vdw_potential(A, r, g - dg)) / (2 * dg);
         double f = ndem_vdw_force(A, r, g);
         ck_assert_msg(fabs(f - slope) / f < 1e-5, "gap %g: force %g, dU/dg %g", g, f, slope);
     }
@@ -526,6 +826,10 @@ int main(void)
     tcase_add_test(tc, hertz_restitution);
     tcase_add_test(tc, linear_collision);
     tcase_add_test(tc, time_step_bound_and_auto);
+    tcase_add_test(tc, stable_step_is_the_stability_limit);
+    tcase_add_test(tc, restitution_exact_in_every_model);
+    tcase_add_test(tc, hertz_energy_books);
+    tcase_add_test(tc, soft_column_settles_in_its_slowest_mode);
     tcase_add_test(tc, hertz_column_matches_ndem);
     tcase_add_test(tc, dem_restore_equals_uninterrupted);
     tcase_add_test(tc, block_on_incline_brendel_dippel);

@@ -84,7 +84,8 @@ static uint64_t method_hash(const char *method, int threads, long steps, long *b
  * knowingly (print them with NDEM_PRINT_HASHES=1). Thread counts and solver
  * variants are also compared with each other, which needs no anchor. */
 #define ANCHOR_NDEM 0x7057ca8ac748a618ull
-#define ANCHOR_DEM 0xfd1531b3ab37c304ull
+/* DEM: the hertz dashpot of Tsuji et al., exact for the step (issue 14) */
+#define ANCHOR_DEM 0x0e6bbb3d95c1aa8cull
 
 static void check_anchor(const char *what, uint64_t got, uint64_t want)
 {

@@ -118,7 +118,7 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
         long hi = (bi + 1) * NDEM_PAIR_BLOCK < n ? (bi + 1) * NDEM_PAIR_BLOCK : n;
         for (long i = bi * NDEM_PAIR_BLOCK; i < hi; i++) {
             long first = blk->count;
-            ndem_geo_hit hits[6];
+            ndem_geo_hit hits[NDEM_GEO_HITS];
             for (int q = 0; q < sim->geometry_count; q++) {
                 int m = geometry_hits(sim, i, skin, q, hits);
                 for (int t = 0; t < m; t++)
@@ -178,7 +178,7 @@ void ndem_contact_geometry(const ndem_sim *sim, int a, int key, ndem_contact_geo
     }
     int gi = (-1 - key) / 8, feature = (-1 - key) % 8;
     const ndem_geometry_def *geo = &sim->geometry[gi];
-    ndem_geo_hit hits[6];
+    ndem_geo_hit hits[NDEM_GEO_HITS];
     int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
     while (t < m - 1 && hits[t].feature != feature) t++;
     memcpy(g->n, hits[t].n, sizeof g->n);

@@ -220,16 +220,7 @@ static void integrate(ndem_sim *sim)
             for (int k = 0; k < 4; k++) q[k] = r[k] / len;
         }
     }
-    for (int g = 0; g < sim->geometry_count; g++) {
-        ndem_geometry_def *geo = &sim->geometry[g];
-        for (int k = 0; k < 3; k++) {
-            double dx = h * geo->velocity[k];
-            geo->point[k] += dx;
-            geo->min[k] += dx;
-            geo->max[k] += dx;
-            geo->center[k] += dx;
-        }
-    }
+    for (int g = 0; g < sim->geometry_count; g++) ndem_geometry_integrate(&sim->geometry[g], h);
 }
 
 /* Kinetic energy, contact counts and the first bad particle, in body order so

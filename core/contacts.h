@@ -11,11 +11,46 @@
 
 struct ndem_sim;
 
-/* Candidate contacts in pair order: key_b >= 0 is a particle, key_b < 0 a
- * geometry feature (-1 - (geometry * 8 + feature)). */
+/* A contact's key: body a (a particle, the lower index of a pair) touches
+ * b, which is a particle when feature is NDEM_KEY_PARTICLE, otherwise a
+ * geometry index and feature which of its features (a face, a cap; later a
+ * mesh triangle, or NDEM_KEY_BODY-like kinds for rigid bodies). Keys are
+ * equal when all three fields are; the warm start matches them. */
+typedef struct ndem_contact_key {
+    int a, b, feature;
+} ndem_contact_key;
+#define NDEM_KEY_PARTICLE (-1)
+
+static inline int ndem_key_is_particle(ndem_contact_key k) { return k.feature < 0; }
+static inline int ndem_key_same(ndem_contact_key x, ndem_contact_key y)
+{
+    return x.b == y.b && x.feature == y.feature && x.a == y.a;
+}
+
+/* The checkpoint's form of a key's b and feature (format 3, unchanged):
+ * b for a particle, -1 - (geometry * 8 + feature) for a geometry feature
+ * (features below 8). */
+static inline int ndem_key_pack(ndem_contact_key k)
+{
+    return k.feature < 0 ? k.b : -1 - (k.b * 8 + k.feature);
+}
+static inline ndem_contact_key ndem_key_unpack(int a, int packed)
+{
+    if (packed >= 0) return (ndem_contact_key){a, packed, NDEM_KEY_PARTICLE};
+    return (ndem_contact_key){a, (-1 - packed) / 8, (-1 - packed) % 8};
+}
+
+/* Keys found by one block of bodies in the narrow phase (contacts.c). */
+typedef struct ndem_key_block {
+    ndem_contact_key *key;
+    long count, capacity;
+} ndem_key_block;
+
+/* Candidate contacts in pair order: by a, then the geometry features of a
+ * in geometry order, then the particles b > a ascending. */
 typedef struct ndem_contacts {
     long count, capacity;
-    int *key_a, *key_b;
+    ndem_contact_key *key;
     int *slot;   /* row of the contact: packet * NDEM_LANES + lane */
     long *start; /* per body: first contact of the body (CSR), count + 1 */
     long start_capacity;
@@ -33,7 +68,7 @@ typedef struct ndem_contacts {
     ndem_fv *impact_lam;    /* 6 per packet: the impact stage's own impulses */
     unsigned *impact_lanes; /* per packet: lanes in the impact stage (bits) */
     long impact_capacity;
-    ndem_pair_block *blocks; /* narrow-phase buffers, one per block of bodies */
+    ndem_key_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;
     int color_count;
     long color_start[66]; /* colour c: packets [color_start[c], color_start[c+1]) */
@@ -49,7 +84,7 @@ typedef struct ndem_history {
     long bodies; /* bodies covered by start */
     long count;
     long *start; /* bodies + 1 */
-    int *key_b;
+    ndem_contact_key *key;
     float *lam; /* 7 per contact: normal, friction vector, rolling vector */
     long capacity, start_capacity;
 } ndem_history;
@@ -65,15 +100,14 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h);
  * NDEM rows and the smooth-DEM forces: unit normal n from a to b, overlap
  * delta (negative: gap), lever arms la, lb (the contact point is the middle
  * of the overlap), effective diameter d* (a wall counts as infinitely
- * large), b's material, and for geometry (b < 0) the surface velocity at the
+ * large), b's material, and for geometry the surface velocity at the
  * contact point and the angular velocity in ug. */
 typedef struct ndem_contact_geom {
     double n[3];
     double delta, la, lb, d_eff;
-    int b; /* particle index, or -1 - geometry index */
     int material_b;
     double ug[6];
 } ndem_contact_geom;
-void ndem_contact_geometry(const struct ndem_sim *sim, int a, int key, ndem_contact_geom *g);
+void ndem_contact_geometry(const struct ndem_sim *sim, ndem_contact_key key, ndem_contact_geom *g);
 
 #endif

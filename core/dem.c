@@ -35,7 +35,7 @@
 struct ndem_dem {
     long hist_bodies, hist_count, hist_cap, start_cap;
     long *hist_start; /* last step's contacts, CSR by body a */
-    int *hist_key;
+    ndem_contact_key *hist_key;
     double *hist;   /* HIST per contact */
     long cap;       /* capacity of the per-contact arrays below */
     double *next;   /* this step's history, pair order */
@@ -156,11 +156,11 @@ static long bond_find(const ndem_dem *d, int a, int b)
     return -1;
 }
 
-static const double *hist_find(const ndem_dem *d, int a, int key)
+static const double *hist_find(const ndem_dem *d, ndem_contact_key key)
 {
-    if (a >= d->hist_bodies) return NULL;
-    for (long k = d->hist_start[a]; k < d->hist_start[a + 1]; k++)
-        if (d->hist_key[k] == key) return &d->hist[HIST * k];
+    if (key.a >= d->hist_bodies) return NULL;
+    for (long k = d->hist_start[key.a]; k < d->hist_start[key.a + 1]; k++)
+        if (ndem_key_same(d->hist_key[k], key)) return &d->hist[HIST * k];
     return NULL;
 }
 
@@ -217,7 +217,8 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     const ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
     const double h = sim->solver.time_step;
-    int a = c->key_a[k], key = c->key_b[k];
+    ndem_contact_key key = c->key[k];
+    int a = key.a, pb = ndem_key_is_particle(key) ? key.b : -1; /* b's particle, or -1 */
     const double *va = &b->vel[6 * a];
     ndem_contact_geom geom;
     double ra = b->radius[a], m_eff, u_b[3], w_b[3], e_b, l_b_lin;
@@ -225,13 +226,13 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     memset(out, 0, 9 * sizeof(double));
     memset(hist_out, 0, HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
-    ndem_contact_geometry(sim, a, key, &geom);
+    ndem_contact_geometry(sim, key, &geom);
     const double *n = geom.n;
     double delta = geom.delta, la = geom.la, lb = geom.lb, d_eff = geom.d_eff;
     int mb = geom.material_b;
-    if (key >= 0) {
-        const double *vb = &b->vel[6 * key];
-        m_eff = 1.0 / (b->inv_mass[a] + b->inv_mass[key]);
+    if (pb >= 0) {
+        const double *vb = &b->vel[6 * pb];
+        m_eff = 1.0 / (b->inv_mass[a] + b->inv_mass[pb]);
         /* velocity of b's surface at the contact: v_b + w_b x (-lb n) */
         double wx[3];
         ndem_cross(&vb[3], n, wx);
@@ -239,7 +240,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             u_b[q] = vb[q] - lb * wx[q];
             w_b[q] = vb[3 + q];
         }
-        l_b_lin = b->radius[key];
+        l_b_lin = b->radius[pb];
     } else {
         m_eff = 1.0 / b->inv_mass[a];
         memcpy(u_b, geom.ug, sizeof u_b);
@@ -247,7 +248,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         l_b_lin = ra; /* a flat wall uses the other's radius (seed 002) */
     }
     /* an intact bond replaces the contact law (seed 001) */
-    if (key >= 0 && sim->dem->bond_count > 0 && bond_find(sim->dem, a, key) >= 0) return;
+    if (pb >= 0 && sim->dem->bond_count > 0 && bond_find(sim->dem, a, pb) >= 0) return;
     pp = ndem_pair(&sim->materials, b->material[a], mb);
     /* van der Waals attraction across the gap, saturated below delta_0
      * (seed 001), between spheres of the pair's effective size */
@@ -273,7 +274,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         ut[q] = u[q] - vn * n[q];
         wr[q] = w_rel[q] - wn * n[q];
     }
-    const double *old = hist_find(sim->dem, a, key);
+    const double *old = hist_find(sim->dem, key);
     if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
     hist_out[7] = 1;
     double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0}, cdamp;
@@ -315,7 +316,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             if (kt * ndem_norm(spring) > lim) cut(spring, kt > 0 ? lim / kt : 0, &excess);
             /* a critical dashpot lets a sticking contact settle
              * instead of ringing on its spring; the sum stays on the cone */
-            double iib = key >= 0 ? b->inv_inertia[key] : 0.0;
+            double iib = pb >= 0 ? b->inv_inertia[pb] : 0.0;
             double m_t = 1.0 / (1.0 / m_eff + la * la * b->inv_inertia[a] + lb * lb * iib);
             double gt = ndem_min(2.0 * sqrt(m_t * kt), 0.15 * m_t / h);
             for (int q = 0; q < 3; q++) ft[q] = kt * spring[q] + gt * ut[q];
@@ -334,7 +335,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double gn = ndem_min(2.0 * zeta * sqrt(m_eff * kn), 0.25 * m_eff / h);
         fn = fmax(kn * delta + gn * ddelta, 0.0); /* only while it pushes */
         kt = pp->stiffness_ratio * kn;
-        double iib = key >= 0 ? b->inv_inertia[key] : 0.0;
+        double iib = pb >= 0 ? b->inv_inertia[pb] : 0.0;
         double m_t = 1.0 / (1.0 / m_eff + la * la * b->inv_inertia[a] + lb * lb * iib);
         double gt = ndem_min(2.0 * zeta * sqrt(m_t * kt), 0.15 * m_t / h);
         double mus = pp->friction, mud = pp->dynamic_friction;
@@ -561,7 +562,7 @@ static void bond_force(ndem_sim *sim, long k)
     const double *va = &b->vel[6 * a], *vb = &b->vel[6 * c];
     double ra = b->radius[a], rb = b->radius[c];
     ndem_contact_geom geom;
-    ndem_contact_geometry(sim, a, c, &geom);
+    ndem_contact_geometry(sim, (ndem_contact_key){a, c, NDEM_KEY_PARTICLE}, &geom);
     const double *n = geom.n;
     double dist = ra + rb - geom.delta, la = geom.la, lb = geom.lb;
     const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], b->material[c]);
@@ -652,7 +653,8 @@ int ndem_dem_forces(ndem_sim *sim)
     double maxov = 0;
     for (long k = 0; k < nc; k++) {
         const double *f = &d->force[9 * k];
-        int a = c->key_a[k], key = c->key_b[k];
+        ndem_contact_key ck = c->key[k];
+        int a = ck.a, key = ndem_key_is_particle(ck) ? ck.b : -1;
         for (int q = 0; q < 6; q++) d->acc[6 * a + q] += f[q];
         if (key >= 0) {
             for (int q = 0; q < 3; q++) {
@@ -684,7 +686,7 @@ int ndem_dem_forces(ndem_sim *sim)
         d->start_cap = nb + 1;
     }
     if (nc > d->hist_cap) {
-        int *kk = realloc(d->hist_key, sizeof(int) * (size_t)d->cap);
+        ndem_contact_key *kk = realloc(d->hist_key, sizeof *kk * (size_t)d->cap);
         if (!kk) return -1;
         d->hist_key = kk;
         if (ensure(&d->hist, HIST * d->cap)) return -1;
@@ -692,7 +694,7 @@ int ndem_dem_forces(ndem_sim *sim)
     }
     memcpy(d->hist_start, c->start, sizeof(long) * (size_t)(nb + 1));
     if (nc > 0) {
-        memcpy(d->hist_key, c->key_b, sizeof(int) * (size_t)nc);
+        memcpy(d->hist_key, c->key, sizeof *d->hist_key * (size_t)nc);
         memcpy(d->hist, d->next, HIST * sizeof(double) * (size_t)nc);
     }
     d->hist_bodies = nb;
@@ -739,8 +741,10 @@ void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
     else memset(p, 0, sizeof(long));
     p += sizeof(long) * (size_t)(hb + 1);
     if (hc > 0) {
-        memcpy(p, d->hist_key, sizeof(int) * (size_t)hc);
-        p += sizeof(int) * (size_t)hc;
+        for (int64_t k = 0; k < hc; k++, p += sizeof(int)) { /* packed, as format 3 */
+            int packed = ndem_key_pack(d->hist_key[k]);
+            memcpy(p, &packed, sizeof packed);
+        }
         memcpy(p, d->hist, HIST * sizeof(double) * (size_t)hc);
         p += HIST * sizeof(double) * (size_t)hc;
     }
@@ -776,14 +780,17 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
     memcpy(&d->dissipated, p + 16, 8);
     p += 24;
     d->hist_start = malloc(sizeof(long) * (size_t)(hb + 1));
-    d->hist_key = malloc(sizeof(int) * (size_t)(hc + 1));
+    d->hist_key = malloc(sizeof *d->hist_key * (size_t)(hc + 1));
     d->hist = malloc(HIST * sizeof(double) * (size_t)(hc + 1));
     if (!d->hist_start || !d->hist_key || !d->hist) return -1;
     memcpy(d->hist_start, p, sizeof(long) * (size_t)(hb + 1));
     p += sizeof(long) * (size_t)(hb + 1);
     if (hc > 0) {
-        memcpy(d->hist_key, p, sizeof(int) * (size_t)hc);
-        p += sizeof(int) * (size_t)hc;
+        for (int64_t k = 0; k < hc; k++, p += sizeof(int)) {
+            int packed;
+            memcpy(&packed, p, sizeof packed);
+            d->hist_key[k] = ndem_key_unpack(0, packed); /* a from hist_start, below */
+        }
         memcpy(d->hist, p, HIST * sizeof(double) * (size_t)hc);
         p += HIST * sizeof(double) * (size_t)hc;
     }
@@ -812,10 +819,12 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
             return -1;
     d->bond_count = nb;
     d->bond_cap = nb + 1;
-    for (long i = 0; i < hb; i++)
+    for (long i = 0; i < hb; i++) {
         if (d->hist_start[i] < 0 || d->hist_start[i] > d->hist_start[i + 1] ||
             d->hist_start[i + 1] > hc)
             return -1;
+        for (long k = d->hist_start[i]; k < d->hist_start[i + 1]; k++) d->hist_key[k].a = (int)i;
+    }
     if (d->hist_start[0] != 0) return -1;
     d->hist_bodies = hb;
     d->hist_count = hc;

@@ -45,16 +45,17 @@ int ndem_contacts_color(ndem_sim *sim)
     long counts[65] = {0}, geo = 0;
     uint64_t *mask = c->color_mask;
     for (long k = 0; k < c->count; k++) {
-        int a = c->key_a[k], b = c->key_b[k];
-        uint64_t used = mask[a] | (b >= 0 ? mask[b] : 0);
+        ndem_contact_key key = c->key[k];
+        int a = key.a, b = key.b, particle = ndem_key_is_particle(key);
+        uint64_t used = mask[a] | (particle ? mask[b] : 0);
         int color = used == ~0ULL ? 64 : __builtin_ctzll(~used);
         if (color < 64) {
             mask[a] |= 1ULL << color;
-            if (b >= 0) mask[b] |= 1ULL << color;
+            if (particle) mask[b] |= 1ULL << color;
         }
         c->slot[k] = color; /* temporarily the colour */
         counts[color]++;
-        geo += b < 0;
+        geo += !particle;
     }
     int colors = 0;
     for (int q = 0; q < 65; q++)
@@ -93,7 +94,7 @@ int ndem_contacts_color(ndem_sim *sim)
         long at = next[q];
         next[q] += q < 64 ? 1 : NDEM_LANES;
         c->slot[k] = (int)at;
-        c->cold[at].geometry = c->key_b[k] < 0 ? (int)g++ : -1;
+        c->cold[at].geometry = ndem_key_is_particle(c->key[k]) ? -1 : (int)g++;
     }
     for (int q = 0; q < colors; q++)
         for (long p = c->color_start[q]; p < c->color_start[q + 1]; p++) {
@@ -103,12 +104,12 @@ int ndem_contacts_color(ndem_sim *sim)
     return 0;
 }
 
-/* Finds last step's entry of the contact (a, key) for the warm start. */
-static int history_find(const ndem_history *hist, int a, int key)
+/* Finds last step's entry of the contact for the warm start. */
+static int history_find(const ndem_history *hist, ndem_contact_key key)
 {
-    if (a >= hist->bodies) return -1;
-    for (long k = hist->start[a]; k < hist->start[a + 1]; k++)
-        if (hist->key_b[k] == key) return (int)k;
+    if (key.a >= hist->bodies) return -1;
+    for (long k = hist->start[key.a]; k < hist->start[key.a + 1]; k++)
+        if (ndem_key_same(hist->key[k], key)) return (int)k;
     return -1;
 }
 
@@ -161,23 +162,24 @@ static void prepare_row(ndem_sim *sim, long k)
     ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
     double h = sim->solver.time_step;
-    int a = c->key_a[k], key = c->key_b[k];
+    ndem_contact_key key = c->key[k];
+    int a = key.a;
     long at = c->slot[k];
     ndem_packet *row = &c->packets[at / NDEM_LANES];
     int l = (int)(at % NDEM_LANES);
     ndem_row_cold *cold = &c->cold[at];
     const double *va = &b->vel[6 * a];
     ndem_contact_geom geom;
-    ndem_contact_geometry(sim, a, key, &geom);
+    ndem_contact_geometry(sim, key, &geom);
     double d_eff = geom.d_eff, vb[3], delta = geom.delta;
     const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], geom.material_b);
     row->a[l] = a;
     for (int q = 0; q < 3; q++) row->n[q][l] = (float)geom.n[q];
     row->la[l] = (float)geom.la;
     row->lb[l] = (float)geom.lb;
-    if (key >= 0) {
-        row->b[l] = key;
-        memcpy(vb, &b->vel[6 * key], sizeof vb);
+    if (ndem_key_is_particle(key)) {
+        row->b[l] = key.b;
+        memcpy(vb, &b->vel[6 * key.b], sizeof vb);
     } else {
         /* the geometry's own slot: its velocity, zero inverse masses */
         long slot = b->count + cold->geometry;
@@ -245,7 +247,7 @@ static void prepare_row(ndem_sim *sim, long k)
         cold->impact = 1;
     }
 
-    warm_start(sim, row, l, sim->solver.warm_start ? history_find(&sim->history, a, key) : -1);
+    warm_start(sim, row, l, sim->solver.warm_start ? history_find(&sim->history, key) : -1);
 }
 
 int ndem_contacts_prepare(ndem_sim *sim)
@@ -274,15 +276,15 @@ int ndem_contacts_store_history(ndem_sim *sim)
     if (ndem_ensure((void **)&h->start, &h->start_capacity, nb + 1, sizeof(long))) return -1;
     if (c->count > h->capacity) {
         long cap = c->count + c->count / 2 + 256;
-        int *kb = realloc(h->key_b, sizeof(int) * (size_t)cap);
-        if (kb) h->key_b = kb;
+        ndem_contact_key *kb = realloc(h->key, sizeof *kb * (size_t)cap);
+        if (kb) h->key = kb;
         float *lam = realloc(h->lam, 7 * sizeof(float) * (size_t)cap);
         if (lam) h->lam = lam;
         if (!kb || !lam) return -1;
         h->capacity = cap;
     }
     memcpy(h->start, c->start, sizeof(long) * (size_t)(nb + 1));
-    if (c->count > 0) memcpy(h->key_b, c->key_b, sizeof(int) * (size_t)c->count);
+    if (c->count > 0) memcpy(h->key, c->key, sizeof *h->key * (size_t)c->count);
     h->bodies = nb;
     h->count = c->count;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))

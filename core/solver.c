@@ -318,17 +318,17 @@ static long impact_islands(ndem_sim *sim)
     int *parent = c->island, *hit = c->island + nb;
     for (long i = 0; i < nb; i++) parent[i] = (int)i, hit[i] = 0;
     for (long k = 0; k < c->count; k++) {
-        if (c->cold[c->slot[k]].impact == 0 || c->key_b[k] < 0) continue;
-        int ra = island_root(parent, c->key_a[k]), rb = island_root(parent, c->key_b[k]);
+        if (c->cold[c->slot[k]].impact == 0 || !ndem_key_is_particle(c->key[k])) continue;
+        int ra = island_root(parent, c->key[k].a), rb = island_root(parent, c->key[k].b);
         if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
     for (long k = 0; k < c->count; k++)
-        if (c->cold[c->slot[k]].impact == 2) hit[island_root(parent, c->key_a[k])] = 1;
+        if (c->cold[c->slot[k]].impact == 2) hit[island_root(parent, c->key[k].a)] = 1;
     long kept = 0;
     for (long k = 0; k < c->count; k++) {
         ndem_row_cold *r = &c->cold[c->slot[k]];
         if (r->impact == 0) continue;
-        if (hit[island_root(parent, c->key_a[k])]) kept++;
+        if (hit[island_root(parent, c->key[k].a)]) kept++;
         else r->impact = 0;
     }
     return kept;

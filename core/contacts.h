@@ -40,6 +40,17 @@ static inline ndem_contact_key ndem_key_unpack(int a, int packed)
     return (ndem_contact_key){a, (-1 - packed) / 8, (-1 - packed) % 8};
 }
 
+/* The greedy colouring (rows.c) gives each body a mask of the colours its
+ * rows use: NDEM_COLORS colours, one bit each. A row that finds no free
+ * colour goes to the overflow set, solved serially after the colours, one
+ * row per packet (Box2D's overflow constraints). color_start has one entry
+ * per set and one past the last. */
+typedef uint64_t ndem_color_mask;
+#define NDEM_COLORS 64
+#define NDEM_COLOR_OVERFLOW NDEM_COLORS
+#define NDEM_COLOR_SETS (NDEM_COLORS + 1)
+#define NDEM_COLOR_MASK_FULL (~(ndem_color_mask)0)
+
 /* Keys found by one block of bodies in the narrow phase (contacts.c). */
 typedef struct ndem_key_block {
     ndem_contact_key *key;
@@ -70,9 +81,9 @@ typedef struct ndem_contacts {
     long impact_capacity;
     ndem_key_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;
-    int color_count;
-    long color_start[66]; /* colour c: packets [color_start[c], color_start[c+1]) */
-    uint64_t *color_mask; /* per body, colouring scratch */
+    int color_count;      /* sets in use: colours, then the overflow set if any */
+    long color_start[NDEM_COLOR_SETS + 1]; /* set c: packets [color_start[c], color_start[c+1]) */
+    ndem_color_mask *color_mask;           /* per body, colouring scratch */
     long mask_capacity;
     int *island; /* per body: union-find parent for the impact stage */
     long island_capacity;

@@ -30,7 +30,7 @@ static int ensure_aligned(void **p, long *cap, long need, size_t elem)
     return *p ? 0 : -1;
 }
 
-/* Greedy colouring in pair order with a 64-bit colour mask per body:
+/* Greedy colouring in pair order with a colour mask per body (contacts.h):
  * contacts of one colour share no particle, so each colour is solved in
  * parallel, NDEM_LANES rows at a time, and the sweep equals a serial
  * Gauss-Seidel sweep in colour order (seed 000 35.6). A geometry row
@@ -40,32 +40,34 @@ int ndem_contacts_color(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     long n = sim->bodies.count;
-    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(uint64_t))) return -1;
-    if (n > 0) memset(c->color_mask, 0, sizeof(uint64_t) * (size_t)n); /* NULL while empty */
-    long counts[65] = {0}, geo = 0;
-    uint64_t *mask = c->color_mask;
+    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(ndem_color_mask)))
+        return -1;
+    if (n > 0) memset(c->color_mask, 0, sizeof(ndem_color_mask) * (size_t)n); /* NULL while empty */
+    long counts[NDEM_COLOR_SETS] = {0}, geo = 0;
+    ndem_color_mask *mask = c->color_mask;
     for (long k = 0; k < c->count; k++) {
         ndem_contact_key key = c->key[k];
         int a = key.a, b = key.b, particle = ndem_key_is_particle(key);
-        uint64_t used = mask[a] | (particle ? mask[b] : 0);
-        int color = used == ~0ULL ? 64 : __builtin_ctzll(~used);
-        if (color < 64) {
-            mask[a] |= 1ULL << color;
-            if (particle) mask[b] |= 1ULL << color;
+        ndem_color_mask used = mask[a] | (particle ? mask[b] : 0);
+        int color = used == NDEM_COLOR_MASK_FULL ? NDEM_COLOR_OVERFLOW : __builtin_ctzll(~used);
+        if (color < NDEM_COLORS) {
+            mask[a] |= (ndem_color_mask)1 << color;
+            if (particle) mask[b] |= (ndem_color_mask)1 << color;
         }
         c->slot[k] = color; /* temporarily the colour */
         counts[color]++;
         geo += !particle;
     }
     int colors = 0;
-    for (int q = 0; q < 65; q++)
+    for (int q = 0; q < NDEM_COLOR_SETS; q++)
         if (counts[q]) colors = q + 1;
     c->color_count = colors;
     c->geometry_rows = geo;
     long packets = 0;
     for (int q = 0; q <= colors; q++) {
         c->color_start[q] = packets;
-        if (q < colors) packets += q < 64 ? (counts[q] + NDEM_LANES - 1) / NDEM_LANES : counts[q];
+        if (q < colors)
+            packets += q < NDEM_COLORS ? (counts[q] + NDEM_LANES - 1) / NDEM_LANES : counts[q];
     }
     if (packets > c->packet_capacity) {
         /* rebuilt every step: the old arrays go first, so the peak memory
@@ -86,19 +88,19 @@ int ndem_contacts_color(ndem_sim *sim)
     if (ndem_ensure((void **)&c->ug, &c->ug_capacity, 6 * geo + 6, sizeof(double))) return -1;
 
     /* Rows of a colour fill its packets lane after lane in pair order. */
-    long next[65];
+    long next[NDEM_COLOR_SETS];
     for (int q = 0; q < colors; q++) next[q] = c->color_start[q] * NDEM_LANES;
     long g = 0;
     for (long k = 0; k < c->count; k++) {
         int q = (int)c->slot[k];
         long at = next[q];
-        next[q] += q < 64 ? 1 : NDEM_LANES;
+        next[q] += q < NDEM_COLORS ? 1 : NDEM_LANES; /* overflow: one row per packet */
         c->slot[k] = (int)at;
         c->cold[at].geometry = ndem_key_is_particle(c->key[k]) ? -1 : (int)g++;
     }
     for (int q = 0; q < colors; q++)
         for (long p = c->color_start[q]; p < c->color_start[q + 1]; p++) {
-            long left = q < 64 ? counts[q] - (p - c->color_start[q]) * NDEM_LANES : 1;
+            long left = q < NDEM_COLORS ? counts[q] - (p - c->color_start[q]) * NDEM_LANES : 1;
             c->fill[p] = (unsigned char)(left < NDEM_LANES ? left : NDEM_LANES);
         }
     return 0;

@@ -55,8 +55,12 @@ typedef struct ndem_row_cold {
 /* Rows from the coloured contacts: Hertz mapping, impact classification and
  * warm start (rows.c). */
 int ndem_contacts_prepare(struct ndem_sim *sim);
-/* The solve stage: impact stage, continuous stage (solver.c). */
-void ndem_solve(struct ndem_sim *sim);
+/* The impact stage: Newton impacts on the islands that hold an impacting
+ * contact, impulses of its own (solver.c). */
+void ndem_solve_impact(struct ndem_sim *sim);
+/* The continuous stage: SPOOK right-hand side with the post-impact
+ * velocities, gravity and external forces, warm start, PGS sweeps. */
+void ndem_solve_continuous(struct ndem_sim *sim);
 
 /* The solver sweep's variant from NDEM_ISA (NULL or "": the best this CPU
  * runs; "v4", "v3" or "base" force x86-64-v4, x86-64-v3 or baseline code,

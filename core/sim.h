@@ -40,6 +40,7 @@ struct ndem_sim {
     double bounds_min[3], bounds_max[3]; /* leaving these is an error */
     double d_avg;                        /* characteristic diameter for the impact velocity */
     double v_imp;
+    double geometry_skin; /* this step's reach of the geometry search (broad-phase stage) */
     long step;
     double time;
     long total_steps;

@@ -9,6 +9,7 @@
 #include "vec.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,14 @@ static int ensure_aligned(void **p, long *cap, long need, size_t elem)
     return *p ? 0 : -1;
 }
 
+int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len)
+{
+    *all = value && !strcmp(value, "all");
+    if (!value || !value[0] || *all) return 0;
+    snprintf(err, err_len, "NDEM_OVERFLOW=%s: not a setting (\"all\", or unset)", value);
+    return -1;
+}
+
 /* Greedy colouring in pair order with a colour mask per body (contacts.h):
  * contacts of one colour share no particle, so each colour is solved in
  * parallel, NDEM_LANES rows at a time, and the sweep equals a serial
@@ -49,7 +58,8 @@ int ndem_contacts_color(ndem_sim *sim)
         ndem_contact_key key = c->key[k];
         int a = key.a, b = key.b, particle = ndem_key_is_particle(key);
         ndem_color_mask used = mask[a] | (particle ? mask[b] : 0);
-        int color = used == NDEM_COLOR_MASK_FULL ? NDEM_COLOR_OVERFLOW : __builtin_ctzll(~used);
+        int color = used == NDEM_COLOR_MASK_FULL || sim->overflow_all ? NDEM_COLOR_OVERFLOW
+                                                                      : __builtin_ctzll(~used);
         if (color < NDEM_COLORS) {
             mask[a] |= (ndem_color_mask)1 << color;
             if (particle) mask[b] |= (ndem_color_mask)1 << color;

@@ -62,6 +62,12 @@ void ndem_solve_impact(struct ndem_sim *sim);
  * velocities, gravity and external forces, warm start, PGS sweeps. */
 void ndem_solve_continuous(struct ndem_sim *sim);
 
+/* The force-overflow switch NDEM_OVERFLOW (NULL or "": colours as usual;
+ * "all": every row goes to the overflow set, solved serially in pair order,
+ * a reference for the coloured parallel solve in tests). Sets *all and
+ * returns 0, or -1 with a message for another value. */
+int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len);
+
 /* The solver sweep's variant from NDEM_ISA (NULL or "": the best this CPU
  * runs; "v4", "v3" or "base" force x86-64-v4, x86-64-v3 or baseline code,
  * so that tests can check that every variant gives the same bits). Returns

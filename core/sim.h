@@ -26,6 +26,7 @@ struct ndem_sim {
     int threads;
     long parallel_min; /* loops shorter than this run on one thread (NDEM_PARALLEL_MIN) */
     int isa;           /* the solver sweep's instruction-set variant (NDEM_ISA, solver.c) */
+    int overflow_all;  /* every row in the serial overflow set (NDEM_OVERFLOW=all, rows.c) */
     ndem_material_table materials;
     int geometry_count;
     ndem_geometry_def *geometry; /* moved by their velocity each step */

@@ -27,6 +27,15 @@ static inline int ndem_key_same(ndem_contact_key x, ndem_contact_key y)
     return x.b == y.b && x.feature == y.feature && x.a == y.a;
 }
 
+/* Pair order among the keys of one body a: geometry features first, by
+ * geometry then feature, then particles by index. */
+static inline int ndem_key_before(ndem_contact_key x, ndem_contact_key y)
+{
+    int px = ndem_key_is_particle(x), py = ndem_key_is_particle(y);
+    if (px != py) return py;
+    return x.b != y.b ? x.b < y.b : x.feature < y.feature;
+}
+
 /* The checkpoint's form of a key's b and feature (format 3, unchanged):
  * b for a particle, -1 - (geometry * 8 + feature) for a geometry feature
  * (features below 8). */
@@ -81,7 +90,7 @@ typedef struct ndem_contacts {
     long impact_capacity;
     ndem_key_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;
-    int color_count;      /* sets in use: colours, then the overflow set if any */
+    int color_count;                       /* sets in use: colours, then the overflow set if any */
     long color_start[NDEM_COLOR_SETS + 1]; /* set c: packets [color_start[c], color_start[c+1]) */
     ndem_color_mask *color_mask;           /* per body, colouring scratch */
     long mask_capacity;

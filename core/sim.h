@@ -43,6 +43,7 @@ struct ndem_sim {
     double v_imp;
     double geometry_skin; /* this step's reach of the geometry search (broad-phase stage) */
     long step;
+    int failed; /* a step returned an error: the state may be non-finite (checks.c) */
     double time;
     long total_steps;
     uint64_t scene_hash;

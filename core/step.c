@@ -3,6 +3,7 @@
  * the time it takes adds to one of the step statistics' wall-clock groups
  * (broad phase, narrow phase, solve, integrate). Smooth DEM runs its own
  * table over the same bodies, broad phase and contacts. */
+#include "checks.h"
 #include "dem.h"
 #include "sim.h"
 #include "vec.h"
@@ -156,32 +157,33 @@ enum { WALL_BROAD, WALL_NARROW, WALL_SOLVE, WALL_INTEGRATE, WALL_GROUPS };
 typedef struct ndem_stage {
     const char *name;
     ndem_status (*run)(ndem_sim *sim);
-    int wall; /* WALL_... */
+    int wall;                                  /* WALL_... */
+    void (*check)(const struct ndem_sim *sim); /* invariants after it (checks.h), or NULL */
 } ndem_stage;
 
 /* NDEM, seed 003 Algorithm 1. */
 static const ndem_stage ndem_stages[] = {
-    {"emit", stage_emit, WALL_BROAD},
-    {"reorder", stage_reorder, WALL_BROAD},
-    {"broadphase", stage_broadphase, WALL_BROAD},
-    {"contacts", stage_contacts, WALL_NARROW},
-    {"color", stage_color, WALL_NARROW},
-    {"prepare", stage_prepare, WALL_NARROW},
-    {"impact", stage_impact, WALL_SOLVE},
-    {"solve", stage_solve, WALL_SOLVE},
-    {"history", stage_history, WALL_SOLVE},
-    {"integrate", stage_integrate, WALL_INTEGRATE},
-    {"measure", measure, WALL_INTEGRATE},
+    {"emit", stage_emit, WALL_BROAD, NULL},
+    {"reorder", stage_reorder, WALL_BROAD, ndem_check_bodies},
+    {"broadphase", stage_broadphase, WALL_BROAD, ndem_check_lists},
+    {"contacts", stage_contacts, WALL_NARROW, ndem_check_contacts},
+    {"color", stage_color, WALL_NARROW, ndem_check_colors},
+    {"prepare", stage_prepare, WALL_NARROW, ndem_check_rows},
+    {"impact", stage_impact, WALL_SOLVE, NULL},
+    {"solve", stage_solve, WALL_SOLVE, NULL},
+    {"history", stage_history, WALL_SOLVE, ndem_check_history},
+    {"integrate", stage_integrate, WALL_INTEGRATE, NULL},
+    {"measure", measure, WALL_INTEGRATE, ndem_check_bodies},
 };
 
 /* Smooth DEM (dem.c): no reorder (its spring history is keyed by body). */
 static const ndem_stage dem_stages[] = {
-    {"emit", stage_emit, WALL_BROAD},
-    {"broadphase", stage_broadphase, WALL_BROAD},
-    {"contacts", stage_contacts, WALL_NARROW},
-    {"forces", stage_forces, WALL_SOLVE},
-    {"integrate", stage_integrate, WALL_INTEGRATE},
-    {"measure", measure, WALL_INTEGRATE},
+    {"emit", stage_emit, WALL_BROAD, ndem_check_bodies},
+    {"broadphase", stage_broadphase, WALL_BROAD, ndem_check_lists},
+    {"contacts", stage_contacts, WALL_NARROW, ndem_check_contacts},
+    {"forces", stage_forces, WALL_SOLVE, NULL},
+    {"integrate", stage_integrate, WALL_INTEGRATE, NULL},
+    {"measure", measure, WALL_INTEGRATE, ndem_check_bodies},
 };
 
 ndem_status ndem_sim_step(ndem_sim *sim)
@@ -193,6 +195,7 @@ ndem_status ndem_sim_step(ndem_sim *sim)
     ndem_status st = NDEM_OK;
     for (int i = 0; i < count && st == NDEM_OK; i++) {
         st = stages[i].run(sim);
+        if (st != NDEM_OK) sim->failed = 1; /* its state may be non-finite */
         if (st == NDEM_ERR_MEMORY) {
             snprintf(sim->error, sizeof sim->error, "out of memory at step %ld (stage %s)",
                      sim->step, stages[i].name);
@@ -201,6 +204,12 @@ ndem_status ndem_sim_step(ndem_sim *sim)
         double now = omp_get_wtime();
         wall[stages[i].wall] += now - t;
         t = now;
+        /* checked builds: the invariants this stage leaves (compiled out
+         * in release); its time is not the stage's */
+        if (NDEM_CHECKS && stages[i].check) {
+            stages[i].check(sim);
+            t = omp_get_wtime();
+        }
     }
     ndem_step_stats *s = &sim->stats;
     s->step = sim->step;

@@ -87,9 +87,9 @@ static void cap_scene(int overflow_all)
          * 9.6 mm apart, more than a small diameter */
         double z = 1.0 - 0.5 * (i + 0.5) / CAP_N, s = sqrt(1.0 - z * z), phi = golden * i;
         double d = R + r;
-        len += (size_t)snprintf(spheres + len, sizeof spheres - len,
-                                ", [%.17g, %.17g, %.17g, %.17g]", d * s * cos(phi),
-                                d * s * sin(phi), R + d * z, r);
+        len +=
+            (size_t)snprintf(spheres + len, sizeof spheres - len, ", [%.17g, %.17g, %.17g, %.17g]",
+                             d * s * cos(phi), d * s * sin(phi), R + d * z, r);
     }
     ndem_job *job = test_job("{\"scene\": {" TEST_MATERIALS ","
                              " \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"],"

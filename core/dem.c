@@ -19,6 +19,7 @@
  * so results do not depend on the thread count. Bodies are never reordered
  * in this method, so the spring history is keyed by body indices. */
 #include "dem.h"
+#include "dem_impl.h"
 
 #include "sim.h"
 #include "vec.h"
@@ -26,30 +27,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* doubles of history per contact: tangential[3], rolling[3], damping c, and
- * 1 once the bodies touch (a near pair is listed before it touches) */
-#define HIST 8
-#define BOND 8
-
-struct ndem_dem {
-    long hist_bodies, hist_count, hist_cap, start_cap;
-    long *hist_start; /* last step's contacts, CSR by body a */
-    ndem_contact_key *hist_key;
-    double *hist;   /* HIST per contact */
-    long cap;       /* capacity of the per-contact arrays below */
-    double *next;   /* this step's history, pair order */
-    double *force;  /* 9 per contact: force on a, torque on a, torque on b */
-    double *energy; /* 3 per contact: elastic energy, energy dissipated this step, overlap */
-    long body_cap;
-    double *acc;       /* 6 per body: force, torque */
-    double dissipated; /* cumulative, J */
-    long bond_count, bond_cap;
-    int *bond_a, *bond_b; /* bonded pairs, sorted by (a, b) */
-    double *bond;         /* BOND per bond: rest length, tangential[3], torsion, bending[3] */
-    int *bond_broken;
-    double beta_e[64]; /* Hertz: dimensionless damping for restitution, see hertz_beta */
-};
 
 /* ---- Hertz damping from restitution ----
  * m x'' = -k (x^(3/2) + c x^(1/2) x') scales, with x = L y, t = T s,
@@ -160,7 +137,7 @@ static const double *hist_find(const ndem_dem *d, ndem_contact_key key)
 {
     if (key.a >= d->hist_bodies) return NULL;
     for (long k = d->hist_start[key.a]; k < d->hist_start[key.a + 1]; k++)
-        if (ndem_key_same(d->hist_key[k], key)) return &d->hist[HIST * k];
+        if (ndem_key_same(d->hist_key[k], key)) return &d->hist[NDEM_DEM_HIST * k];
     return NULL;
 }
 
@@ -224,7 +201,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     double ra = b->radius[a], m_eff, u_b[3], w_b[3], e_b, l_b_lin;
     const ndem_pair_params *pp;
     memset(out, 0, 9 * sizeof(double));
-    memset(hist_out, 0, HIST * sizeof(double));
+    memset(hist_out, 0, NDEM_DEM_HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
     ndem_contact_geometry(sim, key, &geom);
     const double *n = geom.n;
@@ -482,7 +459,7 @@ static int bond_pair(ndem_sim *sim, long a, long b)
         if (bb) d->bond_b = bb;
         int *br = realloc(d->bond_broken, sizeof(int) * (size_t)cap);
         if (br) d->bond_broken = br;
-        double *bs = realloc(d->bond, BOND * sizeof(double) * (size_t)cap);
+        double *bs = realloc(d->bond, NDEM_DEM_BOND * sizeof(double) * (size_t)cap);
         if (bs) d->bond = bs;
         if (!ba || !bb || !br || !bs) return -1;
         d->bond_cap = cap;
@@ -491,8 +468,8 @@ static int bond_pair(ndem_sim *sim, long a, long b)
     d->bond_a[k] = (int)a;
     d->bond_b[k] = (int)b;
     d->bond_broken[k] = 0;
-    memset(&d->bond[BOND * k], 0, BOND * sizeof(double));
-    d->bond[BOND * k] = ndem_norm(dx);
+    memset(&d->bond[NDEM_DEM_BOND * k], 0, NDEM_DEM_BOND * sizeof(double));
+    d->bond[NDEM_DEM_BOND * k] = ndem_norm(dx);
     return 0;
 }
 
@@ -501,18 +478,18 @@ static void bonds_sort(ndem_dem *d)
 {
     for (long i = 1; i < d->bond_count; i++) {
         int a = d->bond_a[i], b = d->bond_b[i];
-        double st[BOND];
-        memcpy(st, &d->bond[BOND * i], sizeof st);
+        double st[NDEM_DEM_BOND];
+        memcpy(st, &d->bond[NDEM_DEM_BOND * i], sizeof st);
         long j = i - 1;
         while (j >= 0 && (d->bond_a[j] > a || (d->bond_a[j] == a && d->bond_b[j] > b))) {
             d->bond_a[j + 1] = d->bond_a[j];
             d->bond_b[j + 1] = d->bond_b[j];
-            memcpy(&d->bond[BOND * (j + 1)], &d->bond[BOND * j], sizeof st);
+            memcpy(&d->bond[NDEM_DEM_BOND * (j + 1)], &d->bond[NDEM_DEM_BOND * j], sizeof st);
             j--;
         }
         d->bond_a[j + 1] = a;
         d->bond_b[j + 1] = b;
-        memcpy(&d->bond[BOND * (j + 1)], st, sizeof st);
+        memcpy(&d->bond[NDEM_DEM_BOND * (j + 1)], st, sizeof st);
     }
     long w = 0;
     for (long i = 0; i < d->bond_count; i++) {
@@ -520,7 +497,8 @@ static void bonds_sort(ndem_dem *d)
         d->bond_a[w] = d->bond_a[i];
         d->bond_b[w] = d->bond_b[i];
         d->bond_broken[w] = 0;
-        memmove(&d->bond[BOND * w], &d->bond[BOND * i], BOND * sizeof(double));
+        memmove(&d->bond[NDEM_DEM_BOND * w], &d->bond[NDEM_DEM_BOND * i],
+                NDEM_DEM_BOND * sizeof(double));
         w++;
     }
     d->bond_count = w;
@@ -558,7 +536,7 @@ static void bond_force(ndem_sim *sim, long k)
     const ndem_bodies *b = &sim->bodies;
     const double h = sim->solver.time_step;
     int a = d->bond_a[k], c = d->bond_b[k];
-    double *st = &d->bond[BOND * k];
+    double *st = &d->bond[NDEM_DEM_BOND * k];
     const double *va = &b->vel[6 * a], *vb = &b->vel[6 * c];
     double ra = b->radius[a], rb = b->radius[c];
     ndem_contact_geom geom;
@@ -634,7 +612,7 @@ int ndem_dem_forces(ndem_sim *sim)
     long nc = c->count, nb = b->count;
     if (nc > d->cap) {
         long cap = nc + nc / 2 + 256;
-        if (ensure(&d->next, HIST * cap) || ensure(&d->force, 9 * cap) ||
+        if (ensure(&d->next, NDEM_DEM_HIST * cap) || ensure(&d->force, 9 * cap) ||
             ensure(&d->energy, 3 * cap))
             return -1;
         d->cap = cap;
@@ -645,7 +623,7 @@ int ndem_dem_forces(ndem_sim *sim)
     }
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
     for (long k = 0; k < nc; k++)
-        contact_force(sim, k, &d->force[9 * k], &d->next[HIST * k], &d->energy[3 * k]);
+        contact_force(sim, k, &d->force[9 * k], &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
     /* sums in pair order: the same on any thread count */
     if (nb > 0) memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb); /* NULL while empty */
     double elastic = 0, dissip = 0;
@@ -689,13 +667,13 @@ int ndem_dem_forces(ndem_sim *sim)
         ndem_contact_key *kk = realloc(d->hist_key, sizeof *kk * (size_t)d->cap);
         if (!kk) return -1;
         d->hist_key = kk;
-        if (ensure(&d->hist, HIST * d->cap)) return -1;
+        if (ensure(&d->hist, NDEM_DEM_HIST * d->cap)) return -1;
         d->hist_cap = d->cap;
     }
     memcpy(d->hist_start, c->start, sizeof(long) * (size_t)(nb + 1));
     if (nc > 0) {
         memcpy(d->hist_key, c->key, sizeof *d->hist_key * (size_t)nc);
-        memcpy(d->hist, d->next, HIST * sizeof(double) * (size_t)nc);
+        memcpy(d->hist, d->next, NDEM_DEM_HIST * sizeof(double) * (size_t)nc);
     }
     d->hist_bodies = nb;
     d->hist_count = nc;
@@ -717,119 +695,4 @@ void ndem_dem_accelerate(ndem_sim *sim)
         }
     }
     ndem_apply_external_forces(sim);
-}
-
-/* ---- checkpoint: the spring history and the dissipated energy ---- */
-
-size_t ndem_dem_state_size(const ndem_sim *sim)
-{
-    const ndem_dem *d = sim->dem;
-    return 2 * sizeof(int64_t) + sizeof(double) + sizeof(long) * (size_t)(d->hist_bodies + 1) +
-           sizeof(int) * (size_t)d->hist_count + HIST * sizeof(double) * (size_t)d->hist_count +
-           sizeof(int64_t) + (3 * sizeof(int) + BOND * sizeof(double)) * (size_t)d->bond_count;
-}
-
-void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
-{
-    const ndem_dem *d = sim->dem;
-    int64_t hb = d->hist_bodies, hc = d->hist_count;
-    memcpy(p, &hb, 8);
-    memcpy(p + 8, &hc, 8);
-    memcpy(p + 16, &d->dissipated, 8);
-    p += 24;
-    if (d->hist_start) memcpy(p, d->hist_start, sizeof(long) * (size_t)(hb + 1));
-    else memset(p, 0, sizeof(long));
-    p += sizeof(long) * (size_t)(hb + 1);
-    if (hc > 0) {
-        for (int64_t k = 0; k < hc; k++, p += sizeof(int)) { /* packed, as format 3 */
-            int packed = ndem_key_pack(d->hist_key[k]);
-            memcpy(p, &packed, sizeof packed);
-        }
-        memcpy(p, d->hist, HIST * sizeof(double) * (size_t)hc);
-        p += HIST * sizeof(double) * (size_t)hc;
-    }
-    int64_t nb = d->bond_count;
-    memcpy(p, &nb, 8);
-    p += 8;
-    if (nb > 0) {
-        size_t ni = sizeof(int) * (size_t)nb;
-        memcpy(p, d->bond_a, ni);
-        memcpy(p + ni, d->bond_b, ni);
-        memcpy(p + 2 * ni, d->bond_broken, ni);
-        memcpy(p + 3 * ni, d->bond, BOND * sizeof(double) * (size_t)nb);
-    }
-}
-
-int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
-{
-    ndem_dem *d = sim->dem;
-    int64_t hb, hc;
-    if (len < 24) return -1;
-    memcpy(&hb, p, 8);
-    memcpy(&hc, p + 8, 8);
-    if (hb < 0 || hc < 0 || hb > sim->bodies.count || (uint64_t)hc > len / sizeof(double))
-        return -1;
-    size_t need = 24 + sizeof(long) * (size_t)(hb + 1) + sizeof(int) * (size_t)hc +
-                  HIST * sizeof(double) * (size_t)hc + 8;
-    if (need > len) return -1;
-    int64_t nb;
-    memcpy(&nb, p + need - 8, 8);
-    if (nb < 0 || (uint64_t)nb > len / (BOND * sizeof(double)) ||
-        need + (3 * sizeof(int) + BOND * sizeof(double)) * (size_t)nb != len)
-        return -1;
-    memcpy(&d->dissipated, p + 16, 8);
-    p += 24;
-    d->hist_start = malloc(sizeof(long) * (size_t)(hb + 1));
-    d->hist_key = malloc(sizeof *d->hist_key * (size_t)(hc + 1));
-    d->hist = malloc(HIST * sizeof(double) * (size_t)(hc + 1));
-    if (!d->hist_start || !d->hist_key || !d->hist) return -1;
-    memcpy(d->hist_start, p, sizeof(long) * (size_t)(hb + 1));
-    p += sizeof(long) * (size_t)(hb + 1);
-    if (hc > 0) {
-        for (int64_t k = 0; k < hc; k++, p += sizeof(int)) {
-            int packed;
-            memcpy(&packed, p, sizeof packed);
-            d->hist_key[k] = ndem_key_unpack(0, packed); /* a from hist_start, below */
-        }
-        memcpy(d->hist, p, HIST * sizeof(double) * (size_t)hc);
-        p += HIST * sizeof(double) * (size_t)hc;
-    }
-    p += 8;
-    /* the bonds made from the generators are replaced by the saved ones */
-    free(d->bond_a);
-    free(d->bond_b);
-    free(d->bond_broken);
-    free(d->bond);
-    size_t ni = sizeof(int) * (size_t)(nb + 1);
-    d->bond_a = malloc(ni);
-    d->bond_b = malloc(ni);
-    d->bond_broken = malloc(ni);
-    d->bond = malloc(BOND * sizeof(double) * (size_t)(nb + 1));
-    d->bond_count = d->bond_cap = 0;
-    if (!d->bond_a || !d->bond_b || !d->bond_broken || !d->bond) return -1;
-    if (nb > 0) {
-        ni = sizeof(int) * (size_t)nb;
-        memcpy(d->bond_a, p, ni);
-        memcpy(d->bond_b, p + ni, ni);
-        memcpy(d->bond_broken, p + 2 * ni, ni);
-        memcpy(d->bond, p + 3 * ni, BOND * sizeof(double) * (size_t)nb);
-    }
-    for (long i = 0; i < nb; i++)
-        if (d->bond_a[i] < 0 || d->bond_b[i] <= d->bond_a[i] || d->bond_b[i] >= sim->bodies.count)
-            return -1;
-    d->bond_count = nb;
-    d->bond_cap = nb + 1;
-    for (long i = 0; i < hb; i++) {
-        if (d->hist_start[i] < 0 || d->hist_start[i] > d->hist_start[i + 1] ||
-            d->hist_start[i + 1] > hc)
-            return -1;
-        for (long k = d->hist_start[i]; k < d->hist_start[i + 1]; k++) d->hist_key[k].a = (int)i;
-    }
-    if (d->hist_start[0] != 0) return -1;
-    d->hist_bodies = hb;
-    d->hist_count = hc;
-    d->start_cap = hb + 1;
-    d->hist_cap = hc + 1;
-    d->cap = 0;
-    return 0;
 }

@@ -1,0 +1,33 @@
+/* dem_impl.h (internal) - the smooth-DEM state, shared by its forces
+ * (dem.c) and its checkpoint (dem_state.c). */
+#ifndef NDEM_DEM_IMPL_H
+#define NDEM_DEM_IMPL_H
+
+#include "contacts.h"
+#include "dem.h"
+
+/* doubles of history per contact: tangential[3], rolling[3], damping c, and
+ * 1 once the bodies touch (a near pair is listed before it touches) */
+#define NDEM_DEM_HIST 8
+#define NDEM_DEM_BOND 8
+
+struct ndem_dem {
+    long hist_bodies, hist_count, hist_cap, start_cap;
+    long *hist_start; /* last step's contacts, CSR by body a */
+    ndem_contact_key *hist_key;
+    double *hist;   /* NDEM_DEM_HIST per contact */
+    long cap;       /* capacity of the per-contact arrays below */
+    double *next;   /* this step's history, pair order */
+    double *force;  /* 9 per contact: force on a, torque on a, torque on b */
+    double *energy; /* 3 per contact: elastic energy, energy dissipated this step, overlap */
+    long body_cap;
+    double *acc;       /* 6 per body: force, torque */
+    double dissipated; /* cumulative, J */
+    long bond_count, bond_cap;
+    int *bond_a, *bond_b; /* bonded pairs, sorted by (a, b) */
+    double *bond; /* NDEM_DEM_BOND per bond: rest length, tangential[3], torsion, bending[3] */
+    int *bond_broken;
+    double beta_e[64]; /* Hertz: dimensionless damping for restitution, see hertz_beta */
+};
+
+#endif

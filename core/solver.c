@@ -166,6 +166,7 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual)
     ndem_contacts *c = x->c;
     for (int q = 0; q < c->color_count; q++) {
         long lo = c->color_start[q], hi = c->color_start[q + 1];
+        if (lo == hi) continue; /* an empty set costs no barrier (NDEM_OVERFLOW=all) */
         if (q == NDEM_COLOR_OVERFLOW) {
             /* overflow set: no colour was left, one thread solves it in order */
 #pragma omp single

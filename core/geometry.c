@@ -2,6 +2,7 @@
  * contact normal points from the sphere into the geometry, as for particle
  * pairs (PHYSICS.md "Bodies and contacts"). Each type's functions are in
  * geometry_<type>.c. */
+#include "checks.h"
 #include "geometry.h"
 #include "vec.h"
 
@@ -17,7 +18,8 @@ static const ndem_geometry_ops *const geometry_types[] = {
 const ndem_geometry_ops *ndem_geometry_ops_of(const ndem_geometry_def *g)
 {
     size_t t = (size_t)g->type, n = sizeof geometry_types / sizeof geometry_types[0];
-    /* the parser rejects other types; a plane keeps a bad one harmless */
+    NDEM_CHECK(t < n && geometry_types[t], "geometry type %d has no table entry", (int)g->type);
+    /* the parser rejects other types; in release a plane keeps a bad one harmless */
     return t < n && geometry_types[t] ? geometry_types[t] : &ndem_geometry_plane_ops;
 }
 

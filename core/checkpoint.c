@@ -99,7 +99,10 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
     put(&w, &hb, 8);
     put(&w, &hc, 8);
     if (hb > 0) put(&w, h->start, sizeof(long) * (size_t)(hb + 1));
-    put(&w, h->key_b, sizeof(int) * (size_t)hc);
+    for (int64_t k = 0; k < hc; k++) { /* keys packed as format 3 has them */
+        int packed = ndem_key_pack(h->key[k]);
+        put(&w, &packed, sizeof packed);
+    }
     for (int64_t k = 0; k < 7 * hc; k++) { /* stored as doubles (format 2) */
         double v = h->lam[k];
         put(&w, &v, sizeof v);
@@ -207,16 +210,20 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     }
     ndem_history *h = &sim->history;
     h->start = malloc(sizeof(long) * (size_t)(hb + 1));
-    h->key_b = malloc(sizeof(int) * (size_t)(hc + 1));
+    h->key = malloc(sizeof *h->key * (size_t)(hc + 1));
     h->lam = malloc(7 * sizeof(float) * (size_t)(hc + 1));
-    if (!h->start || !h->key_b || !h->lam) goto oom;
+    if (!h->start || !h->key || !h->lam) goto oom;
     h->start_capacity = hb + 1;
     h->capacity = hc + 1;
     h->bodies = hb;
     h->count = hc;
     h->start[0] = 0;
     if (hb > 0) get(&r, h->start, sizeof(long) * (size_t)(hb + 1));
-    get(&r, h->key_b, sizeof(int) * (size_t)hc);
+    for (int64_t k = 0; k < hc; k++) {
+        int packed;
+        get(&r, &packed, sizeof packed);
+        h->key[k] = ndem_key_unpack(0, packed); /* a from start, below */
+    }
     for (int64_t k = 0; k < 7 * hc && !r.failed; k++) {
         double v;
         get(&r, &v, sizeof v);
@@ -224,6 +231,14 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     }
     for (long i = 0; i < hb && !r.failed; i++)
         if (h->start[i] < 0 || h->start[i] > h->start[i + 1] || h->start[i + 1] > hc) r.failed = 1;
+        else
+            for (long k = h->start[i]; k < h->start[i + 1]; k++) {
+                ndem_contact_key *key = &h->key[k];
+                key->a = (int)i;
+                /* the reorder indexes bodies by b: it must be one */
+                long top = ndem_key_is_particle(*key) ? n : sim->geometry_count;
+                if (key->b < 0 || key->b >= top) r.failed = 1;
+            }
     get(&r, &sim->stats, sizeof sim->stats);
     if (sim->dem && !r.failed) {
         uint64_t dl = 0;

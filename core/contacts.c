@@ -85,6 +85,30 @@ int ndem_pair_block_push(ndem_pair_block *blk, int key)
     return 0;
 }
 
+static int key_block_push(ndem_key_block *blk, ndem_contact_key key)
+{
+    if (blk->count == blk->capacity) {
+        long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
+        ndem_contact_key *k = realloc(blk->key, sizeof *k * (size_t)cap);
+        if (!k) return -1;
+        blk->key = k;
+        blk->capacity = cap;
+    }
+    blk->key[blk->count++] = key;
+    return 0;
+}
+
+static int key_blocks_reserve(ndem_key_block **blocks, long *capacity, long n)
+{
+    if (n <= *capacity) return 0;
+    ndem_key_block *blk = realloc(*blocks, sizeof(ndem_key_block) * (size_t)n);
+    if (!blk) return -1;
+    memset(blk + *capacity, 0, sizeof(ndem_key_block) * (size_t)(n - *capacity));
+    *blocks = blk;
+    *capacity = n;
+    return 0;
+}
+
 int ndem_pair_blocks_reserve(ndem_pair_block **blocks, long *capacity, long n)
 {
     if (n <= *capacity) return 0;
@@ -105,7 +129,7 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
     double h = sim->solver.time_step;
     if (ndem_ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
     long nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
-    if (ndem_pair_blocks_reserve(&c->blocks, &c->block_capacity, nblocks)) return -1;
+    if (key_blocks_reserve(&c->blocks, &c->block_capacity, nblocks)) return -1;
     long *start = c->start;
     start[0] = 0;
     int failed = 0;
@@ -113,20 +137,22 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
     reduction(|                                                                                    \
               : failed)
     for (long bi = 0; bi < nblocks; bi++) {
-        ndem_pair_block *blk = &c->blocks[bi];
+        ndem_key_block *blk = &c->blocks[bi];
         blk->count = 0;
         long hi = (bi + 1) * NDEM_PAIR_BLOCK < n ? (bi + 1) * NDEM_PAIR_BLOCK : n;
         for (long i = bi * NDEM_PAIR_BLOCK; i < hi; i++) {
             long first = blk->count;
-            ndem_geo_hit hits[6];
+            ndem_geo_hit hits[NDEM_GEO_HITS];
             for (int q = 0; q < sim->geometry_count; q++) {
                 int m = geometry_hits(sim, i, skin, q, hits);
                 for (int t = 0; t < m; t++)
-                    failed |= ndem_pair_block_push(blk, -1 - (q * 8 + hits[t].feature));
+                    failed |= key_block_push(blk, (ndem_contact_key){(int)i, q, hits[t].feature});
             }
             /* the lists are sorted by j: contacts come out in pair order */
             for (long k = nl->start[i]; k < nl->start[i + 1]; k++)
-                if (pair_contact(b, i, nl->j[k], h)) failed |= ndem_pair_block_push(blk, nl->j[k]);
+                if (pair_contact(b, i, nl->j[k], h))
+                    failed |= key_block_push(
+                        blk, (ndem_contact_key){(int)i, nl->j[k], NDEM_KEY_PARTICLE});
             start[i + 1] = blk->count - first;
         }
     }
@@ -135,54 +161,48 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
     long total = start[n];
     if (total > c->capacity) {
         long cap = total + total / 4 + 256;
-        int *ka = realloc(c->key_a, sizeof(int) * (size_t)cap);
-        if (ka) c->key_a = ka;
-        int *kb = realloc(c->key_b, sizeof(int) * (size_t)cap);
-        if (kb) c->key_b = kb;
+        ndem_contact_key *ky = realloc(c->key, sizeof *ky * (size_t)cap);
+        if (ky) c->key = ky;
         int *sl = realloc(c->slot, sizeof(int) * (size_t)cap);
         if (sl) c->slot = sl;
-        if (!ka || !kb || !sl) return -1;
+        if (!ky || !sl) return -1;
         c->capacity = cap;
     }
     c->count = total;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
     for (long bi = 0; bi < nblocks; bi++) {
-        const ndem_pair_block *blk = &c->blocks[bi];
-        long lo = bi * NDEM_PAIR_BLOCK, hi = lo + NDEM_PAIR_BLOCK < n ? lo + NDEM_PAIR_BLOCK : n;
+        const ndem_key_block *blk = &c->blocks[bi];
+        long lo = bi * NDEM_PAIR_BLOCK;
         if (blk->count > 0)
-            memcpy(&c->key_b[start[lo]], blk->key, sizeof(int) * (size_t)blk->count);
-        for (long i = lo; i < hi; i++)
-            for (long k = start[i]; k < start[i + 1]; k++) c->key_a[k] = (int)i;
+            memcpy(&c->key[start[lo]], blk->key, sizeof *blk->key * (size_t)blk->count);
     }
     return 0;
 }
 
-void ndem_contact_geometry(const ndem_sim *sim, int a, int key, ndem_contact_geom *g)
+void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_contact_geom *g)
 {
     const ndem_bodies *b = &sim->bodies;
-    const double *xa = &b->pos[3 * a];
-    double ra = b->radius[a];
-    if (key >= 0) {
-        const double *xb = &b->pos[3 * key];
+    const double *xa = &b->pos[3 * key.a];
+    double ra = b->radius[key.a];
+    if (ndem_key_is_particle(key)) {
+        const double *xb = &b->pos[3 * key.b];
         double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
-        double dist = ndem_norm(d), rb = b->radius[key];
+        double dist = ndem_norm(d), rb = b->radius[key.b];
         for (int q = 0; q < 3; q++) g->n[q] = dist > 0 ? d[q] / dist : (q == 2);
-        g->b = key;
         g->delta = ra + rb - dist;
         g->la = ra - 0.5 * g->delta;
         g->lb = rb - 0.5 * g->delta;
         g->d_eff = 2.0 * ra * rb / (ra + rb); /* (1/d_a + 1/d_b)^-1 */
-        g->material_b = b->material[key];
+        g->material_b = b->material[key.b];
         memset(g->ug, 0, sizeof g->ug);
         return;
     }
-    int gi = (-1 - key) / 8, feature = (-1 - key) % 8;
-    const ndem_geometry_def *geo = &sim->geometry[gi];
-    ndem_geo_hit hits[6];
+    int feature = key.feature;
+    const ndem_geometry_def *geo = &sim->geometry[key.b];
+    ndem_geo_hit hits[NDEM_GEO_HITS];
     int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
     while (t < m - 1 && hits[t].feature != feature) t++;
     memcpy(g->n, hits[t].n, sizeof g->n);
-    g->b = -1 - gi;
     g->delta = hits[t].delta;
     g->la = ra - 0.5 * g->delta;
     g->lb = 0.0;
@@ -196,8 +216,7 @@ void ndem_contact_geometry(const ndem_sim *sim, int a, int key, ndem_contact_geo
 
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
 {
-    free(c->key_a);
-    free(c->key_b);
+    free(c->key);
     free(c->slot);
     free(c->start);
     free(c->packets);
@@ -215,7 +234,7 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
     free(c->blocks);
     memset(c, 0, sizeof *c);
     free(h->start);
-    free(h->key_b);
+    free(h->key);
     free(h->lam);
     memset(h, 0, sizeof *h);
 }

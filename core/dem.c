@@ -109,11 +109,11 @@ static long bond_find(const ndem_dem *d, int a, int b)
     return -1;
 }
 
-static const double *hist_find(const ndem_dem *d, int a, int key)
+static const double *hist_find(const ndem_dem *d, ndem_contact_key key)
 {
-    if (a >= d->hist_bodies) return NULL;
-    for (long k = d->hist_start[a]; k < d->hist_start[a + 1]; k++)
-        if (d->hist_key[k] == key) return &d->hist[HIST * k];
+    if (key.a >= d->hist_bodies) return NULL;
+    for (long k = d->hist_start[key.a]; k < d->hist_start[key.a + 1]; k++)
+        if (ndem_key_same(d->hist_key[k], key)) return &d->hist[NDEM_DEM_HIST * k];
     return NULL;
 }
 
@@ -186,21 +186,22 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     const ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
     const double h = sim->solver.time_step;
-    int a = c->key_a[k], key = c->key_b[k];
+    ndem_contact_key key = c->key[k];
+    int a = key.a, pb = ndem_key_is_particle(key) ? key.b : -1; /* b's particle, or -1 */
     const double *va = &b->vel[6 * a];
     ndem_contact_geom geom;
     double ra = b->radius[a], m_eff, u_b[3], w_b[3], e_b, l_b_lin;
     const ndem_pair_params *pp;
     memset(out, 0, 9 * sizeof(double));
-    memset(hist_out, 0, HIST * sizeof(double));
+    memset(hist_out, 0, NDEM_DEM_HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
-    ndem_contact_geometry(sim, a, key, &geom);
+    ndem_contact_geometry(sim, key, &geom);
     const double *n = geom.n;
     double delta = geom.delta, la = geom.la, lb = geom.lb, d_eff = geom.d_eff;
     int mb = geom.material_b;
-    if (key >= 0) {
-        const double *vb = &b->vel[6 * key];
-        m_eff = 1.0 / (b->inv_mass[a] + b->inv_mass[key]);
+    if (pb >= 0) {
+        const double *vb = &b->vel[6 * pb];
+        m_eff = 1.0 / (b->inv_mass[a] + b->inv_mass[pb]);
         /* velocity of b's surface at the contact: v_b + w_b x (-lb n) */
         double wx[3];
         ndem_cross(&vb[3], n, wx);
@@ -208,7 +209,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             u_b[q] = vb[q] - lb * wx[q];
             w_b[q] = vb[3 + q];
         }
-        l_b_lin = b->radius[key];
+        l_b_lin = b->radius[pb];
     } else {
         m_eff = 1.0 / b->inv_mass[a];
         memcpy(u_b, geom.ug, sizeof u_b);
@@ -216,7 +217,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         l_b_lin = ra; /* a flat wall uses the other's radius (seed 002) */
     }
     /* an intact bond replaces the contact law (seed 001) */
-    if (key >= 0 && sim->dem->bond_count > 0 && bond_find(sim->dem, a, key) >= 0) return;
+    if (pb >= 0 && sim->dem->bond_count > 0 && bond_find(sim->dem, a, pb) >= 0) return;
     pp = ndem_pair(&sim->materials, b->material[a], mb);
     /* van der Waals attraction across the gap, saturated below delta_0
      * (seed 001), between spheres of the pair's effective size */
@@ -242,7 +243,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         ut[q] = u[q] - vn * n[q];
         wr[q] = w_rel[q] - wn * n[q];
     }
-    const double *old = hist_find(sim->dem, a, key);
+    const double *old = hist_find(sim->dem, key);
     if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
     hist_out[7] = 1;
     double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0};
@@ -292,7 +293,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             if (kt * ndem_norm(spring) > lim) cut(spring, kt > 0 ? lim / kt : 0, &excess);
             /* a critical dashpot lets a sticking contact settle
              * instead of ringing on its spring; the sum stays on the cone */
-            double iib = key >= 0 ? b->inv_inertia[key] : 0.0;
+            double iib = pb >= 0 ? b->inv_inertia[pb] : 0.0;
             double m_t = 1.0 / (1.0 / m_eff + la * la * b->inv_inertia[a] + lb * lb * iib);
             double gt = ndem_min(2.0 * sqrt(m_t * kt), 0.15 * m_t / h);
             for (int q = 0; q < 3; q++) ft[q] = kt * spring[q] + gt * ut[q];
@@ -319,7 +320,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         dissip += (fn - kn * delta) * ddelta * h;
         elastic = 0.5 * kn * delta * delta;
         kt = pp->stiffness_ratio * kn;
-        double iib = key >= 0 ? b->inv_inertia[key] : 0.0;
+        double iib = pb >= 0 ? b->inv_inertia[pb] : 0.0;
         double m_t = 1.0 / (1.0 / m_eff + la * la * b->inv_inertia[a] + lb * lb * iib);
         double gt = ndem_min(2.0 * zeta * sqrt(m_t * kt), 0.15 * m_t / h);
         double mus = pp->friction, mud = pp->dynamic_friction;
@@ -479,7 +480,7 @@ static int bond_pair(ndem_sim *sim, long a, long b)
         if (bb) d->bond_b = bb;
         int *br = realloc(d->bond_broken, sizeof(int) * (size_t)cap);
         if (br) d->bond_broken = br;
-        double *bs = realloc(d->bond, BOND * sizeof(double) * (size_t)cap);
+        double *bs = realloc(d->bond, NDEM_DEM_BOND * sizeof(double) * (size_t)cap);
         if (bs) d->bond = bs;
         if (!ba || !bb || !br || !bs) return -1;
         d->bond_cap = cap;
@@ -488,8 +489,8 @@ static int bond_pair(ndem_sim *sim, long a, long b)
     d->bond_a[k] = (int)a;
     d->bond_b[k] = (int)b;
     d->bond_broken[k] = 0;
-    memset(&d->bond[BOND * k], 0, BOND * sizeof(double));
-    d->bond[BOND * k] = ndem_norm(dx);
+    memset(&d->bond[NDEM_DEM_BOND * k], 0, NDEM_DEM_BOND * sizeof(double));
+    d->bond[NDEM_DEM_BOND * k] = ndem_norm(dx);
     return 0;
 }
 
@@ -498,18 +499,18 @@ static void bonds_sort(ndem_dem *d)
 {
     for (long i = 1; i < d->bond_count; i++) {
         int a = d->bond_a[i], b = d->bond_b[i];
-        double st[BOND];
-        memcpy(st, &d->bond[BOND * i], sizeof st);
+        double st[NDEM_DEM_BOND];
+        memcpy(st, &d->bond[NDEM_DEM_BOND * i], sizeof st);
         long j = i - 1;
         while (j >= 0 && (d->bond_a[j] > a || (d->bond_a[j] == a && d->bond_b[j] > b))) {
             d->bond_a[j + 1] = d->bond_a[j];
             d->bond_b[j + 1] = d->bond_b[j];
-            memcpy(&d->bond[BOND * (j + 1)], &d->bond[BOND * j], sizeof st);
+            memcpy(&d->bond[NDEM_DEM_BOND * (j + 1)], &d->bond[NDEM_DEM_BOND * j], sizeof st);
             j--;
         }
         d->bond_a[j + 1] = a;
         d->bond_b[j + 1] = b;
-        memcpy(&d->bond[BOND * (j + 1)], st, sizeof st);
+        memcpy(&d->bond[NDEM_DEM_BOND * (j + 1)], st, sizeof st);
     }
     long w = 0;
     for (long i = 0; i < d->bond_count; i++) {
@@ -517,7 +518,8 @@ static void bonds_sort(ndem_dem *d)
         d->bond_a[w] = d->bond_a[i];
         d->bond_b[w] = d->bond_b[i];
         d->bond_broken[w] = 0;
-        memmove(&d->bond[BOND * w], &d->bond[BOND * i], BOND * sizeof(double));
+        memmove(&d->bond[NDEM_DEM_BOND * w], &d->bond[NDEM_DEM_BOND * i],
+                NDEM_DEM_BOND * sizeof(double));
         w++;
     }
     d->bond_count = w;
@@ -555,11 +557,11 @@ static void bond_force(ndem_sim *sim, long k)
     const ndem_bodies *b = &sim->bodies;
     const double h = sim->solver.time_step;
     int a = d->bond_a[k], c = d->bond_b[k];
-    double *st = &d->bond[BOND * k];
+    double *st = &d->bond[NDEM_DEM_BOND * k];
     const double *va = &b->vel[6 * a], *vb = &b->vel[6 * c];
     double ra = b->radius[a], rb = b->radius[c];
     ndem_contact_geom geom;
-    ndem_contact_geometry(sim, a, c, &geom);
+    ndem_contact_geometry(sim, (ndem_contact_key){a, c, NDEM_KEY_PARTICLE}, &geom);
     const double *n = geom.n;
     double dist = ra + rb - geom.delta, la = geom.la, lb = geom.lb;
     const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], b->material[c]);
@@ -631,7 +633,7 @@ int ndem_dem_forces(ndem_sim *sim)
     long nc = c->count, nb = b->count;
     if (nc > d->cap) {
         long cap = nc + nc / 2 + 256;
-        if (ensure(&d->next, HIST * cap) || ensure(&d->force, 9 * cap) ||
+        if (ensure(&d->next, NDEM_DEM_HIST * cap) || ensure(&d->force, 9 * cap) ||
             ensure(&d->energy, 3 * cap))
             return -1;
         d->cap = cap;
@@ -642,7 +644,7 @@ int ndem_dem_forces(ndem_sim *sim)
     }
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
     for (long k = 0; k < nc; k++)
-        contact_force(sim, k, &d->force[9 * k], &d->next[HIST * k], &d->energy[3 * k]);
+        contact_force(sim, k, &d->force[9 * k], &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
     /* sums in pair order: the same on any thread count */
     if (nb > 0) memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb); /* NULL while empty */
     double elastic = 0, dissip = 0;
@@ -650,7 +652,8 @@ int ndem_dem_forces(ndem_sim *sim)
     double maxov = 0;
     for (long k = 0; k < nc; k++) {
         const double *f = &d->force[9 * k];
-        int a = c->key_a[k], key = c->key_b[k];
+        ndem_contact_key ck = c->key[k];
+        int a = ck.a, key = ndem_key_is_particle(ck) ? ck.b : -1;
         for (int q = 0; q < 6; q++) d->acc[6 * a + q] += f[q];
         if (key >= 0) {
             for (int q = 0; q < 3; q++) {
@@ -682,16 +685,16 @@ int ndem_dem_forces(ndem_sim *sim)
         d->start_cap = nb + 1;
     }
     if (nc > d->hist_cap) {
-        int *kk = realloc(d->hist_key, sizeof(int) * (size_t)d->cap);
+        ndem_contact_key *kk = realloc(d->hist_key, sizeof *kk * (size_t)d->cap);
         if (!kk) return -1;
         d->hist_key = kk;
-        if (ensure(&d->hist, HIST * d->cap)) return -1;
+        if (ensure(&d->hist, NDEM_DEM_HIST * d->cap)) return -1;
         d->hist_cap = d->cap;
     }
     memcpy(d->hist_start, c->start, sizeof(long) * (size_t)(nb + 1));
     if (nc > 0) {
-        memcpy(d->hist_key, c->key_b, sizeof(int) * (size_t)nc);
-        memcpy(d->hist, d->next, HIST * sizeof(double) * (size_t)nc);
+        memcpy(d->hist_key, c->key, sizeof *d->hist_key * (size_t)nc);
+        memcpy(d->hist, d->next, NDEM_DEM_HIST * sizeof(double) * (size_t)nc);
     }
     d->hist_bodies = nb;
     d->hist_count = nc;

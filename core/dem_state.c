@@ -1,10 +1,9 @@
-/* dem_state.c - smooth DEM's part of a checkpoint: the spring history of
- * every contact, the bonds and the energy dissipated so far. */
-#include "dem.h"
+/* dem_state.c - the smooth-DEM state in a checkpoint: the spring history
+ * (keys packed as checkpoint format 3 has them, contacts.h), the
+ * dissipated energy and the bonds. */
 #include "dem_private.h"
 #include "sim.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +13,9 @@ size_t ndem_dem_state_size(const ndem_sim *sim)
 {
     const ndem_dem *d = sim->dem;
     return 2 * sizeof(int64_t) + sizeof(double) + sizeof(long) * (size_t)(d->hist_bodies + 1) +
-           sizeof(int) * (size_t)d->hist_count + HIST * sizeof(double) * (size_t)d->hist_count +
-           sizeof(int64_t) + (3 * sizeof(int) + BOND * sizeof(double)) * (size_t)d->bond_count;
+           sizeof(int) * (size_t)d->hist_count +
+           NDEM_DEM_HIST * sizeof(double) * (size_t)d->hist_count + sizeof(int64_t) +
+           (3 * sizeof(int) + NDEM_DEM_BOND * sizeof(double)) * (size_t)d->bond_count;
 }
 
 void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
@@ -30,10 +30,12 @@ void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
     else memset(p, 0, sizeof(long));
     p += sizeof(long) * (size_t)(hb + 1);
     if (hc > 0) {
-        memcpy(p, d->hist_key, sizeof(int) * (size_t)hc);
-        p += sizeof(int) * (size_t)hc;
-        memcpy(p, d->hist, HIST * sizeof(double) * (size_t)hc);
-        p += HIST * sizeof(double) * (size_t)hc;
+        for (int64_t k = 0; k < hc; k++, p += sizeof(int)) { /* packed, as format 3 */
+            int packed = ndem_key_pack(d->hist_key[k]);
+            memcpy(p, &packed, sizeof packed);
+        }
+        memcpy(p, d->hist, NDEM_DEM_HIST * sizeof(double) * (size_t)hc);
+        p += NDEM_DEM_HIST * sizeof(double) * (size_t)hc;
     }
     int64_t nb = d->bond_count;
     memcpy(p, &nb, 8);
@@ -43,7 +45,7 @@ void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
         memcpy(p, d->bond_a, ni);
         memcpy(p + ni, d->bond_b, ni);
         memcpy(p + 2 * ni, d->bond_broken, ni);
-        memcpy(p + 3 * ni, d->bond, BOND * sizeof(double) * (size_t)nb);
+        memcpy(p + 3 * ni, d->bond, NDEM_DEM_BOND * sizeof(double) * (size_t)nb);
     }
 }
 
@@ -57,26 +59,29 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
     if (hb < 0 || hc < 0 || hb > sim->bodies.count || (uint64_t)hc > len / sizeof(double))
         return -1;
     size_t need = 24 + sizeof(long) * (size_t)(hb + 1) + sizeof(int) * (size_t)hc +
-                  HIST * sizeof(double) * (size_t)hc + 8;
+                  NDEM_DEM_HIST * sizeof(double) * (size_t)hc + 8;
     if (need > len) return -1;
     int64_t nb;
     memcpy(&nb, p + need - 8, 8);
-    if (nb < 0 || (uint64_t)nb > len / (BOND * sizeof(double)) ||
-        need + (3 * sizeof(int) + BOND * sizeof(double)) * (size_t)nb != len)
+    if (nb < 0 || (uint64_t)nb > len / (NDEM_DEM_BOND * sizeof(double)) ||
+        need + (3 * sizeof(int) + NDEM_DEM_BOND * sizeof(double)) * (size_t)nb != len)
         return -1;
     memcpy(&d->dissipated, p + 16, 8);
     p += 24;
     d->hist_start = malloc(sizeof(long) * (size_t)(hb + 1));
-    d->hist_key = malloc(sizeof(int) * (size_t)(hc + 1));
-    d->hist = malloc(HIST * sizeof(double) * (size_t)(hc + 1));
+    d->hist_key = malloc(sizeof *d->hist_key * (size_t)(hc + 1));
+    d->hist = malloc(NDEM_DEM_HIST * sizeof(double) * (size_t)(hc + 1));
     if (!d->hist_start || !d->hist_key || !d->hist) return -1;
     memcpy(d->hist_start, p, sizeof(long) * (size_t)(hb + 1));
     p += sizeof(long) * (size_t)(hb + 1);
     if (hc > 0) {
-        memcpy(d->hist_key, p, sizeof(int) * (size_t)hc);
-        p += sizeof(int) * (size_t)hc;
-        memcpy(d->hist, p, HIST * sizeof(double) * (size_t)hc);
-        p += HIST * sizeof(double) * (size_t)hc;
+        for (int64_t k = 0; k < hc; k++, p += sizeof(int)) {
+            int packed;
+            memcpy(&packed, p, sizeof packed);
+            d->hist_key[k] = ndem_key_unpack(0, packed); /* a from hist_start, below */
+        }
+        memcpy(d->hist, p, NDEM_DEM_HIST * sizeof(double) * (size_t)hc);
+        p += NDEM_DEM_HIST * sizeof(double) * (size_t)hc;
     }
     p += 8;
     /* the bonds made from the generators are replaced by the saved ones */
@@ -88,7 +93,7 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
     d->bond_a = malloc(ni);
     d->bond_b = malloc(ni);
     d->bond_broken = malloc(ni);
-    d->bond = malloc(BOND * sizeof(double) * (size_t)(nb + 1));
+    d->bond = malloc(NDEM_DEM_BOND * sizeof(double) * (size_t)(nb + 1));
     d->bond_count = d->bond_cap = 0;
     if (!d->bond_a || !d->bond_b || !d->bond_broken || !d->bond) return -1;
     if (nb > 0) {
@@ -96,17 +101,19 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
         memcpy(d->bond_a, p, ni);
         memcpy(d->bond_b, p + ni, ni);
         memcpy(d->bond_broken, p + 2 * ni, ni);
-        memcpy(d->bond, p + 3 * ni, BOND * sizeof(double) * (size_t)nb);
+        memcpy(d->bond, p + 3 * ni, NDEM_DEM_BOND * sizeof(double) * (size_t)nb);
     }
     for (long i = 0; i < nb; i++)
         if (d->bond_a[i] < 0 || d->bond_b[i] <= d->bond_a[i] || d->bond_b[i] >= sim->bodies.count)
             return -1;
     d->bond_count = nb;
     d->bond_cap = nb + 1;
-    for (long i = 0; i < hb; i++)
+    for (long i = 0; i < hb; i++) {
         if (d->hist_start[i] < 0 || d->hist_start[i] > d->hist_start[i + 1] ||
             d->hist_start[i + 1] > hc)
             return -1;
+        for (long k = d->hist_start[i]; k < d->hist_start[i + 1]; k++) d->hist_key[k].a = (int)i;
+    }
     if (d->hist_start[0] != 0) return -1;
     d->hist_bodies = hb;
     d->hist_count = hc;

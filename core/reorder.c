@@ -70,8 +70,8 @@ static void swap_bodies(ndem_bodies *b, long i, long j)
 static long history_owner(const ndem_history *h, const long *new_of_old, long a, long k)
 {
     long na = new_of_old[a];
-    int kb = h->key_b[k];
-    return kb >= 0 && new_of_old[kb] < na ? new_of_old[kb] : na;
+    ndem_contact_key key = h->key[k];
+    return ndem_key_is_particle(key) && new_of_old[key.b] < na ? new_of_old[key.b] : na;
 }
 
 /* History entries follow their bodies, in place (cycle by cycle) so the
@@ -95,12 +95,13 @@ static int remap_history(ndem_history *h, const long *new_of_old, long n)
         for (long k = h->start[a]; k < h->start[a + 1]; k++) {
             long owner = history_owner(h, new_of_old, a, k);
             dest[k] = start[owner]++;
-            int kb = h->key_b[k];
-            if (kb < 0) continue;
+            ndem_contact_key *key = &h->key[k];
+            key->a = (int)owner;
+            if (!ndem_key_is_particle(*key)) continue;
             if (owner == new_of_old[a]) {
-                h->key_b[k] = (int)new_of_old[kb];
+                key->b = (int)new_of_old[key->b];
             } else {
-                h->key_b[k] = (int)new_of_old[a];
+                key->b = (int)new_of_old[a];
                 for (int q = 1; q < 7; q++) h->lam[7 * k + q] = -h->lam[7 * k + q];
             }
         }
@@ -113,8 +114,8 @@ static int remap_history(ndem_history *h, const long *new_of_old, long n)
             memcpy(t, &h->lam[7 * k], sizeof t);
             memcpy(&h->lam[7 * k], &h->lam[7 * d], sizeof t);
             memcpy(&h->lam[7 * d], t, sizeof t);
-            int key = h->key_b[k];
-            h->key_b[k] = h->key_b[d], h->key_b[d] = key;
+            ndem_contact_key key = h->key[k];
+            h->key[k] = h->key[d], h->key[d] = key;
             dest[k] = dest[d], dest[d] = d;
         }
     free(dest);

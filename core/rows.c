@@ -9,6 +9,7 @@
 #include "vec.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,15 @@ static int ensure_aligned(void **p, long *cap, long need, size_t elem)
     return *p ? 0 : -1;
 }
 
-/* Greedy colouring in pair order with a 64-bit colour mask per body:
+int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len)
+{
+    *all = value && !strcmp(value, "all");
+    if (!value || !value[0] || *all) return 0;
+    snprintf(err, err_len, "NDEM_OVERFLOW=%s: not a setting (\"all\", or unset)", value);
+    return -1;
+}
+
+/* Greedy colouring in pair order with a colour mask per body (contacts.h):
  * contacts of one colour share no particle, so each colour is solved in
  * parallel, NDEM_LANES rows at a time, and the sweep equals a serial
  * Gauss-Seidel sweep in colour order (seed 000 35.6). A geometry row
@@ -40,31 +49,35 @@ int ndem_contacts_color(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     long n = sim->bodies.count;
-    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(uint64_t))) return -1;
-    if (n > 0) memset(c->color_mask, 0, sizeof(uint64_t) * (size_t)n); /* NULL while empty */
-    long counts[65] = {0}, geo = 0;
-    uint64_t *mask = c->color_mask;
+    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(ndem_color_mask)))
+        return -1;
+    if (n > 0) memset(c->color_mask, 0, sizeof(ndem_color_mask) * (size_t)n); /* NULL while empty */
+    long counts[NDEM_COLOR_SETS] = {0}, geo = 0;
+    ndem_color_mask *mask = c->color_mask;
     for (long k = 0; k < c->count; k++) {
-        int a = c->key_a[k], b = c->key_b[k];
-        uint64_t used = mask[a] | (b >= 0 ? mask[b] : 0);
-        int color = used == ~0ULL ? 64 : __builtin_ctzll(~used);
-        if (color < 64) {
-            mask[a] |= 1ULL << color;
-            if (b >= 0) mask[b] |= 1ULL << color;
+        ndem_contact_key key = c->key[k];
+        int a = key.a, b = key.b, particle = ndem_key_is_particle(key);
+        ndem_color_mask used = mask[a] | (particle ? mask[b] : 0);
+        int color = used == NDEM_COLOR_MASK_FULL || sim->overflow_all ? NDEM_COLOR_OVERFLOW
+                                                                      : __builtin_ctzll(~used);
+        if (color < NDEM_COLORS) {
+            mask[a] |= (ndem_color_mask)1 << color;
+            if (particle) mask[b] |= (ndem_color_mask)1 << color;
         }
         c->slot[k] = color; /* temporarily the colour */
         counts[color]++;
-        geo += b < 0;
+        geo += !particle;
     }
     int colors = 0;
-    for (int q = 0; q < 65; q++)
+    for (int q = 0; q < NDEM_COLOR_SETS; q++)
         if (counts[q]) colors = q + 1;
     c->color_count = colors;
     c->geometry_rows = geo;
     long packets = 0;
     for (int q = 0; q <= colors; q++) {
         c->color_start[q] = packets;
-        if (q < colors) packets += q < 64 ? (counts[q] + NDEM_LANES - 1) / NDEM_LANES : counts[q];
+        if (q < colors)
+            packets += q < NDEM_COLORS ? (counts[q] + NDEM_LANES - 1) / NDEM_LANES : counts[q];
     }
     if (packets > c->packet_capacity) {
         /* rebuilt every step: the old arrays go first, so the peak memory
@@ -85,30 +98,30 @@ int ndem_contacts_color(ndem_sim *sim)
     if (ndem_ensure((void **)&c->ug, &c->ug_capacity, 6 * geo + 6, sizeof(double))) return -1;
 
     /* Rows of a colour fill its packets lane after lane in pair order. */
-    long next[65];
+    long next[NDEM_COLOR_SETS];
     for (int q = 0; q < colors; q++) next[q] = c->color_start[q] * NDEM_LANES;
     long g = 0;
     for (long k = 0; k < c->count; k++) {
         int q = (int)c->slot[k];
         long at = next[q];
-        next[q] += q < 64 ? 1 : NDEM_LANES;
+        next[q] += q < NDEM_COLORS ? 1 : NDEM_LANES; /* overflow: one row per packet */
         c->slot[k] = (int)at;
-        c->cold[at].geometry = c->key_b[k] < 0 ? (int)g++ : -1;
+        c->cold[at].geometry = ndem_key_is_particle(c->key[k]) ? -1 : (int)g++;
     }
     for (int q = 0; q < colors; q++)
         for (long p = c->color_start[q]; p < c->color_start[q + 1]; p++) {
-            long left = q < 64 ? counts[q] - (p - c->color_start[q]) * NDEM_LANES : 1;
+            long left = q < NDEM_COLORS ? counts[q] - (p - c->color_start[q]) * NDEM_LANES : 1;
             c->fill[p] = (unsigned char)(left < NDEM_LANES ? left : NDEM_LANES);
         }
     return 0;
 }
 
-/* Finds last step's entry of the contact (a, key) for the warm start. */
-static int history_find(const ndem_history *hist, int a, int key)
+/* Finds last step's entry of the contact for the warm start. */
+static int history_find(const ndem_history *hist, ndem_contact_key key)
 {
-    if (a >= hist->bodies) return -1;
-    for (long k = hist->start[a]; k < hist->start[a + 1]; k++)
-        if (hist->key_b[k] == key) return (int)k;
+    if (key.a >= hist->bodies) return -1;
+    for (long k = hist->start[key.a]; k < hist->start[key.a + 1]; k++)
+        if (ndem_key_same(hist->key[k], key)) return (int)k;
     return -1;
 }
 
@@ -161,23 +174,24 @@ static void prepare_row(ndem_sim *sim, long k)
     ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
     double h = sim->solver.time_step;
-    int a = c->key_a[k], key = c->key_b[k];
+    ndem_contact_key key = c->key[k];
+    int a = key.a;
     long at = c->slot[k];
     ndem_packet *row = &c->packets[at / NDEM_LANES];
     int l = (int)(at % NDEM_LANES);
     ndem_row_cold *cold = &c->cold[at];
     const double *va = &b->vel[6 * a];
     ndem_contact_geom geom;
-    ndem_contact_geometry(sim, a, key, &geom);
+    ndem_contact_geometry(sim, key, &geom);
     double d_eff = geom.d_eff, vb[3], delta = geom.delta;
     const ndem_pair_params *pp = ndem_pair(&sim->materials, b->material[a], geom.material_b);
     row->a[l] = a;
     for (int q = 0; q < 3; q++) row->n[q][l] = (float)geom.n[q];
     row->la[l] = (float)geom.la;
     row->lb[l] = (float)geom.lb;
-    if (key >= 0) {
-        row->b[l] = key;
-        memcpy(vb, &b->vel[6 * key], sizeof vb);
+    if (ndem_key_is_particle(key)) {
+        row->b[l] = key.b;
+        memcpy(vb, &b->vel[6 * key.b], sizeof vb);
     } else {
         /* the geometry's own slot: its velocity, zero inverse masses */
         long slot = b->count + cold->geometry;
@@ -245,7 +259,7 @@ static void prepare_row(ndem_sim *sim, long k)
         cold->impact = 1;
     }
 
-    warm_start(sim, row, l, sim->solver.warm_start ? history_find(&sim->history, a, key) : -1);
+    warm_start(sim, row, l, sim->solver.warm_start ? history_find(&sim->history, key) : -1);
 }
 
 int ndem_contacts_prepare(ndem_sim *sim)
@@ -274,15 +288,15 @@ int ndem_contacts_store_history(ndem_sim *sim)
     if (ndem_ensure((void **)&h->start, &h->start_capacity, nb + 1, sizeof(long))) return -1;
     if (c->count > h->capacity) {
         long cap = c->count + c->count / 2 + 256;
-        int *kb = realloc(h->key_b, sizeof(int) * (size_t)cap);
-        if (kb) h->key_b = kb;
+        ndem_contact_key *kb = realloc(h->key, sizeof *kb * (size_t)cap);
+        if (kb) h->key = kb;
         float *lam = realloc(h->lam, 7 * sizeof(float) * (size_t)cap);
         if (lam) h->lam = lam;
         if (!kb || !lam) return -1;
         h->capacity = cap;
     }
     memcpy(h->start, c->start, sizeof(long) * (size_t)(nb + 1));
-    if (c->count > 0) memcpy(h->key_b, c->key_b, sizeof(int) * (size_t)c->count);
+    if (c->count > 0) memcpy(h->key, c->key, sizeof *h->key * (size_t)c->count);
     h->bodies = nb;
     h->count = c->count;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))

@@ -1,7 +1,5 @@
-/* sim.c - the simulation object and its step, a sequence of named stages
- * (seed 003 Algorithm 1): emit, broad phase, narrow phase, colour, prepare
- * rows and warm start, solve (impact stage, continuous stage), store
- * impulses, integrate positions, move geometry. */
+/* sim.c - the simulation object: creation from a scene definition,
+ * destruction, frames and the state hash. Its step is in step.c. */
 #include "dem.h"
 #include "sim.h"
 #include "vec.h"
@@ -101,7 +99,8 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     const char *pmin = getenv("NDEM_PARALLEL_MIN");
     sim->parallel_min = pmin && atol(pmin) > 0 ? atol(pmin) : NDEM_PARALLEL_MIN_DEFAULT;
     sim->isa = ndem_solver_isa(getenv("NDEM_ISA"), err, err_len);
-    if (sim->isa < 0) {
+    if (sim->isa < 0 ||
+        ndem_overflow_switch(getenv("NDEM_OVERFLOW"), &sim->overflow_all, err, err_len)) {
         ndem_sim_destroy(sim);
         return NULL;
     }
@@ -198,145 +197,6 @@ const char *ndem_sim_error(const ndem_sim *sim) { return sim->error; }
 const ndem_step_stats *ndem_sim_stats(const ndem_sim *sim) { return &sim->stats; }
 long ndem_sim_particle_count(const ndem_sim *sim) { return sim->bodies.count; }
 long ndem_sim_total_steps(const ndem_sim *sim) { return sim->total_steps; }
-
-/* x += h v_new; orientation turned by the new angular velocity. */
-static void integrate(ndem_sim *sim)
-{
-    ndem_bodies *b = &sim->bodies;
-    double h = sim->solver.time_step;
-#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, b->count))
-    for (long i = 0; i < b->count; i++) {
-        double *x = &b->pos[3 * i], *v = &b->vel[6 * i], *q = &b->quat[4 * i];
-        for (int k = 0; k < 3; k++) x[k] += h * v[k];
-        double w = ndem_norm(&v[3]);
-        if (w * h > 1e-12) {
-            double half = 0.5 * w * h, s = sin(half) / w;
-            double dq[4] = {cos(half), v[3] * s, v[4] * s, v[5] * s};
-            double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
-                           dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
-                           dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
-                           dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
-            double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-            for (int k = 0; k < 4; k++) q[k] = r[k] / len;
-        }
-    }
-    for (int g = 0; g < sim->geometry_count; g++) {
-        ndem_geometry_def *geo = &sim->geometry[g];
-        for (int k = 0; k < 3; k++) {
-            double dx = h * geo->velocity[k];
-            geo->point[k] += dx;
-            geo->min[k] += dx;
-            geo->max[k] += dx;
-            geo->center[k] += dx;
-        }
-    }
-}
-
-/* Kinetic energy, contact counts and the first bad particle, in body order so
- * the figures do not depend on the thread count. */
-static ndem_status measure(ndem_sim *sim)
-{
-    const ndem_bodies *b = &sim->bodies;
-    double ke = 0;
-    for (long i = 0; i < b->count; i++) {
-        const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
-        /* a particle with locked rotation has inv_inertia 0 and no spin */
-        double m = 1.0 / b->inv_mass[i], in = b->inv_inertia[i] > 0 ? 1.0 / b->inv_inertia[i] : 0;
-        ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
-              0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
-        if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
-              isfinite(v[1]) && isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) &&
-              isfinite(v[5]))) {
-            snprintf(sim->error, sizeof sim->error,
-                     "particle %ld has a non-finite state at t = %.6g s (step %ld); "
-                     "reduce the time step",
-                     b->id[i], sim->time, sim->step);
-            return NDEM_ERR_NONFINITE;
-        }
-        for (int k = 0; k < 3; k++)
-            if (x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]) {
-                snprintf(sim->error, sizeof sim->error,
-                         "particle %ld left the scene bounds at t = %.6g s (step %ld), "
-                         "position (%.4g, %.4g, %.4g)",
-                         b->id[i], sim->time, sim->step, x[0], x[1], x[2]);
-                return NDEM_ERR_ESCAPED;
-            }
-    }
-    sim->stats.kinetic_energy = ke;
-    if (sim->dem) return NDEM_OK; /* contact counts come from dem.c */
-    const ndem_contacts *c = &sim->contacts;
-    long touching = 0, geo = 0;
-    double maxov = 0;
-    for (long p = 0; p < c->packet_count; p++)
-        for (int l = 0; l < c->fill[p]; l++) {
-            const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
-            if (o->delta > 0) {
-                touching++;
-                geo += o->geometry >= 0;
-                if (o->delta > maxov) maxov = o->delta;
-            }
-        }
-    sim->stats.kinetic_energy = ke;
-    sim->stats.contacts = touching;
-    sim->stats.geometry_contacts = geo;
-    sim->stats.max_overlap = maxov;
-    return NDEM_OK;
-}
-
-static ndem_status fail_memory(ndem_sim *sim)
-{
-    snprintf(sim->error, sizeof sim->error, "out of memory at step %ld", sim->step);
-    return NDEM_ERR_MEMORY;
-}
-
-ndem_status ndem_sim_step(ndem_sim *sim)
-{
-    double t0 = omp_get_wtime();
-    double h = sim->solver.time_step;
-    if (ndem_emit(sim)) return fail_memory(sim);
-    /* Spatial order every few steps (reorder.c); a function of the step
-     * counter, so a restored checkpoint reorders at the same steps. */
-    if (!sim->dem && sim->step % NDEM_REORDER_STEPS == 0 && ndem_bodies_reorder(sim))
-        return fail_memory(sim);
-    double t1 = omp_get_wtime();
-    double skin; /* the geometry search's reach, from the same scan as the lists' */
-    if (ndem_neighbours_update(sim, &skin)) return fail_memory(sim);
-    double t2 = omp_get_wtime();
-    double t3, t4;
-    if (sim->dem) {
-        /* smooth DEM: contact forces, then symplectic Euler (dem.c) */
-        if (ndem_contacts_build(sim, skin)) return fail_memory(sim);
-        t3 = omp_get_wtime();
-        if (ndem_dem_forces(sim)) return fail_memory(sim);
-        ndem_dem_accelerate(sim);
-        t4 = omp_get_wtime();
-    } else {
-        if (ndem_contacts_build(sim, skin) || ndem_contacts_color(sim) ||
-            ndem_contacts_prepare(sim))
-            return fail_memory(sim);
-        t3 = omp_get_wtime();
-        ndem_solve(sim);
-        if (ndem_contacts_store_history(sim)) return fail_memory(sim);
-        t4 = omp_get_wtime();
-    }
-    integrate(sim);
-    sim->step++;
-    sim->time = (double)sim->step * h;
-    ndem_status st = measure(sim);
-    double t5 = omp_get_wtime();
-    ndem_step_stats *s = &sim->stats;
-    s->step = sim->step;
-    s->time = sim->time;
-    s->particles = sim->bodies.count;
-    s->colors = sim->contacts.color_count;
-    s->rows = sim->contacts.count;
-    s->wall_broadphase = t2 - t1 + (t1 - t0);
-    s->wall_narrowphase = t3 - t2;
-    s->wall_solve = t4 - t3;
-    s->wall_integrate = t5 - t4;
-    s->wall_total = t5 - t0;
-    return st;
-}
 
 static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
 {

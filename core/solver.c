@@ -166,7 +166,8 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual)
     ndem_contacts *c = x->c;
     for (int q = 0; q < c->color_count; q++) {
         long lo = c->color_start[q], hi = c->color_start[q + 1];
-        if (q == 64) {
+        if (lo == hi) continue; /* an empty set costs no barrier (NDEM_OVERFLOW=all) */
+        if (q == NDEM_COLOR_OVERFLOW) {
             /* overflow set: no colour was left, one thread solves it in order */
 #pragma omp single
             for (long p = lo; p < hi; p++) solve_packet(x, p, st, want_residual);
@@ -318,17 +319,17 @@ static long impact_islands(ndem_sim *sim)
     int *parent = c->island, *hit = c->island + nb;
     for (long i = 0; i < nb; i++) parent[i] = (int)i, hit[i] = 0;
     for (long k = 0; k < c->count; k++) {
-        if (c->cold[c->slot[k]].impact == 0 || c->key_b[k] < 0) continue;
-        int ra = island_root(parent, c->key_a[k]), rb = island_root(parent, c->key_b[k]);
+        if (c->cold[c->slot[k]].impact == 0 || !ndem_key_is_particle(c->key[k])) continue;
+        int ra = island_root(parent, c->key[k].a), rb = island_root(parent, c->key[k].b);
         if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
     for (long k = 0; k < c->count; k++)
-        if (c->cold[c->slot[k]].impact == 2) hit[island_root(parent, c->key_a[k])] = 1;
+        if (c->cold[c->slot[k]].impact == 2) hit[island_root(parent, c->key[k].a)] = 1;
     long kept = 0;
     for (long k = 0; k < c->count; k++) {
         ndem_row_cold *r = &c->cold[c->slot[k]];
         if (r->impact == 0) continue;
-        if (hit[island_root(parent, c->key_a[k])]) kept++;
+        if (hit[island_root(parent, c->key[k].a)]) kept++;
         else r->impact = 0;
     }
     return kept;
@@ -383,12 +384,16 @@ static void right_hand_side(ndem_sim *sim, long p)
     }
 }
 
-void ndem_solve(ndem_sim *sim)
+static sweep_ctx make_ctx(const ndem_sim *sim)
+{
+    const double h = sim->solver.time_step;
+    float sig = (float)(sim->solver.friction_compliance / h);
+    return (sweep_ctx){(ndem_contacts *)&sim->contacts, ndem_fv_set(sig), ndem_fv_set(sig)};
+}
+
+void ndem_solve_impact(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
-    ndem_bodies *b = &sim->bodies;
-    const double h = sim->solver.time_step;
-    const long nb = b->count;
     long impacts = 0;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count)) \
     reduction(+ : impacts)
@@ -399,21 +404,34 @@ void ndem_solve(ndem_sim *sim)
         impacts = 0; /* out of memory: skip the impact stage this step */
         impact_rows = 0;
     }
-    const int max_it = sim->solver.iterations, imp_it = sim->solver.impact_iterations;
+    sim->stats.impacts = impacts;
+    sim->stats.impact_rows = impact_rows;
+    if (impacts == 0) return;
+    const int imp_it = sim->solver.impact_iterations;
+    sweep_ctx x = make_ctx(sim);
+#pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
+    {
+        load_slots(sim);
+        for (int it = 0; it < imp_it; it++) sweep(sim, &x, STAGE_IMPACT, 0);
+        store_slots(sim);
+    }
+}
+
+void ndem_solve_continuous(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    ndem_bodies *b = &sim->bodies;
+    const double h = sim->solver.time_step;
+    const long nb = b->count;
+    const int max_it = sim->solver.iterations;
     const double tol = sim->solver.tolerance;
     const int warm = sim->solver.warm_start;
     int iters_used = 0, stop = 0;
     double res[3] = {0, 0, 0};
-    sweep_ctx x = {c, ndem_fv_set((float)(sim->solver.friction_compliance / h)),
-                   ndem_fv_set((float)(sim->solver.friction_compliance / h))};
+    sweep_ctx x = make_ctx(sim);
 
 #pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
     {
-        if (impacts > 0) {
-            load_slots(sim);
-            for (int it = 0; it < imp_it; it++) sweep(sim, &x, STAGE_IMPACT, 0);
-            store_slots(sim);
-        }
         /* The impact impulses are dropped (lam holds the warm start); the
          * right-hand side takes the post-impact velocities. */
 #pragma omp for schedule(static)
@@ -446,8 +464,6 @@ void ndem_solve(ndem_sim *sim)
         store_slots(sim);
     }
     if (iters_used == 0) iters_used = max_it;
-    sim->stats.impacts = impacts;
-    sim->stats.impact_rows = impact_rows;
     sim->stats.iterations = iters_used;
     sim->stats.residual_normal = res[0];
     sim->stats.residual_friction = res[1];

@@ -1,0 +1,133 @@
+/* contacts.h (internal) - the contact graph: contacts found by the narrow
+ * phase (contacts.c), their colouring into packets (rows.c), and the
+ * warm-start history of last step's impulses. */
+#ifndef NDEM_CONTACTS_H
+#define NDEM_CONTACTS_H
+
+#include "broadphase.h"
+#include "rows.h"
+
+#include <stdint.h>
+
+struct ndem_sim;
+
+/* A contact's key: body a (a particle, the lower index of a pair) touches
+ * b, which is a particle when feature is NDEM_KEY_PARTICLE, otherwise a
+ * geometry index and feature which of its features (a face, a cap; later a
+ * mesh triangle, or NDEM_KEY_BODY-like kinds for rigid bodies). Keys are
+ * equal when all three fields are; the warm start matches them. */
+typedef struct ndem_contact_key {
+    int a, b, feature;
+} ndem_contact_key;
+#define NDEM_KEY_PARTICLE (-1)
+
+static inline int ndem_key_is_particle(ndem_contact_key k) { return k.feature < 0; }
+static inline int ndem_key_same(ndem_contact_key x, ndem_contact_key y)
+{
+    return x.b == y.b && x.feature == y.feature && x.a == y.a;
+}
+
+/* Pair order among the keys of one body a: geometry features first, by
+ * geometry then feature, then particles by index. */
+static inline int ndem_key_before(ndem_contact_key x, ndem_contact_key y)
+{
+    int px = ndem_key_is_particle(x), py = ndem_key_is_particle(y);
+    if (px != py) return py;
+    return x.b != y.b ? x.b < y.b : x.feature < y.feature;
+}
+
+/* The checkpoint's form of a key's b and feature (format 3, unchanged):
+ * b for a particle, -1 - (geometry * 8 + feature) for a geometry feature
+ * (features below 8). */
+static inline int ndem_key_pack(ndem_contact_key k)
+{
+    return k.feature < 0 ? k.b : -1 - (k.b * 8 + k.feature);
+}
+static inline ndem_contact_key ndem_key_unpack(int a, int packed)
+{
+    if (packed >= 0) return (ndem_contact_key){a, packed, NDEM_KEY_PARTICLE};
+    return (ndem_contact_key){a, (-1 - packed) / 8, (-1 - packed) % 8};
+}
+
+/* The greedy colouring (rows.c) gives each body a mask of the colours its
+ * rows use: NDEM_COLORS colours, one bit each. A row that finds no free
+ * colour goes to the overflow set, solved serially after the colours, one
+ * row per packet (Box2D's overflow constraints). color_start has one entry
+ * per set and one past the last. */
+typedef uint64_t ndem_color_mask;
+#define NDEM_COLORS 64
+#define NDEM_COLOR_OVERFLOW NDEM_COLORS
+#define NDEM_COLOR_SETS (NDEM_COLORS + 1)
+#define NDEM_COLOR_MASK_FULL (~(ndem_color_mask)0)
+
+/* Keys found by one block of bodies in the narrow phase (contacts.c). */
+typedef struct ndem_key_block {
+    ndem_contact_key *key;
+    long count, capacity;
+} ndem_key_block;
+
+/* Candidate contacts in pair order: by a, then the geometry features of a
+ * in geometry order, then the particles b > a ascending. */
+typedef struct ndem_contacts {
+    long count, capacity;
+    ndem_contact_key *key;
+    int *slot;   /* row of the contact: packet * NDEM_LANES + lane */
+    long *start; /* per body: first contact of the body (CSR), count + 1 */
+    long start_capacity;
+    ndem_packet *packets; /* colour after colour */
+    unsigned char *fill;  /* per packet: lanes in use (from lane 0) */
+    ndem_row_cold *cold;  /* per row */
+    float *residual;      /* 3 per packet: sums of its lanes' residuals */
+    long packet_count, packet_capacity;
+    ndem_f8 *vs; /* velocity slots: v, w, inverse mass, inverse inertia */
+    long slot_count, slot_capacity;
+    double *ug; /* 6 per geometry row: surface velocity at the contact, angular velocity */
+    long ug_capacity;
+    long geometry_rows;
+    ndem_fv *impact_v;      /* per packet: impact stage target speeds */
+    ndem_fv *impact_lam;    /* 6 per packet: the impact stage's own impulses */
+    unsigned *impact_lanes; /* per packet: lanes in the impact stage (bits) */
+    long impact_capacity;
+    ndem_key_block *blocks; /* narrow-phase buffers, one per block of bodies */
+    long block_capacity;
+    int color_count;                       /* sets in use: colours, then the overflow set if any */
+    long color_start[NDEM_COLOR_SETS + 1]; /* set c: packets [color_start[c], color_start[c+1]) */
+    ndem_color_mask *color_mask;           /* per body, colouring scratch */
+    long mask_capacity;
+    int *island; /* per body: union-find parent for the impact stage */
+    long island_capacity;
+} ndem_contacts;
+
+/* Warm-start history: last step's contacts in pair order with their
+ * impulses as world vectors, so a rotated tangent basis can be re-projected. */
+typedef struct ndem_history {
+    long bodies; /* bodies covered by start */
+    long count;
+    long *start; /* bodies + 1 */
+    ndem_contact_key *key;
+    float *lam; /* 7 per contact: normal, friction vector, rolling vector */
+    long capacity, start_capacity;
+} ndem_history;
+
+/* The narrow phase: this step's contacts from the lists and the geometry. */
+int ndem_contacts_build(struct ndem_sim *sim, double skin);
+/* Greedy colouring into packets (rows.c). */
+int ndem_contacts_color(struct ndem_sim *sim);
+int ndem_contacts_store_history(struct ndem_sim *sim);
+void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h);
+
+/* Where a contact touches (PHYSICS.md "Bodies and contacts"), shared by the
+ * NDEM rows and the smooth-DEM forces: unit normal n from a to b, overlap
+ * delta (negative: gap), lever arms la, lb (the contact point is the middle
+ * of the overlap), effective diameter d* (a wall counts as infinitely
+ * large), b's material, and for geometry the surface velocity at the
+ * contact point and the angular velocity in ug. */
+typedef struct ndem_contact_geom {
+    double n[3];
+    double delta, la, lb, d_eff;
+    int material_b;
+    double ug[6];
+} ndem_contact_geom;
+void ndem_contact_geometry(const struct ndem_sim *sim, ndem_contact_key key, ndem_contact_geom *g);
+
+#endif

@@ -1,0 +1,80 @@
+/* rows.h (internal) - the solver's rows: packets of NDEM_LANES rows of one
+ * colour (what a PGS sweep streams), the cold per-row data read once per
+ * step (rows.c), and the solve stage (solver.c). */
+#ifndef NDEM_ROWS_H
+#define NDEM_ROWS_H
+
+#include "lanes.h"
+
+#include <stddef.h>
+
+struct ndem_sim;
+
+/* NDEM_LANES contact row sets of one colour, field after field (structure of
+ * arrays): what a PGS sweep streams (seed 003 eqs. 16-18), 104 bytes per
+ * contact in float32, one vector load per field. a and b index velocity
+ * slots (ndem_contacts.vs): bodies first, then one slot per geometry row
+ * holding the geometry's velocity with zero inverse masses, so wall rows
+ * and particle rows share one kernel. The tangents are rebuilt from n in
+ * the sweep (ndem_row_tangent, lane by lane).
+ * Unused lanes (past ndem_contacts.fill) are zeros on a zero slot. */
+typedef struct ndem_packet {
+    int a[NDEM_LANES], b[NDEM_LANES];
+    ndem_fv n[3];
+    ndem_fv la, lb; /* lever arms |p - x_a|, |p - x_b| */
+    ndem_fv s;      /* normal row scale e_H delta^(e_H - 1) */
+    ndem_fv sig_n, q_n;
+    ndem_fv mu, mur, mut; /* friction, mu_r r*, mu_t r* */
+    ndem_fv lo_n;         /* lower bound of the normal impulse (adhesion, <= 0) */
+    ndem_fv lam[6];       /* normal, t1, t2, r1, r2, twist */
+} ndem_packet;
+
+/* The tangents of a row, functions of its float32 normal alone (Frisvad's
+ * construction, vec.h, in float): t1 here, t2 = n x t1. The sweep's vector
+ * version performs the same operations, so both see the same basis. */
+static inline void ndem_row_tangent(const float *n, float *t1)
+{
+    float s = n[2] >= 0.0f ? 1.0f : -1.0f;
+    float a = -1.0f / (s + n[2]);
+    t1[0] = 1.0f + s * n[0] * n[0] * a;
+    t1[1] = s * (n[0] * n[1] * a);
+    t1[2] = -s * n[0];
+}
+
+/* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
+ * impact stage, warm start, statistics. */
+typedef struct ndem_row_cold {
+    float delta;        /* overlap (negative: gap) */
+    float phi, ups;     /* constraint phi and Upsilon_n of the SPOOK normal row */
+    float v_target;     /* impact stage: separation speed to reach */
+    int geometry;       /* geometry row index (its ug entry), or -1 */
+    signed char impact; /* 0: skip in impact stage, 1: resting row, 2: impacting */
+    signed char gap;    /* 1: bodies apart; a speculative row, not a SPOOK spring */
+} ndem_row_cold;
+
+/* Rows from the coloured contacts: Hertz mapping, impact classification and
+ * warm start (rows.c). */
+int ndem_contacts_prepare(struct ndem_sim *sim);
+/* The impact stage: Newton impacts on the islands that hold an impacting
+ * contact, impulses of its own (solver.c). */
+void ndem_solve_impact(struct ndem_sim *sim);
+/* The continuous stage: SPOOK right-hand side with the post-impact
+ * velocities, gravity and external forces, warm start, PGS sweeps. */
+void ndem_solve_continuous(struct ndem_sim *sim);
+
+/* The force-overflow switch NDEM_OVERFLOW (NULL or "": colours as usual;
+ * "all": every row goes to the overflow set, solved serially in pair order,
+ * a reference for the coloured parallel solve in tests). Sets *all and
+ * returns 0, or -1 with a message for another value. */
+int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len);
+
+/* The solver sweep's variant from NDEM_ISA (NULL or "": the best this CPU
+ * runs; "v4", "v3" or "base" force x86-64-v4, x86-64-v3 or baseline code,
+ * so that tests can check that every variant gives the same bits). Returns
+ * the variant (>= 0), or -1 with a message when it is unknown or this CPU
+ * cannot run it. */
+int ndem_solver_isa(const char *name, char *err, size_t err_len);
+/* The variant's name, "v4", "v3" or "base". */
+const char *ndem_solver_isa_name(int isa);
+
+#endif

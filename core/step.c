@@ -1,0 +1,226 @@
+/* step.c - one time step as a table of named stages run in order (seed 003
+ * Algorithm 1 for NDEM): each stage is one function of its module, and
+ * the time it takes adds to one of the step statistics' wall-clock groups
+ * (broad phase, narrow phase, solve, integrate). Smooth DEM runs its own
+ * table over the same bodies, broad phase and contacts. */
+#include "checks.h"
+#include "dem.h"
+#include "sim.h"
+#include "vec.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+
+/* x += h v_new; orientation turned by the new angular velocity; geometry
+ * advanced by its type's integrate. */
+static void integrate(ndem_sim *sim)
+{
+    ndem_bodies *b = &sim->bodies;
+    double h = sim->solver.time_step;
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, b->count))
+    for (long i = 0; i < b->count; i++) {
+        double *x = &b->pos[3 * i], *v = &b->vel[6 * i], *q = &b->quat[4 * i];
+        for (int k = 0; k < 3; k++) x[k] += h * v[k];
+        double w = ndem_norm(&v[3]);
+        if (w * h > 1e-12) {
+            double half = 0.5 * w * h, s = sin(half) / w;
+            double dq[4] = {cos(half), v[3] * s, v[4] * s, v[5] * s};
+            double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
+                           dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
+                           dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
+                           dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
+            double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+            for (int k = 0; k < 4; k++) q[k] = r[k] / len;
+        }
+    }
+    for (int g = 0; g < sim->geometry_count; g++) ndem_geometry_integrate(&sim->geometry[g], h);
+}
+
+/* Kinetic energy, contact counts and the first bad particle, in body order so
+ * the figures do not depend on the thread count. */
+static ndem_status measure(ndem_sim *sim)
+{
+    const ndem_bodies *b = &sim->bodies;
+    double ke = 0;
+    for (long i = 0; i < b->count; i++) {
+        const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
+        /* a particle with locked rotation has inv_inertia 0 and no spin */
+        double m = 1.0 / b->inv_mass[i], in = b->inv_inertia[i] > 0 ? 1.0 / b->inv_inertia[i] : 0;
+        ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+              0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
+              isfinite(v[1]) && isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) &&
+              isfinite(v[5]))) {
+            snprintf(sim->error, sizeof sim->error,
+                     "particle %ld has a non-finite state at t = %.6g s (step %ld); "
+                     "reduce the time step",
+                     b->id[i], sim->time, sim->step);
+            return NDEM_ERR_NONFINITE;
+        }
+        for (int k = 0; k < 3; k++)
+            if (x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]) {
+                snprintf(sim->error, sizeof sim->error,
+                         "particle %ld left the scene bounds at t = %.6g s (step %ld), "
+                         "position (%.4g, %.4g, %.4g)",
+                         b->id[i], sim->time, sim->step, x[0], x[1], x[2]);
+                return NDEM_ERR_ESCAPED;
+            }
+    }
+    sim->stats.kinetic_energy = ke;
+    if (sim->dem) return NDEM_OK; /* contact counts come from dem.c */
+    const ndem_contacts *c = &sim->contacts;
+    long touching = 0, geo = 0;
+    double maxov = 0;
+    for (long p = 0; p < c->packet_count; p++)
+        for (int l = 0; l < c->fill[p]; l++) {
+            const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
+            if (o->delta > 0) {
+                touching++;
+                geo += o->geometry >= 0;
+                if (o->delta > maxov) maxov = o->delta;
+            }
+        }
+    sim->stats.kinetic_energy = ke;
+    sim->stats.contacts = touching;
+    sim->stats.geometry_contacts = geo;
+    sim->stats.max_overlap = maxov;
+    return NDEM_OK;
+}
+
+/* ---- the stages: each returns NDEM_OK, NDEM_ERR_MEMORY (the step fails
+ * with "out of memory") or another status, which ends the step ---- */
+
+static ndem_status status_of(int rc) { return rc ? NDEM_ERR_MEMORY : NDEM_OK; }
+
+static ndem_status stage_emit(ndem_sim *sim) { return status_of(ndem_emit(sim)); }
+
+/* Spatial order every few steps (reorder.c); a function of the step
+ * counter, so a restored checkpoint reorders at the same steps. */
+static ndem_status stage_reorder(ndem_sim *sim)
+{
+    if (sim->step % NDEM_REORDER_STEPS != 0) return NDEM_OK;
+    return status_of(ndem_bodies_reorder(sim));
+}
+
+/* The lists, and the geometry search's reach from the same scan. */
+static ndem_status stage_broadphase(ndem_sim *sim)
+{
+    return status_of(ndem_neighbours_update(sim, &sim->geometry_skin));
+}
+
+static ndem_status stage_contacts(ndem_sim *sim)
+{
+    return status_of(ndem_contacts_build(sim, sim->geometry_skin));
+}
+
+static ndem_status stage_color(ndem_sim *sim) { return status_of(ndem_contacts_color(sim)); }
+
+static ndem_status stage_prepare(ndem_sim *sim) { return status_of(ndem_contacts_prepare(sim)); }
+
+static ndem_status stage_impact(ndem_sim *sim)
+{
+    ndem_solve_impact(sim);
+    return NDEM_OK;
+}
+
+static ndem_status stage_solve(ndem_sim *sim)
+{
+    ndem_solve_continuous(sim);
+    return NDEM_OK;
+}
+
+static ndem_status stage_history(ndem_sim *sim)
+{
+    return status_of(ndem_contacts_store_history(sim));
+}
+
+/* smooth DEM: contact forces, then symplectic Euler (dem.c) */
+static ndem_status stage_forces(ndem_sim *sim)
+{
+    if (ndem_dem_forces(sim)) return NDEM_ERR_MEMORY;
+    ndem_dem_accelerate(sim);
+    return NDEM_OK;
+}
+
+static ndem_status stage_integrate(ndem_sim *sim)
+{
+    integrate(sim);
+    sim->step++;
+    sim->time = (double)sim->step * sim->solver.time_step;
+    return NDEM_OK;
+}
+
+/* Which wall-clock figure of ndem_step_stats a stage's time adds to. */
+enum { WALL_BROAD, WALL_NARROW, WALL_SOLVE, WALL_INTEGRATE, WALL_GROUPS };
+
+typedef struct ndem_stage {
+    const char *name;
+    ndem_status (*run)(ndem_sim *sim);
+    int wall;                                  /* WALL_... */
+    void (*check)(const struct ndem_sim *sim); /* invariants after it (checks.h), or NULL */
+} ndem_stage;
+
+/* NDEM, seed 003 Algorithm 1. */
+static const ndem_stage ndem_stages[] = {
+    {"emit", stage_emit, WALL_BROAD, NULL},
+    {"reorder", stage_reorder, WALL_BROAD, ndem_check_bodies},
+    {"broadphase", stage_broadphase, WALL_BROAD, ndem_check_lists},
+    {"contacts", stage_contacts, WALL_NARROW, ndem_check_contacts},
+    {"color", stage_color, WALL_NARROW, ndem_check_colors},
+    {"prepare", stage_prepare, WALL_NARROW, ndem_check_rows},
+    {"impact", stage_impact, WALL_SOLVE, NULL},
+    {"solve", stage_solve, WALL_SOLVE, NULL},
+    {"history", stage_history, WALL_SOLVE, ndem_check_history},
+    {"integrate", stage_integrate, WALL_INTEGRATE, NULL},
+    {"measure", measure, WALL_INTEGRATE, ndem_check_bodies},
+};
+
+/* Smooth DEM (dem.c): no reorder (its spring history is keyed by body). */
+static const ndem_stage dem_stages[] = {
+    {"emit", stage_emit, WALL_BROAD, ndem_check_bodies},
+    {"broadphase", stage_broadphase, WALL_BROAD, ndem_check_lists},
+    {"contacts", stage_contacts, WALL_NARROW, ndem_check_contacts},
+    {"forces", stage_forces, WALL_SOLVE, NULL},
+    {"integrate", stage_integrate, WALL_INTEGRATE, NULL},
+    {"measure", measure, WALL_INTEGRATE, ndem_check_bodies},
+};
+
+ndem_status ndem_sim_step(ndem_sim *sim)
+{
+    const ndem_stage *stages = sim->dem ? dem_stages : ndem_stages;
+    int count = sim->dem ? (int)(sizeof dem_stages / sizeof *dem_stages)
+                         : (int)(sizeof ndem_stages / sizeof *ndem_stages);
+    double wall[WALL_GROUPS] = {0}, t0 = omp_get_wtime(), t = t0;
+    ndem_status st = NDEM_OK;
+    for (int i = 0; i < count && st == NDEM_OK; i++) {
+        st = stages[i].run(sim);
+        if (st != NDEM_OK) sim->failed = 1; /* its state may be non-finite */
+        if (st == NDEM_ERR_MEMORY) {
+            snprintf(sim->error, sizeof sim->error, "out of memory at step %ld (stage %s)",
+                     sim->step, stages[i].name);
+            return st;
+        }
+        double now = omp_get_wtime();
+        wall[stages[i].wall] += now - t;
+        t = now;
+        /* checked builds: the invariants this stage leaves (compiled out
+         * in release); its time is not the stage's */
+        if (NDEM_CHECKS && stages[i].check) {
+            stages[i].check(sim);
+            t = omp_get_wtime();
+        }
+    }
+    ndem_step_stats *s = &sim->stats;
+    s->step = sim->step;
+    s->time = sim->time;
+    s->particles = sim->bodies.count;
+    s->colors = sim->contacts.color_count;
+    s->rows = sim->contacts.count;
+    s->wall_broadphase = wall[WALL_BROAD];
+    s->wall_narrowphase = wall[WALL_NARROW];
+    s->wall_solve = wall[WALL_SOLVE];
+    s->wall_integrate = wall[WALL_INTEGRATE];
+    s->wall_total = t - t0;
+    return st;
+}

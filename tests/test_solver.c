@@ -1,0 +1,166 @@
+/* test_solver.c - the serial overflow path of the solver as a reference
+ * (issue 13, "make room in core/"): NDEM_OVERFLOW=all puts every row into
+ * the overflow set, solved by one thread in pair order; the coloured
+ * parallel solve must agree with it physically, and a body with rows of
+ * more colours than NDEM_COLORS must still be solved (its extra rows go to
+ * the overflow set). */
+#include "scene.h"
+#include "sim.h"
+#include "testutil.h"
+
+#include <math.h>
+
+/* Runs the column of bench/column-25.json to its end with converged solves
+ * (500 cold iterations) and returns its top; *sets gets the colour sets of
+ * the last step and *overflow_first the first packet of the overflow set. */
+static double column_top(int overflow_all, int *sets, long *overflow_first)
+{
+    char path[512];
+    ndem_job *job = test_job_file(ndem_test_bench("column-25.json", path, sizeof path));
+    job->scene.solver.iterations = 500;
+    job->scene.solver.warm_start = 0;
+    if (overflow_all) setenv("NDEM_OVERFLOW", "all", 1);
+    ndem_sim *sim = test_sim(job);
+    unsetenv("NDEM_OVERFLOW");
+    long n = ndem_sim_total_steps(sim);
+    for (long i = 0; i < n; i++) test_step(sim);
+    ndem_frame f;
+    test_frame(sim, &f);
+    double top = 0;
+    for (long i = 0; i < f.count; i++) top = fmax(top, f.positions[3 * i + 2] + f.radii[i]);
+    ndem_frame_free(&f);
+    *sets = sim->contacts.color_count;
+    *overflow_first = sim->contacts.color_count == NDEM_COLOR_SETS
+                          ? sim->contacts.color_start[NDEM_COLOR_OVERFLOW]
+                          : -1;
+    ck_assert_double_lt(ndem_sim_stats(sim)->kinetic_energy, 1e-12); /* at rest */
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    return top;
+}
+
+/* The column solved with every row serial and with colours settles to the
+ * same height. Both are converged solves of the same complementarity
+ * problem; each lies within 1% of the Hertz compression of the theory
+ * (test_physics' bound for 500 iterations), so they agree within 2% of it
+ * whatever the sweep order. */
+START_TEST(column_serial_agrees_with_coloured)
+{
+    char path[512];
+    ndem_job *job = test_job_file(ndem_test_bench("column-25.json", path, sizeof path));
+    double theory = hertz_column_height(job, 25);
+    double stacked = 25 * 2 * job->scene.generators[0].spheres[3], c_theory = stacked - theory;
+    ndem_job_destroy(job);
+    int sets_c, sets_s;
+    long first_c, first_s;
+    double top_c = column_top(0, &sets_c, &first_c);
+    double top_s = column_top(1, &sets_s, &first_s);
+    fprintf(stderr,
+            "column: Hertz compression %.6f mm; coloured %.6f mm (%d colours), serial %.6f mm\n",
+            1e3 * c_theory, 1e3 * (stacked - top_c), sets_c, 1e3 * (stacked - top_s));
+    /* a chain on a plane needs 2 colours; nothing overflows */
+    ck_assert_int_le(sets_c, 3);
+    ck_assert_int_eq(first_c, -1);
+    /* forced: the colours are empty, every row is in the overflow set */
+    ck_assert_int_eq(sets_s, NDEM_COLOR_SETS);
+    ck_assert_int_eq(first_s, 0);
+    ck_assert_double_lt(fabs(top_c - theory) / c_theory, 0.01);
+    ck_assert_double_lt(fabs(top_s - theory) / c_theory, 0.01);
+    ck_assert_double_lt(fabs(top_s - top_c) / c_theory, 0.02);
+}
+END_TEST
+
+/* A big sphere (R = 5 cm) on a plane carries N small ones (r = 4 mm) on its
+ * upper cap, each touching it at the start: the big sphere has N rows, more
+ * than NDEM_COLORS, so N - 64 of them can only be solved in the overflow
+ * set. Hertz puts a small sphere ~6 um into the big one (E = 1e7 Pa); a row
+ * left unsolved would let it fall g t^2 / 2 = 12 mm in 0.05 s. */
+#define CAP_N 100
+static void cap_scene(int overflow_all)
+{
+    const double R = 0.05, r = 0.004, golden = M_PI * (3.0 - sqrt(5.0));
+    static char spheres[(CAP_N + 1) * 128];
+    size_t len = 0;
+    len += (size_t)snprintf(spheres + len, sizeof spheres - len, "[0, 0, %.17g, %.17g]", R, R);
+    for (int i = 0; i < CAP_N; i++) {
+        /* Fibonacci points on the cap of polar angle < 60 degrees: about
+         * 9.6 mm apart, more than a small diameter */
+        double z = 1.0 - 0.5 * (i + 0.5) / CAP_N, s = sqrt(1.0 - z * z), phi = golden * i;
+        double d = R + r;
+        len +=
+            (size_t)snprintf(spheres + len, sizeof spheres - len, ", [%.17g, %.17g, %.17g, %.17g]",
+                             d * s * cos(phi), d * s * sin(phi), R + d * z, r);
+    }
+    ndem_job *job = test_job("{\"scene\": {" TEST_MATERIALS ","
+                             " \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"],"
+                             " \"friction\": 0.5, \"restitution\": 0.2},"
+                             " {\"materials\": [\"ore\", \"steel\"], \"friction\": 0.5,"
+                             " \"restitution\": 0.2}],"
+                             " \"geometry\": [{\"type\": \"plane\", \"point\": [0, 0, 0],"
+                             " \"normal\": [0, 0, 1], \"material\": \"steel\"}],"
+                             " \"particles\": [{\"type\": \"list\", \"material\": \"ore\","
+                             " \"spheres\": [%s]}]},"
+                             " \"solver\": {\"time_step\": 1e-4, \"duration\": 0.05}}",
+                             spheres);
+    if (overflow_all) setenv("NDEM_OVERFLOW", "all", 1);
+    setenv("NDEM_PARALLEL_MIN", "16", 1); /* a test-size scene, threaded loops */
+    ndem_sim *sim = test_sim(job);
+    unsetenv("NDEM_OVERFLOW");
+    unsetenv("NDEM_PARALLEL_MIN");
+    long n = ndem_sim_total_steps(sim), overflowed = 0;
+    for (long i = 0; i < n; i++) {
+        test_step(sim);
+        const ndem_contacts *c = &sim->contacts;
+        if (c->color_count == NDEM_COLOR_SETS)
+            overflowed = c->color_start[NDEM_COLOR_SETS] - c->color_start[NDEM_COLOR_OVERFLOW];
+    }
+    ndem_frame f;
+    test_frame(sim, &f);
+    double worst = 0; /* deepest small sphere in the big one */
+    for (long i = 1; i < f.count; i++) {
+        const double *x = &f.positions[3 * i], *c = &f.positions[0];
+        double d = sqrt((x[0] - c[0]) * (x[0] - c[0]) + (x[1] - c[1]) * (x[1] - c[1]) +
+                        (x[2] - c[2]) * (x[2] - c[2]));
+        worst = fmax(worst, R + r - d);
+    }
+    fprintf(stderr, "cap (%s): %ld rows in the overflow set, deepest overlap %.3g m\n",
+            overflow_all ? "all serial" : "coloured", overflowed, worst);
+    /* at the end, rows past 64 colours are still in the overflow set (the
+     * small spheres still rest on the big one) and were solved */
+    ck_assert_int_ge(overflowed, overflow_all ? CAP_N : CAP_N - NDEM_COLORS);
+    ck_assert_double_lt(worst, 0.05 * r);
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+
+START_TEST(more_rows_than_colours_are_solved)
+{
+    cap_scene(0);
+    cap_scene(1);
+}
+END_TEST
+
+START_TEST(overflow_switch_rejects_other_values)
+{
+    char path[512], err[256] = "";
+    ndem_job *job = test_job_file(ndem_test_bench("column-25.json", path, sizeof path));
+    setenv("NDEM_OVERFLOW", "some", 1);
+    ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
+    unsetenv("NDEM_OVERFLOW");
+    ck_assert_ptr_null(sim);
+    ck_assert_msg(strstr(err, "NDEM_OVERFLOW=some") != NULL, "%s", err);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("solver");
+    TCase *tc = tcase_create("overflow");
+    tcase_add_test(tc, column_serial_agrees_with_coloured);
+    tcase_add_test(tc, more_rows_than_colours_are_solved);
+    tcase_add_test(tc, overflow_switch_rejects_other_values);
+    suite_add_tcase(s, tc);
+    return ndem_test_run_suite(s);
+}

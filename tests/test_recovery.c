@@ -231,6 +231,9 @@ START_TEST(health_reports_a_stuck_worker)
     ck_assert_msg(seen, "/health never reported the worker stuck");
     /* SIGTERM in the middle of a step of seconds: the daemon does not wait
      * past --stop-timeout, and the job counts as interrupted next time */
+    cJSON *j = td_job(&d, a);
+    long step0 = (long)td_num(cJSON_GetObjectItem(j, "progress"), "step");
+    cJSON_Delete(j);
     double t0 = td_now();
     int st = td_signal(&d, SIGTERM, 10);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", st);
@@ -240,7 +243,10 @@ START_TEST(health_reports_a_stuck_worker)
     ck_assert_int_eq(td_log_count(&d, needle), 1);
     td_spawn(&d);
     ck_assert_int_eq(td_log_count(&d, "recovery: 1 interrupted job(s) back in the queue"), 1);
-    /* the resumed job is again in a step of seconds: the same deliberate exit 1 */
+    /* the resumed job is again in a step of seconds (past the step it had
+     * reached, so past its set-up, which a stop request ends cleanly):
+     * the same deliberate exit 1 */
+    td_wait_step(&d, a, step0 + 1, 180);
     st = td_signal(&d, SIGTERM, 10);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", st);
     td_stop(&d); /* no sanitizer report in the log, directory removed */

@@ -156,7 +156,7 @@ lint: | $(DEPS_STAMP)
 # valid document a few times (all of core/ and api/, one OpenMP thread).
 FUZZ         := $(BUILD)/fuzz
 FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c api/frame_bin.c api/series.c core/crc32c.c \
-                core/defaults.c core/dem_timestep.c \
+                core/defaults.c core/dem_timestep.c core/dem_models.c \
                 core/material.c
 FUZZ_SECONDS ?= 30
 FUZZ_SEEDS   := $(wildcard examples/*.json bench/*.json)

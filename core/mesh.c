@@ -1,9 +1,11 @@
 /* mesh.c - a triangle soup made into a mesh: weld, drop, topology, mass.
  *
- * Welding: a spatial hash of cubic cells no smaller than the tolerance, so
- * every node within the tolerance of a corner lies in the 27 cells around
- * it; each corner joins the first earlier node within the tolerance, else
- * starts a node (greedy, in soup order, O(n)). Topology: the 3n half-edges
+ * Welding: a spatial hash of cubic cells at least twice the tolerance wide,
+ * so every node within the tolerance of a corner lies in its cell or, per
+ * axis, the one neighbour whose face is that close (1 to 8 cells); each
+ * corner joins an earlier node within the tolerance (its own cell's first,
+ * else a neighbour cell's), else starts a node (greedy, in soup order,
+ * O(n)). Topology: the 3n half-edges
  * sorted by their node pair; each run of equal pairs is one edge. Mass:
  * D. Eberly, "Polyhedral Mass Properties (Revisited)" (2002), the
  * divergence theorem turning volume integrals of 1, x, .., xy into sums over
@@ -58,15 +60,28 @@ static size_t weld_slot(const weld_hash *h, const int64_t c[3])
     return i;
 }
 
+/* The first node of cell c within sqrt(tol2) of p, or -1. */
+static int weld_find(const weld_hash *h, const int *next, const double *pos, const double *p,
+                     const int64_t c[3], double tol2)
+{
+    for (int n = h->head[weld_slot(h, c)]; n >= 0; n = next[n]) {
+        double e[3] = {p[0] - pos[3 * n], p[1] - pos[3 * n + 1], p[2] - pos[3 * n + 2]};
+        if (ndem_dot(e, e) <= tol2) return n;
+    }
+    return -1;
+}
+
 /* node_of[c] for every corner; node positions (first corner's) in pos.
  * Returns the node count, or -1 when out of memory. */
 static long weld(const double *soup, long n_corner, double tol, int *node_of, double *pos)
 {
     double extent = 0.0;
     for (long i = 0; i < 3 * n_corner; i++) extent = ndem_max(extent, fabs(soup[i]));
-    /* cells >= tol find every partner in 27 cells; >= extent 2^-40 keeps the
-     * cell indices far from int64 overflow */
-    double cell = ndem_max(tol, ldexp(extent, -40));
+    /* Cells at least 2 tol wide: a partner lies in the home cell or, per
+     * axis, in the one neighbour whose face is within tol. At least extent
+     * 2^-30: cell indices stay below 2^30, where p / cell is exact to 2^-22
+     * of a cell, far inside the reach's slack. */
+    double cell = ndem_max(2.0 * tol, ldexp(extent, -30));
     if (cell <= 0.0) cell = 1.0; /* every coordinate is 0 */
     weld_hash h;
     size_t slots = 16;
@@ -85,15 +100,21 @@ static long weld(const double *soup, long n_corner, double tol, int *node_of, do
     for (long c = 0; c < n_corner; c++) {
         const double *p = soup + 3 * c;
         int64_t home[3];
-        for (int a = 0; a < 3; a++) home[a] = (int64_t)floor(p[a] / cell);
-        int found = -1;
-        for (int d = 0; d < 27 && found < 0; d++) {
-            int64_t q[3] = {home[0] + d % 3 - 1, home[1] + d / 3 % 3 - 1, home[2] + d / 9 - 1};
-            for (int n = h.head[weld_slot(&h, q)]; n >= 0 && found < 0; n = next[n]) {
-                double e[3] = {p[0] - pos[3 * n], p[1] - pos[3 * n + 1], p[2] - pos[3 * n + 2]};
-                if (ndem_dot(e, e) <= tol2) found = n;
-            }
+        int lo[3], hi[3]; /* neighbour offsets to search per axis */
+        double reach = tol / cell + 1e-5;
+        for (int a = 0; a < 3; a++) {
+            double q = p[a] / cell, f = floor(q);
+            home[a] = (int64_t)f;
+            lo[a] = q - f <= reach ? -1 : 0;
+            hi[a] = f + 1.0 - q <= reach ? 1 : 0;
         }
+        int found = weld_find(&h, next, pos, p, home, tol2);
+        for (int dx = lo[0]; dx <= hi[0] && found < 0; dx++)
+            for (int dy = lo[1]; dy <= hi[1] && found < 0; dy++)
+                for (int dz = lo[2]; dz <= hi[2] && found < 0; dz++) {
+                    int64_t c3[3] = {home[0] + dx, home[1] + dy, home[2] + dz};
+                    if (dx || dy || dz) found = weld_find(&h, next, pos, p, c3, tol2);
+                }
         if (found < 0) {
             found = (int)n_node++;
             memcpy(pos + 3 * found, p, 3 * sizeof *p);

@@ -375,6 +375,31 @@ START_TEST(near_nodes_merge_within_tolerance_only)
 }
 END_TEST
 
+/* Every corner of a 10 x 10 floor moved by up to 0.28 tol per axis (so two
+ * copies of a node are within 0.97 tol): each node welds back into one,
+ * whichever side of a hash cell's face its copies fell. */
+START_TEST(welding_across_cell_faces)
+{
+    double *s = floor_soup(10);
+    const double tol = 1e-7;
+    uint32_t x = 12345;
+    for (int i = 0; i < 1800; i++) {
+        x = x * 1664525u + 1013904223u; /* LCG: the same offsets on every run */
+        s[i] += 0.28 * tol * ((double)(x >> 8) / (1 << 24) * 2.0 - 1.0);
+    }
+    ndem_mesh_report r;
+    ndem_mesh *m = build(s, 200, tol, &r);
+    ck_assert_int_eq(m->n_vertices, 121);
+    ck_assert_int_eq(r.merged_nodes, 600 - 121);
+    ck_assert_int_eq(m->boundary_edges, 40);
+    ndem_mesh_destroy(m);
+    m = build(s, 200, 1e-10, &r); /* far below the offsets: nothing merges */
+    ck_assert_int_eq(m->n_vertices, 600);
+    ndem_mesh_destroy(m);
+    free(s);
+}
+END_TEST
+
 START_TEST(non_manifold_edge_is_marked)
 {
     /* three triangles on the edge (0,0,0)-(1,0,0) */
@@ -619,6 +644,7 @@ int main(void)
     tcase_add_test(tm, bent_floor_is_two_groups);
     tcase_add_test(tm, duplicates_and_degenerates_are_counted);
     tcase_add_test(tm, near_nodes_merge_within_tolerance_only);
+    tcase_add_test(tm, welding_across_cell_faces);
     tcase_add_test(tm, non_manifold_edge_is_marked);
     tcase_add_test(tm, build_errors_name_the_triangle);
     tcase_add_test(tm, large_floor_welds);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define STL_HEADER 84
 #define STL_RECORD 50
@@ -90,9 +91,10 @@ static int next_token(lexer *lx)
     return lx->tok_len > 0;
 }
 
+/* Keywords in any case: some exporters write SOLID, FACET, ... */
 static int is(const lexer *lx, const char *word)
 {
-    return lx->tok_len == strlen(word) && memcmp(lx->tok, word, lx->tok_len) == 0;
+    return lx->tok_len == strlen(word) && strncasecmp(lx->tok, word, lx->tok_len) == 0;
 }
 
 /* "found 'xyz'" with the token shortened and its unprintable bytes as '?' */
@@ -231,7 +233,7 @@ static int starts_with_solid(const unsigned char *b, size_t len)
 {
     size_t i = 0;
     while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) i++;
-    return len - i >= 5 && memcmp(b + i, "solid", 5) == 0 &&
+    return len - i >= 5 && strncasecmp((const char *)b + i, "solid", 5) == 0 &&
            (len - i == 5 || b[i + 5] == ' ' || b[i + 5] == '\t' || b[i + 5] == '\r' ||
             b[i + 5] == '\n');
 }

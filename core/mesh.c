@@ -296,9 +296,14 @@ static void mass_properties(ndem_mesh *m)
         in[9] += n[2] * (x[0] * gz[0] + x[1] * gz[1] + x[2] * gz[2]);
     }
     for (int i = 0; i < 10; i++) in[i] *= mult[i];
-    double v = in[0];
+    double v = in[0], d[3];
+    for (int i = 0; i < 3; i++) d[i] = m->bounds_max[i] - m->bounds_min[i];
+    /* closed and oriented yet flat: the sums cancel to rounding noise, and
+     * centroid = noise / noise; no inside */
+    double diag = ndem_norm(d);
+    if (fabs(v) <= NDEM_MESH_FLAT_VOLUME * diag * diag * diag) v = 0.0;
     m->volume = v;
-    if (v == 0.0) return; /* closed and oriented yet flat: no inside */
+    if (v == 0.0) return;
     double c[3] = {in[1] / v, in[2] / v, in[3] / v};
     for (int i = 0; i < 3; i++) m->centroid[i] = c[i] + o[i];
     double *I = m->inertia;
@@ -477,7 +482,7 @@ oom:
 
 int ndem_mesh_mass_properties(const ndem_mesh *m, double density, double *mass, double inertia[9])
 {
-    if (!m->closed || !m->oriented) return -1;
+    if (!m->closed || !m->oriented || m->volume == 0.0) return -1;
     *mass = density * m->volume;
     for (int i = 0; i < 9; i++) inertia[i] = density * m->inertia[i];
     return 0;

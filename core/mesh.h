@@ -20,6 +20,9 @@
  * diagonal of that triangle's plane (loose enough for STL's float32). */
 #define NDEM_MESH_COPLANAR_COS 1e-8
 #define NDEM_MESH_PLANE_TOLERANCE 1e-6
+/* A closed mesh enclosing less than this times its bounding-box diagonal
+ * cubed is flat: volume 0, no mass properties. */
+#define NDEM_MESH_FLAT_VOLUME 1e-12
 /* neighbours[] value of an edge shared by more than two triangles */
 #define NDEM_MESH_NON_MANIFOLD (-2)
 
@@ -41,7 +44,7 @@ typedef struct ndem_mesh {
     int oriented;                           /* every manifold edge is walked once each way */
     double bounds_min[3], bounds_max[3];
     double area;
-    /* closed && oriented only (else 0): enclosed volume, its centroid, and
+    /* closed && oriented and not flat only (else 0): enclosed volume, its centroid, and
      * its inertia tensor about the centroid for density 1 (row-major). */
     double volume, centroid[3], inertia[9];
 } ndem_mesh;
@@ -63,7 +66,7 @@ int ndem_mesh_build(const double *soup, long n_tri, double weld_tolerance, ndem_
                     ndem_mesh_report *report, char *err, size_t err_len);
 
 /* Mass and inertia about the centroid for a density; -1 when the mesh is not
- * closed and oriented (it has no inside). */
+ * closed and oriented, or flat (it has no inside). */
 int ndem_mesh_mass_properties(const ndem_mesh *m, double density, double *mass, double inertia[9]);
 
 void ndem_mesh_destroy(ndem_mesh *m);

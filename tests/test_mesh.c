@@ -203,11 +203,13 @@ START_TEST(cube_from_ascii_and_binary_stl)
 }
 END_TEST
 
-/* The committed fuzz seeds (tests/stl/) are the same unit cube. */
+/* The committed fuzz seeds (tests/stl/) are the same unit cube; the third is
+ * written inside out and comes back reversed. */
 START_TEST(committed_seeds_are_the_cube)
 {
-    const char *files[] = {"tests/stl/cube_ascii.stl", "tests/stl/cube_binary.stl"};
-    for (int f = 0; f < 2; f++) {
+    const char *files[] = {"tests/stl/cube_ascii.stl", "tests/stl/cube_binary.stl",
+                           "tests/stl/cube_inside_out.stl"};
+    for (int f = 0; f < 3; f++) {
         FILE *fp = fopen(files[f], "rb");
         ck_assert_msg(fp != NULL, "%s", files[f]);
         unsigned char buf[4096];
@@ -217,8 +219,10 @@ START_TEST(committed_seeds_are_the_cube)
         long n;
         char err[256] = "";
         ck_assert_msg(ndem_stl_parse(buf, len, &soup, &n, err, sizeof err) == 0, "%s", err);
-        ndem_mesh *m = build(soup, n, 0.0, NULL);
+        ndem_mesh_report r;
+        ndem_mesh *m = build(soup, n, 0.0, &r);
         assert_unit_cube(m);
+        ck_assert_int_eq(r.flipped, f == 2);
         ndem_mesh_destroy(m);
         free(soup);
     }
@@ -289,6 +293,24 @@ START_TEST(tetrahedron_inertia_off_diagonal)
         ck_assert_int_eq(m->n_groups, 4);
         ndem_mesh_destroy(m);
     }
+}
+END_TEST
+
+/* A tetrahedron whose fourth corner is 1e-14 above the other three's plane:
+ * closed and oriented, but flat (its face sums cancel to noise): no inside. */
+START_TEST(flat_closed_mesh_has_no_inside)
+{
+    static const double p[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 1e-14}};
+    static const int f[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    double s[36];
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 3; k++) memcpy(s + 9 * t + 3 * k, p[f[t][k]], sizeof p[0]);
+    ndem_mesh *m = build(s, 4, 0.0, NULL);
+    ck_assert(m->closed && m->oriented);
+    ck_assert_double_eq(m->volume, 0.0);
+    double mass, I[9];
+    ck_assert_int_eq(ndem_mesh_mass_properties(m, 1.0, &mass, I), -1);
+    ndem_mesh_destroy(m);
 }
 END_TEST
 
@@ -480,12 +502,12 @@ START_TEST(ascii_errors_name_the_line)
 }
 END_TEST
 
-START_TEST(ascii_accepts_crlf_and_two_solids)
+START_TEST(ascii_accepts_crlf_capitals_and_two_solids)
 {
     const char *f = "solid a\r\n facet normal 0 0 1\r\n  outer loop\r\n vertex 0 0 0\r\n"
                     "vertex 1 0 0\r\nvertex 0 1 0\r\nendloop\r\nendfacet\r\nendsolid a\r\n"
-                    "solid\nfacet normal 0 0 0 outer loop vertex 0 0 1 vertex 1 0 1 vertex 0 1 1"
-                    " endloop endfacet endsolid";
+                    "SOLID\nFACET NORMAL 0 0 0 OUTER LOOP VERTEX 0 0 1 VERTEX 1 0 1 Vertex 0 1 1"
+                    " ENDLOOP ENDFACET ENDSOLID";
     double *soup;
     long n;
     char err[256] = "";
@@ -640,6 +662,7 @@ int main(void)
     tcase_add_test(tm, inside_out_cube_is_reversed);
     tcase_add_test(tm, split_cube_keeps_volume_and_six_planes);
     tcase_add_test(tm, tetrahedron_inertia_off_diagonal);
+    tcase_add_test(tm, flat_closed_mesh_has_no_inside);
     tcase_add_test(tm, floor_is_one_group_and_open);
     tcase_add_test(tm, bent_floor_is_two_groups);
     tcase_add_test(tm, duplicates_and_degenerates_are_counted);
@@ -651,7 +674,7 @@ int main(void)
     suite_add_tcase(s, tm);
     TCase *ts = tcase_create("stl");
     tcase_add_test(ts, ascii_errors_name_the_line);
-    tcase_add_test(ts, ascii_accepts_crlf_and_two_solids);
+    tcase_add_test(ts, ascii_accepts_crlf_capitals_and_two_solids);
     tcase_add_test(ts, binary_errors_name_the_triangle);
     tcase_add_test(ts, base64_rfc4648_vectors);
     tcase_add_test(ts, base64_bad_input_names_the_offset);

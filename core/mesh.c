@@ -359,7 +359,8 @@ static int drop_bad(const int *node_of, const double *pos, long n_tri, unsigned 
             for (int i = 0; i < 3; i++) e[i] = p[(k + 1) % 3][i] - p[k][i];
             sum += ndem_dot(e, e);
         }
-        if (!(ndem_norm(n) >= NDEM_MESH_DEGENERATE_RATIO * sum)) {
+        double a2 = ndem_norm(n); /* 0 also when products underflow */
+        if (!(a2 > 0.0 && a2 >= NDEM_MESH_DEGENERATE_RATIO * sum)) {
             r->degenerate++;
             continue;
         }

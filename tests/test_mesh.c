@@ -347,7 +347,7 @@ END_TEST
 
 START_TEST(duplicates_and_degenerates_are_counted)
 {
-    double s[108 + 5 * 9];
+    double s[108 + 6 * 9];
     cube_soup(s);
     double *x = s + 108;
     /* triangle 0 again, rotated and reversed: a duplicate */
@@ -364,9 +364,16 @@ START_TEST(duplicates_and_degenerates_are_counted)
     /* a sliver: area 1e-12 of edges ~1 */
     double v[9] = {0, 0, 0, 1, 0, 0, 0.5, 1e-12, 0};
     memcpy(x + 36, v, sizeof v);
+    /* collinear and tiny: 1e-10 times its squared edges (~1e-320) underflows to 0 */
+    double u[9] = {0, 0, 0, 1e-160, 0, 0, 2e-160, 0, 0};
+    memcpy(x + 45, u, sizeof u);
     ndem_mesh_report r0;
-    ndem_mesh *m = build(s, 17, 1e-9, &r0);
-    ck_assert_int_eq(r0.input_triangles, 17);
+    ndem_mesh *m = build(s, 18, 0.0, &r0);
+    ck_assert_int_eq(r0.input_triangles, 18);
+    ck_assert_int_eq(r0.duplicate, 2);
+    ck_assert_int_eq(r0.degenerate, 4);
+    ndem_mesh_destroy(m);
+    m = build(s, 17, 1e-9, &r0);
     ck_assert_int_eq(r0.duplicate, 2);
     ck_assert_int_eq(r0.degenerate, 3);
     assert_unit_cube(m);

@@ -155,7 +155,10 @@ lint: | $(DEPS_STAMP)
 # then build and step every valid document a few times (all of core/ and
 # api/, one OpenMP thread); both seeded with the repository's scenes
 # (examples/ and bench/). fuzz_stl: STL bytes (and base64 of them) parsed and
-# built into a mesh, seeded with tests/stl/ and the base64 of its binary cube.
+# built into a mesh, and the bytes as doubles built directly; seeded with
+# tests/stl/ (cubes as STL and as raw doubles) and the base64 of its binary
+# cube; with float-divide-by-zero, as in the test build (a zero divisor in
+# mesh.c is a bug).
 FUZZ         := $(BUILD)/fuzz
 FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c api/frame_bin.c api/series.c core/crc32c.c \
                 core/defaults.c core/dem_timestep.c \
@@ -182,13 +185,13 @@ $(FUZZ)/fuzz_step: tests/fuzz_step.c $(LIB_SRC) $(HEADERS) | $(DEPS_STAMP)
 $(FUZZ)/fuzz_stl: tests/fuzz_stl.c $(FUZZ_STL_SRC) $(HEADERS) | $(DEPS_STAMP)
 	bash scripts/deps.sh fuzz
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) tests/fuzz_stl.c $(FUZZ_STL_SRC) -lm -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=float-divide-by-zero tests/fuzz_stl.c $(FUZZ_STL_SRC) -lm -o $@
 
 fuzz: $(FUZZ)/fuzz_job $(FUZZ)/fuzz_step $(FUZZ)/fuzz_stl
 	@rm -rf $(FUZZ)/seed $(FUZZ)/seed-stl && mkdir -p $(FUZZ)/seed $(FUZZ)/seed-stl $(FUZZ)/findings
 	@for f in $(FUZZ_SEEDS); do \
 	  cp "$$f" "$(FUZZ)/seed/$$(basename "$$(dirname "$$f")")-$$(basename "$$f")"; done
-	@cp tests/stl/*.stl $(FUZZ)/seed-stl/ && \
+	@cp tests/stl/* $(FUZZ)/seed-stl/ && \
 	  base64 -w0 tests/stl/cube_binary.stl > $(FUZZ)/seed-stl/cube_binary.b64
 	@for spec in $(FUZZ_TARGETS); do t=$${spec%%:*}; rest=$${spec#*:}; \
 	  seed=$${rest%%:*}; dict=$${rest#*:}; mkdir -p $(FUZZ)/corpus-$$t; \

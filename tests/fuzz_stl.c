@@ -1,6 +1,7 @@
 /* fuzz_stl.c - libFuzzer target for STL loading (`make fuzz`): the bytes go
  * to ndem_stl_parse and, when they parse, to ndem_mesh_build at two weld
- * tolerances; the bytes are also tried as base64 of an STL. Besides "no
+ * tolerances; the bytes are also tried as base64 of an STL, and as a soup of
+ * doubles given to ndem_mesh_build directly. Besides "no
  * crash, no leak, no hang" it checks the loaders' promises: a refusal always
  * says why, and a built mesh's topology is consistent. */
 #include "base64.h"
@@ -10,6 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,6 +36,23 @@ static void check_mesh(const ndem_mesh *m, long n_in, const ndem_mesh_report *r)
     if (m->closed && m->oriented && (!(m->volume >= 0.0) || !isfinite(m->inertia[0]))) abort();
 }
 
+/* Builds n triangles of soup at two weld tolerances and checks each mesh. */
+static void build(const double *soup, long n)
+{
+    static const double tolerances[2] = {0.0, 1e-3};
+    for (int i = 0; i < 2; i++) {
+        ndem_mesh *m = NULL;
+        ndem_mesh_report r;
+        char err[256] = "";
+        if (ndem_mesh_build(soup, n, tolerances[i], &m, &r, err, sizeof err) != 0) {
+            if (m || err[0] == 0) abort();
+            continue;
+        }
+        check_mesh(m, n, &r);
+        ndem_mesh_destroy(m);
+    }
+}
+
 static void load(const unsigned char *bytes, size_t size)
 {
     double *soup = NULL;
@@ -44,24 +63,23 @@ static void load(const unsigned char *bytes, size_t size)
         return;
     }
     if (!soup || n < 1 || n > NDEM_MESH_MAX_TRIANGLES) abort();
-    static const double tolerances[2] = {0.0, 1e-3};
-    for (int i = 0; i < 2; i++) {
-        ndem_mesh *m = NULL;
-        ndem_mesh_report r;
-        err[0] = 0;
-        if (ndem_mesh_build(soup, n, tolerances[i], &m, &r, err, sizeof err) != 0) {
-            if (m || err[0] == 0) abort();
-            continue;
-        }
-        check_mesh(m, n, &r);
-        ndem_mesh_destroy(m);
-    }
+    build(soup, n);
     free(soup);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     load(data, size);
+    /* the same bytes as a soup of doubles, as inline vertices will give:
+     * denormals, huge and non-finite values STL's float32 cannot hold */
+    long n_tri = (long)(size / (9 * sizeof(double)));
+    if (n_tri > 0) {
+        double *soup = malloc((size_t)n_tri * 9 * sizeof *soup);
+        if (!soup) return 0;
+        memcpy(soup, data, (size_t)n_tri * 9 * sizeof *soup);
+        build(soup, n_tri);
+        free(soup);
+    }
     unsigned char *bin = NULL;
     size_t n = 0;
     char err[128] = "";

@@ -229,6 +229,21 @@ START_TEST(committed_seeds_are_the_cube)
 }
 END_TEST
 
+/* The seed of fuzz_stl's soup-of-doubles path: 108 little-endian doubles,
+ * the same unit cube (the engine targets x86-64 only). */
+START_TEST(committed_double_seed_is_the_cube)
+{
+    FILE *fp = fopen("tests/stl/cube_f64.bin", "rb");
+    ck_assert(fp != NULL);
+    double s[108], want[108];
+    ck_assert_uint_eq(fread(s, sizeof s[0], 108, fp), 108);
+    ck_assert_int_eq(fgetc(fp), EOF);
+    fclose(fp);
+    cube_soup(want);
+    ck_assert_mem_eq(s, want, sizeof s);
+}
+END_TEST
+
 START_TEST(inside_out_cube_is_reversed)
 {
     double s[108];
@@ -666,6 +681,7 @@ int main(void)
     TCase *tm = tcase_create("mesh");
     tcase_add_test(tm, cube_from_ascii_and_binary_stl);
     tcase_add_test(tm, committed_seeds_are_the_cube);
+    tcase_add_test(tm, committed_double_seed_is_the_cube);
     tcase_add_test(tm, inside_out_cube_is_reversed);
     tcase_add_test(tm, split_cube_keeps_volume_and_six_planes);
     tcase_add_test(tm, tetrahedron_inertia_off_diagonal);

@@ -360,6 +360,31 @@ START_TEST(bent_floor_is_two_groups)
 }
 END_TEST
 
+/* 200 strips around a cylinder of radius 1, each turned 1e-4 rad from the
+ * last (1 - cos = 5e-9, within the 1e-8 bound): neighbour by neighbour the
+ * whole 0.02 rad would drift into one group; against each group's first
+ * triangle only the next strip joins (2e-4 rad is past it): 100 groups. */
+START_TEST(curved_surface_does_not_drift_into_one_group)
+{
+    double *s = malloc(400 * 9 * sizeof *s), *w = s;
+    for (int k = 0; k < 200; k++) {
+        double a0 = 1e-4 * k, a1 = 1e-4 * (k + 1);
+        double p[4][3] = {{cos(a0), sin(a0), 0},
+                          {cos(a1), sin(a1), 0},
+                          {cos(a1), sin(a1), 0.01},
+                          {cos(a0), sin(a0), 0.01}};
+        int tri[2][3] = {{0, 1, 2}, {0, 2, 3}};
+        for (int h = 0; h < 2; h++)
+            for (int c = 0; c < 3; c++, w += 3) memcpy(w, p[tri[h][c]], sizeof p[0]);
+    }
+    ndem_mesh *m = build(s, 400, 0.0, NULL);
+    ck_assert_int_eq(m->n_groups, 100);
+    for (int t = 0; t < 400; t++) ck_assert_int_eq(m->group[t], t / 4);
+    ndem_mesh_destroy(m);
+    free(s);
+}
+END_TEST
+
 START_TEST(duplicates_and_degenerates_are_counted)
 {
     double s[108 + 6 * 9];
@@ -688,6 +713,7 @@ int main(void)
     tcase_add_test(tm, flat_closed_mesh_has_no_inside);
     tcase_add_test(tm, floor_is_one_group_and_open);
     tcase_add_test(tm, bent_floor_is_two_groups);
+    tcase_add_test(tm, curved_surface_does_not_drift_into_one_group);
     tcase_add_test(tm, duplicates_and_degenerates_are_counted);
     tcase_add_test(tm, near_nodes_merge_within_tolerance_only);
     tcase_add_test(tm, welding_across_cell_faces);

@@ -150,19 +150,27 @@ lint: | $(DEPS_STAMP)
 	  --std=c11 --inline-suppr -Icore -Iapi core api cli server
 
 # ---- fuzzing (not part of `make test`; `make ci-extra` runs it) ----
-# libFuzzer for FUZZ_SECONDS per target, seeded with the repository's scenes
-# (examples/ and bench/); findings are written to $(BUILD)/fuzz/findings/.
-# fuzz_job: the job parser alone. fuzz_step: parse, then build and step every
-# valid document a few times (all of core/ and api/, one OpenMP thread).
+# libFuzzer for FUZZ_SECONDS per target; findings are written to
+# $(BUILD)/fuzz/findings/. fuzz_job: the job parser alone. fuzz_step: parse,
+# then build and step every valid document a few times (all of core/ and
+# api/, one OpenMP thread); both seeded with the repository's scenes
+# (examples/ and bench/). fuzz_stl: STL bytes (and base64 of them) parsed and
+# built into a mesh, and the bytes as doubles built directly; seeded with
+# tests/stl/ (cubes as STL and as raw doubles) and the base64 of its binary
+# cube; with float-divide-by-zero, as in the test build (a zero divisor in
+# mesh.c is a bug).
 FUZZ         := $(BUILD)/fuzz
 FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c api/frame_bin.c api/series.c core/crc32c.c \
                 core/defaults.c core/dem_timestep.c core/dem_models.c \
                 core/material.c
+FUZZ_STL_SRC := api/stl.c api/base64.c core/mesh.c
 FUZZ_SECONDS ?= 30
 FUZZ_SEEDS   := $(wildcard examples/*.json bench/*.json)
 FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -ffp-contract=off -Icore -Iapi \
                 $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all
+# target:seed folder:dictionary, run in this order
+FUZZ_TARGETS := fuzz_job:seed:fuzz_job fuzz_step:seed:fuzz_job fuzz_stl:seed-stl:fuzz_stl
 
 $(FUZZ)/fuzz_job: tests/fuzz_job.c $(FUZZ_SRC) $(HEADERS) | $(DEPS_STAMP)
 	bash scripts/deps.sh fuzz
@@ -174,15 +182,23 @@ $(FUZZ)/fuzz_step: tests/fuzz_step.c $(LIB_SRC) $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fopenmp tests/fuzz_step.c $(LIB_SRC) $(LIBS) -o $@
 
-fuzz: $(FUZZ)/fuzz_job $(FUZZ)/fuzz_step
-	@rm -rf $(FUZZ)/seed && mkdir -p $(FUZZ)/seed $(FUZZ)/findings
+$(FUZZ)/fuzz_stl: tests/fuzz_stl.c $(FUZZ_STL_SRC) $(HEADERS) | $(DEPS_STAMP)
+	bash scripts/deps.sh fuzz
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=float-divide-by-zero tests/fuzz_stl.c $(FUZZ_STL_SRC) -lm -o $@
+
+fuzz: $(FUZZ)/fuzz_job $(FUZZ)/fuzz_step $(FUZZ)/fuzz_stl
+	@rm -rf $(FUZZ)/seed $(FUZZ)/seed-stl && mkdir -p $(FUZZ)/seed $(FUZZ)/seed-stl $(FUZZ)/findings
 	@for f in $(FUZZ_SEEDS); do \
 	  cp "$$f" "$(FUZZ)/seed/$$(basename "$$(dirname "$$f")")-$$(basename "$$f")"; done
-	@for t in fuzz_job fuzz_step; do mkdir -p $(FUZZ)/corpus-$$t; \
+	@cp tests/stl/* $(FUZZ)/seed-stl/ && \
+	  base64 -w0 tests/stl/cube_binary.stl > $(FUZZ)/seed-stl/cube_binary.b64
+	@for spec in $(FUZZ_TARGETS); do t=$${spec%%:*}; rest=$${spec#*:}; \
+	  seed=$${rest%%:*}; dict=$${rest#*:}; mkdir -p $(FUZZ)/corpus-$$t; \
 	  echo "== $$t ($(FUZZ_SECONDS) s)"; \
 	  OMP_NUM_THREADS=1 $(FUZZ)/$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) -max_len=16384 -timeout=10 \
-	    -rss_limit_mb=4096 -dict=tests/fuzz_job.dict -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ)/findings/$$t- $(FUZZ)/corpus-$$t $(FUZZ)/seed || exit 1; done
+	    -rss_limit_mb=4096 -dict=tests/$$dict.dict -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ)/findings/$$t- $(FUZZ)/corpus-$$t $(FUZZ)/$$seed || exit 1; done
 
 format:
 	bash scripts/deps.sh lint

@@ -1,0 +1,76 @@
+/* base64.c - strict base64 decoding (RFC 4648 section 4): anything a
+ * canonical encoder would not write is refused, with its offset. */
+#include "base64.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int fail(char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err && err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static int sextet(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+int ndem_base64_decode(const char *in, size_t len, unsigned char **out, size_t *out_len, char *err,
+                       size_t err_len)
+{
+    *out = NULL;
+    *out_len = 0;
+    if (len % 4 != 0)
+        return fail(err, err_len, "base64: length %zu is not a multiple of 4 (missing padding?)",
+                    len);
+    size_t pad = 0;
+    if (len >= 1 && in[len - 1] == '=') pad = 1;
+    if (pad && in[len - 2] == '=') pad = 2;
+    unsigned char *o = malloc(len / 4 * 3 + 1);
+    if (!o) return fail(err, err_len, "base64: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        unsigned v = 0;
+        for (size_t j = i; j < i + 4; j++) {
+            unsigned char c = (unsigned char)in[j];
+            int s = sextet(c);
+            if (s < 0 && !(c == '=' && j >= len - pad)) {
+                free(o);
+                if (c == '=')
+                    return fail(err, err_len, "base64: offset %zu: '=' padding before the end", j);
+                if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+                    return fail(err, err_len,
+                                "base64: offset %zu: whitespace (0x%02x) is not allowed (encode "
+                                "with base64 -w0)",
+                                j, c);
+                return fail(err, err_len, "base64: offset %zu: byte 0x%02x is not base64", j, c);
+            }
+            v = v << 6 | (unsigned)(s < 0 ? 0 : s);
+        }
+        size_t keep = i + 4 == len ? 3 - pad : 3;
+        /* canonical: the bits that padding leaves unused are zero */
+        if (keep < 3 && (v >> (8 * (3 - keep))) << (8 * (3 - keep)) != v) {
+            free(o);
+            return fail(err, err_len,
+                        "base64: offset %zu: unused bits of the last group are not zero",
+                        len - pad - 1);
+        }
+        for (size_t k = 0; k < keep; k++) o[n++] = (unsigned char)(v >> (16 - 8 * k));
+    }
+    o[n] = 0;
+    *out = o;
+    *out_len = n;
+    return 0;
+}

@@ -144,10 +144,13 @@ web/vendor/versions.json: $(WEB_NPM) web/build.mjs $(wildcard examples/*.json)
 bench: $(REL)/ndem
 	bash bench/run.sh $(REL)/ndem
 
+# the C sources `make format` rewrites and `make lint` checks (Debian's clang-format)
+FORMAT_SRC := $(wildcard core/*.[ch] api/*.[ch] cli/*.[ch] server/*.[ch] tests/*.[ch])
 lint: | $(DEPS_STAMP)
 	bash scripts/deps.sh lint
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 --inline-suppr -Icore -Iapi core api cli server
+	clang-format --dry-run --Werror $(FORMAT_SRC)
 
 # ---- fuzzing (not part of `make test`; `make ci-extra` runs it) ----
 # libFuzzer for FUZZ_SECONDS per target; findings are written to
@@ -202,7 +205,7 @@ fuzz: $(FUZZ)/fuzz_job $(FUZZ)/fuzz_step $(FUZZ)/fuzz_stl
 
 format:
 	bash scripts/deps.sh lint
-	clang-format -i core/*.[ch] api/*.[ch] cli/*.c server/*.[ch] tests/*.[ch]
+	clang-format -i $(FORMAT_SRC)
 
 clean:
 	rm -rf $(BUILD)

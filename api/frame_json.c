@@ -12,12 +12,10 @@
 static void array_member(ndem_jw *w, const char *key, const double *a, long n)
 {
     ndem_jw_key(w, key);
-    if (!a)
-        n = 0;
+    if (!a) n = 0;
     /* Each number plus ", " fits in NDEM_JW_G9_MAX + 2 bytes; the formatter
      * needs NDEM_JW_NUM_MAX bytes of room for its scratch. */
-    if (ndem_jw_reserve(w, (size_t)n * (NDEM_JW_G9_MAX + 2) + NDEM_JW_NUM_MAX + 2) != 0)
-        return;
+    if (ndem_jw_reserve(w, (size_t)n * (NDEM_JW_G9_MAX + 2) + NDEM_JW_NUM_MAX + 2) != 0) return;
     char *p = w->buf + w->len;
     *p++ = '[';
     for (long i = 0; i < n; i++) {
@@ -33,8 +31,7 @@ static void array_member(ndem_jw *w, const char *key, const double *a, long n)
 
 char *ndem_frame_to_json(const ndem_frame *frame, long index)
 {
-    if (!frame)
-        return NULL;
+    if (!frame) return NULL;
     long n = frame->count > 0 ? frame->count : 0;
     ndem_jw w;
     ndem_jw_init(&w, 0);

@@ -16,22 +16,21 @@
 #include <string.h>
 
 static const char *const top_keys[] = {"name", "scene", "solver", "output", NULL};
-static const char *const scene_keys[] = {"gravity",   "materials", "contact_materials",
-                                         "geometry",  "particles", "emitters",
-                                         NULL};
-static const char *const material_keys[] = {"name",          "density", "young_modulus",
+static const char *const scene_keys[] = {
+    "gravity", "materials", "contact_materials", "geometry", "particles", "emitters", NULL};
+static const char *const material_keys[] = {"name",          "density",   "young_modulus",
                                             "poisson_ratio", "viscosity", NULL};
-static const char *const contact_keys[] = {"materials",        "friction",
+static const char *const contact_keys[] = {"materials",          "friction",
                                            "rolling_resistance", "twisting_resistance",
-                                           "restitution",      "adhesion",
-                                           "adhesive_overlap", "damping_time",
-                                           "young_modulus",    "stiffness_ratio",
-                                           "stiffness",        "exponent",
-                                           "velocity_friction", "hamaker",
-                                           "vdw_saturation",   "bond_stiffness",
-                                           "bond_damping",     "bond_max_force",
-                                           "bond_max_torque",  "char_len",
-                                           "dynamic_friction", NULL};
+                                           "restitution",        "adhesion",
+                                           "adhesive_overlap",   "damping_time",
+                                           "young_modulus",      "stiffness_ratio",
+                                           "stiffness",          "exponent",
+                                           "velocity_friction",  "hamaker",
+                                           "vdw_saturation",     "bond_stiffness",
+                                           "bond_damping",       "bond_max_force",
+                                           "bond_max_torque",    "char_len",
+                                           "dynamic_friction",   NULL};
 static const char *const solver_keys[] = {"method",
                                           "time_step",
                                           "duration",
@@ -59,8 +58,7 @@ int ndem_job_material_value(ndem_jc *c, const cJSON *v, const ndem_job *job, int
         ndem_jc_error(c, "must be a material name (got %s)", ndem_jc_type_name(v));
         return NDEM_JC_BAD;
     }
-    if (!materials_ok)
-        return NDEM_JC_BAD;
+    if (!materials_ok) return NDEM_JC_BAD;
     for (int i = 0; i < job->scene.material_count; i++) {
         if (job->materials[i].name[0] && strcmp(job->materials[i].name, v->valuestring) == 0) {
             *out = i;
@@ -76,8 +74,7 @@ int ndem_job_material_ref(ndem_jc *c, const cJSON *obj, const char *key, const n
                           int materials_ok, int *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v)
-        return NDEM_JC_ABSENT;
+    if (!v) return NDEM_JC_ABSENT;
     size_t mark = ndem_jc_push_key(c, key);
     int r = ndem_job_material_value(c, v, job, materials_ok, out);
     ndem_jc_pop(c, mark);
@@ -87,16 +84,14 @@ int ndem_job_material_ref(ndem_jc *c, const cJSON *obj, const char *key, const n
 static void read_material(ndem_jc *c, const cJSON *item, ndem_job *job, int i)
 {
     ndem_material_def *m = &job->materials[i];
-    if (!ndem_jc_expect_object(c, item))
-        return;
+    if (!ndem_jc_expect_object(c, item)) return;
     ndem_jc_members(c, item, material_keys, NULL, NULL);
     const char *name;
     if (ndem_jc_string(c, item, "name", &name, 1, NDEM_NAME_MAX - 1, NDEM_JC_REQUIRED) ==
         NDEM_JC_OK) {
         int dup = -1;
         for (int j = 0; j < i && dup < 0; j++)
-            if (strcmp(job->materials[j].name, name) == 0)
-                dup = j;
+            if (strcmp(job->materials[j].name, name) == 0) dup = j;
         if (dup >= 0) {
             char q[128];
             ndem_jc_error_at(c, "name", "duplicate material name '%s' (also /scene/materials/%d)",
@@ -115,10 +110,8 @@ static void read_material(ndem_jc *c, const cJSON *item, ndem_job *job, int i)
 static int read_materials(ndem_jc *c, const cJSON *scene, ndem_job *job)
 {
     const cJSON *arr;
-    int n = ndem_jc_array(c, scene, "materials", 1, NDEM_JOB_MAX_MATERIALS, NDEM_JC_REQUIRED,
-                          &arr);
-    if (n <= 0)
-        return 0;
+    int n = ndem_jc_array(c, scene, "materials", 1, NDEM_JOB_MAX_MATERIALS, NDEM_JC_REQUIRED, &arr);
+    if (n <= 0) return 0;
     job->materials = calloc((size_t)n, sizeof *job->materials);
     if (!job->materials) {
         c->oom = 1;
@@ -163,8 +156,7 @@ static int read_pair(ndem_jc *c, const cJSON *item, const ndem_job *job, int mat
         cJSON_ArrayForEach(e, pair)
         {
             size_t m2 = ndem_jc_push_index(c, i);
-            if (ndem_job_material_value(c, e, job, materials_ok, &ab[i]) != NDEM_JC_OK)
-                ok = 0;
+            if (ndem_job_material_value(c, e, job, materials_ok, &ab[i]) != NDEM_JC_OK) ok = 0;
             ndem_jc_pop(c, m2);
             i++;
         }
@@ -175,14 +167,12 @@ static int read_pair(ndem_jc *c, const cJSON *item, const ndem_job *job, int mat
     return ok;
 }
 
-static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job,
-                                   int materials_ok)
+static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok)
 {
     const int max_pairs = NDEM_JOB_MAX_MATERIALS * (NDEM_JOB_MAX_MATERIALS + 1) / 2;
     const cJSON *arr;
     int n = ndem_jc_array(c, scene, "contact_materials", 0, max_pairs, 0, &arr);
-    if (n <= 0)
-        return;
+    if (n <= 0) return;
     int nm = job->scene.material_count;
     job->contact_materials = calloc((size_t)n, sizeof *job->contact_materials);
     /* listed_at[a * nm + b]: the entry that listed the pair, to report a
@@ -193,8 +183,7 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
         c->oom = 1;
         return;
     }
-    for (int k = 0; k < nm * nm; k++)
-        listed_at[k] = -1;
+    for (int k = 0; k < nm * nm; k++) listed_at[k] = -1;
     job->scene.contact_materials = job->contact_materials;
     job->scene.contact_material_count = n;
     size_t mark = ndem_jc_push_key(c, "contact_materials");
@@ -214,12 +203,11 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
                                      "this pair of materials is already listed at "
                                      "/scene/contact_materials/%d",
                                      listed_at[a * nm + b]);
-                else
-                    listed_at[a * nm + b] = listed_at[b * nm + a] = i;
+                else listed_at[a * nm + b] = listed_at[b * nm + a] = i;
             }
             ndem_jc_number(c, item, "friction", &cm->friction, &ndem_jc_nonneg, 0);
-            ndem_jc_number(c, item, "rolling_resistance", &cm->rolling_resistance,
-                           &ndem_jc_nonneg, 0);
+            ndem_jc_number(c, item, "rolling_resistance", &cm->rolling_resistance, &ndem_jc_nonneg,
+                           0);
             /* absent or null: the pair's rolling_resistance, resolved here so
              * that the filled-in document shows the value in use */
             if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(item, "twisting_resistance")) ||
@@ -228,27 +216,24 @@ static void read_contact_materials(ndem_jc *c, const cJSON *scene, ndem_job *job
                 cm->twisting_resistance = cm->rolling_resistance;
             ndem_jc_number(c, item, "restitution", &cm->restitution, &ndem_jc_unit, 0);
             ndem_jc_number(c, item, "adhesion", &cm->adhesion, &ndem_jc_nonneg, 0);
-            ndem_jc_number(c, item, "adhesive_overlap", &cm->adhesive_overlap,
-                           &ndem_jc_nonneg, 0);
+            ndem_jc_number(c, item, "adhesive_overlap", &cm->adhesive_overlap, &ndem_jc_nonneg, 0);
             /* null: automatic, stored as 0 as the engine expects */
             ndem_jc_number(c, item, "damping_time", &cm->damping_time, &ndem_jc_positive,
                            NDEM_JC_NULLABLE);
             ndem_jc_number(c, item, "young_modulus", &cm->young_modulus, &ndem_jc_positive,
                            NDEM_JC_NULLABLE);
-            ndem_jc_number(c, item, "stiffness_ratio", &cm->stiffness_ratio, &ndem_jc_nonneg,
-                           0);
+            ndem_jc_number(c, item, "stiffness_ratio", &cm->stiffness_ratio, &ndem_jc_nonneg, 0);
             /* hunt_crossley: K (null: the Hertz stiffness) and n */
             ndem_jc_number(c, item, "stiffness", &cm->stiffness, &ndem_jc_positive,
                            NDEM_JC_NULLABLE);
             ndem_jc_number(c, item, "exponent", &cm->exponent, &ndem_jc_positive, 0);
             ndem_jc_bool(c, item, "velocity_friction", &cm->velocity_friction, 0);
-            ndem_jc_number(c, item, "char_len", &cm->char_len, &ndem_jc_positive,
-                           NDEM_JC_NULLABLE);
+            ndem_jc_number(c, item, "char_len", &cm->char_len, &ndem_jc_positive, NDEM_JC_NULLABLE);
             /* luding: absent or null = the static friction (stored as -1) */
             cm->dynamic_friction = -1.0;
             if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(item, "dynamic_friction")))
-                ndem_jc_number(c, item, "dynamic_friction", &cm->dynamic_friction,
-                               &ndem_jc_nonneg, 0);
+                ndem_jc_number(c, item, "dynamic_friction", &cm->dynamic_friction, &ndem_jc_nonneg,
+                               0);
             ndem_jc_number(c, item, "hamaker", &cm->hamaker, &ndem_jc_nonneg, 0);
             ndem_jc_number(c, item, "vdw_saturation", &cm->vdw_saturation, &ndem_jc_positive, 0);
             /* bonds: null stiffness = the beam's E A / L; null limits = unbreakable */
@@ -289,8 +274,8 @@ static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
 {
     ndem_jc_members(c, solver, solver_keys, NULL, NULL);
     static const char *const methods[] = {"ndem", "dem", NULL};
-    static const char *const models[] = {"hertz", "linear", "hunt_crossley", "linear_elastic6",
-                                         "luding", NULL};
+    static const char *const models[] = {"hertz",           "linear", "hunt_crossley",
+                                         "linear_elastic6", "luding", NULL};
     int method = NDEM_METHOD_NDEM, model = NDEM_MODEL_HERTZ;
     if (ndem_jc_enum(c, solver, "method", methods, "\"ndem\"", &method, 0) == NDEM_JC_OK)
         s->method = (ndem_method)method;
@@ -324,10 +309,8 @@ static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
                    NDEM_JC_NULLABLE);
     ndem_jc_number(c, solver, "tolerance", &s->tolerance, &ndem_jc_nonneg, 0);
     ndem_jc_number(c, solver, "damping_steps", &s->damping_steps, &ndem_jc_positive, 0);
-    ndem_jc_number(c, solver, "friction_compliance", &s->friction_compliance, &ndem_jc_positive,
-                   0);
-    if (ndem_jc_integer(c, solver, "threads", &v, 0, 1024, 0) == NDEM_JC_OK)
-        s->threads = (int)v;
+    ndem_jc_number(c, solver, "friction_compliance", &s->friction_compliance, &ndem_jc_positive, 0);
+    if (ndem_jc_integer(c, solver, "threads", &v, 0, 1024, 0) == NDEM_JC_OK) s->threads = (int)v;
 }
 
 /* The member `key` if it is an object; NULL (reported unless optional and absent) otherwise. */
@@ -335,8 +318,7 @@ static const cJSON *object_member(ndem_jc *c, const cJSON *obj, const char *key,
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) {
-        if (required)
-            ndem_jc_error_at(c, key, "is required");
+        if (required) ndem_jc_error_at(c, key, "is required");
         return NULL;
     }
     if (!cJSON_IsObject(v)) {
@@ -374,8 +356,8 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
     if (output) {
         size_t mark = ndem_jc_push_key(c, "output");
         ndem_jc_members(c, output, output_keys, NULL, NULL);
-        ndem_jc_number(c, output, "frame_interval", &job->output.frame_interval,
-                       &ndem_jc_positive, 0);
+        ndem_jc_number(c, output, "frame_interval", &job->output.frame_interval, &ndem_jc_positive,
+                       0);
         ndem_jc_pop(c, mark);
     }
     ndem_solver_def *s = &job->scene.solver;
@@ -422,16 +404,14 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
 static ndem_job *job_new(void)
 {
     ndem_job *job = calloc(1, sizeof *job);
-    if (!job)
-        return NULL;
+    if (!job) return NULL;
     memcpy(job->name, "job", 4);
     job->scene = ndem_default_scene_def();
     job->output.frame_interval = 0.05;
     return job;
 }
 
-ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
-                               ndem_job_errors *errs)
+ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out, ndem_job_errors *errs)
 {
     *out = NULL;
     ndem_job_errors scratch = {0};
@@ -457,8 +437,8 @@ ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
         return NDEM_JOB_MALFORMED;
     }
     size_t at = (size_t)(end - text);
-    while (at < len && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' ||
-                        text[at] == '\r'))
+    while (at < len &&
+           (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r'))
         at++;
     if (at < len) {
         cJSON_Delete(root);
@@ -469,15 +449,12 @@ ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
     }
 
     ndem_job *job = job_new();
-    if (!job)
-        c.oom = 1;
-    else
-        read_document(&c, root, job);
+    if (!job) c.oom = 1;
+    else read_document(&c, root, job);
     /* document order; the "too many errors" line stays last */
     ndem_job_errors_order(errs, c.first_error, errs->count - (c.dropped ? 1 : 0), root);
     cJSON_Delete(root);
-    if (c.oom && c.errs->count == c.first_error)
-        ndem_jc_error_ptr(&c, "", "out of memory");
+    if (c.oom && c.errs->count == c.first_error) ndem_jc_error_ptr(&c, "", "out of memory");
     int failed = ndem_jc_failed(&c);
     ndem_jc_free(&c);
     ndem_job_errors_clear(&scratch);
@@ -491,23 +468,20 @@ ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
 
 void ndem_job_destroy(ndem_job *job)
 {
-    if (!job)
-        return;
+    if (!job) return;
     free(job->materials);
     free(job->contact_materials);
     free(job->geometry);
     free(job->generators);
     free(job->emitters);
-    for (int i = 0; i < job->list_array_count; i++)
-        free(job->list_arrays[i]);
+    for (int i = 0; i < job->list_array_count; i++) free(job->list_arrays[i]);
     free(job->list_arrays);
     free(job);
 }
 
 void ndem_job_errors_clear(ndem_job_errors *errs)
 {
-    if (!errs)
-        return;
+    if (!errs) return;
     for (int i = 0; i < errs->count; i++) {
         free(errs->items[i].pointer);
         free(errs->items[i].message);
@@ -523,8 +497,7 @@ void ndem_job_errors_clear(ndem_job_errors *errs)
 static double lattice_sites(const ndem_generator_def *g)
 {
     double pitch = g->spacing > 0.0 ? g->spacing : 2.0 * g->radius.max;
-    if (!(pitch > 0.0))
-        return INFINITY;
+    if (!(pitch > 0.0)) return INFINITY;
     double n = 1.0;
     for (int i = 0; i < 3; i++) {
         double extent = g->max[i] - g->min[i];
@@ -555,8 +528,7 @@ long ndem_job_particle_estimate(const ndem_job *job)
         double can = fmax(0.0, floor(e->rate * window) + 1.0);
         total += fmin((double)e->max_count, can);
     }
-    if (!(total < (double)LONG_MAX))
-        return LONG_MAX;
+    if (!(total < (double)LONG_MAX)) return LONG_MAX;
     return (long)total;
 }
 
@@ -565,8 +537,7 @@ long ndem_job_particle_estimate(const ndem_job *job)
 char *ndem_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
@@ -601,8 +572,7 @@ char *ndem_read_file(const char *path, size_t *len)
     }
     fclose(f);
     buf[n] = '\0';
-    if (len)
-        *len = n;
+    if (len) *len = n;
     return buf;
 }
 

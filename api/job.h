@@ -60,8 +60,7 @@ typedef struct ndem_job {
  * new job (ndem_job_destroy). Otherwise *out is NULL and errs holds every
  * error found (ndem_job_errors_clear). errs must be zero-initialised (or
  * hold earlier errors, which are kept); it may be NULL. */
-ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out,
-                               ndem_job_errors *errs);
+ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out, ndem_job_errors *errs);
 void ndem_job_destroy(ndem_job *job);
 
 /* One pass over the text before parsing (job_scan.c): *values gets the

@@ -42,19 +42,15 @@ int ndem_jc_failed(const ndem_jc *c) { return c->oom || c->errs->count > c->firs
 
 static int jc_reserve(ndem_jc *c, size_t extra)
 {
-    if (!c->ptr)
-        return -1;
-    if (extra < c->cap - c->len)
-        return 0;
+    if (!c->ptr) return -1;
+    if (extra < c->cap - c->len) return 0;
     size_t cap = c->cap;
     while (cap - c->len <= extra) {
-        if (cap > SIZE_MAX / 2)
-            goto fail;
+        if (cap > SIZE_MAX / 2) goto fail;
         cap *= 2;
     }
     char *p = realloc(c->ptr, cap);
-    if (!p)
-        goto fail;
+    if (!p) goto fail;
     c->ptr = p;
     c->cap = cap;
     return 0;
@@ -67,10 +63,8 @@ size_t ndem_jc_push_key(ndem_jc *c, const char *key)
 {
     size_t mark = c->len;
     size_t n = strlen(key), extra = 0;
-    for (size_t i = 0; i < n; i++)
-        extra += key[i] == '~' || key[i] == '/';
-    if (extra > SIZE_MAX - n - 2 || jc_reserve(c, n + extra + 1) != 0)
-        return mark;
+    for (size_t i = 0; i < n; i++) extra += key[i] == '~' || key[i] == '/';
+    if (extra > SIZE_MAX - n - 2 || jc_reserve(c, n + extra + 1) != 0) return mark;
     char *p = c->ptr + c->len;
     *p++ = '/';
     for (size_t i = 0; i < n; i++) { /* RFC 6901: "~" -> "~0", "/" -> "~1" */
@@ -94,8 +88,7 @@ size_t ndem_jc_push_index(ndem_jc *c, int index)
     size_t mark = c->len;
     char b[24];
     int n = snprintf(b, sizeof b, "/%d", index);
-    if (jc_reserve(c, (size_t)n) != 0)
-        return mark;
+    if (jc_reserve(c, (size_t)n) != 0) return mark;
     memcpy(c->ptr + c->len, b, (size_t)n + 1);
     c->len += (size_t)n;
     return mark;
@@ -185,20 +178,13 @@ void ndem_jc_error_ptr(ndem_jc *c, const char *pointer, const char *fmt, ...)
 
 const char *ndem_jc_type_name(const cJSON *v)
 {
-    if (!v)
-        return "nothing";
-    if (cJSON_IsBool(v))
-        return "a boolean";
-    if (cJSON_IsNull(v))
-        return "null";
-    if (cJSON_IsNumber(v))
-        return "a number";
-    if (cJSON_IsString(v))
-        return "a string";
-    if (cJSON_IsArray(v))
-        return "an array";
-    if (cJSON_IsObject(v))
-        return "an object";
+    if (!v) return "nothing";
+    if (cJSON_IsBool(v)) return "a boolean";
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsArray(v)) return "an array";
+    if (cJSON_IsObject(v)) return "an object";
     return "an unknown value";
 }
 
@@ -207,8 +193,7 @@ const char *ndem_jc_quote(const char *s, char *buf, size_t n)
     const size_t limit = 40;
     size_t chars = 0, o = 0;
     if (n < 8) {
-        if (n)
-            buf[0] = '\0';
+        if (n) buf[0] = '\0';
         return buf;
     }
     while (*s && chars < limit && o + 5 < n) {
@@ -217,8 +202,7 @@ const char *ndem_jc_quote(const char *s, char *buf, size_t n)
             buf[o++] = '?';
             s++;
         } else {
-            if (o + (size_t)len + 4 >= n)
-                break;
+            if (o + (size_t)len + 4 >= n) break;
             memcpy(buf + o, s, (size_t)len);
             o += (size_t)len;
             s += len;
@@ -237,11 +221,9 @@ const char *ndem_jc_quote(const char *s, char *buf, size_t n)
 
 static int jc_find(const char *const *names, const char *key)
 {
-    if (!names)
-        return -1;
+    if (!names) return -1;
     for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], key) == 0)
-            return i;
+        if (strcmp(names[i], key) == 0) return i;
     return -1;
 }
 
@@ -257,10 +239,9 @@ void ndem_jc_members(ndem_jc *c, const cJSON *obj, const char *const *allowed,
         int i = jc_find(allowed, key);
         if (i < 0) {
             if (context && jc_find(known, key) >= 0)
-                ndem_jc_error_at(c, key, "unknown field '%s' (%s)",
-                                 ndem_jc_quote(key, q, sizeof q), context);
-            else
-                ndem_jc_error_at(c, key, "unknown field '%s'", ndem_jc_quote(key, q, sizeof q));
+                ndem_jc_error_at(c, key, "unknown field '%s' (%s)", ndem_jc_quote(key, q, sizeof q),
+                                 context);
+            else ndem_jc_error_at(c, key, "unknown field '%s'", ndem_jc_quote(key, q, sizeof q));
         } else if (i < 32) {
             if (seen & (UINT32_C(1) << i))
                 ndem_jc_error_at(c, key, "duplicate field '%s'", ndem_jc_quote(key, q, sizeof q));
@@ -271,16 +252,15 @@ void ndem_jc_members(ndem_jc *c, const cJSON *obj, const char *const *allowed,
 
 int ndem_jc_expect_object(ndem_jc *c, const cJSON *v)
 {
-    if (cJSON_IsObject(v))
-        return 1;
+    if (cJSON_IsObject(v)) return 1;
     ndem_jc_error(c, "must be an object (got %s)", ndem_jc_type_name(v));
     return 0;
 }
 
 /* ---- typed readers ---- */
 
-int ndem_jc_array(ndem_jc *c, const cJSON *obj, const char *key, int min_n, int max_n,
-                  int flags, const cJSON **out)
+int ndem_jc_array(ndem_jc *c, const cJSON *obj, const char *key, int min_n, int max_n, int flags,
+                  const cJSON **out)
 {
     *out = NULL;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -312,8 +292,7 @@ int ndem_jc_array(ndem_jc *c, const cJSON *obj, const char *key, int min_n, int 
 static const cJSON *jc_member(ndem_jc *c, const cJSON *obj, const char *key, int flags)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v && (flags & NDEM_JC_REQUIRED))
-        ndem_jc_error_at(c, key, "is required");
+    if (!v && (flags & NDEM_JC_REQUIRED)) ndem_jc_error_at(c, key, "is required");
     return v;
 }
 
@@ -342,8 +321,7 @@ int ndem_jc_number(ndem_jc *c, const cJSON *obj, const char *key, double *out,
                    const ndem_jc_bound *b, int flags)
 {
     const cJSON *v = jc_member(c, obj, key, flags);
-    if (!v)
-        return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
+    if (!v) return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
     if ((flags & NDEM_JC_NULLABLE) && cJSON_IsNull(v)) {
         *out = 0.0;
         return NDEM_JC_OK;
@@ -354,17 +332,14 @@ int ndem_jc_number(ndem_jc *c, const cJSON *obj, const char *key, double *out,
     return r;
 }
 
-int ndem_jc_integer(ndem_jc *c, const cJSON *obj, const char *key, long long *out,
-                    long long lo, long long hi, int flags)
+int ndem_jc_integer(ndem_jc *c, const cJSON *obj, const char *key, long long *out, long long lo,
+                    long long hi, int flags)
 {
     const cJSON *v = jc_member(c, obj, key, flags);
-    if (!v)
-        return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
+    if (!v) return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
     char range[64];
-    if (hi >= NDEM_JC_INT_MAX)
-        snprintf(range, sizeof range, ">= %lld", lo);
-    else
-        snprintf(range, sizeof range, "in [%lld, %lld]", lo, hi);
+    if (hi >= NDEM_JC_INT_MAX) snprintf(range, sizeof range, ">= %lld", lo);
+    else snprintf(range, sizeof range, "in [%lld, %lld]", lo, hi);
     if (!cJSON_IsNumber(v)) {
         ndem_jc_error_at(c, key, "must be an integer %s (got %s)", range, ndem_jc_type_name(v));
         return NDEM_JC_BAD;
@@ -382,8 +357,7 @@ int ndem_jc_integer(ndem_jc *c, const cJSON *obj, const char *key, long long *ou
 int ndem_jc_bool(ndem_jc *c, const cJSON *obj, const char *key, int *out, int flags)
 {
     const cJSON *v = jc_member(c, obj, key, flags);
-    if (!v)
-        return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
+    if (!v) return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
     if (!cJSON_IsBool(v)) {
         ndem_jc_error_at(c, key, "must be true or false (got %s)", ndem_jc_type_name(v));
         return NDEM_JC_BAD;
@@ -392,12 +366,11 @@ int ndem_jc_bool(ndem_jc *c, const cJSON *obj, const char *key, int *out, int fl
     return NDEM_JC_OK;
 }
 
-int ndem_jc_string(ndem_jc *c, const cJSON *obj, const char *key, const char **out,
-                   size_t min_len, size_t max_len, int flags)
+int ndem_jc_string(ndem_jc *c, const cJSON *obj, const char *key, const char **out, size_t min_len,
+                   size_t max_len, int flags)
 {
     const cJSON *v = jc_member(c, obj, key, flags);
-    if (!v)
-        return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
+    if (!v) return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
     if (!cJSON_IsString(v) || !v->valuestring) {
         ndem_jc_error_at(c, key, "must be a string (got %s)", ndem_jc_type_name(v));
         return NDEM_JC_BAD;
@@ -433,21 +406,18 @@ int ndem_jc_vec3_value(ndem_jc *c, const cJSON *v, double out[3])
     cJSON_ArrayForEach(e, v)
     {
         size_t mark = ndem_jc_push_index(c, i);
-        if (ndem_jc_number_value(c, e, &tmp[i], &ndem_jc_any) != NDEM_JC_OK)
-            r = NDEM_JC_BAD;
+        if (ndem_jc_number_value(c, e, &tmp[i], &ndem_jc_any) != NDEM_JC_OK) r = NDEM_JC_BAD;
         ndem_jc_pop(c, mark);
         i++;
     }
-    if (r == NDEM_JC_OK)
-        memcpy(out, tmp, sizeof tmp);
+    if (r == NDEM_JC_OK) memcpy(out, tmp, sizeof tmp);
     return r;
 }
 
 int ndem_jc_vec3(ndem_jc *c, const cJSON *obj, const char *key, double out[3], int flags)
 {
     const cJSON *v = jc_member(c, obj, key, flags);
-    if (!v)
-        return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
+    if (!v) return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
     size_t mark = ndem_jc_push_key(c, key);
     int r = ndem_jc_vec3_value(c, v, out);
     ndem_jc_pop(c, mark);
@@ -458,8 +428,7 @@ int ndem_jc_enum(ndem_jc *c, const cJSON *obj, const char *key, const char *cons
                  const char *expected, int *out, int flags)
 {
     const cJSON *v = jc_member(c, obj, key, flags);
-    if (!v)
-        return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
+    if (!v) return (flags & NDEM_JC_REQUIRED) ? NDEM_JC_BAD : NDEM_JC_ABSENT;
     if (cJSON_IsString(v) && v->valuestring) {
         int i = jc_find(names, v->valuestring);
         if (i >= 0) {
@@ -475,15 +444,13 @@ int ndem_jc_enum(ndem_jc *c, const cJSON *obj, const char *key, const char *cons
 
 /* ---- malformed documents ---- */
 
-void ndem_jc_malformed(ndem_jc *c, const char *text, size_t len, size_t offset,
-                       const char *what)
+void ndem_jc_malformed(ndem_jc *c, const char *text, size_t len, size_t offset, const char *what)
 {
     /* Line, column and nesting depth at the failure, for the message. */
     size_t line = 1, col = 1;
     long depth = 0;
     int in_string = 0, escaped = 0;
-    if (offset > len)
-        offset = len;
+    if (offset > len) offset = len;
     for (size_t i = 0; i < offset; i++) {
         char ch = text[i];
         if (ch == '\n') {
@@ -493,12 +460,9 @@ void ndem_jc_malformed(ndem_jc *c, const char *text, size_t len, size_t offset,
             col++;
         }
         if (in_string) {
-            if (escaped)
-                escaped = 0;
-            else if (ch == '\\')
-                escaped = 1;
-            else if (ch == '"')
-                in_string = 0;
+            if (escaped) escaped = 0;
+            else if (ch == '\\') escaped = 1;
+            else if (ch == '"') in_string = 0;
         } else if (ch == '"') {
             in_string = 1;
         } else if (ch == '[' || ch == '{') {

@@ -55,8 +55,7 @@ size_t ndem_jc_push_index(ndem_jc *c, int index);
 void ndem_jc_pop(ndem_jc *c, size_t mark);
 
 /* Adds an error at the current pointer (printf-style message). */
-void ndem_jc_error(ndem_jc *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void ndem_jc_error(ndem_jc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds an error at the member `key` of the current value. */
 void ndem_jc_error_at(ndem_jc *c, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -85,12 +84,12 @@ int ndem_jc_expect_object(ndem_jc *c, const cJSON *v);
  * Errors are reported at /…/key. Returns NDEM_JC_OK, _ABSENT or _BAD. */
 int ndem_jc_number(ndem_jc *c, const cJSON *obj, const char *key, double *out,
                    const ndem_jc_bound *b, int flags);
-int ndem_jc_integer(ndem_jc *c, const cJSON *obj, const char *key, long long *out,
-                    long long lo, long long hi, int flags);
+int ndem_jc_integer(ndem_jc *c, const cJSON *obj, const char *key, long long *out, long long lo,
+                    long long hi, int flags);
 int ndem_jc_bool(ndem_jc *c, const cJSON *obj, const char *key, int *out, int flags);
 /* A string of min_len..max_len bytes of valid UTF-8; *out points into obj. */
-int ndem_jc_string(ndem_jc *c, const cJSON *obj, const char *key, const char **out,
-                   size_t min_len, size_t max_len, int flags);
+int ndem_jc_string(ndem_jc *c, const cJSON *obj, const char *key, const char **out, size_t min_len,
+                   size_t max_len, int flags);
 int ndem_jc_vec3(ndem_jc *c, const cJSON *obj, const char *key, double out[3], int flags);
 /* A string that must be one of `names` (NULL-terminated): its index into
  * *out. Otherwise reports "must be <expected>". */
@@ -99,15 +98,14 @@ int ndem_jc_enum(ndem_jc *c, const cJSON *obj, const char *key, const char *cons
 
 /* An array member of min_n..max_n entries: its size, 0 when absent and not
  * required (*out NULL), -1 after reporting a problem. */
-int ndem_jc_array(ndem_jc *c, const cJSON *obj, const char *key, int min_n, int max_n,
-                  int flags, const cJSON **out);
+int ndem_jc_array(ndem_jc *c, const cJSON *obj, const char *key, int min_n, int max_n, int flags,
+                  const cJSON **out);
 
 /* Reads the current value v (already pushed) as a number / vector. */
 int ndem_jc_number_value(ndem_jc *c, const cJSON *v, double *out, const ndem_jc_bound *b);
 int ndem_jc_vec3_value(ndem_jc *c, const cJSON *v, double out[3]);
 
 /* A one-line description of where a cJSON parse failed. */
-void ndem_jc_malformed(ndem_jc *c, const char *text, size_t len, size_t offset,
-                       const char *what);
+void ndem_jc_malformed(ndem_jc *c, const char *text, size_t len, size_t offset, const char *what);
 
 #endif

@@ -8,8 +8,7 @@
 
 static const char *material_name(const ndem_scene_def *s, int i)
 {
-    if (i < 0 || i >= s->material_count)
-        i = 0;
+    if (i < 0 || i >= s->material_count) i = 0;
     return s->material_count > 0 ? s->materials[i].name : "";
 }
 
@@ -17,10 +16,8 @@ static const char *material_name(const ndem_scene_def *s, int i)
 static void knumber_auto(ndem_jw *w, const char *key, double x)
 {
     ndem_jw_key(w, key);
-    if (x > 0.0)
-        ndem_jw_number(w, x);
-    else
-        ndem_jw_null(w);
+    if (x > 0.0) ndem_jw_number(w, x);
+    else ndem_jw_null(w);
 }
 
 static void emit_radius(ndem_jw *w, const ndem_radius_dist *r)
@@ -104,10 +101,8 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_kbool(w, "velocity_friction", c->velocity_friction);
         knumber_auto(w, "char_len", c->char_len);
         ndem_jw_key(w, "dynamic_friction"); /* null: equal to friction */
-        if (c->dynamic_friction >= 0)
-            ndem_jw_number(w, c->dynamic_friction);
-        else
-            ndem_jw_null(w);
+        if (c->dynamic_friction >= 0) ndem_jw_number(w, c->dynamic_friction);
+        else ndem_jw_null(w);
         knumber_auto(w, "bond_stiffness", c->bond_stiffness);
         ndem_jw_knumber(w, "bond_damping", c->bond_damping);
         knumber_auto(w, "bond_max_force", c->bond_max_force);
@@ -226,12 +221,10 @@ static void emit_particles(ndem_jw *w, const ndem_scene_def *s)
         } else {
             ndem_jw_kvec3(w, "min", g->min);
             ndem_jw_kvec3(w, "max", g->max);
-            if (g->type == NDEM_GENERATOR_LATTICE)
-                ndem_jw_knumber(w, "spacing", g->spacing);
+            if (g->type == NDEM_GENERATOR_LATTICE) ndem_jw_knumber(w, "spacing", g->spacing);
             ndem_jw_klong(w, "count", g->count);
             emit_radius(w, &g->radius);
-            if (g->type == NDEM_GENERATOR_RANDOM)
-                ndem_jw_klong(w, "seed", (long long)g->seed);
+            if (g->type == NDEM_GENERATOR_RANDOM) ndem_jw_klong(w, "seed", (long long)g->seed);
             ndem_jw_kvec3(w, "velocity", g->velocity);
         }
         ndem_jw_end(w);
@@ -266,12 +259,17 @@ static void emit_emitters(ndem_jw *w, const ndem_scene_def *s)
 static const char *ndem_contact_model_name(ndem_contact_model m)
 {
     switch (m) {
-    case NDEM_MODEL_LINEAR: return "linear";
-    case NDEM_MODEL_HUNT_CROSSLEY: return "hunt_crossley";
-    case NDEM_MODEL_LINEAR_ELASTIC6: return "linear_elastic6";
-    case NDEM_MODEL_LUDING: return "luding";
+    case NDEM_MODEL_LINEAR:
+        return "linear";
+    case NDEM_MODEL_HUNT_CROSSLEY:
+        return "hunt_crossley";
+    case NDEM_MODEL_LINEAR_ELASTIC6:
+        return "linear_elastic6";
+    case NDEM_MODEL_LUDING:
+        return "luding";
     case NDEM_MODEL_HERTZ:
-    default: return "hertz";
+    default:
+        return "hertz";
     }
 }
 
@@ -298,8 +296,7 @@ static void emit_solver(ndem_jw *w, const ndem_solver_def *v)
 
 char *ndem_job_to_json(const ndem_job *job)
 {
-    if (!job)
-        return NULL;
+    if (!job) return NULL;
     const ndem_scene_def *s = &job->scene;
     ndem_jw w;
     ndem_jw_init(&w, 1);

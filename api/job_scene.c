@@ -12,7 +12,7 @@
 static const char *const plane_keys[] = {GEOMETRY_COMMON, "point", "normal", NULL};
 static const char *const box_keys[] = {GEOMETRY_COMMON, "min", "max", "inside", NULL};
 static const char *const cylinder_keys[] = {GEOMETRY_COMMON, "center", "axis", "radius",
-                                            "length", "inside", NULL};
+                                            "length",        "inside", NULL};
 static const char *const geometry_keys[] = {GEOMETRY_COMMON, "point",  "normal", "min",
                                             "max",           "inside", "center", "axis",
                                             "radius",        "length", NULL};
@@ -20,8 +20,8 @@ static const char *const geometry_keys[] = {GEOMETRY_COMMON, "point",  "normal",
 #define GENERATOR_COMMON "type", "material", "fixed_rotation", "bonded", "force", "force_rate"
 static const char *const lattice_keys[] = {GENERATOR_COMMON, "min",    "max",      "spacing",
                                            "count",          "radius", "velocity", NULL};
-static const char *const random_keys[] = {GENERATOR_COMMON, "min",    "max",  "count",
-                                          "radius",         "seed",   "velocity", NULL};
+static const char *const random_keys[] = {GENERATOR_COMMON, "min",  "max",      "count",
+                                          "radius",         "seed", "velocity", NULL};
 static const char *const list_keys[] = {
     GENERATOR_COMMON, "spheres", "velocities", "orientations", "angular_velocities", "bonds", NULL};
 static const char *const generator_keys[] = {GENERATOR_COMMON,
@@ -38,9 +38,9 @@ static const char *const generator_keys[] = {GENERATOR_COMMON,
                                              "angular_velocities",
                                              NULL};
 
-static const char *const emitter_keys[] = {"type",   "min",      "max",    "rate",
-                                           "start",  "stop",     "max_count", "radius",
-                                           "material", "velocity", "seed",   NULL};
+static const char *const emitter_keys[] = {"type",     "min",      "max",       "rate",
+                                           "start",    "stop",     "max_count", "radius",
+                                           "material", "velocity", "seed",      NULL};
 
 static const char *const uniform_keys[] = {"min", "max", NULL};
 static const char *const values_keys[] = {"values", "weights", NULL};
@@ -56,11 +56,9 @@ static const char *const radius_keys[] = {"min", "max", "values", "weights", NUL
 static int normalise(double v[3])
 {
     double n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    if (fabs(sqrt(n2) - 1.0) <= 1e-12)
-        return 1;
+    if (fabs(sqrt(n2) - 1.0) <= 1e-12) return 1;
     double s = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
-    if (!(s > 0.0))
-        return 0;
+    if (!(s > 0.0)) return 0;
     /* Dividing by the largest component first avoids overflow/underflow. */
     double a = v[0] / s, b = v[1] / s, c = v[2] / s;
     double n = sqrt(a * a + b * b + c * c);
@@ -75,8 +73,7 @@ static int read_direction(ndem_jc *c, const cJSON *obj, const char *key, double 
 {
     double v[3];
     int r = ndem_jc_vec3(c, obj, key, v, NDEM_JC_REQUIRED);
-    if (r != NDEM_JC_OK)
-        return r;
+    if (r != NDEM_JC_OK) return r;
     if (!normalise(v)) {
         ndem_jc_error_at(c, key, "must be a non-zero vector");
         return NDEM_JC_BAD;
@@ -90,8 +87,7 @@ static void read_bounds(ndem_jc *c, const cJSON *obj, double min[3], double max[
 {
     int a = ndem_jc_vec3(c, obj, "min", min, NDEM_JC_REQUIRED);
     int b = ndem_jc_vec3(c, obj, "max", max, NDEM_JC_REQUIRED);
-    if (a != NDEM_JC_OK || b != NDEM_JC_OK)
-        return;
+    if (a != NDEM_JC_OK || b != NDEM_JC_OK) return;
     for (int i = 0; i < 3; i++) {
         if (strict ? !(max[i] > min[i]) : !(max[i] >= min[i])) {
             ndem_jc_error_at(c, "max", "must be %s \"min\" in every component",
@@ -110,8 +106,7 @@ static void check_region(ndem_jc *c, const double min[3], const double max[3])
     const double *v[2] = {min, max};
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 3; k++) {
-            if (fabs(v[s][k]) <= NDEM_MAX_COORDINATE)
-                continue;
+            if (fabs(v[s][k]) <= NDEM_MAX_COORDINATE) continue;
             size_t mark = ndem_jc_push_key(c, keys[s]);
             size_t m2 = ndem_jc_push_index(c, k);
             ndem_jc_error(c, "must lie within +-%g m of the origin (generator and emitter regions)",
@@ -140,8 +135,7 @@ static int read_kind(ndem_jc *c, const cJSON *obj, const char *key, const char *
 static void *entries(ndem_jc *c, int n, size_t sz)
 {
     void *p = calloc((size_t)n, sz);
-    if (!p)
-        c->oom = 1;
+    if (!p) c->oom = 1;
     return p;
 }
 
@@ -159,8 +153,7 @@ static void *read_array(ndem_jc *c, const cJSON *scene, const char *key, ndem_jo
     const cJSON *arr, *item;
     char *out;
     int n = ndem_jc_array(c, scene, key, 0, NDEM_JOB_MAX_ENTRIES, 0, &arr);
-    if (n <= 0 || !(out = entries(c, n, size)))
-        return NULL;
+    if (n <= 0 || !(out = entries(c, n, size))) return NULL;
     *count = n;
     size_t mark = ndem_jc_push_key(c, key);
     int i = 0;
@@ -189,26 +182,22 @@ static void radius_values(ndem_jc *c, const cJSON *v, ndem_radius_dist *out)
                     "a radius with \"values\" takes only \"weights\"");
     const cJSON *vals, *wts, *e;
     int n = ndem_jc_array(c, v, "values", 1, NDEM_MAX_RADIUS_VALUES, NDEM_JC_REQUIRED, &vals);
-    if (n <= 0)
-        return;
+    if (n <= 0) return;
     r.count = n;
     int i = 0;
     size_t mark = ndem_jc_push_key(c, "values");
     cJSON_ArrayForEach(e, vals)
     {
         size_t m2 = ndem_jc_push_index(c, i);
-        if (ndem_jc_number_value(c, e, &r.values[i], &radius_bound) != NDEM_JC_OK)
-            ok = 0;
+        if (ndem_jc_number_value(c, e, &r.values[i], &radius_bound) != NDEM_JC_OK) ok = 0;
         ndem_jc_pop(c, m2);
         i++;
     }
     ndem_jc_pop(c, mark);
     int nw = ndem_jc_array(c, v, "weights", 0, INT_MAX, 0, &wts);
-    if (nw < 0)
-        return;
+    if (nw < 0) return;
     if (!wts) {
-        for (i = 0; i < n; i++)
-            r.weights[i] = 1.0 / n;
+        for (i = 0; i < n; i++) r.weights[i] = 1.0 / n;
     } else if (nw != n) {
         ndem_jc_error_at(c, "weights", "must have one entry per value (%d), got %d", n, nw);
         return;
@@ -218,14 +207,12 @@ static void radius_values(ndem_jc *c, const cJSON *v, ndem_radius_dist *out)
         cJSON_ArrayForEach(e, wts)
         {
             size_t m2 = ndem_jc_push_index(c, i);
-            if (ndem_jc_number_value(c, e, &r.weights[i], &ndem_jc_nonneg) != NDEM_JC_OK)
-                ok = 0;
+            if (ndem_jc_number_value(c, e, &r.weights[i], &ndem_jc_nonneg) != NDEM_JC_OK) ok = 0;
             ndem_jc_pop(c, m2);
             i++;
         }
         ndem_jc_pop(c, mark);
-        if (!ok)
-            return;
+        if (!ok) return;
         double wmax = 0.0, sum = 0.0, scaled = 0.0;
         for (i = 0; i < n; i++) {
             wmax = fmax(wmax, r.weights[i]);
@@ -238,14 +225,11 @@ static void radius_values(ndem_jc *c, const cJSON *v, ndem_radius_dist *out)
         /* Normalise to sum 1, unless already there up to rounding: keeps the
          * JSON round trip exact. Dividing by wmax first avoids overflow. */
         if (!(fabs(sum - 1.0) <= 1e-12)) {
-            for (i = 0; i < n; i++)
-                scaled += r.weights[i] / wmax;
-            for (i = 0; i < n; i++)
-                r.weights[i] = r.weights[i] / wmax / scaled;
+            for (i = 0; i < n; i++) scaled += r.weights[i] / wmax;
+            for (i = 0; i < n; i++) r.weights[i] = r.weights[i] / wmax / scaled;
         }
     }
-    if (!ok)
-        return;
+    if (!ok) return;
     r.min = r.max = r.values[0];
     for (i = 1; i < n; i++) {
         r.min = fmin(r.min, r.values[i]);
@@ -261,8 +245,7 @@ static void radius_uniform(ndem_jc *c, const cJSON *v, ndem_radius_dist *out)
     double lo = 0.0, hi = 0.0;
     int a = ndem_jc_number(c, v, "min", &lo, &radius_bound, NDEM_JC_REQUIRED);
     int b = ndem_jc_number(c, v, "max", &hi, &radius_bound, NDEM_JC_REQUIRED);
-    if (a != NDEM_JC_OK || b != NDEM_JC_OK)
-        return;
+    if (a != NDEM_JC_OK || b != NDEM_JC_OK) return;
     if (hi < lo) {
         ndem_jc_error_at(c, "max", "must be at least \"min\"");
         return;
@@ -277,8 +260,7 @@ static void radius_uniform(ndem_jc *c, const cJSON *v, ndem_radius_dist *out)
 static void read_radius(ndem_jc *c, const cJSON *obj, ndem_radius_dist *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "radius");
-    if (!v)
-        return;
+    if (!v) return;
     size_t mark = ndem_jc_push_key(c, "radius");
     if (cJSON_IsNumber(v)) {
         double r;
@@ -291,10 +273,8 @@ static void read_radius(ndem_jc *c, const cJSON *obj, ndem_radius_dist *out)
             out->min = out->max = r;
         }
     } else if (cJSON_IsObject(v)) {
-        if (cJSON_GetObjectItemCaseSensitive(v, "values"))
-            radius_values(c, v, out);
-        else
-            radius_uniform(c, v, out);
+        if (cJSON_GetObjectItemCaseSensitive(v, "values")) radius_values(c, v, out);
+        else radius_uniform(c, v, out);
     } else {
         ndem_jc_error(c,
                       "must be a positive number, {\"min\": a, \"max\": b} or "
@@ -315,8 +295,8 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
     static const char *const *keys[] = {plane_keys, box_keys, cylinder_keys};
     static const char *const context[] = {"not a field of a plane", "not a field of a box",
                                           "not a field of a cylinder"};
-    int type = read_kind(c, item, "type", geometry_types,
-                         "one of \"plane\", \"box\", \"cylinder\"", -1);
+    int type =
+        read_kind(c, item, "type", geometry_types, "one of \"plane\", \"box\", \"cylinder\"", -1);
     if (type < 0) {
         ndem_jc_members(c, item, geometry_keys, NULL, NULL);
         return;
@@ -325,8 +305,7 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
     ndem_jc_members(c, item, keys[type], geometry_keys, context[type]);
     ndem_job_material_ref(c, item, "material", job, materials_ok, &g->material);
     ndem_jc_vec3(c, item, "velocity", g->velocity, 0);
-    if (g->type != NDEM_GEOMETRY_PLANE)
-        ndem_jc_bool(c, item, "inside", &g->inside, 0);
+    if (g->type != NDEM_GEOMETRY_PLANE) ndem_jc_bool(c, item, "inside", &g->inside, 0);
     const double *spin_axis = NULL; /* direction of a scalar angular velocity */
     switch (g->type) {
     case NDEM_GEOMETRY_PLANE:
@@ -346,8 +325,7 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
         break;
     }
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity");
-    if (!w)
-        return;
+    if (!w) return;
     size_t mark = ndem_jc_push_key(c, "angular_velocity");
     if (cJSON_IsNumber(w) && !spin_axis) {
         ndem_jc_error(c, "must be a vector [wx, wy, wz] for a box (a single number is for "
@@ -355,8 +333,7 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
     } else if (cJSON_IsNumber(w)) {
         double s;
         if (ndem_jc_number_value(c, w, &s, &ndem_jc_any) == NDEM_JC_OK)
-            for (int i = 0; i < 3; i++)
-                g->angular_velocity[i] = spin_axis[i] * s;
+            for (int i = 0; i < 3; i++) g->angular_velocity[i] = spin_axis[i] * s;
     } else {
         ndem_jc_vec3_value(c, w, g->angular_velocity);
     }
@@ -376,8 +353,8 @@ void ndem_job_read_geometry(ndem_jc *c, const cJSON *scene, ndem_job *job, int m
 /* Hands a malloc'd list array to the job (which frees it); NULL on oom. */
 static double *list_array(ndem_jc *c, ndem_job *job, size_t doubles)
 {
-    double **arrays = realloc(job->list_arrays, (size_t)(job->list_array_count + 1) *
-                                                    sizeof *arrays);
+    double **arrays =
+        realloc(job->list_arrays, (size_t)(job->list_array_count + 1) * sizeof *arrays);
     if (!arrays) {
         c->oom = 1;
         return NULL;
@@ -398,8 +375,7 @@ static int sphere_ok(const cJSON *e, double out[4])
     const cJSON *x = cJSON_IsArray(e) ? e->child : NULL;
     int k = 0;
     for (; x && k < 4; x = x->next, k++) {
-        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
-            return 0;
+        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble)) return 0;
         out[k] = x->valuedouble;
     }
     return k == 4 && !x && out[3] > 0.0;
@@ -474,11 +450,9 @@ static void read_list(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_generat
 {
     const cJSON *sph, *e;
     int n = ndem_jc_array(c, item, "spheres", 1, INT_MAX, NDEM_JC_REQUIRED, &sph);
-    if (n <= 0)
-        return;
+    if (n <= 0) return;
     double *s = list_array(c, job, 4 * (size_t)n);
-    if (!s)
-        return;
+    if (!s) return;
     memset(s, 0, 4 * (size_t)n * sizeof *s);
     size_t mark = ndem_jc_push_key(c, "spheres");
     int i = 0;
@@ -566,8 +540,8 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
     static const char *const context[] = {"not a field of a lattice generator",
                                           "not a field of a random generator",
                                           "not a field of a list generator"};
-    int type = read_kind(c, item, "type", generator_types,
-                         "one of \"lattice\", \"random\", \"list\"", -1);
+    int type =
+        read_kind(c, item, "type", generator_types, "one of \"lattice\", \"random\", \"list\"", -1);
     if (type < 0) {
         ndem_jc_members(c, item, generator_keys, NULL, NULL);
         return;
@@ -591,8 +565,7 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
     long long v;
     if (g->type == NDEM_GENERATOR_LATTICE) {
         ndem_jc_number(c, item, "spacing", &g->spacing, &ndem_jc_nonneg, 0);
-        if (ndem_jc_integer(c, item, "count", &v, 0, LONG_HI, 0) == NDEM_JC_OK)
-            g->count = (long)v;
+        if (ndem_jc_integer(c, item, "count", &v, 0, LONG_HI, 0) == NDEM_JC_OK) g->count = (long)v;
     } else {
         if (ndem_jc_integer(c, item, "count", &v, 1, LONG_HI, NDEM_JC_REQUIRED) == NDEM_JC_OK)
             g->count = (long)v;
@@ -639,7 +612,7 @@ static void read_emitter(ndem_jc *c, const cJSON *item, ndem_job *job, int mater
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok)
 {
     const ndem_emitter_def d = ndem_default_emitter_def();
-    job->emitters = read_array(c, scene, "emitters", job, materials_ok, sizeof d, &d,
-                               read_emitter, &job->scene.emitter_count);
+    job->emitters = read_array(c, scene, "emitters", job, materials_ok, sizeof d, &d, read_emitter,
+                               &job->scene.emitter_count);
     job->scene.emitters = job->emitters;
 }

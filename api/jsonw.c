@@ -15,10 +15,8 @@ void ndem_jw_init(ndem_jw *w, int pretty)
 
 int ndem_jw_reserve(ndem_jw *w, size_t extra)
 {
-    if (w->failed)
-        return -1;
-    if (extra < w->cap - w->len)
-        return 0; /* one byte always stays free for the final NUL */
+    if (w->failed) return -1;
+    if (extra < w->cap - w->len) return 0; /* one byte always stays free for the final NUL */
     size_t cap = w->cap ? w->cap : 256;
     while (cap - w->len <= extra) {
         if (cap > SIZE_MAX / 2) {
@@ -39,23 +37,20 @@ int ndem_jw_reserve(ndem_jw *w, size_t extra)
 
 void ndem_jw_raw(ndem_jw *w, const char *s, size_t n)
 {
-    if (ndem_jw_reserve(w, n) != 0)
-        return;
+    if (ndem_jw_reserve(w, n) != 0) return;
     memcpy(w->buf + w->len, s, n);
     w->len += n;
 }
 
 static void jw_char(ndem_jw *w, char c)
 {
-    if (ndem_jw_reserve(w, 1) != 0)
-        return;
+    if (ndem_jw_reserve(w, 1) != 0) return;
     w->buf[w->len++] = c;
 }
 
 static void jw_newline(ndem_jw *w, int depth)
 {
-    if (ndem_jw_reserve(w, 1 + 2 * (size_t)depth) != 0)
-        return;
+    if (ndem_jw_reserve(w, 1 + 2 * (size_t)depth) != 0) return;
     w->buf[w->len++] = '\n';
     memset(w->buf + w->len, ' ', 2 * (size_t)depth);
     w->len += 2 * (size_t)depth;
@@ -65,16 +60,12 @@ static void jw_newline(ndem_jw *w, int depth)
 static void jw_separator(ndem_jw *w)
 {
     int d = w->depth;
-    if (d == 0)
-        return;
+    if (d == 0) return;
     int first = w->first[d];
     w->first[d] = 0;
-    if (!first)
-        jw_char(w, ',');
-    if (w->pretty && !w->inl[d])
-        jw_newline(w, d);
-    else if (!first)
-        jw_char(w, ' ');
+    if (!first) jw_char(w, ',');
+    if (w->pretty && !w->inl[d]) jw_newline(w, d);
+    else if (!first) jw_char(w, ' ');
 }
 
 void ndem_jw_begin(ndem_jw *w, char open, int inl)
@@ -97,8 +88,7 @@ void ndem_jw_end(ndem_jw *w)
         w->failed = 1;
         return;
     }
-    if (w->pretty && !w->inl[d] && !w->first[d])
-        jw_newline(w, d - 1);
+    if (w->pretty && !w->inl[d] && !w->first[d]) jw_newline(w, d - 1);
     jw_char(w, w->close[d]);
     w->depth--;
 }
@@ -116,8 +106,7 @@ int ndem_jw_utf8_len(const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
+    if (c < 0x80) return 1;
     int n;
     uint32_t cp;
     if (c >= 0xC2 && c <= 0xDF) {
@@ -134,8 +123,7 @@ int ndem_jw_utf8_len(const char *str)
     }
     /* A NUL fails the continuation test, so this never reads past it. */
     for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
+        if ((s[i] & 0xC0) != 0x80) return 0;
         cp = (cp << 6) | (s[i] & 0x3F);
     }
     if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
@@ -154,16 +142,11 @@ void ndem_jw_string(ndem_jw *w, const char *s)
         const char *esc = NULL;
         char ubuf[7];
         int n = 1;
-        if (c == '"')
-            esc = "\\\"";
-        else if (c == '\\')
-            esc = "\\\\";
-        else if (c == '\n')
-            esc = "\\n";
-        else if (c == '\t')
-            esc = "\\t";
-        else if (c == '\r')
-            esc = "\\r";
+        if (c == '"') esc = "\\\"";
+        else if (c == '\\') esc = "\\\\";
+        else if (c == '\n') esc = "\\n";
+        else if (c == '\t') esc = "\\t";
+        else if (c == '\r') esc = "\\r";
         else if (c < 0x20) {
             memcpy(ubuf, "\\u00", 4);
             ubuf[4] = hex[c >> 4];
@@ -206,10 +189,8 @@ void ndem_jw_long(ndem_jw *w, long long v)
 
 void ndem_jw_bool(ndem_jw *w, int b)
 {
-    if (b)
-        ndem_jw_raw(w, "true", 4);
-    else
-        ndem_jw_raw(w, "false", 5);
+    if (b) ndem_jw_raw(w, "true", 4);
+    else ndem_jw_raw(w, "false", 5);
 }
 
 void ndem_jw_null(ndem_jw *w) { ndem_jw_raw(w, "null", 4); }
@@ -284,20 +265,18 @@ size_t ndem_jw_format_exact(char *dst, double x)
      * fewer usually do and read better: take the first of 15, 16, 17 that
      * parses back to exactly x. */
     size_t fast = ndem_jw_format_g9(dst, x);
-    if (strtod(dst, NULL) == x)
-        return fast;
+    if (strtod(dst, NULL) == x) return fast;
     int n = 0;
     for (int prec = 15; prec <= 17; prec++) {
         n = snprintf(dst, NDEM_JW_NUM_MAX, "%.*g", prec, x);
-        if (strtod(dst, NULL) == x)
-            break;
+        if (strtod(dst, NULL) == x) break;
     }
     return (size_t)n;
 }
 
 size_t ndem_jw_format_g9(char *dst, double x)
 {
-    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
+    static const double pow10[] = {1e0, 1e1, 1e2, 1e3,  1e4,  1e5,  1e6,
                                    1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13};
     if (!isfinite(x)) {
         memcpy(dst, "null", 5);
@@ -311,13 +290,10 @@ size_t ndem_jw_format_g9(char *dst, double x)
     double a = fabs(x);
     /* Outside [1e-4, 1e8) "%.9g" switches to exponent notation: rare in a
      * frame, so leave those to snprintf. */
-    if (a < 1e-4 || a >= 1e8)
-        return (size_t)snprintf(dst, NDEM_JW_NUM_MAX, "%.9g", x);
+    if (a < 1e-4 || a >= 1e8) return (size_t)snprintf(dst, NDEM_JW_NUM_MAX, "%.9g", x);
     int e = (int)floor(log10(a)); /* 10^e <= a < 10^(e+1), up to rounding */
-    if (e < -4)
-        e = -4;
-    if (e > 7)
-        e = 7;
+    if (e < -4) e = -4;
+    if (e > 7) e = 7;
     /* m: the nine significant digits as an integer in [1e8, 1e9). */
     double m = nearbyint(a * pow10[8 - e]);
     if (m >= 1e9 && e < 7) {
@@ -337,11 +313,9 @@ size_t ndem_jw_format_g9(char *dst, double x)
     }
     int last = 8; /* drop trailing zeros of the fraction */
     char *p = dst;
-    if (x < 0)
-        *p++ = '-';
+    if (x < 0) *p++ = '-';
     if (e >= 0) {
-        while (last > e && digits[last] == '0')
-            last--;
+        while (last > e && digits[last] == '0') last--;
         memcpy(p, digits, (size_t)e + 1);
         p += e + 1;
         if (last > e) {
@@ -350,12 +324,10 @@ size_t ndem_jw_format_g9(char *dst, double x)
             p += last - e;
         }
     } else {
-        while (digits[last] == '0')
-            last--;
+        while (digits[last] == '0') last--;
         *p++ = '0';
         *p++ = '.';
-        for (int i = 0; i < -e - 1; i++)
-            *p++ = '0';
+        for (int i = 0; i < -e - 1; i++) *p++ = '0';
         memcpy(p, digits, (size_t)last + 1);
         p += last + 1;
     }

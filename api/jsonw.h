@@ -16,9 +16,9 @@ typedef struct ndem_jw {
     size_t len, cap;
     int failed; /* an allocation failed: the text is incomplete */
     int depth;
-    int pretty; /* newlines and two-space indentation */
-    unsigned char first[NDEM_JW_MAX_DEPTH];  /* no item yet at this depth */
-    unsigned char inl[NDEM_JW_MAX_DEPTH];    /* container written on one line */
+    int pretty;                             /* newlines and two-space indentation */
+    unsigned char first[NDEM_JW_MAX_DEPTH]; /* no item yet at this depth */
+    unsigned char inl[NDEM_JW_MAX_DEPTH];   /* container written on one line */
     char close[NDEM_JW_MAX_DEPTH];
 } ndem_jw;
 

@@ -64,11 +64,12 @@ static int write_vtk(const ndem_output *o, const char *name, const ndem_frame *f
 {
     FILE *fp = open_in(o, name, "w");
     if (!fp) return -1;
-    fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" "
-                "byte_order=\"LittleEndian\">\n<PolyData>\n<Piece NumberOfPoints=\"%ld\" "
-                "NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
-                "NumberOfPolys=\"0\">\n<Points>\n<DataArray type=\"Float64\" "
-                "NumberOfComponents=\"3\" format=\"ascii\">\n",
+    fprintf(fp,
+            "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" "
+            "byte_order=\"LittleEndian\">\n<PolyData>\n<Piece NumberOfPoints=\"%ld\" "
+            "NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
+            "NumberOfPolys=\"0\">\n<Points>\n<DataArray type=\"Float64\" "
+            "NumberOfComponents=\"3\" format=\"ascii\">\n",
             f->count);
     for (long i = 0; i < f->count; i++)
         fprintf(fp, "%.9g %.9g %.9g\n", f->positions[3 * i], f->positions[3 * i + 1],
@@ -108,8 +109,8 @@ int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
         rc = write_vtk(o, vtk, &f);
     }
     if (rc == 0) {
-        fprintf(o->frame_index, "%ld,%ld,%.9g,%ld,%06ld.ndf\n", o->frames, f.step, f.time,
-                f.count, o->frames);
+        fprintf(o->frame_index, "%ld,%ld,%.9g,%ld,%06ld.ndf\n", o->frames, f.step, f.time, f.count,
+                o->frames);
         fflush(o->frame_index);
         o->frames++;
     }

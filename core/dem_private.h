@@ -26,7 +26,7 @@ struct ndem_dem {
     double dissipated; /* cumulative, J */
     long bond_count, bond_cap;
     int *bond_a, *bond_b; /* bonded pairs, sorted by (a, b) */
-    double *bond;         /* NDEM_DEM_BOND per bond: rest length, tangential[3], torsion, bending[3] */
+    double *bond; /* NDEM_DEM_BOND per bond: rest length, tangential[3], torsion, bending[3] */
     int *bond_broken;
     double *damp; /* per material pair: the law's damping p for its restitution (dem_models.c) */
 };

@@ -11,9 +11,9 @@ typedef struct ndem_pair_params {
     double poisson_ratio; /* nu of the pair (mean of the two) */
     double friction, rolling, twisting, restitution;
     double adhesion, adhesive_overlap;
-    double damping_time; /* <= 0: automatic */
-    double viscosity;    /* mean eta of the two materials */
-    double stiffness_ratio; /* smooth DEM: k_t / k_n */
+    double damping_time;        /* <= 0: automatic */
+    double viscosity;           /* mean eta of the two materials */
+    double stiffness_ratio;     /* smooth DEM: k_t / k_n */
     double stiffness, exponent; /* hunt_crossley K and n */
     int velocity_friction;
     double hamaker, vdw_saturation; /* van der Waals (seed 001) */
@@ -23,9 +23,9 @@ typedef struct ndem_pair_params {
 
 typedef struct ndem_material_table {
     int count;
-    double *density;          /* per material */
-    double *young;            /* per material: Young's modulus */
-    ndem_pair_params *pairs;  /* count * count, symmetric */
+    double *density;         /* per material */
+    double *young;           /* per material: Young's modulus */
+    ndem_pair_params *pairs; /* count * count, symmetric */
 } ndem_material_table;
 
 int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def);

@@ -130,8 +130,8 @@ typedef struct ndem_generator_def {
     const double *velocities;
     const double *orientations;       /* list: 4 per sphere, unit length */
     const double *angular_velocities; /* list: 3 per sphere (rad/s) */
-    long bond_pair_count;     /* list: smooth-DEM bonds between listed spheres */
-    const double *bond_pairs; /* 2 per bond: indices i, j into spheres (whole numbers) */
+    long bond_pair_count;             /* list: smooth-DEM bonds between listed spheres */
+    const double *bond_pairs;         /* 2 per bond: indices i, j into spheres (whole numbers) */
 } ndem_generator_def;
 
 /* Particles inserted during the run at `rate` per second inside [min, max],

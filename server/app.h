@@ -21,9 +21,9 @@ typedef struct ndem_app {
     ndem_stream *stream;
     ndem_pool *pool;
     ndem_http *http;
-    ndem_health *health; /* storage checks of /health */
+    ndem_health *health;            /* storage checks of /health */
     ndem_parse_budget parse_budget; /* job documents being parsed */
-    double started; /* ndem_mono() at start-up */
+    double started;                 /* ndem_mono() at start-up */
 } ndem_app;
 
 /* The route table (routes.c) and the static file handler. */

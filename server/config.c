@@ -51,8 +51,8 @@ static const opt options[] = {
     {"public-url", OPT_STRING, "", 0, 0, "NDEM_PUBLIC_URL", offsetof(ndem_config, public_url),
      sizeof(((ndem_config *)0)->public_url),
      "scheme://host[:port] clients use for the API (empty: http://LISTEN); the served origin"},
-    {"allow-origin", OPT_STRING, "", 0, 0, "NDEM_ALLOW_ORIGIN",
-     offsetof(ndem_config, allow_origin), sizeof(((ndem_config *)0)->allow_origin),
+    {"allow-origin", OPT_STRING, "", 0, 0, "NDEM_ALLOW_ORIGIN", offsetof(ndem_config, allow_origin),
+     sizeof(((ndem_config *)0)->allow_origin),
      "more origins (comma-separated) allowed to change jobs and open streams"},
     {"http-timeout", OPT_LONG, "30", 1, 3600, "NDEM_HTTP_TIMEOUT",
      offsetof(ndem_config, http_timeout), 0,
@@ -169,10 +169,8 @@ static int set_value(ndem_config *c, const opt *o, const char *value, const char
                 o->type == OPT_LONG ? "a whole number" : "a number", o->min, o->max, value);
         return -1;
     }
-    if (o->type == OPT_LONG || o->type == OPT_FLAG)
-        *(long *)(void *)field = (long)v;
-    else
-        *(double *)(void *)field = v;
+    if (o->type == OPT_LONG || o->type == OPT_FLAG) *(long *)(void *)field = (long)v;
+    else *(double *)(void *)field = v;
     return 0;
 }
 
@@ -200,8 +198,7 @@ static int derive_origin(ndem_config *c, FILE *err)
     char url[300];
     snprintf(url, sizeof url, "%s", c->public_url);
     size_t n = strlen(url);
-    while (n > 0 && url[n - 1] == '/')
-        url[--n] = 0;
+    while (n > 0 && url[n - 1] == '/') url[--n] = 0;
     if (!url[0]) {
         const char *h = c->http_host;
         int loopback = !strcmp(h, "127.0.0.1") || !strcmp(h, "localhost");
@@ -251,10 +248,8 @@ int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err)
         for (size_t i = 0; i < OPTION_COUNT && !o; i++) {
             size_t n = strlen(options[i].name);
             if (strncmp(arg, "--", 2) || strncmp(arg + 2, options[i].name, n)) continue;
-            if (arg[2 + n] == '=')
-                o = &options[i], value = arg + 3 + n;
-            else if (!arg[2 + n])
-                o = &options[i];
+            if (arg[2 + n] == '=') o = &options[i], value = arg + 3 + n;
+            else if (!arg[2 + n]) o = &options[i];
         }
         if (!o) {
             fprintf(err, "ndemd: unknown option '%s' (see --help)\n", arg);

@@ -232,8 +232,7 @@ ndem_db *ndem_db_open(const char *path, int *damaged, char *err, size_t err_len)
 void ndem_db_close(ndem_db *db)
 {
     if (!db) return;
-    for (int i = 0; i < Q_N; i++)
-        sqlite3_finalize(db->q[i]);
+    for (int i = 0; i < Q_N; i++) sqlite3_finalize(db->q[i]);
     sqlite3_close(db->conn);
     pthread_mutex_destroy(&db->lock);
     free(db);

@@ -70,22 +70,38 @@ void ndem_http_reply(ndem_request *req, int status, const char *type, char *body
 const char *ndem_http_status_title(int status)
 {
     switch (status) {
-    case 400: return "Bad Request";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 411: return "Length Required";
-    case 413: return "Content Too Large";
-    case 414: return "URI Too Long";
-    case 415: return "Unsupported Media Type";
-    case 421: return "Misdirected Request";
-    case 422: return "Unprocessable Content";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Error";
+    case 400:
+        return "Bad Request";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 411:
+        return "Length Required";
+    case 413:
+        return "Content Too Large";
+    case 414:
+        return "URI Too Long";
+    case 415:
+        return "Unsupported Media Type";
+    case 421:
+        return "Misdirected Request";
+    case 422:
+        return "Unprocessable Content";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 503:
+        return "Service Unavailable";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        return "Error";
     }
 }
 
@@ -222,8 +238,7 @@ static const char *framing_fault(struct MHD_Connection *conn, const char *versio
     if (!f->host && !strcmp(version, MHD_HTTP_VERSION_1_1))
         return "an HTTP/1.1 request must have a Host header";
     if (f->lengths_differ) return "the request has Content-Length headers that differ";
-    if (f->length && f->chunked)
-        return "the request has both Content-Length and Transfer-Encoding";
+    if (f->length && f->chunked) return "the request has both Content-Length and Transfer-Encoding";
     return NULL;
 }
 
@@ -343,8 +358,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         if (req->body_len + n + 1 > req->body_cap) {
             size_t cap = req->body_cap ? req->body_cap : 4096;
-            while (cap < req->body_len + n + 1)
-                cap *= 2;
+            while (cap < req->body_len + n + 1) cap *= 2;
             char *grown = realloc(req->body, cap);
             if (!grown) return MHD_NO;
             req->body = grown;
@@ -363,14 +377,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     int known;
     const ndem_route *r = route_of(h, req, &known);
-    if (r)
-        r->handler(h->app, req);
-    else if (known)
-        ndem_http_problem(req, 405, NULL, "%s is not allowed on %s", method, req->path);
+    if (r) r->handler(h->app, req);
+    else if (known) ndem_http_problem(req, 405, NULL, "%s is not allowed on %s", method, req->path);
     else if (h->fallback && (!strcmp(method, "GET") || !strcmp(method, "HEAD")))
         h->fallback(h->app, req);
-    else
-        ndem_http_problem(req, 404, NULL, "no resource at %s", req->path);
+    else ndem_http_problem(req, 404, NULL, "no resource at %s", req->path);
     if (!req->status) ndem_http_problem(req, 500, NULL, "the handler gave no answer");
     return send_response(req);
 }
@@ -465,10 +476,7 @@ ndem_http *ndem_http_start(const char *host, int port, const ndem_http_opts *opt
 
 int ndem_http_port(const ndem_http *h) { return ndem_gate_port(h->gate); }
 
-long ndem_http_requests(ndem_http *h)
-{
-    return atomic_load(&h->requests);
-}
+long ndem_http_requests(ndem_http *h) { return atomic_load(&h->requests); }
 
 void ndem_http_stop(ndem_http *h)
 {

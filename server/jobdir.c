@@ -66,10 +66,8 @@ static int write_atomic(const char *path, const char *text)
     while (done < len && rc == 0) {
         ssize_t n = write(fd, text + done, len - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0)
-            rc = -1;
-        else
-            done += (size_t)n;
+        if (n <= 0) rc = -1;
+        else done += (size_t)n;
     }
     if (rc == 0) rc = fsync(fd);
     if (close(fd)) rc = -1;
@@ -94,10 +92,8 @@ int ndem_jobdir_save_status(const char *data, const ndem_job_row *r)
     cJSON_AddNumberToObject(o, "finished_us", (double)r->finished_us);
     cJSON_AddNumberToObject(o, "attempts", (double)r->attempts);
     cJSON_AddNumberToObject(o, "interrupted", (double)r->interrupted);
-    if (r->error)
-        cJSON_AddStringToObject(o, "error", r->error);
-    else
-        cJSON_AddNullToObject(o, "error");
+    if (r->error) cJSON_AddStringToObject(o, "error", r->error);
+    else cJSON_AddNullToObject(o, "error");
     cJSON_AddNumberToObject(o, "step", (double)r->step);
     cJSON_AddNumberToObject(o, "steps_total", (double)r->steps_total);
     cJSON_AddNumberToObject(o, "time", r->time);

@@ -160,10 +160,8 @@ int ndem_recover_backfill(const char *data, ndem_db *db)
             char path[1200];
             snprintf(path, sizeof path, "%s/jobs/%s/job.json", data, rows[i].id);
             if (access(path, F_OK) && rows[i].document) {
-                if (ndem_jobdir_create(data, &rows[i]) == 0)
-                    written++;
-                else
-                    ndem_log("job %s: cannot write job.json: %s", rows[i].id, strerror(errno));
+                if (ndem_jobdir_create(data, &rows[i]) == 0) written++;
+                else ndem_log("job %s: cannot write job.json: %s", rows[i].id, strerror(errno));
             }
             before = rows[i].seq;
             ndem_job_row_free(&rows[i]);

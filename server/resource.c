@@ -17,10 +17,8 @@
 static void add_time(cJSON *o, const char *key, int64_t us)
 {
     char buf[40];
-    if (us > 0)
-        cJSON_AddStringToObject(o, key, ndem_rfc3339(us, buf, sizeof buf));
-    else
-        cJSON_AddNullToObject(o, key);
+    if (us > 0) cJSON_AddStringToObject(o, key, ndem_rfc3339(us, buf, sizeof buf));
+    else cJSON_AddNullToObject(o, key);
 }
 
 cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
@@ -47,15 +45,11 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
     cJSON_AddNumberToObject(s, "kinetic_energy", row->kinetic_energy);
     cJSON_AddNumberToObject(s, "wall_seconds", row->wall_seconds);
     cJSON_AddNumberToObject(o, "attempts", (double)row->attempts);
-    if (row->error)
-        cJSON_AddStringToObject(o, "error", row->error);
-    else
-        cJSON_AddNullToObject(o, "error");
+    if (row->error) cJSON_AddStringToObject(o, "error", row->error);
+    else cJSON_AddNullToObject(o, "error");
     cJSON *doc = row->document ? cJSON_Parse(row->document) : NULL;
-    if (doc)
-        cJSON_AddItemToObject(o, "job", doc);
-    else
-        cJSON_AddNullToObject(o, "job");
+    if (doc) cJSON_AddItemToObject(o, "job", doc);
+    else cJSON_AddNullToObject(o, "job");
     char base[64], ws[400];
     snprintf(base, sizeof base, "/api/v1/jobs/%s", row->id);
     cJSON *l = cJSON_AddObjectToObject(o, "links");

@@ -124,8 +124,7 @@ static int new_id(char *id)
 {
     unsigned char r[NDEM_ID_LEN / 2];
     if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return -1;
-    for (size_t i = 0; i < sizeof r; i++)
-        snprintf(id + 2 * i, 3, "%02x", r[i]);
+    for (size_t i = 0; i < sizeof r; i++) snprintf(id + 2 * i, 3, "%02x", r[i]);
     return 0;
 }
 
@@ -232,8 +231,7 @@ static void list_jobs(void *ctx, ndem_request *req)
     }
     if (status) {
         int ok = 0;
-        for (int i = 0; i < NDEM_STATUS_COUNT; i++)
-            ok |= !strcmp(status, ndem_status_names[i]);
+        for (int i = 0; i < NDEM_STATUS_COUNT; i++) ok |= !strcmp(status, ndem_status_names[i]);
         if (!ok) {
             ndem_http_problem(req, 400, NULL,
                               "status must be queued, running, succeeded, "
@@ -309,8 +307,11 @@ static void cancel_job(void *ctx, ndem_request *req)
                           "be cancelled",
                           id);
         break;
-    case NDEM_CANCEL_UNKNOWN: ndem_http_problem(req, 404, NULL, "no job with id '%s'", id); break;
-    default: ndem_http_problem(req, 500, NULL, "the job database failed");
+    case NDEM_CANCEL_UNKNOWN:
+        ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
+        break;
+    default:
+        ndem_http_problem(req, 500, NULL, "the job database failed");
     }
 }
 
@@ -426,10 +427,8 @@ static void get_frame(void *ctx, ndem_request *req)
     }
     char *text = ndem_frame_to_json(&f, index);
     ndem_frame_free(&f);
-    if (!text)
-        ndem_http_problem(req, 500, NULL, "out of memory");
-    else
-        ndem_http_reply(req, 200, "application/json", text, strlen(text));
+    if (!text) ndem_http_problem(req, 500, NULL, "out of memory");
+    else ndem_http_reply(req, 200, "application/json", text, strlen(text));
 }
 
 /* A growing text buffer for answers written by hand. */
@@ -444,8 +443,7 @@ static void put(text_buf *b, const char *s, size_t n)
     if (b->failed) return;
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
+        while (cap < b->len + n + 1) cap *= 2;
         char *grown = realloc(b->p, cap);
         if (!grown) {
             b->failed = 1;
@@ -459,10 +457,7 @@ static void put(text_buf *b, const char *s, size_t n)
     b->p[b->len] = 0;
 }
 
-static void puts_(text_buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
+static void puts_(text_buf *b, const char *s) { put(b, s, strlen(s)); }
 
 /* A header name as a JSON string: only [A-Za-z0-9_] survive. */
 static void put_name(text_buf *b, const char *s, size_t n)
@@ -507,8 +502,7 @@ static void get_series(void *ctx, ndem_request *req)
     }
     /* the rows kept, each with a cursor at its next field */
     long lines = 0, kept = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += text[i] == '\n';
+    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
     char **cur = malloc((size_t)(lines > 0 ? lines : 1) * sizeof *cur);
     if (!cur) {
         free(text);
@@ -554,10 +548,8 @@ static void get_series(void *ctx, ndem_request *req)
             char *after;
             double v = strtod(cur[r], &after);
             if (r) put(&b, ",", 1);
-            if (k > 0 && after == cur[r] + k && isfinite(v))
-                put(&b, cur[r], k);
-            else
-                puts_(&b, "null");
+            if (k > 0 && after == cur[r] + k && isfinite(v)) put(&b, cur[r], k);
+            else puts_(&b, "null");
             cur[r] += k + (cur[r][k] == ',');
         }
         put(&b, "]", 1);
@@ -737,10 +729,8 @@ void ndem_static_file(void *ctx, ndem_request *req)
     }
     size_t len;
     char *data = ndem_read_file(real, &len);
-    if (!data)
-        ndem_http_problem(req, 500, NULL, "cannot read %s", path);
-    else
-        ndem_http_reply(req, 200, mime_of(real), data, len);
+    if (!data) ndem_http_problem(req, 500, NULL, "cannot read %s", path);
+    else ndem_http_reply(req, 200, mime_of(real), data, len);
 }
 
 const ndem_route ndem_routes[] = {

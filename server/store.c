@@ -88,10 +88,7 @@ void ndem_store_path(const ndem_store *s, const char *id, const char *name, char
 
 ndem_db *ndem_store_db(ndem_store *s) { return s->db; }
 
-static int make_dir(const char *path)
-{
-    return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
-}
+static int make_dir(const char *path) { return mkdir(path, 0755) && errno != EEXIST ? -1 : 0; }
 
 int ndem_store_write_all(int fd, const void *buf, size_t len)
 {
@@ -115,8 +112,7 @@ static uint32_t get32(const unsigned char *p)
 static uint64_t get64(const unsigned char *p)
 {
     uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
     return v;
 }
 
@@ -259,8 +255,7 @@ static void *writer_main(void *arg)
     ndem_store *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!s->head && !s->stopping)
-            pthread_cond_wait(&s->changed, &s->lock);
+        while (!s->head && !s->stopping) pthread_cond_wait(&s->changed, &s->lock);
         task *t = s->head;
         if (!t) break;
         const job_state *before = state_of(s, t->id);
@@ -361,12 +356,9 @@ static void enqueue(ndem_store *s, task *t, uint64_t bytes)
         }
     }
     /* back-pressure: wait while the disk is far behind (never with an empty FIFO) */
-    while (s->pending > PENDING_MAX && s->head)
-        pthread_cond_wait(&s->changed, &s->lock);
-    if (s->tail)
-        s->tail->next = t;
-    else
-        s->head = t;
+    while (s->pending > PENDING_MAX && s->head) pthread_cond_wait(&s->changed, &s->lock);
+    if (s->tail) s->tail->next = t;
+    else s->head = t;
     s->tail = t;
     s->pending += t->cost;
     s->queued_seq++;
@@ -498,8 +490,7 @@ int ndem_store_flush(ndem_store *s, const char *id)
 {
     pthread_mutex_lock(&s->lock);
     unsigned long target = s->queued_seq;
-    while (s->done_seq < target)
-        pthread_cond_wait(&s->changed, &s->lock);
+    while (s->done_seq < target) pthread_cond_wait(&s->changed, &s->lock);
     job_state *j = state_of(s, id);
     int failed = j && j->failed;
     pthread_mutex_unlock(&s->lock);

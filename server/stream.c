@@ -145,8 +145,7 @@ static void publish(ndem_stream *s, const char *id, blob *b, msg_kind kind)
     channel *ch = find_channel(s, id, 0);
     int any = 0;
     if (ch) {
-        for (client *c = ch->clients; c; c = c->next, any = 1)
-            client_push(c, b, kind);
+        for (client *c = ch->clients; c; c = c->next, any = 1) client_push(c, b, kind);
         if (kind == M_FRAME && ch->active) {
             blob_unref(ch->latest);
             ch->latest = b;
@@ -212,8 +211,7 @@ size_t ndem_stream_pending_bytes(ndem_stream *s)
     pthread_mutex_lock(&s->lock);
     for (channel *ch = s->channels; ch; ch = ch->next)
         for (client *c = ch->clients; c; c = c->next)
-            for (int i = 0; i < c->n; i++)
-                bytes += c->queue[i]->len;
+            for (int i = 0; i < c->n; i++) bytes += c->queue[i]->len;
     pthread_mutex_unlock(&s->lock);
     return bytes;
 }
@@ -353,8 +351,7 @@ static void on_closed(ndem_stream *s, client *c)
                 break;
             }
         s->clients--;
-        for (int i = 0; i < c->n; i++)
-            blob_unref(c->queue[i]);
+        for (int i = 0; i < c->n; i++) blob_unref(c->queue[i]);
         c->n = 0;
         maybe_drop_channel(s, c->ch);
         c->ch = NULL;
@@ -410,11 +407,17 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     ndem_stream *s = lws_context_user(lws_get_context(wsi));
     client *c = user;
     switch (reason) {
-    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return origin_refused(s, wsi);
-    case LWS_CALLBACK_ESTABLISHED: return on_established(s, c, wsi);
-    case LWS_CALLBACK_CLOSED: on_closed(s, c); return 0;
-    case LWS_CALLBACK_SERVER_WRITEABLE: return on_writable(s, c, wsi);
-    case LWS_CALLBACK_RECEIVE: return 0; /* clients have nothing to say */
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return origin_refused(s, wsi);
+    case LWS_CALLBACK_ESTABLISHED:
+        return on_established(s, c, wsi);
+    case LWS_CALLBACK_CLOSED:
+        on_closed(s, c);
+        return 0;
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        return on_writable(s, c, wsi);
+    case LWS_CALLBACK_RECEIVE:
+        return 0; /* clients have nothing to say */
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         pthread_mutex_lock(&s->lock);
         for (channel *ch = s->channels; ch; ch = ch->next)
@@ -425,7 +428,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 }
         pthread_mutex_unlock(&s->lock);
         return 0;
-    default: return lws_callback_http_dummy(wsi, reason, user, in, len);
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
     }
 }
 

@@ -336,10 +336,8 @@ static void run_job(worker *w, const ndem_job_row *row)
         const char *why = ndem_sim_error(r.sim);
         long step = ndem_sim_stats(r.sim)->step;
         why = why && why[0] ? why : "the engine gave no reason";
-        if (strstr(why, "step"))
-            snprintf(err, sizeof err, "%s", why);
-        else
-            snprintf(err, sizeof err, "%s (step %ld)", why, step + 1);
+        if (strstr(why, "step")) snprintf(err, sizeof err, "%s", why);
+        else snprintf(err, sizeof err, "%s (step %ld)", why, step + 1);
         status = "failed";
         error = err;
     }

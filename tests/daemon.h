@@ -187,8 +187,7 @@ static inline size_t td_header_cb(char *data, size_t size, size_t n, void *user)
     size_t len = size * n;
     if (len > 10 && !strncasecmp(data, "Location: ", 10)) {
         size_t k = len - 10;
-        while (k > 0 && (data[10 + k - 1] == '\r' || data[10 + k - 1] == '\n'))
-            k--;
+        while (k > 0 && (data[10 + k - 1] == '\r' || data[10 + k - 1] == '\n')) k--;
         if (k >= sizeof r->location) k = sizeof r->location - 1;
         memcpy(r->location, data + 10, k);
         r->location[k] = 0;
@@ -249,8 +248,7 @@ static inline td_resp td_http(const td_daemon *d, const char *method, const char
     struct curl_slist *hdrs;
     CURL *c = td_easy(d, &r, method, path, type, body, len, accept, &hdrs);
     CURLcode rc = curl_easy_perform(c);
-    if (rc == CURLE_OK)
-        td_finish(c, &r);
+    if (rc == CURLE_OK) td_finish(c, &r);
     else if (!td_quiet)
         fprintf(stderr, "td_http %s %s: %s\n", method, path, curl_easy_strerror(rc));
     curl_slist_free_all(hdrs);
@@ -376,8 +374,7 @@ static inline void td_spawn(td_daemon *d)
     snprintf(web, sizeof web, "%s/web", d->dir);
     const char *argv[TD_MAX_ARGS + 12] = {bin, "--listen", listen, "--data", data, "--web", web};
     int n = 7;
-    for (int i = 0; i < d->nargs; i++)
-        argv[n++] = d->args[i];
+    for (int i = 0; i < d->nargs; i++) argv[n++] = d->args[i];
     argv[n] = NULL;
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
@@ -426,8 +423,7 @@ static inline void td_launch(td_daemon *d, va_list ap)
 {
     snprintf(d->log, sizeof d->log, "%s/ndemd.log", d->dir);
     const char *a;
-    while ((a = va_arg(ap, const char *)) && d->nargs < TD_MAX_ARGS)
-        d->args[d->nargs++] = a;
+    while ((a = va_arg(ap, const char *)) && d->nargs < TD_MAX_ARGS) d->args[d->nargs++] = a;
     d->port = td_free_ports();
     ck_assert_int_gt(d->port, 0);
     d->ws_port = d->port + 1;
@@ -454,8 +450,7 @@ static inline int td_signal(td_daemon *d, int sig, double timeout)
     double end = td_now() + timeout;
     int st = 0;
     pid_t got;
-    while ((got = waitpid(d->pid, &st, WNOHANG)) == 0 && td_now() < end)
-        td_sleep(0.02);
+    while ((got = waitpid(d->pid, &st, WNOHANG)) == 0 && td_now() < end) td_sleep(0.02);
     if (got == 0) {
         kill(d->pid, SIGKILL);
         waitpid(d->pid, &st, 0);
@@ -533,8 +528,7 @@ static inline int td_log_count(const td_daemon *d, const char *needle)
     if (!f) return -1;
     char line[4096];
     int n = 0;
-    while (fgets(line, sizeof line, f))
-        n += strstr(line, needle) != NULL;
+    while (fgets(line, sizeof line, f)) n += strstr(line, needle) != NULL;
     fclose(f);
     return n;
 }
@@ -560,8 +554,7 @@ static inline long td_count_lines(const char *path)
     if (!f) return -1;
     long n = 0;
     int c;
-    while ((c = fgetc(f)) != EOF)
-        n += c == '\n';
+    while ((c = fgetc(f)) != EOF) n += c == '\n';
     fclose(f);
     return n;
 }
@@ -606,7 +599,7 @@ static inline char *td_long_job_doc(const char *name, double duration, double fr
 /* Every frame file of a job (binary, as stored), and its series without the
  * wall-time columns: what a resumed job must reproduce exactly. */
 static inline void td_job_output(const td_daemon *d, const char *id, char ***frames, size_t **lens,
-                       long *count, char **series)
+                                 long *count, char **series)
 {
     char path[256];
     snprintf(path, sizeof path, "/api/v1/jobs/%s/frames", id);

@@ -21,8 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ndem_job *job = NULL;
     if (ndem_job_parse((const char *)data, size, &job, NULL) != NDEM_JOB_OK) {
-        if (job)
-            abort();
+        if (job) abort();
         return 0;
     }
     if (ndem_job_particle_estimate(job) > FUZZ_MAX_PARTICLES) {
@@ -42,15 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ndem_status st = ndem_sim_step(sim);
         if (st != NDEM_OK) {
             const char *e = ndem_sim_error(sim);
-            if (!e || !e[0])
-                abort();
+            if (!e || !e[0]) abort();
             break;
         }
     }
     ndem_frame f;
     if (ndem_sim_copy_frame(sim, &f) == 0) {
-        if (f.count != ndem_sim_particle_count(sim))
-            abort();
+        if (f.count != ndem_sim_particle_count(sim)) abort();
         ndem_frame_free(&f);
     }
     ndem_sim_destroy(sim);

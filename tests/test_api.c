@@ -162,8 +162,7 @@ START_TEST(errors_are_problem_json)
                           "/solver/time_step"};
     for (size_t w = 0; w < 3; w++) {
         int found = 0;
-        for (int i = 0; i < n; i++)
-            found |= !strcmp(pointer_of(p, i), want[w]);
+        for (int i = 0; i < n; i++) found |= !strcmp(pointer_of(p, i), want[w]);
         ck_assert_msg(found, "no error at %s", want[w]);
     }
     cJSON_Delete(p);
@@ -287,8 +286,7 @@ START_TEST(listing_pages_newest_first)
         td_submit(&api, doc, ids[i]);
         free(doc);
     }
-    for (int i = 0; i < 5; i++)
-        td_wait_status(&api, ids[i], "succeeded", 60);
+    for (int i = 0; i < 5; i++) td_wait_status(&api, ids[i], "succeeded", 60);
     /* pages of two, newest first, with the cursor */
     char path[256] = "/api/v1/jobs?status=succeeded&limit=2";
     int seen = 0;
@@ -306,8 +304,7 @@ START_TEST(listing_pages_newest_first)
         if (cJSON_IsString(next))
             snprintf(path, sizeof path, "/api/v1/jobs?status=succeeded&limit=2&cursor=%s",
                      next->valuestring);
-        else
-            path[0] = 0;
+        else path[0] = 0;
         cJSON_Delete(o);
     }
     ck_assert_int_ge(seen, 5);
@@ -458,8 +455,7 @@ START_TEST(concurrent_submissions_each_run_once)
         cJSON *o = cJSON_Parse(resp[i].body);
         snprintf(ids[i], 64, "%s", td_str(o, "id"));
         cJSON_Delete(o);
-        for (int k = 0; k < i; k++)
-            ck_assert_str_ne(ids[i], ids[k]);
+        for (int k = 0; k < i; k++) ck_assert_str_ne(ids[i], ids[k]);
         curl_multi_remove_handle(multi, easy[i]);
         curl_easy_cleanup(easy[i]);
         curl_slist_free_all(hdrs[i]);

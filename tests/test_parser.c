@@ -21,8 +21,7 @@ static char *dq(const char *s)
     char *t = strdup(s);
     ck_assert_ptr_nonnull(t);
     for (char *p = t; *p; p++)
-        if (*p == '\'')
-            *p = '"';
+        if (*p == '\'') *p = '"';
     return t;
 }
 
@@ -50,8 +49,7 @@ static ndem_job *parse_ok(const char *doc)
 static int has_error(const ndem_job_errors *e, const char *pointer, const char *msg)
 {
     for (int i = 0; i < e->count; i++)
-        if (strcmp(e->items[i].pointer, pointer) == 0 && strstr(e->items[i].message, msg))
-            return 1;
+        if (strcmp(e->items[i].pointer, pointer) == 0 && strstr(e->items[i].message, msg)) return 1;
     return 0;
 }
 
@@ -66,8 +64,7 @@ static ndem_job *parse_file(const char *rel)
 {
     size_t len = 0;
     char *text = ndem_read_file(rel, &len);
-    if (!text)
-        fprintf(stderr, "%s: %s\n", rel, strerror(errno));
+    if (!text) fprintf(stderr, "%s: %s\n", rel, strerror(errno));
     ck_assert_ptr_nonnull(text);
     ndem_job *job = NULL;
     ndem_job_errors e = {0};
@@ -330,12 +327,12 @@ END_TEST
 
 START_TEST(item_defaults)
 {
-    ndem_job *job = parse_ok(DOC(
-        ", 'contact_materials': [{'materials': ['a', 'b']}],"
-        " 'geometry': [{'type': 'box', 'min': [0, 0, 0], 'max': [1, 1, 1]}],"
-        " 'particles': [{'type': 'lattice', 'min': [0, 0, 0], 'max': [0.1, 0.1, 0.1]},"
-        "  {'type': 'random', 'min': [0, 0, 0], 'max': [1, 1, 1], 'count': 5}],"
-        " 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1], 'rate': 100}]"));
+    ndem_job *job =
+        parse_ok(DOC(", 'contact_materials': [{'materials': ['a', 'b']}],"
+                     " 'geometry': [{'type': 'box', 'min': [0, 0, 0], 'max': [1, 1, 1]}],"
+                     " 'particles': [{'type': 'lattice', 'min': [0, 0, 0], 'max': [0.1, 0.1, 0.1]},"
+                     "  {'type': 'random', 'min': [0, 0, 0], 'max': [1, 1, 1], 'count': 5}],"
+                     " 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1], 'rate': 100}]"));
     const ndem_contact_material_def *c = &job->scene.contact_materials[0];
     ck_assert_double_eq(c->friction, 0.5);
     ck_assert_double_eq(c->restitution, 0.5);
@@ -472,10 +469,10 @@ static const broken broken_docs[] = {
      "must be a positive number"},
     {"{'scene': {'materials': [{'name': 'a', 'density': 0}]}}", "/scene/materials/0/density",
      "must be a positive number"},
-    {"{'scene': {'materials': [{'name': 'a', 'density': '2500'}]}}",
-     "/scene/materials/0/density", "must be a number (got a string)"},
-    {"{'scene': {'materials': [{'name': 'a', 'density': 1e999}]}}",
-     "/scene/materials/0/density", "must be a finite number"},
+    {"{'scene': {'materials': [{'name': 'a', 'density': '2500'}]}}", "/scene/materials/0/density",
+     "must be a number (got a string)"},
+    {"{'scene': {'materials': [{'name': 'a', 'density': 1e999}]}}", "/scene/materials/0/density",
+     "must be a finite number"},
     {"{'scene': {'materials': [{'name': 'a', 'young_modulus': -1e999}]}}",
      "/scene/materials/0/young_modulus", "must be a finite number"},
     {"{'scene': {'materials': [{'name': 'a', 'density': 1, 'density': 2}]}}",
@@ -484,8 +481,8 @@ static const broken broken_docs[] = {
      "/scene/materials/0/poisson_ratio", "[0, 0.5)"},
     {"{'scene': {'materials': [{'name': 'a', 'poisson_ratio': -0.1}]}}",
      "/scene/materials/0/poisson_ratio", "[0, 0.5)"},
-    {"{'scene': {'materials': [{'name': 'a', 'viscosity': -1}]}}",
-     "/scene/materials/0/viscosity", ">= 0"},
+    {"{'scene': {'materials': [{'name': 'a', 'viscosity': -1}]}}", "/scene/materials/0/viscosity",
+     ">= 0"},
     {"{'scene': {'materials': [{'name': 'a'}, {'name': 'a'}]}}", "/scene/materials/1/name",
      "duplicate material name 'a'"},
     {"{'scene': {'materials': [{'name': "
@@ -629,8 +626,8 @@ static const broken broken_docs[] = {
     {DOC(", 'particles': [{'type': 'lattice', 'min': [0, 0, 0], 'max': [10, 10, 10],"
          " 'spacing': 0.001}]"),
      "/scene/particles", "at most 50000000"},
-    {DOC(", 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1], 'rate': 1e9}]"),
-     "/scene/particles", "at most 50000000"},
+    {DOC(", 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1], 'rate': 1e9}]"), "/scene/particles",
+     "at most 50000000"},
     /* regions beyond +-1e6 m (issue 12 item 7: signed overflow in generate.c) */
     {DOC(", 'particles': [{'type': 'lattice', 'min': [-1e300, 0, 0], 'max': [1e300, 1, 1],"
          " 'count': 10}]"),
@@ -651,8 +648,7 @@ static const broken broken_docs[] = {
      "/scene/emitters/0/rate", "must be a positive number"},
     {DOC(", 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1]}]"), "/scene/emitters/0/rate",
      "is required"},
-    {DOC(", 'emitters': [{'max': [1, 1, 1], 'rate': 1}]"), "/scene/emitters/0/min",
-     "is required"},
+    {DOC(", 'emitters': [{'max': [1, 1, 1], 'rate': 1}]"), "/scene/emitters/0/min", "is required"},
     {DOC(", 'emitters': [{'min': [0, 0, 0], 'max': [1, 1, 1], 'rate': 1, 'start': 2,"
          " 'stop': 1}]"),
      "/scene/emitters/0/stop", "greater than \"start\""},
@@ -664,19 +660,21 @@ static const broken broken_docs[] = {
      "/scene/emitters/0/max_count", "integer >= 1"},
     /* solver */
     {"{'scene': {" MAT "}, 'solver': 'fast'}", "/solver", "must be an object"},
-    {"{'scene': {" MAT "}, 'solver': {'method': 'dme'}}", "/solver/method",
-     "must be"},
+    {"{'scene': {" MAT "}, 'solver': {'method': 'dme'}}", "/solver/method", "must be"},
     {"{'scene': {" MAT "}, 'solver': {'method': 'pgs'}}", "/solver/method", "must be \"ndem\""},
     {"{'scene': {" MAT "}, 'solver': {'contact_model': 'hertz'}}", "/solver/contact_model",
      "applies to \"method\": \"dem\" only"},
     {"{'scene': {" MAT "}, 'solver': {'method': 'dem', 'contact_model': 'hooke'}}",
      "/solver/contact_model", "must be"},
     {"{'scene': {" MAT ", 'particles': [{'type': 'list', 'spheres': [[0,0,0,1], [3,0,0,1]],"
-     " 'bonds': [[0, 0]]}]}}", "/scene/particles/0/bonds/0", "two different spheres"},
+     " 'bonds': [[0, 0]]}]}}",
+     "/scene/particles/0/bonds/0", "two different spheres"},
     {"{'scene': {" MAT ", 'particles': [{'type': 'list', 'spheres': [[0,0,0,1], [3,0,0,1]],"
-     " 'bonds': [[0, 1], [1, 2.5]]}]}}", "/scene/particles/0/bonds/1", "two different spheres"},
+     " 'bonds': [[0, 1], [1, 2.5]]}]}}",
+     "/scene/particles/0/bonds/1", "two different spheres"},
     {"{'scene': {" MAT ", 'particles': [{'type': 'list', 'spheres': [[0,0,0,1]],"
-     " 'bonds': [[0]]}]}}", "/scene/particles/0/bonds/0", "a pair [i, j]"},
+     " 'bonds': [[0]]}]}}",
+     "/scene/particles/0/bonds/0", "a pair [i, j]"},
     {"{'scene': {" MAT "}, 'solver': {'time_step': 'auto'}}", "/solver/time_step",
      "applies to \"method\": \"dem\" only"},
     {"{'scene': {" MAT "}, 'solver': {'itterations': 10}}", "/solver/itterations",
@@ -751,8 +749,7 @@ START_TEST(all_errors_reported)
                           "/output/frame_interval",
                           "/extra"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        if (!has_error(&e, want[i], ""))
-            fprintf(stderr, "missing %s\n", want[i]);
+        if (!has_error(&e, want[i], "")) fprintf(stderr, "missing %s\n", want[i]);
         ck_assert(has_error(&e, want[i], ""));
     }
     ck_assert_int_eq(e.count, (int)(sizeof want / sizeof want[0]));
@@ -817,14 +814,13 @@ START_TEST(no_spurious_errors_without_materials)
     /* A broken material table is one error; references to it are not more. */
     ndem_job *job = NULL;
     ndem_job_errors e = {0};
-    ndem_job_status st = parse_sq(
-        "{'scene': {'materials': [], 'geometry': [{'type': 'box', 'min': [0, 0, 0],"
-        " 'max': [1, 1, 1], 'material': 'steel'}],"
-        " 'contact_materials': [{'materials': ['a', 'b']}]}}",
-        &job, &e);
+    ndem_job_status st =
+        parse_sq("{'scene': {'materials': [], 'geometry': [{'type': 'box', 'min': [0, 0, 0],"
+                 " 'max': [1, 1, 1], 'material': 'steel'}],"
+                 " 'contact_materials': [{'materials': ['a', 'b']}]}}",
+                 &job, &e);
     ck_assert_int_eq(st, NDEM_JOB_INVALID);
-    if (e.count != 1)
-        dump_errors(&e);
+    if (e.count != 1) dump_errors(&e);
     ck_assert_int_eq(e.count, 1);
     ck_assert_str_eq(e.items[0].pointer, "/scene/materials");
     ndem_job_errors_clear(&e);
@@ -837,8 +833,9 @@ START_TEST(error_count_is_bounded)
     size_t n = 5000, cap = n * 64 + 256;
     char *doc = malloc(cap);
     ck_assert_ptr_nonnull(doc);
-    size_t len = (size_t)snprintf(doc, cap, "{\"scene\": {\"materials\": [{\"name\": \"a\"}], "
-                                            "\"geometry\": [");
+    size_t len = (size_t)snprintf(doc, cap,
+                                  "{\"scene\": {\"materials\": [{\"name\": \"a\"}], "
+                                  "\"geometry\": [");
     for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(doc + len, cap - len, "%s{\"type\": \"cone\"}", i ? ", " : "");
     len += (size_t)snprintf(doc + len, cap - len, "]}}");
@@ -860,8 +857,7 @@ static ndem_job_status parse_raw(const char *t, size_t len, ndem_job_errors *e)
 {
     ndem_job *job = (ndem_job *)1;
     ndem_job_status st = ndem_job_parse(t, len, &job, e);
-    if (st != NDEM_JOB_OK)
-        ck_assert_ptr_null(job);
+    if (st != NDEM_JOB_OK) ck_assert_ptr_null(job);
     ndem_job_destroy(job);
     return st;
 }
@@ -869,14 +865,17 @@ static ndem_job_status parse_raw(const char *t, size_t len, ndem_job_errors *e)
 START_TEST(malformed_documents)
 {
     static const char *const docs[] = {
-        "",      "   ",   "{",           "{\"scene\": }", "nul",   "{'a': 1}",
-        "[1,]",  "{} x",  "{}{}",        "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}},",
-        "\"abc", "0x10", "{\"a\" 1}",    "\xff\xfe{}"};
+        "",          "   ",
+        "{",         "{\"scene\": }",
+        "nul",       "{'a': 1}",
+        "[1,]",      "{} x",
+        "{}{}",      "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}},",
+        "\"abc",     "0x10",
+        "{\"a\" 1}", "\xff\xfe{}"};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         ndem_job_errors e = {0};
         ndem_job_status st = parse_raw(docs[i], strlen(docs[i]), &e);
-        if (st != NDEM_JOB_MALFORMED)
-            fprintf(stderr, "not malformed: %s\n", docs[i]);
+        if (st != NDEM_JOB_MALFORMED) fprintf(stderr, "not malformed: %s\n", docs[i]);
         ck_assert_int_eq(st, NDEM_JOB_MALFORMED);
         ck_assert_int_eq(e.count, 1);
         ck_assert_str_eq(e.items[0].pointer, "");
@@ -935,17 +934,14 @@ START_TEST(deep_nesting)
     ndem_job_errors_clear(&e);
     /* the same below a valid prefix, with objects */
     size_t p = (size_t)sprintf(doc, "{\"scene\": ");
-    for (size_t i = p; i < n; i += 5)
-        memcpy(doc + i, "{\"a\":", 5);
+    for (size_t i = p; i < n; i += 5) memcpy(doc + i, "{\"a\":", 5);
     ck_assert_int_eq(parse_raw(doc, n, &e), NDEM_JOB_MALFORMED);
     ndem_job_errors_clear(&e);
     /* 900 levels parse, and are then an unknown field: no recursion on our side */
     memset(doc, 0, n);
     p = (size_t)sprintf(doc, "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}, \"x\": ");
-    for (int i = 0; i < 900; i++)
-        doc[p++] = '[';
-    for (int i = 0; i < 900; i++)
-        doc[p++] = ']';
+    for (int i = 0; i < 900; i++) doc[p++] = '[';
+    for (int i = 0; i < 900; i++) doc[p++] = ']';
     doc[p++] = '}';
     ck_assert_int_eq(parse_raw(doc, p, &e), NDEM_JOB_INVALID);
     ck_assert_str_eq(e.items[0].pointer, "/x");
@@ -962,7 +958,8 @@ START_TEST(huge_string)
     ck_assert_ptr_nonnull(doc);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    size_t p = (size_t)sprintf(doc, "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}, \"name\": \"");
+    size_t p =
+        (size_t)sprintf(doc, "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}, \"name\": \"");
     memset(doc + p, 'x', n);
     p += n;
     p += (size_t)sprintf(doc + p, "\"}");
@@ -1038,8 +1035,7 @@ static void same_radius(const ndem_radius_dist *a, const ndem_radius_dist *b)
 
 static void same_vec(const double *a, const double *b, int n)
 {
-    for (int i = 0; i < n; i++)
-        ck_assert_double_eq(a[i], b[i]);
+    for (int i = 0; i < n; i++) ck_assert_double_eq(a[i], b[i]);
 }
 
 static void same_job(const ndem_job *x, const ndem_job *y)
@@ -1104,10 +1100,8 @@ static void same_job(const ndem_job *x, const ndem_job *y)
         ck_assert_int_eq(p->list_count, q->list_count);
         ck_assert_int_eq(p->spheres == NULL, q->spheres == NULL);
         ck_assert_int_eq(p->velocities == NULL, q->velocities == NULL);
-        if (p->spheres)
-            same_vec(p->spheres, q->spheres, 4 * (int)p->list_count);
-        if (p->velocities)
-            same_vec(p->velocities, q->velocities, 3 * (int)p->list_count);
+        if (p->spheres) same_vec(p->spheres, q->spheres, 4 * (int)p->list_count);
+        if (p->velocities) same_vec(p->velocities, q->velocities, 3 * (int)p->list_count);
     }
     ck_assert_int_eq(a->emitter_count, b->emitter_count);
     for (int i = 0; i < a->emitter_count; i++) {
@@ -1230,8 +1224,7 @@ START_TEST(errors_json)
         const char *p = cJSON_GetObjectItem(it, "pointer")->valuestring;
         const char *m = cJSON_GetObjectItem(it, "message")->valuestring;
         ck_assert_ptr_nonnull(m);
-        if (strcmp(p, "/scene/materials/0/density") == 0 || strcmp(p, "/x\"y") == 0)
-            found++;
+        if (strcmp(p, "/scene/materials/0/density") == 0 || strcmp(p, "/x\"y") == 0) found++;
     }
     ck_assert_int_eq(found, 2);
     cJSON_Delete(arr);
@@ -1261,8 +1254,7 @@ START_TEST(frame_json)
     char *text = ndem_frame_to_json(&f, 7);
     ck_assert_ptr_nonnull(text);
     cJSON *doc = cJSON_Parse(text);
-    if (!doc)
-        fprintf(stderr, "%s\n", text);
+    if (!doc) fprintf(stderr, "%s\n", text);
     ck_assert_ptr_nonnull(doc);
     ck_assert_int_eq(cJSON_GetObjectItem(doc, "index")->valueint, 7);
     ck_assert_int_eq(cJSON_GetObjectItem(doc, "step")->valueint, 42);
@@ -1310,15 +1302,12 @@ START_TEST(nine_digit_format)
         double m = (double)(s >> 11) / 9007199254740992.0;
         int e10 = (int)(s % 24) - 12;
         double x = (s & 1 ? -1 : 1) * m * pow(10.0, e10);
-        if (i % 1000 == 0)
-            x = pow(10.0, e10); /* exact powers of ten */
-        if (i % 1000 == 1)
-            x = 0.999999999 * pow(10.0, e10) + 0.0000000005 * pow(10.0, e10);
+        if (i % 1000 == 0) x = pow(10.0, e10); /* exact powers of ten */
+        if (i % 1000 == 1) x = 0.999999999 * pow(10.0, e10) + 0.0000000005 * pow(10.0, e10);
         ndem_jw_format_g9(mine, x);
         snprintf(ref, sizeof ref, "%.9g", x);
         double a = strtod(mine, NULL), b = strtod(ref, NULL);
-        if (!(fabs(a - b) <= 1e-9 * fabs(b)))
-            fprintf(stderr, "%.17g: %s vs %s\n", x, mine, ref);
+        if (!(fabs(a - b) <= 1e-9 * fabs(b))) fprintf(stderr, "%.17g: %s vs %s\n", x, mine, ref);
         ck_assert(fabs(a - b) <= 1e-9 * fabs(b));
         ck_assert_uint_le(strlen(mine), NDEM_JW_G9_MAX);
     }

@@ -21,8 +21,7 @@ static double run_column(ndem_job *job, int iterations, int warm, int must_rest)
     ndem_frame f;
     ck_assert_int_eq(ndem_sim_copy_frame(sim, &f), 0);
     double top = 0;
-    for (long i = 0; i < f.count; i++)
-        top = fmax(top, f.positions[3 * i + 2] + f.radii[i]);
+    for (long i = 0; i < f.count; i++) top = fmax(top, f.positions[3 * i + 2] + f.radii[i]);
     if (must_rest) ck_assert_double_lt(ndem_sim_stats(sim)->kinetic_energy, 1e-12);
     ndem_frame_free(&f);
     ndem_sim_destroy(sim);

@@ -109,7 +109,8 @@ START_TEST(cancel_and_sigterm_reach_a_running_job)
 {
     td_daemon d;
     /* an endless job: its output would pass the default budget, so none */
-    td_start(&d, "--workers", "1", "--checkpoint-interval", "60", "--max-output", "0", (char *)NULL);
+    td_start(&d, "--workers", "1", "--checkpoint-interval", "60", "--max-output", "0",
+             (char *)NULL);
     char a[64], b[64];
     char *doc = td_long_job_doc("endless", 1000, 0.002);
     td_submit(&d, doc, a);
@@ -323,8 +324,7 @@ START_TEST(damaged_database_refuses_then_recovers)
     ck_assert_ptr_nonnull(f);
     fseek(f, 4096, SEEK_SET);
     unsigned int seed = 12;
-    for (long i = 4096; i < st.st_size; i++)
-        fputc(rand_r(&seed) & 0xff, f);
+    for (long i = 4096; i < st.st_size; i++) fputc(rand_r(&seed) & 0xff, f);
     fclose(f);
     ck_assert_int_eq(start_refused(&d, NULL), 1);
     ck_assert_int_eq(td_log_count(&d, "ndem.db is damaged (PRAGMA quick_check"), 1);

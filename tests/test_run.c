@@ -81,8 +81,7 @@ START_TEST(loop_writes_frames_at_multiples_and_the_end)
     ck_assert_int_eq(c.ticks, 200);
     /* 0.03, 0.06, ..., 0.18 and the last step at 0.2 */
     ck_assert_int_eq(c.frames, 7);
-    for (int k = 0; k < 6; k++)
-        ck_assert_double_eq_tol(c.frame_times[k], 0.03 * (k + 1), 1e-9);
+    for (int k = 0; k < 6; k++) ck_assert_double_eq_tol(c.frame_times[k], 0.03 * (k + 1), 1e-9);
     ck_assert_double_eq_tol(c.frame_times[6], 0.2, 1e-9);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);

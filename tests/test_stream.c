@@ -32,7 +32,9 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 {
     ws_client *c = user;
     switch (reason) {
-    case LWS_CALLBACK_CLIENT_ESTABLISHED: c->established = 1; break;
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        c->established = 1;
+        break;
     case LWS_CALLBACK_CLIENT_RECEIVE: {
         unsigned char *grown = realloc(c->part, c->part_len + len + 1);
         ck_assert_ptr_nonnull(grown);
@@ -48,8 +50,11 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         break;
     }
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-    case LWS_CALLBACK_CLIENT_CLOSED: c->closed = 1; break;
-    default: break;
+    case LWS_CALLBACK_CLIENT_CLOSED:
+        c->closed = 1;
+        break;
+    default:
+        break;
     }
     return 0;
 }
@@ -96,16 +101,14 @@ static void ws_open(ws_client *c, const char *url)
 static int ws_until(ws_client *c, int (*pred)(const ws_client *), double timeout)
 {
     double end = td_now() + timeout;
-    while (!pred(c) && !c->closed && td_now() < end)
-        lws_service(c->ctx, 50);
+    while (!pred(c) && !c->closed && td_now() < end) lws_service(c->ctx, 50);
     return pred(c);
 }
 
 static void ws_close(ws_client *c)
 {
     lws_context_destroy(c->ctx);
-    for (int i = 0; i < c->n; i++)
-        free(c->msgs[i].data);
+    for (int i = 0; i < c->n; i++) free(c->msgs[i].data);
     free(c->part);
 }
 
@@ -128,10 +131,7 @@ static int final_status(const ws_client *c)
     return 0;
 }
 
-static int three_messages(const ws_client *c)
-{
-    return c->n >= 3;
-}
+static int three_messages(const ws_client *c) { return c->n >= 3; }
 
 static uint32_t u32(const unsigned char *p)
 {
@@ -299,8 +299,7 @@ START_TEST(stuck_client_neither_slows_nor_grows)
     int port;
     ck_assert_int_eq(sscanf(url, "ws://127.0.0.1:%d%255s", &port, path), 2);
     int fds[3];
-    for (int i = 0; i < 3; i++)
-        fds[i] = stuck_client(port, path);
+    for (int i = 0; i < 3; i++) fds[i] = stuck_client(port, path);
     long max_pending = 0;
     double end = td_now() + 90;
     for (;;) {
@@ -321,8 +320,7 @@ START_TEST(stuck_client_neither_slows_nor_grows)
     /* a worker that waited on a socket would hang, not run a little slower:
      * the bound is loose because the machine may be busy */
     ck_assert_msg(w < 3 * a + 2, "watched job took %.2f s, alone %.2f s", w, a);
-    for (int i = 0; i < 3; i++)
-        close(fds[i]);
+    for (int i = 0; i < 3; i++) close(fds[i]);
     free(url);
     free(flood);
 }

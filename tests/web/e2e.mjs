@@ -427,6 +427,38 @@ try {
     if (dialogs.length !== n + 2) throw new Error(`${dialogs.length - n} questions`);
   });
 
+  await step('under "method": "dem" the NDEM-only fields are disabled, noted, and write nothing', async () => {
+    const ndem = await page.inputValue('#editor-text');
+    if (!ndem.includes('"method": "ndem"')) throw new Error('the column example has no "method": "ndem": fix this test');
+    const dem = ndem.replace('"method": "ndem"', '"method": "dem"');
+    await page.fill('#editor-text', dem);
+    await page.waitForFunction(() => document.getElementById('f-iterations').disabled && document.getElementById('f-warm-start').disabled, null, { timeout: 5000 })
+      .catch(() => { throw new Error('iterations and warm start stay enabled under "method": "dem"'); });
+    for (const ptr of ['/solver/iterations', '/solver/warm_start']) {
+      const note = await page.locator(`.field[data-pointer="${ptr}"] .field-note`).textContent();
+      if (note !== 'smooth DEM: not used') throw new Error(`${ptr}: note '${note}'`);
+    }
+    await shot('07-dem-fields.png', page.locator('.settings'));
+    // what an edit would do if it reached the fields: events on the disabled inputs
+    await page.evaluate(() => {
+      const it = document.getElementById('f-iterations');
+      it.value = '7';
+      it.dispatchEvent(new Event('input', { bubbles: true }));
+      const ws = document.getElementById('f-warm-start');
+      ws.checked = !ws.checked;
+      ws.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await page.click('#f-warm-start', { force: true });
+    if (await page.inputValue('#editor-text') !== dem) throw new Error('the disabled fields changed the editor text');
+    // back to NDEM: enabled, no note, and they write again
+    await page.fill('#editor-text', ndem);
+    await page.waitForFunction(() => !document.getElementById('f-iterations').disabled && !document.getElementById('f-warm-start').disabled, null, { timeout: 5000 })
+      .catch(() => { throw new Error('iterations and warm start stay disabled back under "method": "ndem"'); });
+    if (await page.locator('.field[data-pointer="/solver/iterations"] .field-note').textContent() !== '') throw new Error('note left under ndem');
+    await page.fill('#f-iterations', '40');
+    if (await page.inputValue('#editor-text') !== ndem.replace('"iterations": 50', '"iterations": 40')) throw new Error('iterations not written under ndem');
+  });
+
   await step('a job that fails at run time shows its error', async () => {
     await page.fill('#editor-text', JSON.stringify({ name: 'e2e-nofit', scene: { materials: [{ name: 'a' }],
       particles: [{ type: 'random', min: [0, 0, 0], max: [0.01, 0.01, 0.01], count: 1000, radius: 0.005 }] }, solver: { duration: 0.01 } }, null, 2));

@@ -13,10 +13,13 @@ const FIELDS = [
   { el: 'f-name', ptr: '/name', type: 'string' },
   { el: 'f-time-step', ptr: '/solver/time_step', type: 'number' },
   { el: 'f-duration', ptr: '/solver/duration', type: 'number' },
-  { el: 'f-iterations', ptr: '/solver/iterations', type: 'number' },
+  { el: 'f-iterations', ptr: '/solver/iterations', type: 'number', ndemOnly: true },
   { el: 'f-frame-interval', ptr: '/output/frame_interval', type: 'number' },
-  { el: 'f-warm-start', ptr: '/solver/warm_start', type: 'bool' },
+  { el: 'f-warm-start', ptr: '/solver/warm_start', type: 'bool', ndemOnly: true },
 ];
+// ndemOnly fields are NDEM solver settings: under "method": "dem" the job
+// parser refuses them (api/job_methods.c), so the form disables them there.
+const UNUSED_NOTE = 'smooth DEM: not used';
 // defaults of docs/job.md, shown as placeholders when a field is omitted
 const DEFAULTS = { '/name': 'job', '/solver/time_step': 0.001, '/solver/duration': 1, '/solver/iterations': 25, '/output/frame_interval': 0.05, '/solver/warm_start': true };
 const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
@@ -72,14 +75,27 @@ function checkSyntax() {
 function syncFormFromEditor() {
   if (!checkSyntax()) return;
   const doc = JSON.parse(editor.text);
+  const dem = doc?.solver?.method === 'dem';
   for (const f of FIELDS) {
     const input = $(f.el);
+    if (f.ndemOnly) setUnused(f, dem);
     if (document.activeElement === input) continue;
     const r = resolve(doc, f.ptr);
     const v = r && r[0] && typeof r[0] === 'object' ? r[0][r[1]] : undefined;
     if (f.type === 'bool') input.checked = v === undefined ? DEFAULTS[f.ptr] : !!v;
     else { input.value = v === undefined || v === null ? '' : String(v); input.placeholder = `default ${DEFAULTS[f.ptr]}`; }
   }
+}
+
+// An NDEM-only field under smooth DEM: disabled (it writes nothing), with a note.
+function setUnused(f, unused) {
+  const input = $(f.el);
+  if (input.disabled === unused) return;
+  if (unused && document.activeElement === input) input.blur();
+  input.disabled = unused;
+  const field = document.querySelector(`.field[data-pointer="${f.ptr}"]`);
+  field.classList.toggle('unused', unused);
+  field.querySelector('.field-note').textContent = unused ? UNUSED_NOTE : '';
 }
 
 // the JSON text of a field's value (undefined: leave the member out)
@@ -97,6 +113,7 @@ function fieldJson(f) {
 }
 
 function syncEditorFromForm(f) {
+  if ($(f.el).disabled) return; // an NDEM-only field under smooth DEM
   const fe = document.querySelector(`.field[data-pointer="${f.ptr}"] .field-error`);
   if (!checkSyntax()) { fe.textContent = 'Not applied: fix the JSON syntax in the editor first.'; return; }
   const next = setValue(editor.text, f.ptr, fieldJson(f));

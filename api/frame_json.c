@@ -1,4 +1,4 @@
-/* frame_json.c - an engine frame as a JSON frame (CONTRACT.md "A JSON
+/* frame_json.c - an engine frame as a JSON frame (docs/frames.md, "JSON
  * frame"). Frames hold up to millions of numbers, so the text goes straight
  * into one buffer sized up front, with the fast nine-digit formatter. */
 #include "frame_json.h"

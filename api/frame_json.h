@@ -1,4 +1,4 @@
-/* frame_json.h - engine frames and statistics as JSON (CONTRACT.md "A JSON
+/* frame_json.h - engine frames and statistics as JSON (docs/frames.md, "JSON
  * frame"). */
 #ifndef NDEM_FRAME_JSON_H
 #define NDEM_FRAME_JSON_H

@@ -1,4 +1,4 @@
-/* job.h - job documents (CONTRACT.md): JSON in, engine structures out, and
+/* job.h - job documents (docs/job.md): JSON in, engine structures out, and
  * back. Every validation error carries a JSON Pointer into the submitted
  * document and a message; all errors are collected, not just the first.
  * The daemon and the `ndem` command line share this module. */

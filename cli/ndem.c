@@ -1,4 +1,4 @@
-/* ndem.c - the `ndem` command line (CONTRACT.md "Programs"): runs a job
+/* ndem.c - the `ndem` command line (docs/cli.md): runs a job
  * document without the daemon, or validates one.
  *
  * Exit codes: 0 success (or a valid job), 1 the simulation failed,

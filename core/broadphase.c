@@ -341,7 +341,7 @@ int ndem_neighbours_update(ndem_sim *sim, double *geometry_skin)
     /* 2 h |v|_max, bit for bit 2 sqrt(max |v|^2) h: both maps are monotone */
     *geometry_skin = n > 0 ? fmin(2.0 * top[2] + 0.05 * rmin, 2.0 * rmax) : 0.0;
     double need = 0.05 * rmax + top[0] + top[1];
-    /* Beyond a diameter the search is capped (tunnelling guard, PHYSICS.md)
+    /* Beyond a diameter the search is capped (tunnelling guard, AGX 35.7)
      * and the lists, missing pairs by design, are searched afresh. */
     int capped = need > 2.0 * rmax;
     if (!fresh && !capped && need <= nl->skin) return 0;

@@ -78,7 +78,7 @@ int ndem_broadphase_build(struct ndem_sim *sim, double skin, double rmax);
 /* Brings the Verlet lists up to date (rebuilds them when needed) and gives
  * the reach of this step's geometry search: what can close within a step,
  * 2 h v_max + 0.05 r_min, capped at a diameter (tunnelling guard: keep h
- * below d / v, PHYSICS.md time step guidance). */
+ * below d / v, AGX 35.7). */
 int ndem_neighbours_update(struct ndem_sim *sim, double *geometry_skin);
 void ndem_neighbours_destroy(ndem_neighbours *nl);
 void ndem_grid_destroy(ndem_grid *g);

@@ -28,7 +28,7 @@ int ndem_ensure(void **p, long *cap, long need, size_t elem)
 
 /* A pair is a contact when it overlaps, is within a small gap, or will close
  * the gap within this step at its current approach speed (so the impact
- * stage sees it, seed 000 eq. 35.6). */
+ * stage sees it, AGX eq. 35.6). */
 static int keep_pair(double gap, double approach, double rmin, double h)
 {
     return gap < 0.05 * rmin + h * ndem_max(approach, 0.0);

@@ -116,7 +116,7 @@ int ndem_contacts_color(struct ndem_sim *sim);
 int ndem_contacts_store_history(struct ndem_sim *sim);
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h);
 
-/* Where a contact touches (PHYSICS.md "Bodies and contacts"), shared by the
+/* Where a contact touches (docs/physics.md, "Contacts"), shared by the
  * NDEM rows and the smooth-DEM forces: unit normal n from a to b, overlap
  * delta (negative: gap), lever arms la, lb (the contact point is the middle
  * of the overlap), effective diameter d* (a wall counts as infinitely

@@ -22,7 +22,7 @@ ndem_contact_material_def ndem_default_contact_material_def(void)
     c.material_a = c.material_b = -1;
     c.friction = 0.5;
     c.rolling_resistance = 0.0;
-    c.twisting_resistance = -1.0; /* equal to rolling_resistance (seed 000 35.4.4) */
+    c.twisting_resistance = -1.0; /* equal to rolling_resistance (AGX 35.4.4) */
     c.restitution = 0.5;
     c.adhesion = 0.0;
     c.adhesive_overlap = 0.0;

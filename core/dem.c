@@ -1,17 +1,17 @@
 /* dem.c - smooth (explicit, penalty) DEM beside NDEM, for comparison
- * (PHYSICS.md "Smooth DEM"). Same bodies, geometry, emitters, broad and
+ * (docs/physics.md, "Smooth DEM"). Same bodies, geometry, emitters, broad and
  * narrow phase as NDEM; instead of the constraint solve, every contact gives
  * a force from its overlap and a spring history, and bodies move by
  * symplectic Euler. Models (solver.contact_model):
- *   hertz  - seed 000 eq. 35.1: Hertz normal force with Tsuji's dashpot
+ *   hertz  - AGX eq. 35.1: Hertz normal force with Tsuji's dashpot
  *            (dem_models.c), a Mindlin tangential spring on the friction
  *            cone, a rolling spring on mu_r r* |f_n|;
- *   linear - seed 002 (Cundall): connector stiffness from Young's moduli,
+ *   linear - Woo (Cundall): connector stiffness from Young's moduli,
  *            k_t = ratio k_n, incremental tangential force cut by Coulomb;
- *   luding - seed 001: normal, tangential, torsion and rolling springs with
+ *   luding - libgran: normal, tangential, torsion and rolling springs with
  *            dashpots and Luding's static/dynamic slip rule;
- *   linear_elastic6 - seed 002: purely elastic in all six directions;
- *   hunt_crossley - seed 004 eq. (3): K delta^n with Hunt-Crossley damping
+ *   linear_elastic6 - Woo: purely elastic in all six directions;
+ *   hunt_crossley - Muth et al. eq. (3): K delta^n with Hunt-Crossley damping
  *            from restitution and the arrival speed, and the Cundall-Strack
  *            spring with the Brendel-Dippel rule, eqs. (5)-(6).
  * Every model books its elastic energy and what it dissipated (dashpots,
@@ -30,7 +30,7 @@
 #include <string.h>
 
 /* Van der Waals force between two spheres of radius r whose surfaces are
- * `gap` apart: minus the derivative of Hamaker's potential (seed 001),
+ * `gap` apart: minus the derivative of Hamaker's potential (libgran),
  * U = -A/6 [2r^2/((4r+g)g) + 2r^2/(2r+g)^2 + ln((4r+g)g/(2r+g)^2)].
  * Returns the magnitude of the attraction. */
 double ndem_vdw_force(double hamaker, double r, double g)
@@ -138,7 +138,7 @@ static void cut(double *v, double lim, double *excess)
     }
 }
 
-/* Luding's slip rule (seed 001) on one spring-dashpot: the spring grows by
+/* Luding's slip rule (libgran) on one spring-dashpot: the spring grows by
  * rate h; the test force f0 = k xi + g rate sticks while |f0| <= lim_s, else
  * the contact slides with |f| = lim_d and the spring is set back to
  * xi = (f - g rate) / k. */
@@ -214,13 +214,13 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         m_eff = 1.0 / b->inv_mass[a];
         memcpy(u_b, geom.ug, sizeof u_b);
         memcpy(w_b, &geom.ug[3], sizeof w_b);
-        l_b_lin = ra; /* a flat wall uses the other's radius (seed 002) */
+        l_b_lin = ra; /* a flat wall uses the other's radius (Woo) */
     }
-    /* an intact bond replaces the contact law (seed 001) */
+    /* an intact bond replaces the contact law (libgran) */
     if (pb >= 0 && sim->dem->bond_count > 0 && bond_find(sim->dem, a, pb) >= 0) return;
     pp = ndem_pair(&sim->materials, b->material[a], mb);
     /* van der Waals attraction across the gap, saturated below delta_0
-     * (seed 001), between spheres of the pair's effective size */
+     * (libgran), between spheres of the pair's effective size */
     double fvdw = pp->hamaker > 0
                       ? ndem_vdw_force(pp->hamaker, d_eff, fmax(-delta, pp->vdw_saturation))
                       : 0.0;
@@ -262,13 +262,13 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double ex = pp->exponent, dn = pow(delta, ex);
         double v0 = old ? old[6] : ndem_max(ddelta, 1e-3); /* speed at first touch */
         hist_out[6] = v0;
-        /* seed 004 eq. (3), f = K d^n (1 + chi d'), with chi = p / v0 from the
+        /* Muth et al. eq. (3), f = K d^n (1 + chi d'), with chi = p / v0 from the
          * exact mapping in place of the first-order 3 (1 - e^2) / (4 v0) */
         double ktan = ex * kn * pow(delta, ex - 1.0);
         double gc = kn * dn * pair_damping(sim, b->material[a], mb) / v0;
         /* made exact for the step; capped at m* / (4 h) because a contact
          * that forms at a crawl (v0 -> 0) gets a dashpot no explicit step
-         * can hold (this law ties the damping to v0, seed 004) */
+         * can hold (this law ties the damping to v0, Muth et al.) */
         double dashpot = m_eff / h * ndem_min(step_damping(gc, ktan, m_eff, h), 0.25);
         fn = fmax(kn * dn + dashpot * ddelta, 0.0);
         dissip += (fn - kn * dn) * ddelta * h; /* the dashpot as applied (never pulling) */
@@ -304,8 +304,8 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
             dissip += spring_loss(ft, ut, h, u_old, u_new);
         }
     } else if (sim->solver.contact_model == NDEM_MODEL_LUDING) {
-        /* seed 001: four spring-dashpots; the normal one is the linear
-         * connector of seed 002 (or the pair's stiffness), the others
+        /* libgran: four spring-dashpots; the normal one is the linear
+         * connector of Woo (or the pair's stiffness), the others
          * stiffness_ratio times it, all damped like the normal one */
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
         double ea = sim->materials.young[b->material[a]];
@@ -353,7 +353,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         dissip += spring_loss(mr, w_rel, h, u_old, u_new);
         elastic += u_new;
     } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR_ELASTIC6) {
-        /* seed 002, purely elastic 6-DOF: F_n = k_n u_n, F_t = k_t u_t,
+        /* Woo, purely elastic 6-DOF: F_n = k_n u_n, F_t = k_t u_t,
          * T_n = k_w phi_n, T_b = k_b phi_t with k_w = l^2 k_n, k_b = l^2 k_t;
          * displacements and angles accumulate from the relative motion */
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
@@ -361,7 +361,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         double kn = 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
         double len = pp->char_len > 0 ? pp->char_len : fmin(l_a, l_b_lin);
         kt = pp->stiffness_ratio * kn;
-        /* seed 002 writes k_w = l k_n with its own units; with k_n in N/m a
+        /* Woo writes k_w = l k_n with its own units; with k_n in N/m a
          * torque per radian needs l^2 */
         double kw = len * len * kn, kb = len * len * kt;
         fn = kn * delta;
@@ -378,7 +378,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         elastic = 0.5 * (fn * fn / kn + (kt > 0 ? ndem_dot(ft, ft) / kt : 0) + kw * twist * twist +
                          kb * ndem_dot(roll, roll));
     } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR) {
-        /* seed 002 eq. (3): connector of length l_a + l_b, area pi min(l)^2 */
+        /* Woo eq. (3): connector of length l_a + l_b, area pi min(l)^2 */
         double l_a = ra, area = M_PI * fmin(l_a, l_b_lin) * fmin(l_a, l_b_lin);
         double ea = sim->materials.young[b->material[a]];
         double kn = 1.0 / (l_a / (ea * area) + l_b_lin / (e_b * area));
@@ -398,11 +398,11 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         memcpy(hist_out, ft, 3 * sizeof(double));
         elastic = 0.5 * kn * delta * delta + (kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0);
     } else {
-        /* seed 000 eq. (35.1) */
+        /* AGX eq. (35.1) */
         double kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
         /* Tsuji et al. (1992) eq. 10: the dashpot p sqrt(m* k_n) delta^(1/4) has
          * one damping ratio at every overlap, so e holds at every impact speed
-         * and a contact formed at rest is damped like any other (seed 000's
+         * and a contact formed at rest is damped like any other (AGX's
          * c delta^(1/2) with c = p sqrt(m* / k_n) delta^(-1/4)) */
         double sd = sqrt(delta), ktan = 1.5 * kn * sd;
         double gc = pair_damping(sim, b->material[a], mb) * sqrt(m_eff * kn * sd);
@@ -455,11 +455,11 @@ static int ensure(double **p, long n)
     return 0;
 }
 
-/* ---- bonds (seed 001 "Bonded contact force") ----
+/* ---- bonds (libgran "Bonded contact force") ----
  * Four spring-dashpots tie a bonded pair: normal, tangential, torsion and
  * bending. Their stiffnesses are those of an elastic beam joining the
  * centres with the smaller sphere's cross-section A = pi r^2 and length
- * L = r_a + r_b (seed 002's connector): k_n = E A / L (or the pair's
+ * L = r_a + r_b (Woo's connector): k_n = E A / L (or the pair's
  * bond_stiffness), k_t = k_n / (2 (1 + nu)), torsion k_t r^2 / 2, bending
  * k_n r^2 / 4; each dashpot has the pair's bond_damping ratio. A bond breaks
  * for good when a force or torque exceeds the pair's bond_max_force or

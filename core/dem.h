@@ -16,7 +16,7 @@ int ndem_dem_forces(struct ndem_sim *sim);
 /* Velocities from the summed forces and gravity (symplectic Euler). */
 void ndem_dem_accelerate(struct ndem_sim *sim);
 /* Van der Waals attraction (magnitude) and potential of two spheres of
- * radius r at surface gap g (seed 001). */
+ * radius r at surface gap g (libgran). */
 double ndem_vdw_force(double hamaker, double r, double g);
 double ndem_vdw_potential(double hamaker, double r, double g);
 /* The restitution mapping of each normal law (dem_models.c): the rebound
@@ -30,7 +30,7 @@ double ndem_dem_law_zeta(int model, double p, double n, double y);
 double ndem_dem_discrete_damping(double zeta, double omega_h);
 
 /* Bonds every touching pair (gap below 1% of the smaller radius) among
- * bodies [first, end) (seed 001 "Bonded contact force"). */
+ * bodies [first, end) (libgran "Bonded contact force"). */
 int ndem_dem_bond_range(struct ndem_sim *sim, long first, long end);
 /* Bonds listed pairs (indices into the bodies from `first` on) at their
  * present distance, touching or not. */

@@ -14,7 +14,7 @@
  *                 ratio at every overlap, so e does not depend on the impact
  *                 speed and a contact that forms at rest is damped like one
  *                 that forms in a collision)
- *   hunt_crossley F = max(y^n + p y^n y', 0)   (seed 004 eq. 3 with
+ *   hunt_crossley F = max(y^n + p y^n y', 0)   (Muth et al. eq. 3 with
  *                 3 (1 - e^2) / 4 replaced by the exact p: chi = p / v0)
  * Table rows, not if-chains: a new law adds a row. */
 #include "dem.h"

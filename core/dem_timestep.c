@@ -95,7 +95,7 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
                 double d_eff = w ? 2.0 * rmin : rmin, m_eff = w ? m : 0.5 * m;
                 if (model == NDEM_MODEL_LINEAR || model == NDEM_MODEL_LINEAR_ELASTIC6 ||
                     model == NDEM_MODEL_LUDING) {
-                    /* seed 002 eq. (3), both lengths rmin: pi rmin E / 2 */
+                    /* Woo eq. (3), both lengths rmin: pi rmin E / 2 */
                     k = (model == NDEM_MODEL_LUDING && c->stiffness > 0) ? c->stiffness
                                                                          : 0.5 * M_PI * rmin * e;
                 } else if (model == NDEM_MODEL_HUNT_CROSSLEY && c->stiffness > 0) {

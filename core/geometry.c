@@ -1,6 +1,6 @@
 /* geometry.c - the table of geometry types and the helpers they share. The
  * contact normal points from the sphere into the geometry, as for particle
- * pairs (PHYSICS.md "Bodies and contacts"). Each type's functions are in
+ * pairs (docs/physics.md, "Contacts"). Each type's functions are in
  * geometry_<type>.c. */
 #include "checks.h"
 #include "geometry.h"

@@ -1,4 +1,4 @@
-/* material.c - the material pair table (seed 000 35.4). */
+/* material.c - the material pair table (AGX 35.4). */
 #include "material.h"
 
 #include <math.h>
@@ -42,7 +42,7 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
             p->friction = c->friction;
             p->rolling = c->rolling_resistance;
             /* one coefficient bounds all three rolling rows unless the pair
-             * sets the twist (seed 000 35.4.4, seed 003 eqs. 28-34) */
+             * sets the twist (AGX 35.4.4, Wang et al. eqs. 28-34) */
             p->twisting =
                 c->twisting_resistance >= 0 ? c->twisting_resistance : c->rolling_resistance;
             p->restitution = c->restitution;

@@ -16,7 +16,7 @@ typedef struct ndem_pair_params {
     double stiffness_ratio;     /* smooth DEM: k_t / k_n */
     double stiffness, exponent; /* hunt_crossley K and n */
     int velocity_friction;
-    double hamaker, vdw_saturation; /* van der Waals (seed 001) */
+    double hamaker, vdw_saturation; /* van der Waals (libgran) */
     double bond_stiffness, bond_damping, bond_max_force, bond_max_torque;
     double char_len, dynamic_friction;
 } ndem_pair_params;
@@ -36,7 +36,7 @@ static inline const ndem_pair_params *ndem_pair(const ndem_material_table *t, in
     return &t->pairs[a * t->count + b];
 }
 
-/* Hertz stiffness k_n = E sqrt(2 d*) / (3 (1 - nu^2)), seed 000 35.4.1. */
+/* Hertz stiffness k_n = E sqrt(2 d*) / (3 (1 - nu^2)), AGX 35.4.1. */
 double ndem_hertz_stiffness(double young_modulus, double poisson_ratio, double d_eff);
 
 #endif

@@ -4,7 +4,8 @@
  * ndem_scene_def (api/ does it from a job document), creates a simulation,
  * steps it, reads statistics and frames, and may checkpoint it to a byte
  * buffer and restore it later. Every object created here has a matching
- * destroy. Units are SI throughout.
+ * destroy. Units are SI throughout. Papers are cited by the short names of
+ * docs/physics.md (AGX, Wang et al., libgran, Woo, Muth et al.).
  */
 #ifndef NDEM_H
 #define NDEM_H
@@ -29,10 +30,10 @@ typedef struct ndem_material_def {
     double young_modulus; /* Pa */
     double poisson_ratio; /* default 0.3 */
     double viscosity;     /* material viscosity eta (Pa s) for the damping of
-                             seed 000 35.4.5; default 0 */
+                             AGX 35.4.5; default 0 */
 } ndem_material_def;
 
-/* Parameters of one material pair (seed 000 35.4). Pairs not listed use
+/* Parameters of one material pair (AGX 35.4). Pairs not listed use
  * ndem_default_contact_material_def(). */
 typedef struct ndem_contact_material_def {
     int material_a, material_b; /* indices into the material table */
@@ -150,13 +151,13 @@ typedef struct ndem_emitter_def {
 
 typedef enum ndem_method { NDEM_METHOD_NDEM = 0, NDEM_METHOD_DEM = 1 } ndem_method;
 
-/* Smooth DEM force laws (PHYSICS.md "Smooth DEM", docs/physics.md). */
+/* Smooth DEM force laws (docs/physics.md, "Smooth DEM"). */
 typedef enum ndem_contact_model {
-    NDEM_MODEL_HERTZ = 0,           /* seed 000 eq. 35.1 */
-    NDEM_MODEL_LINEAR = 1,          /* seed 002 (Cundall) */
-    NDEM_MODEL_HUNT_CROSSLEY = 2,   /* seed 004: Kelvin-Voigt / Hunt-Crossley */
-    NDEM_MODEL_LINEAR_ELASTIC6 = 3, /* seed 002: purely elastic in all 6 DOF, for testing */
-    NDEM_MODEL_LUDING = 4 /* seed 001: four springs with dashpots, static/dynamic friction */
+    NDEM_MODEL_HERTZ = 0,           /* AGX eq. 35.1 */
+    NDEM_MODEL_LINEAR = 1,          /* Woo (Cundall) */
+    NDEM_MODEL_HUNT_CROSSLEY = 2,   /* Muth et al.: Kelvin-Voigt / Hunt-Crossley */
+    NDEM_MODEL_LINEAR_ELASTIC6 = 3, /* Woo: purely elastic in all 6 DOF, for testing */
+    NDEM_MODEL_LUDING = 4 /* libgran: four springs with dashpots, static/dynamic friction */
 } ndem_contact_model;
 
 typedef struct ndem_solver_def {
@@ -165,7 +166,7 @@ typedef struct ndem_solver_def {
     double duration;                  /* simulated time (s) */
     int iterations;                   /* PGS sweeps of the continuous stage */
     int impact_iterations;            /* PGS sweeps of the impact stage */
-    int warm_start;                   /* history-based warm start, seed 003 eq. 7-8 */
+    int warm_start;                   /* history-based warm start, Wang et al. eq. 7-8 */
     double warm_start_factor;         /* beta, default 0.85 */
     double impact_velocity;           /* v_imp; <= 0: 0.02 d_avg / h */
     double tolerance;                 /* early exit when the residual falls below; 0: off */
@@ -214,7 +215,7 @@ typedef struct ndem_step_stats {
     int iterations;         /* PGS sweeps used in the continuous stage */
     int colors;             /* colours of the contact graph */
     double kinetic_energy;  /* J, translational plus rotational */
-    double residual_normal; /* mean |r| over normal rows (seed 003 eq. 6) */
+    double residual_normal; /* mean |r| over normal rows (Wang et al. eq. 6) */
     double residual_friction;
     double residual_rolling;
     double max_overlap;       /* m */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define E_H                                                                                        \
-    1.25 /* Hertz mapping exponent, seed 000 eq. (35.3); prepare_row takes its                     \
+    1.25 /* Hertz mapping exponent, AGX eq. (35.3); prepare_row takes its                          \
           * powers by square roots */
 
 /* Like ndem_ensure, 64-byte aligned for the vector fields; the old contents are
@@ -42,7 +42,7 @@ int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len)
 /* Greedy colouring in pair order with a colour mask per body (contacts.h):
  * contacts of one colour share no particle, so each colour is solved in
  * parallel, NDEM_LANES rows at a time, and the sweep equals a serial
- * Gauss-Seidel sweep in colour order (seed 000 35.6). A geometry row
+ * Gauss-Seidel sweep in colour order (AGX 35.6). A geometry row
  * occupies its particle only. Contacts that find no colour go to a last
  * set solved serially, one row per packet. */
 int ndem_contacts_color(ndem_sim *sim)
@@ -135,10 +135,10 @@ static void clear_lane(ndem_packet *p, int l, int zero_slot)
     p->a[l] = p->b[l] = zero_slot;
 }
 
-/* History-based warm start, seed 003 eq. (7): last step's impulses
+/* History-based warm start, Wang et al. eq. (7): last step's impulses
  * re-projected on this step's basis, then clamped to this step's bounds.
  * The impact stage keeps impulses of its own and never sees these
- * (PHYSICS.md). Runs in pair order, so the history streams by. */
+ * (docs/physics.md, "Warm start"). Runs in pair order, so the history streams by. */
 static void warm_start(const ndem_sim *sim, ndem_packet *row, int l, int hist_index)
 {
     for (int q = 0; q < 6; q++) row->lam[q][l] = 0.0f;
@@ -203,7 +203,7 @@ static void prepare_row(ndem_sim *sim, long k)
     }
     cold->delta = (float)delta;
 
-    /* Hertz mapping, seed 000 eq. (35.3) with the exponent of seed 003. */
+    /* Hertz mapping, AGX eq. (35.3) with the exponent of Wang et al. */
     double nu = pp->poisson_ratio;
     double kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
     double eps = E_H / kn;
@@ -214,7 +214,7 @@ static void prepare_row(ndem_sim *sim, long k)
         tau = ndem_max(tau, cdamp / E_H); /* eps_n / gamma_n = c / e_H, eq. (35.12) */
     }
     if (pp->damping_time > 0) tau = pp->damping_time;
-    double de = delta - pp->adhesive_overlap; /* adhesion, seed 000 35.4.6 */
+    double de = delta - pp->adhesive_overlap; /* adhesion, AGX 35.4.6 */
     double mag = fabs(de), s, sig_n;
     cold->gap = delta < 0;
     if (cold->gap) {
@@ -244,7 +244,7 @@ static void prepare_row(ndem_sim *sim, long k)
     row->lo_n[l] =
         (pp->adhesion > 0 && delta > 0 && de < 0) ? (float)(-pp->adhesion * h / s) : 0.0f;
 
-    /* Impact stage classification (seed 000 eq. 35.6). */
+    /* Impact stage classification (AGX eq. 35.6). */
     double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
     double vsep = ndem_dot(geom.n, dv);
     cold->impact = 0;

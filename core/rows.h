@@ -11,7 +11,7 @@
 struct ndem_sim;
 
 /* NDEM_LANES contact row sets of one colour, field after field (structure of
- * arrays): what a PGS sweep streams (seed 003 eqs. 16-18), 104 bytes per
+ * arrays): what a PGS sweep streams (Wang et al. eqs. 16-18), 104 bytes per
  * contact in float32, one vector load per field. a and b index velocity
  * slots (ndem_contacts.vs): bodies first, then one slot per geometry row
  * holding the geometry's velocity with zero inverse masses, so wall rows

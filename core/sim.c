@@ -159,7 +159,8 @@ static void sim_finish(ndem_sim *sim)
     if (b->count > 0) sim->d_avg = dsum / (double)b->count;
     else if (sim->emitter_count > 0) sim->d_avg = esum / sim->emitter_count;
     else sim->d_avg = 0.01;
-    /* v_imp = 0.02 d_avg / h (seed 000 eq. 35.10 as PHYSICS.md settles it) */
+    /* v_imp = 0.02 d_avg / h (AGX eq. 35.10 read as a division, which gives
+     * Wang et al.'s Table 1: docs/physics.md, "NDEM step") */
     sim->v_imp = sim->solver.impact_velocity > 0 ? sim->solver.impact_velocity
                                                  : 0.02 * sim->d_avg / sim->solver.time_step;
 }

@@ -1,7 +1,7 @@
-/* solver.c - the NDEM solve stage (seed 003 Algorithm 1): impact stage,
+/* solver.c - the NDEM solve stage (Wang et al. Algorithm 1): impact stage,
  * SPOOK right-hand side, gravity pre-step, warm start, and the projected
  * Gauss-Seidel sweeps with friction and rolling resistance on discs bounded
- * by the physical normal impulse (PHYSICS.md).
+ * by the physical normal impulse (docs/physics.md, "Bounds").
  *
  * Parallel PGS: one colour at a time; rows of a colour share no particle,
  * so the colour's packets (NDEM_LANES rows each, rows.c) are solved in any
@@ -40,7 +40,7 @@ static inline void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
 }
 
 /* One packet of rows, all six rows of each contact, in the given stage
- * (seed 003 eqs. 16-18; the impact stage: seed 000 eq. 35.6). */
+ * (Wang et al. eqs. 16-18; the impact stage: AGX eq. 35.6). */
 NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_residual)
 {
     ndem_contacts *c = x->c;
@@ -68,7 +68,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
     for (int q = 0; q < 6; q++) L[q] = lam[q];
     ndem_fv rn = zero, r1 = zero, r2 = zero, q1 = zero, q2 = zero, q3 = zero;
     if (st == STAGE_WARM) {
-        /* warm step, seed 003 eq. (8): v += M^-1 G^T lambda_0 */
+        /* warm step, Wang et al. eq. (8): v += M^-1 G^T lambda_0 */
         d[0] = P->s * L[0];
         for (int q = 1; q < 6; q++) d[q] = L[q];
     } else {
@@ -97,7 +97,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         /* The normal change acts before the tangential rows (Gauss-Seidel). */
         for (int q = 0; q < 3; q++) dv[q] += (imb + ima) * d[0] * n[q];
         /* Friction rows: G_t1 v = t1.(vb - va) - la t2.wa - lb t2.wb, and
-         * G_t2 v = t2.(vb - va) + la t1.wa + lb t1.wb (seed 003 eq. 18). */
+         * G_t2 v = t2.(vb - va) + la t1.wa + lb t1.wb (Wang et al. eq. 18). */
         ndem_fv wa_t1 = ndem_fv_dot(&A[3], t1), wa_t2 = ndem_fv_dot(&A[3], t2);
         ndem_fv wb_t1 = ndem_fv_dot(&B[3], t1), wb_t2 = ndem_fv_dot(&B[3], t2);
         r1 = ndem_fv_dot(t1, dv) - la * wa_t2 - lb * wb_t2 + sig_t * L[1];
@@ -301,7 +301,7 @@ static int island_root(int *parent, int i)
 
 /* The impact stage acts only on the islands that hold an impacting contact:
  * "the impact forces are propagated instantaneously in the contact network"
- * (seed 000, 35.3), so they reach every contact of the impacting contact's
+ * (AGX, 35.3), so they reach every contact of the impacting contact's
  * connected component (union-find over touching particle pairs; geometry has
  * infinite mass and joins nothing) and no other. Rows of the other islands
  * are dropped from this step's impact stage (impact = 0). Returns the rows
@@ -445,7 +445,7 @@ void ndem_solve_continuous(ndem_sim *sim)
             ndem_apply_external_forces(sim);
         }
         load_slots(sim);
-        /* Warm step, seed 003 eq. (8): v += M^-1 G^T lambda_0. */
+        /* Warm step, Wang et al. eq. (8): v += M^-1 G^T lambda_0. */
         if (warm) sweep(sim, &x, STAGE_WARM, 0);
 
         for (int it = 0; it < max_it; it++) {

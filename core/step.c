@@ -1,4 +1,4 @@
-/* step.c - one time step as a table of named stages run in order (seed 003
+/* step.c - one time step as a table of named stages run in order (Wang et al.
  * Algorithm 1 for NDEM): each stage is one function of its module, and
  * the time it takes adds to one of the step statistics' wall-clock groups
  * (broad phase, narrow phase, solve, integrate). Smooth DEM runs its own
@@ -161,7 +161,7 @@ typedef struct ndem_stage {
     void (*check)(const struct ndem_sim *sim); /* invariants after it (checks.h), or NULL */
 } ndem_stage;
 
-/* NDEM, seed 003 Algorithm 1. */
+/* NDEM, Wang et al. Algorithm 1. */
 static const ndem_stage ndem_stages[] = {
     {"emit", stage_emit, WALL_BROAD, NULL},
     {"reorder", stage_reorder, WALL_BROAD, ndem_check_bodies},

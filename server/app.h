@@ -30,7 +30,7 @@ typedef struct ndem_app {
 extern const ndem_route ndem_routes[];
 void ndem_static_file(void *app, ndem_request *req);
 
-/* The job resource of CONTRACT.md (resource.c). links.stream names the
+/* The job resource of docs/api.md (resource.c). links.stream names the
  * host of --public-url (never the client's Host header). */
 cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row);
 /* Stream hooks (resource.c). */

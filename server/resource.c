@@ -1,4 +1,4 @@
-/* resource.c - the job resource (CONTRACT.md "Job resource"), built from a
+/* resource.c - the job resource (docs/api.md, "The job resource"), built from a
  * row of the jobs table in one place, so that GET /jobs/{id}, the listing,
  * POST's answer and the stream's hello show the same thing. Timestamps are
  * RFC 3339 in UTC, null until they happen; links.stream is absolute

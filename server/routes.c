@@ -1,4 +1,4 @@
-/* routes.c - the REST API of CONTRACT.md, as a table of method, path and
+/* routes.c - the REST API of docs/api.md, as a table of method, path and
  * handler (the table is at the end). Handlers read their inputs, talk to the
  * queue (db.c), the files (store.c) and the workers (worker.c), and answer
  * through http.c; they never block on a running simulation. Static files of

@@ -1,28 +1,43 @@
 #!/usr/bin/env bash
 # The docs point only at files a user has: every markdown link and every
 # backticked repository path in README.md and docs/*.md (and bench/README.md,
-# clients/python/README.md)
+# clients/python/README.md, web/README.md)
 # must name a file or folder of this repository, and nothing may refer to the
-# team's folder beside it (../shared, CONTRACT.md, PHYSICS.md, its numbered
-# seed documents: cite a paper by title and authors instead).
-#   bash tests/cli_links.sh [FILE.md ...]   (default: the files above)
+# team's folder beside it (its shared folder, its contract and physics notes,
+# its numbered seed documents: cite a paper by title and authors instead).
+# Source files (C, JavaScript, shell, Python, SQL, HTML, CSS, the Makefile)
+# must not cite that folder either: a comment names the paper and equation,
+# or a docs/ page (the patterns below are spelt so that this file passes).
+#   bash tests/cli_links.sh [FILE ...]   (default: the files above and every
+#   source file; a FILE not ending in .md is checked as a source file)
 # Prints one line per broken reference, FILE:LINE: what; exits 1 if any.
 set -u
 cd "$(dirname "$0")/.."
-files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(README.md docs/*.md bench/README.md clients/python/README.md)
+# what refers to the team's folder (written so as not to match itself)
+outside='\.\./shared|(^|[^A-Za-z_])(CONTRAC[T]|PHYSIC[S])([^A-Za-z_]|$)|[Ss]eeds? 00[0-9]'
+files=() sources=()
+for f in "$@"; do case $f in *.md) files+=("$f") ;; *) sources+=("$f") ;; esac; done
+if [ $# -eq 0 ]; then
+  files=(README.md docs/*.md bench/README.md clients/python/README.md web/README.md)
+  # web/: only the client's own files (not node_modules, vendor, examples)
+  mapfile -t sources < <(find core api server cli tests tools scripts bench clients migrations \
+    web/js web/index.html web/style.css web/build.mjs Makefile Dockerfile -type f \
+    \( -name '*.[ch]' -o -name '*.js' -o -name '*.mjs' -o -name '*.sh' -o -name '*.py' \
+       -o -name '*.sql' -o -name '*.html' -o -name '*.css' -o -name Makefile -o -name Dockerfile \) \
+    -not -path '*/node_modules/*' -not -path '*/__pycache__/*' 2>/dev/null | sort)
+fi
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 
 # One line per reference: FILE<TAB>LINE<TAB>KIND<TAB>TARGET. Fenced code
 # blocks are skipped (commands, not references), except for the ban.
 for f in "${files[@]}"; do
-  awk -v file="$f" '
+  outside=$outside awk -v file="$f" '
     function emit(kind, target) { printf "%s\t%d\t%s\t%s\n", file, NR, kind, target }
     /^[[:space:]]*```/ { fence = !fence; next }
     {
       line = $0
-      if (line ~ /\.\.\/shared|CONTRACT\.md|PHYSICS\.md|[Ss]eeds? 00[0-9]/) emit("outside", line)
+      if (line ~ ENVIRON["outside"]) emit("outside", line)
       if (fence) next
       # [text](target): local targets only
       s = line
@@ -39,6 +54,12 @@ for f in "${files[@]}"; do
       }
     }' "$f"
 done > "$tmp"
+# source files: only the ban
+for f in "${sources[@]}"; do
+  grep -nE "$outside" "$f" | while IFS= read -r hit; do
+    printf '%s\t%s\toutside\t%s\n' "$f" "${hit%%:*}" "${hit#*:}"
+  done
+done >> "$tmp"
 
 fails=0
 while IFS=$'\t' read -r file line kind target; do
@@ -63,5 +84,5 @@ while IFS=$'\t' read -r file line kind target; do
   fails=$((fails + 1))
 done < "$tmp"
 
-echo "links: $(wc -l < "$tmp") references in ${#files[@]} files, $fails broken"
+echo "links: $(wc -l < "$tmp") references in ${#files[@]} docs and ${#sources[@]} source files, $fails broken"
 [ "$fails" -eq 0 ]

@@ -112,7 +112,7 @@ static inline double hertz_column_height(const ndem_job *job, int n)
     return h;
 }
 
-/* Materials shared by the validation scenes: ore on steel as in seed 003. */
+/* Materials shared by the validation scenes: ore on steel as in Wang et al. */
 #define TEST_MATERIALS                                                                             \
     "\"materials\": [{\"name\": \"ore\", \"density\": 2500, \"young_modulus\": 1e7},"              \
     " {\"name\": \"steel\", \"density\": 7800, \"young_modulus\": 2e11}]"

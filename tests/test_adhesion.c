@@ -1,4 +1,4 @@
-/* test_adhesion.c - a pair's `adhesion` and `adhesive_overlap` (seed 000
+/* test_adhesion.c - a pair's `adhesion` and `adhesive_overlap` (AGX
  * 35.4.6, docs/physics.md): the normal row works on delta - delta_a, and
  * while 0 < delta < delta_a its force may pull, down to -adhesion. NDEM
  * only: smooth DEM refuses both fields (tests/test_parser_methods.c). */

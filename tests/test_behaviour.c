@@ -75,7 +75,7 @@ START_TEST(twisting_resistance_spins_up_at_the_bound)
 END_TEST
 
 /* A pair that sets rolling_resistance and not twisting_resistance gets
- * mu_t = mu_r (seed 000 35.4.4, seed 003 eqs. 28-34): the sphere spins up at
+ * mu_t = mu_r (AGX 35.4.4, Wang et al. eqs. 28-34): the sphere spins up at
  * 5 mu_r g / (2 r), and the filled-in document shows the resolved value. An
  * explicit 0 stays 0; so does null rolling with no twist. */
 START_TEST(twisting_resistance_defaults_to_rolling_resistance)

@@ -66,7 +66,7 @@ START_TEST(linear_collision)
 {
     double t, v;
     collide("linear", 1.0, 1e-6, &t, &v);
-    /* seed 002 eq. (3): k_n = E A / (l1 + l2) = E pi R / 2; t = pi sqrt(m* / k_n) */
+    /* Woo eq. (3): k_n = E A / (l1 + l2) = E pi R / 2; t = pi sqrt(m* / k_n) */
     double m = RHO * 4.0 / 3.0 * M_PI * R * R * R;
     double theory = M_PI * sqrt(0.5 * m / (E * M_PI * R / 2));
     ck_assert_double_lt(fabs(t - theory) / theory, 0.03);
@@ -126,7 +126,7 @@ static double rest_oscillation(const char *model, double e, double h_over_bound,
     double m = rho * 4.0 / 3.0 * M_PI * r * r * r;
     double e_w = 2.0 * eo * es / (eo + es), g, k;
     if (!strcmp(model, "linear") || !strcmp(model, "luding")) {
-        k = M_PI * r * eo * es / (eo + es); /* seed 002 connector, wall length r */
+        k = M_PI * r * eo * es / (eo + es); /* Woo connector, wall length r */
         g = k * dr / m;
     } else {
         double kn = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - 0.09));
@@ -495,7 +495,7 @@ START_TEST(dem_restore_equals_uninterrupted)
 }
 END_TEST
 
-/* Seed 004's block on a 30 degree incline, launched up the slope at 5 m/s:
+/* Muth et al.'s block on a 30 degree incline, launched up the slope at 5 m/s:
  * a sphere of the block's volume and mass with its rotation locked, on a
  * plane under tilted gravity. Returns the time its velocity first reaches
  * zero and its velocity along the slope after `duration`. */
@@ -538,7 +538,7 @@ START_TEST(block_on_incline_brendel_dippel)
     for (int i = 0; i < 3; i++) {
         double t, v;
         block_on_incline(mus[i], 0, 2.5, &t, &v);
-        /* seed 004: 0.546, 0.508, 0.499 s */
+        /* Muth et al.: 0.546, 0.508, 0.499 s */
         double theory = 5.0 / (g * sin(a) + mus[i] * g * cos(a));
         ck_assert_msg(fabs(t - theory) / theory < 0.02, "mu %g: stops at %g, theory %g", mus[i], t,
                       theory);
@@ -552,7 +552,7 @@ START_TEST(block_on_incline_brendel_dippel)
 }
 END_TEST
 
-/* ---- van der Waals (seed 001) ---- */
+/* ---- van der Waals (libgran) ---- */
 
 START_TEST(vdw_force_is_minus_the_potential_slope)
 {
@@ -618,7 +618,7 @@ START_TEST(vdw_attraction_in_the_engine)
 }
 END_TEST
 
-/* ---- bonds (seed 001) ---- */
+/* ---- bonds (libgran) ---- */
 
 /* Two touching spheres, bonded or not, launched in a rigid-looking spin:
  * orbital speeds +-0.1 m/s about their contact, no own spin, no gravity.
@@ -690,7 +690,7 @@ START_TEST(bonded_pair_turns_as_one_body)
 }
 END_TEST
 
-/* ---- energy (seed 002) ---- */
+/* ---- energy (Woo) ---- */
 
 /* Kinetic + gravitational (above z = 0) energy of a frame, one density. */
 static double mechanical_energy(const ndem_frame *f, double rho, double g)
@@ -776,7 +776,7 @@ START_TEST(elastic6_conserves_energy)
 }
 END_TEST
 
-/* ---- Luding (seed 001): static and dynamic friction ---- */
+/* ---- Luding (libgran): static and dynamic friction ---- */
 
 START_TEST(luding_static_to_dynamic)
 {

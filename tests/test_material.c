@@ -1,4 +1,4 @@
-/* test_material.c - the material pair table against seed 000 35.4. */
+/* test_material.c - the material pair table against AGX 35.4. */
 #include "material.h"
 #include "testutil.h"
 

@@ -1,7 +1,8 @@
 /* test_physics.c - the engine against theory (issue 2, validations 1-5):
  * Hertz column height, restitution, sliding to rolling, rolling resistance,
  * and the rotating drum. Every expected number is computed here from
- * PHYSICS.md and classical mechanics, never from an earlier run. */
+ * the papers of docs/physics.md (AGX, Wang et al.) and classical mechanics,
+ * never from an earlier run. */
 #include "scene.h"
 #include "testutil.h"
 
@@ -300,7 +301,7 @@ START_TEST(drum_dynamic_angle_of_repose)
      * bed's centre of mass moves to x < 0, and its direction from the axis
      * is perpendicular to the free surface, so its angle from the vertical
      * is the surface's angle. With the seed's ore (friction 0.91, rolling
-     * resistance 0.32, restitution 0.18) seed 003 measures a dynamic angle
+     * resistance 0.32, restitution 0.18) Wang et al. measure a dynamic angle
      * of repose of 48-50 degrees in a 40 d drum of 4864 spheres (and ndem 48
      * in bench/drum.json, docs/physics.md). This drum is 17 d wide with 200
      * spheres, 8 d deep. One snapshot scatters 2-3 degrees (standard
@@ -309,7 +310,7 @@ START_TEST(drum_dynamic_angle_of_repose)
      * degrees more (measured 53). Allowed: 49 +- 6 degrees for the mean,
      * 49 +- 12 for every snapshot. twisting_resistance is pinned to 0, the
      * model this tolerance was measured with: with the default (equal to
-     * rolling_resistance, seed 003's three rows) this drum measures 59
+     * rolling_resistance, Wang et al.'s three rows) this drum measures 59
      * degrees at 30 iterations, 61.5 at 100 and 64 at 300 (8 s), outside it;
      * open, see docs/physics.md. */
     const double R = 0.1, w = 1.0;

@@ -1,4 +1,4 @@
-// api.js - the public REST API of ndemd (CONTRACT.md), and whether the daemon
+// api.js - the public REST API of ndemd (docs/api.md), and whether the daemon
 // answers. Every request goes through request(); a network failure marks the
 // daemon unreachable until a later request succeeds.
 

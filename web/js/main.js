@@ -1,7 +1,7 @@
 // main.js - the ndem browser client: job list, submission with the API's
 // validation errors, live 3D view over the job's WebSocket stream, charts of
 // the series, replay of stored frames, downloads. Only the public REST API
-// and the job streams of CONTRACT.md are used.
+// (docs/api.md) and the job streams (docs/protocol.md) are used.
 import { api, ApiError, NetworkError, onReachability } from './api.js';
 import { Chart, fmt } from './chart.js';
 import { parseNdf } from './ndf.js';

@@ -1,21 +1,11 @@
 /* base64.c - strict base64 decoding (RFC 4648 section 4): anything a
  * canonical encoder would not write is refused, with its offset. */
+#include "fail.h"
 #include "base64.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static int sextet(unsigned char c)
 {
@@ -33,13 +23,13 @@ int ndem_base64_decode(const char *in, size_t len, unsigned char **out, size_t *
     *out = NULL;
     *out_len = 0;
     if (len % 4 != 0)
-        return fail(err, err_len, "base64: length %zu is not a multiple of 4 (missing padding?)",
-                    len);
+        return ndem_fail(err, err_len,
+                         "base64: length %zu is not a multiple of 4 (missing padding?)", len);
     size_t pad = 0;
     if (len >= 1 && in[len - 1] == '=') pad = 1;
     if (pad && in[len - 2] == '=') pad = 2;
     unsigned char *o = malloc(len / 4 * 3 + 1);
-    if (!o) return fail(err, err_len, "base64: out of memory");
+    if (!o) return ndem_fail(err, err_len, "base64: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < len; i += 4) {
         unsigned v = 0;
@@ -49,13 +39,16 @@ int ndem_base64_decode(const char *in, size_t len, unsigned char **out, size_t *
             if (s < 0 && !(c == '=' && j >= len - pad)) {
                 free(o);
                 if (c == '=')
-                    return fail(err, err_len, "base64: offset %zu: '=' padding before the end", j);
+                    return ndem_fail(err, err_len, "base64: offset %zu: '=' padding before the end",
+                                     j);
                 if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
-                    return fail(err, err_len,
-                                "base64: offset %zu: whitespace (0x%02x) is not allowed (encode "
-                                "with base64 -w0)",
-                                j, c);
-                return fail(err, err_len, "base64: offset %zu: byte 0x%02x is not base64", j, c);
+                    return ndem_fail(
+                        err, err_len,
+                        "base64: offset %zu: whitespace (0x%02x) is not allowed (encode "
+                        "with base64 -w0)",
+                        j, c);
+                return ndem_fail(err, err_len, "base64: offset %zu: byte 0x%02x is not base64", j,
+                                 c);
             }
             v = v << 6 | (unsigned)(s < 0 ? 0 : s);
         }
@@ -63,9 +56,9 @@ int ndem_base64_decode(const char *in, size_t len, unsigned char **out, size_t *
         /* canonical: the bits that padding leaves unused are zero */
         if (keep < 3 && (v >> (8 * (3 - keep))) << (8 * (3 - keep)) != v) {
             free(o);
-            return fail(err, err_len,
-                        "base64: offset %zu: unused bits of the last group are not zero",
-                        len - pad - 1);
+            return ndem_fail(err, err_len,
+                             "base64: offset %zu: unused bits of the last group are not zero",
+                             len - pad - 1);
         }
         for (size_t k = 0; k < keep; k++) o[n++] = (unsigned char)(v >> (16 - 8 * k));
     }

@@ -1,5 +1,6 @@
 /* stl.c - STL (ASCII and binary) to a triangle soup. Every refusal says what
  * and where: ASCII by line, binary by triangle and byte offset. */
+#include "fail.h"
 #include "stl.h"
 
 #include "mesh.h"
@@ -15,17 +16,6 @@
 #define STL_HEADER 84
 #define STL_RECORD 50
 
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static uint32_t le32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -37,13 +27,14 @@ static int parse_binary(const unsigned char *b, double **soup, long *n_tri, char
                         size_t err_len)
 {
     uint32_t n = le32(b + 80);
-    if (n == 0) return fail(err, err_len, "binary STL: 0 triangles");
+    if (n == 0) return ndem_fail(err, err_len, "binary STL: 0 triangles");
     if (n > NDEM_MESH_MAX_TRIANGLES)
-        return fail(err, err_len, "binary STL: %lu triangles, more than the limit of %ld",
-                    (unsigned long)n, NDEM_MESH_MAX_TRIANGLES);
+        return ndem_fail(err, err_len, "binary STL: %lu triangles, more than the limit of %ld",
+                         (unsigned long)n, NDEM_MESH_MAX_TRIANGLES);
     double *s = malloc((size_t)n * 9 * sizeof *s);
     if (!s)
-        return fail(err, err_len, "binary STL: out of memory for %lu triangles", (unsigned long)n);
+        return ndem_fail(err, err_len, "binary STL: out of memory for %lu triangles",
+                         (unsigned long)n);
     for (uint32_t t = 0; t < n; t++) {
         const unsigned char *r =
             b + STL_HEADER + (size_t)t * STL_RECORD + 12; /* after the normal */
@@ -53,10 +44,11 @@ static int parse_binary(const unsigned char *b, double **soup, long *n_tri, char
             memcpy(&f, &bits, sizeof f);
             if (!isfinite(f)) {
                 free(s);
-                return fail(err, err_len,
-                            "binary STL: triangle %lu (byte offset %zu): vertex %d coordinate is "
-                            "not finite",
-                            (unsigned long)t, (size_t)(r + 4 * i - b), i / 3);
+                return ndem_fail(
+                    err, err_len,
+                    "binary STL: triangle %lu (byte offset %zu): vertex %d coordinate is "
+                    "not finite",
+                    (unsigned long)t, (size_t)(r + 4 * i - b), i / 3);
             }
             s[9 * (size_t)t + i] = f;
         }
@@ -113,11 +105,11 @@ static int expect(lexer *lx, const char *word, char *err, size_t err_len)
 {
     char b[40];
     if (!next_token(lx))
-        return fail(err, err_len, "ASCII STL: line %ld: unexpected end of file, expected '%s'",
-                    lx->line, word);
+        return ndem_fail(err, err_len, "ASCII STL: line %ld: unexpected end of file, expected '%s'",
+                         lx->line, word);
     if (!is(lx, word))
-        return fail(err, err_len, "ASCII STL: line %ld: expected '%s', found '%s'", lx->line, word,
-                    shown(lx, b, sizeof b));
+        return ndem_fail(err, err_len, "ASCII STL: line %ld: expected '%s', found '%s'", lx->line,
+                         word, shown(lx, b, sizeof b));
     return 0;
 }
 
@@ -125,19 +117,20 @@ static int number(lexer *lx, double *v, char *err, size_t err_len)
 {
     char b[64], *stop;
     if (!next_token(lx))
-        return fail(err, err_len, "ASCII STL: line %ld: unexpected end of file, expected a number",
-                    lx->line);
+        return ndem_fail(err, err_len,
+                         "ASCII STL: line %ld: unexpected end of file, expected a number",
+                         lx->line);
     if (lx->tok_len >= sizeof b)
-        return fail(err, err_len, "ASCII STL: line %ld: '%s...' is not a number", lx->line,
-                    shown(lx, b, 24));
+        return ndem_fail(err, err_len, "ASCII STL: line %ld: '%s...' is not a number", lx->line,
+                         shown(lx, b, 24));
     memcpy(b, lx->tok, lx->tok_len);
     b[lx->tok_len] = 0;
     *v = strtod(b, &stop);
     if (stop != b + lx->tok_len || stop == b)
-        return fail(err, err_len, "ASCII STL: line %ld: '%s' is not a number", lx->line, b);
+        return ndem_fail(err, err_len, "ASCII STL: line %ld: '%s' is not a number", lx->line, b);
     if (!isfinite(*v))
-        return fail(err, err_len, "ASCII STL: line %ld: coordinate '%s' is not finite", lx->line,
-                    b);
+        return ndem_fail(err, err_len, "ASCII STL: line %ld: coordinate '%s' is not finite",
+                         lx->line, b);
     return 0;
 }
 
@@ -177,8 +170,8 @@ static int parse_ascii(const unsigned char *bytes, size_t len, double **soup, lo
     while (next_token(&lx)) {
         if (!in_solid) {
             if (!is(&lx, "solid")) {
-                fail(err, err_len, "ASCII STL: line %ld: expected 'solid', found '%s'", lx.line,
-                     shown(&lx, b, sizeof b));
+                ndem_fail(err, err_len, "ASCII STL: line %ld: expected 'solid', found '%s'",
+                          lx.line, shown(&lx, b, sizeof b));
                 goto bad;
             }
             skip_line(&lx);
@@ -188,8 +181,8 @@ static int parse_ascii(const unsigned char *bytes, size_t len, double **soup, lo
             in_solid = 0;
         } else if (is(&lx, "facet")) {
             if (n == NDEM_MESH_MAX_TRIANGLES) {
-                fail(err, err_len, "ASCII STL: line %ld: more than the limit of %ld triangles",
-                     lx.line, NDEM_MESH_MAX_TRIANGLES);
+                ndem_fail(err, err_len, "ASCII STL: line %ld: more than the limit of %ld triangles",
+                          lx.line, NDEM_MESH_MAX_TRIANGLES);
                 goto bad;
             }
             if (n == cap) {
@@ -197,7 +190,7 @@ static int parse_ascii(const unsigned char *bytes, size_t len, double **soup, lo
                 if (cap > NDEM_MESH_MAX_TRIANGLES) cap = NDEM_MESH_MAX_TRIANGLES;
                 double *g = realloc(s, (size_t)cap * 9 * sizeof *s);
                 if (!g) {
-                    fail(err, err_len, "ASCII STL: line %ld: out of memory", lx.line);
+                    ndem_fail(err, err_len, "ASCII STL: line %ld: out of memory", lx.line);
                     goto bad;
                 }
                 s = g;
@@ -205,18 +198,19 @@ static int parse_ascii(const unsigned char *bytes, size_t len, double **soup, lo
             if (facet(&lx, s + 9 * n, err, err_len) != 0) goto bad;
             n++;
         } else {
-            fail(err, err_len, "ASCII STL: line %ld: expected 'facet' or 'endsolid', found '%s'",
-                 lx.line, shown(&lx, b, sizeof b));
+            ndem_fail(err, err_len,
+                      "ASCII STL: line %ld: expected 'facet' or 'endsolid', found '%s'", lx.line,
+                      shown(&lx, b, sizeof b));
             goto bad;
         }
     }
     if (in_solid) {
-        fail(err, err_len, "ASCII STL: line %ld: unexpected end of file, expected 'endsolid'",
-             lx.line);
+        ndem_fail(err, err_len, "ASCII STL: line %ld: unexpected end of file, expected 'endsolid'",
+                  lx.line);
         goto bad;
     }
     if (n == 0) {
-        fail(err, err_len, "ASCII STL: 0 triangles");
+        ndem_fail(err, err_len, "ASCII STL: 0 triangles");
         goto bad;
     }
     *soup = s;
@@ -254,18 +248,19 @@ static int size_mismatch(const unsigned char *b, size_t len, char *err, size_t e
     uint32_t n = le32(b + 80);
     unsigned long long want = STL_HEADER + (unsigned long long)n * STL_RECORD;
     if (n > NDEM_MESH_MAX_TRIANGLES)
-        return fail(err, err_len,
-                    "binary STL: the header says %lu triangles, more than the limit of %ld",
-                    (unsigned long)n, NDEM_MESH_MAX_TRIANGLES);
+        return ndem_fail(err, err_len,
+                         "binary STL: the header says %lu triangles, more than the limit of %ld",
+                         (unsigned long)n, NDEM_MESH_MAX_TRIANGLES);
     if (len < want)
-        return fail(err, err_len,
-                    "binary STL: truncated: the header says %lu triangles (%llu bytes) but the "
-                    "file has %zu bytes (triangle %llu is incomplete)",
-                    (unsigned long)n, want, len,
-                    (unsigned long long)(len - STL_HEADER) / STL_RECORD);
-    return fail(err, err_len,
-                "binary STL: the header says %lu triangles (%llu bytes) but the file has %zu bytes",
-                (unsigned long)n, want, len);
+        return ndem_fail(
+            err, err_len,
+            "binary STL: truncated: the header says %lu triangles (%llu bytes) but the "
+            "file has %zu bytes (triangle %llu is incomplete)",
+            (unsigned long)n, want, len, (unsigned long long)(len - STL_HEADER) / STL_RECORD);
+    return ndem_fail(
+        err, err_len,
+        "binary STL: the header says %lu triangles (%llu bytes) but the file has %zu bytes",
+        (unsigned long)n, want, len);
 }
 
 int ndem_stl_parse(const unsigned char *bytes, size_t len, double **soup, long *n_tri, char *err,
@@ -283,11 +278,11 @@ int ndem_stl_parse(const unsigned char *bytes, size_t len, double **soup, long *
             return size_mismatch(bytes, len, err, err_len);
         return parse_ascii(bytes, len, soup, n_tri, err, err_len);
     }
-    if (len == 0) return fail(err, err_len, "STL: empty file");
+    if (len == 0) return ndem_fail(err, err_len, "STL: empty file");
     if (len < STL_HEADER)
-        return fail(err, err_len,
-                    "STL: %zu bytes: too short for binary STL (84-byte header) and not ASCII "
-                    "(does not start with 'solid')",
-                    len);
+        return ndem_fail(err, err_len,
+                         "STL: %zu bytes: too short for binary STL (84-byte header) and not ASCII "
+                         "(does not start with 'solid')",
+                         len);
     return size_mismatch(bytes, len, err, err_len);
 }

@@ -10,6 +10,7 @@
  * D. Eberly, "Polyhedral Mass Properties (Revisited)" (2002), the
  * divergence theorem turning volume integrals of 1, x, .., xy into sums over
  * the faces (as B. Mirtich, J. Graphics Tools 1(2), 1996). */
+#include "fail.h"
 #include "mesh.h"
 
 #include "vec.h"
@@ -20,17 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ---- welding ---- */
 
@@ -418,20 +408,20 @@ int ndem_mesh_build(const double *soup, long n_tri, double weld_tolerance, ndem_
     ndem_mesh_report r = {.input_triangles = n_tri};
     *out = NULL;
     if (report) *report = r;
-    if (n_tri <= 0) return fail(err, err_len, "the mesh has no triangles");
+    if (n_tri <= 0) return ndem_fail(err, err_len, "the mesh has no triangles");
     if (n_tri > NDEM_MESH_MAX_TRIANGLES)
-        return fail(err, err_len, "%ld triangles: more than the limit of %ld", n_tri,
-                    NDEM_MESH_MAX_TRIANGLES);
+        return ndem_fail(err, err_len, "%ld triangles: more than the limit of %ld", n_tri,
+                         NDEM_MESH_MAX_TRIANGLES);
     if (!(weld_tolerance >= 0.0 && weld_tolerance <= NDEM_MESH_MAX_COORD))
-        return fail(err, err_len, "weld tolerance %g: must be between 0 and %g", weld_tolerance,
-                    NDEM_MESH_MAX_COORD);
+        return ndem_fail(err, err_len, "weld tolerance %g: must be between 0 and %g",
+                         weld_tolerance, NDEM_MESH_MAX_COORD);
     for (long i = 0; i < 9 * n_tri; i++) {
         if (!isfinite(soup[i]))
-            return fail(err, err_len, "triangle %ld, vertex %ld: coordinate is not finite", i / 9,
-                        i % 9 / 3);
+            return ndem_fail(err, err_len, "triangle %ld, vertex %ld: coordinate is not finite",
+                             i / 9, i % 9 / 3);
         if (fabs(soup[i]) > NDEM_MESH_MAX_COORD)
-            return fail(err, err_len, "triangle %ld, vertex %ld: coordinate %g is beyond +-%g",
-                        i / 9, i % 9 / 3, soup[i], NDEM_MESH_MAX_COORD);
+            return ndem_fail(err, err_len, "triangle %ld, vertex %ld: coordinate %g is beyond +-%g",
+                             i / 9, i % 9 / 3, soup[i], NDEM_MESH_MAX_COORD);
     }
     int *node_of = malloc(3 * (size_t)n_tri * sizeof *node_of);
     double *pos = malloc(9 * (size_t)n_tri * sizeof *pos);
@@ -446,8 +436,8 @@ int ndem_mesh_build(const double *soup, long n_tri, double weld_tolerance, ndem_
     long nt = n_tri - r.degenerate - r.duplicate;
     if (nt == 0) {
         free(node_of), free(pos), free(keep);
-        return fail(err, err_len, "no triangle left: %ld degenerate and %ld duplicate dropped",
-                    r.degenerate, r.duplicate);
+        return ndem_fail(err, err_len, "no triangle left: %ld degenerate and %ld duplicate dropped",
+                         r.degenerate, r.duplicate);
     }
     /* renumber the nodes that kept triangles use, in node order */
     renum = malloc((size_t)n_node * sizeof *renum);
@@ -478,7 +468,7 @@ int ndem_mesh_build(const double *soup, long n_tri, double weld_tolerance, ndem_
 oom:
     free(node_of), free(pos), free(keep), free(renum);
     ndem_mesh_destroy(m);
-    return fail(err, err_len, "out of memory building a mesh of %ld triangles", n_tri);
+    return ndem_fail(err, err_len, "out of memory building a mesh of %ld triangles", n_tri);
 }
 
 int ndem_mesh_mass_properties(const ndem_mesh *m, double density, double *mass, double inertia[9])

@@ -5,7 +5,9 @@
  * wrong result the user cannot see. New fields join the table. */
 #include "job_parts.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The variants a field can apply to: NDEM, or smooth DEM with one model. */
 enum {
@@ -31,10 +33,12 @@ static const char *const place_path[][2] = {
     [AT_PARTICLES] = {"scene", "particles"},
 };
 
-/* The value that asks for nothing: null always does, and then a number
- * equal to `number`, false, true, or an empty array (the field's default). */
+/* The value that asks for nothing: null always does, and then the field's
+ * default from core/defaults.c (a double or an int member of the place's
+ * default definition, at `offset`), false, true, or an empty array. */
 typedef enum {
     NEUTRAL_NUMBER,
+    NEUTRAL_INT,
     NEUTRAL_NULL,
     NEUTRAL_FALSE,
     NEUTRAL_TRUE,
@@ -46,8 +50,35 @@ typedef struct method_field {
     const char *key;
     unsigned used_by; /* V_ bits */
     neutral_kind neutral;
-    double number;
+    size_t offset; /* NEUTRAL_NUMBER, NEUTRAL_INT: the default's member */
 } method_field;
+
+/* The defaults the filled-in document writes, one definition per place. */
+typedef struct place_defaults {
+    ndem_solver_def solver;
+    ndem_material_def material;
+    ndem_contact_material_def pair;
+} place_defaults;
+
+static const void *place_default(const place_defaults *d, field_place place)
+{
+    switch (place) {
+    case AT_SOLVER:
+        return &d->solver;
+    case AT_MATERIALS:
+        return &d->material;
+    case AT_CONTACT_MATERIALS:
+        return &d->pair;
+    case AT_PARTICLES:
+        break;
+    }
+    return NULL; /* generator fields have no numeric neutral */
+}
+
+#define SOLVER_D(m) NEUTRAL_NUMBER, offsetof(ndem_solver_def, m)
+#define SOLVER_I(m) NEUTRAL_INT, offsetof(ndem_solver_def, m)
+#define MATERIAL_D(m) NEUTRAL_NUMBER, offsetof(ndem_material_def, m)
+#define PAIR_D(m) NEUTRAL_NUMBER, offsetof(ndem_contact_material_def, m)
 
 /* Found by reading what core/rows.c (NDEM) and each model of core/dem.c
  * read. twisting_resistance is left out: its default is the pair's
@@ -57,39 +88,40 @@ static const method_field fields[] = {
     /* smooth DEM only */
     {AT_PARTICLES, "bonded", V_DEM, NEUTRAL_FALSE, 0},
     {AT_PARTICLES, "bonds", V_DEM, NEUTRAL_EMPTY, 0},
-    {AT_CONTACT_MATERIALS, "hamaker", V_DEM, NEUTRAL_NUMBER, 0},
-    {AT_CONTACT_MATERIALS, "vdw_saturation", V_DEM, NEUTRAL_NUMBER, 0.4e-9},
+    {AT_CONTACT_MATERIALS, "hamaker", V_DEM, PAIR_D(hamaker)},
+    {AT_CONTACT_MATERIALS, "vdw_saturation", V_DEM, PAIR_D(vdw_saturation)},
     {AT_CONTACT_MATERIALS, "bond_stiffness", V_DEM, NEUTRAL_NULL, 0},
-    {AT_CONTACT_MATERIALS, "bond_damping", V_DEM, NEUTRAL_NUMBER, 0.5},
+    {AT_CONTACT_MATERIALS, "bond_damping", V_DEM, PAIR_D(bond_damping)},
     {AT_CONTACT_MATERIALS, "bond_max_force", V_DEM, NEUTRAL_NULL, 0},
     {AT_CONTACT_MATERIALS, "bond_max_torque", V_DEM, NEUTRAL_NULL, 0},
     /* one smooth-DEM model or a few */
     {AT_CONTACT_MATERIALS, "velocity_friction", V_HUNT_CROSSLEY, NEUTRAL_FALSE, 0},
-    {AT_CONTACT_MATERIALS, "exponent", V_HUNT_CROSSLEY, NEUTRAL_NUMBER, 1.5},
+    {AT_CONTACT_MATERIALS, "exponent", V_HUNT_CROSSLEY, PAIR_D(exponent)},
     {AT_CONTACT_MATERIALS, "stiffness", V_HUNT_CROSSLEY | V_LUDING, NEUTRAL_NULL, 0},
     {AT_CONTACT_MATERIALS, "dynamic_friction", V_LUDING, NEUTRAL_NULL, 0},
     {AT_CONTACT_MATERIALS, "char_len", V_LINEAR_ELASTIC6, NEUTRAL_NULL, 0},
     {AT_CONTACT_MATERIALS, "stiffness_ratio",
-     V_LINEAR | V_HUNT_CROSSLEY | V_LINEAR_ELASTIC6 | V_LUDING, NEUTRAL_NUMBER, 0.2},
+     V_LINEAR | V_HUNT_CROSSLEY | V_LINEAR_ELASTIC6 | V_LUDING, PAIR_D(stiffness_ratio)},
     /* linear_elastic6 is purely elastic: no friction, damping or rolling limit */
     {AT_CONTACT_MATERIALS, "friction", V_NDEM | V_HERTZ | V_LINEAR | V_HUNT_CROSSLEY | V_LUDING,
-     NEUTRAL_NUMBER, 0.5},
+     PAIR_D(friction)},
     {AT_CONTACT_MATERIALS, "restitution", V_NDEM | V_HERTZ | V_LINEAR | V_HUNT_CROSSLEY | V_LUDING,
-     NEUTRAL_NUMBER, 0.5},
-    {AT_CONTACT_MATERIALS, "rolling_resistance", V_NDEM | V_HERTZ | V_LUDING, NEUTRAL_NUMBER, 0},
+     PAIR_D(restitution)},
+    {AT_CONTACT_MATERIALS, "rolling_resistance", V_NDEM | V_HERTZ | V_LUDING,
+     PAIR_D(rolling_resistance)},
     /* NDEM only */
-    {AT_CONTACT_MATERIALS, "adhesion", V_NDEM, NEUTRAL_NUMBER, 0},
-    {AT_CONTACT_MATERIALS, "adhesive_overlap", V_NDEM, NEUTRAL_NUMBER, 0},
+    {AT_CONTACT_MATERIALS, "adhesion", V_NDEM, PAIR_D(adhesion)},
+    {AT_CONTACT_MATERIALS, "adhesive_overlap", V_NDEM, PAIR_D(adhesive_overlap)},
     {AT_CONTACT_MATERIALS, "damping_time", V_NDEM, NEUTRAL_NULL, 0},
-    {AT_MATERIALS, "viscosity", V_NDEM, NEUTRAL_NUMBER, 0},
-    {AT_SOLVER, "iterations", V_NDEM, NEUTRAL_NUMBER, 25},
-    {AT_SOLVER, "impact_iterations", V_NDEM, NEUTRAL_NUMBER, 10},
+    {AT_MATERIALS, "viscosity", V_NDEM, MATERIAL_D(viscosity)},
+    {AT_SOLVER, "iterations", V_NDEM, SOLVER_I(iterations)},
+    {AT_SOLVER, "impact_iterations", V_NDEM, SOLVER_I(impact_iterations)},
     {AT_SOLVER, "warm_start", V_NDEM, NEUTRAL_TRUE, 0},
-    {AT_SOLVER, "warm_start_factor", V_NDEM, NEUTRAL_NUMBER, 0.85},
+    {AT_SOLVER, "warm_start_factor", V_NDEM, SOLVER_D(warm_start_factor)},
     {AT_SOLVER, "impact_velocity", V_NDEM, NEUTRAL_NULL, 0},
-    {AT_SOLVER, "tolerance", V_NDEM, NEUTRAL_NUMBER, 0},
-    {AT_SOLVER, "damping_steps", V_NDEM, NEUTRAL_NUMBER, 2},
-    {AT_SOLVER, "friction_compliance", V_NDEM, NEUTRAL_NUMBER, 1e-6},
+    {AT_SOLVER, "tolerance", V_NDEM, SOLVER_D(tolerance)},
+    {AT_SOLVER, "damping_steps", V_NDEM, SOLVER_D(damping_steps)},
+    {AT_SOLVER, "friction_compliance", V_NDEM, SOLVER_D(friction_compliance)},
 };
 
 /* Of the field's type: a value of another type is the reader's error already. */
@@ -97,6 +129,7 @@ static int typed(const method_field *f, const cJSON *v)
 {
     switch (f->neutral) {
     case NEUTRAL_NUMBER:
+    case NEUTRAL_INT:
     case NEUTRAL_NULL:
         return cJSON_IsNumber(v);
     case NEUTRAL_FALSE:
@@ -108,12 +141,21 @@ static int typed(const method_field *f, const cJSON *v)
     return 0;
 }
 
-static int is_neutral(const method_field *f, const cJSON *v)
+static int is_neutral(const method_field *f, const cJSON *v, const place_defaults *d)
 {
     if (cJSON_IsNull(v)) return 1;
+    const char *def = place_default(d, f->place);
     switch (f->neutral) {
-    case NEUTRAL_NUMBER:
-        return cJSON_IsNumber(v) && v->valuedouble == f->number;
+    case NEUTRAL_NUMBER: {
+        double x;
+        memcpy(&x, def + f->offset, sizeof x);
+        return cJSON_IsNumber(v) && v->valuedouble == x;
+    }
+    case NEUTRAL_INT: {
+        int i;
+        memcpy(&i, def + f->offset, sizeof i);
+        return cJSON_IsNumber(v) && v->valuedouble == i;
+    }
     case NEUTRAL_FALSE:
         return cJSON_IsFalse(v);
     case NEUTRAL_TRUE:
@@ -159,10 +201,11 @@ static void describe_users(unsigned used_by, char *buf, size_t n)
     }
 }
 
-static void check_object(ndem_jc *c, const cJSON *obj, const method_field *f, unsigned variant)
+static void check_object(ndem_jc *c, const cJSON *obj, const method_field *f, unsigned variant,
+                         const place_defaults *d)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->key);
-    if (!v || is_neutral(f, v) || !typed(f, v)) return;
+    if (!v || is_neutral(f, v, d) || !typed(f, v)) return;
     char runs[64], needs[256];
     /* an NDEM-only field is ignored by smooth DEM as a whole, not by one model */
     if (!(f->used_by & V_DEM) && (variant & V_DEM))
@@ -175,6 +218,8 @@ static void check_object(ndem_jc *c, const cJSON *obj, const method_field *f, un
 void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def *s)
 {
     unsigned variant = s->method == NDEM_METHOD_NDEM ? V_NDEM : 1u << (1 + (int)s->contact_model);
+    const place_defaults d = {ndem_default_solver_def(), ndem_default_material_def(),
+                              ndem_default_contact_material_def()};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const method_field *f = &fields[i];
         if (f->used_by & variant) continue;
@@ -183,7 +228,7 @@ void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def
         if (!cJSON_IsObject(at)) continue;
         size_t mark = ndem_jc_push_key(c, path[0]);
         if (!path[1]) {
-            check_object(c, at, f, variant);
+            check_object(c, at, f, variant, &d);
         } else {
             const cJSON *arr = cJSON_GetObjectItemCaseSensitive(at, path[1]);
             size_t m2 = ndem_jc_push_key(c, path[1]);
@@ -191,7 +236,7 @@ void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def
             const cJSON *item = cJSON_IsArray(arr) ? arr->child : NULL;
             for (; item; item = item->next) {
                 size_t m3 = ndem_jc_push_index(c, k++);
-                if (cJSON_IsObject(item)) check_object(c, item, f, variant);
+                if (cJSON_IsObject(item)) check_object(c, item, f, variant, &d);
                 ndem_jc_pop(c, m3);
             }
             ndem_jc_pop(c, m2);

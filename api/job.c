@@ -413,12 +413,19 @@ static ndem_job *job_new(void)
 
 ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out, ndem_job_errors *errs)
 {
+    return ndem_job_parse_with(text, len, NULL, out, errs);
+}
+
+ndem_job_status ndem_job_parse_with(const char *text, size_t len, const ndem_job_parse_opts *opts,
+                                    ndem_job **out, ndem_job_errors *errs)
+{
     *out = NULL;
     ndem_job_errors scratch = {0};
     if (!errs) /* the caller only wants the status */
         errs = &scratch;
     ndem_jc c;
     ndem_jc_init(&c, errs);
+    c.opts = opts;
     if (text && ndem_job_scan(text, len, 0, NULL, c.errs) != NDEM_JOB_OK) {
         ndem_jc_free(&c);
         ndem_job_errors_clear(&scratch);

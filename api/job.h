@@ -63,6 +63,26 @@ typedef struct ndem_job {
 ndem_job_status ndem_job_parse(const char *text, size_t len, ndem_job **out, ndem_job_errors *errs);
 void ndem_job_destroy(ndem_job *job);
 
+/* Where a document's references to outside data may lead. A mesh geometry
+ * may name a file (`"file"`, `ndem run` only) or an uploaded mesh
+ * (`"mesh": "<id>"`, the daemon only); without a way to read one, the
+ * parser refuses it at its pointer. */
+typedef struct ndem_job_parse_opts {
+    /* Directory a `file` is relative to (the job file's); NULL: `file` is
+     * refused (a server never reads a client's paths). */
+    const char *base_dir;
+    /* The bytes (STL) of an uploaded mesh: 0 with *bytes malloc'd (the
+     * parser frees it), or -1 when there is no mesh of that id. NULL: mesh
+     * ids are refused. */
+    int (*mesh_bytes)(void *ctx, const char *id, char **bytes, size_t *len);
+    void *mesh_ctx;
+} ndem_job_parse_opts;
+
+/* ndem_job_parse with references resolved through opts (may be NULL:
+ * ndem_job_parse is this with NULL). */
+ndem_job_status ndem_job_parse_with(const char *text, size_t len, const ndem_job_parse_opts *opts,
+                                    ndem_job **out, ndem_job_errors *errs);
+
 /* One pass over the text before parsing (job_scan.c): *values gets the
  * number of JSON values (cJSON allocates one node each), a string holding
  * "\u0000" is an error at its pointer, and when max_particles > 0 so is an

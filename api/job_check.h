@@ -24,6 +24,7 @@ typedef struct ndem_jc {
     int oom;         /* an allocation failed */
     char *ptr;       /* JSON Pointer of the current value, NUL-terminated */
     size_t len, cap;
+    const struct ndem_job_parse_opts *opts; /* references outside the document (may be NULL) */
 } ndem_jc;
 
 /* Results of the member readers. */

@@ -647,6 +647,7 @@ int ndem_dem_forces(ndem_sim *sim)
         contact_force(sim, k, &d->force[9 * k], &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
     /* sums in pair order: the same on any thread count */
     if (nb > 0) memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb); /* NULL while empty */
+    ndem_loads_clear(sim);
     double elastic = 0, dissip = 0;
     long touching = 0, geo = 0;
     double maxov = 0;
@@ -655,7 +656,10 @@ int ndem_dem_forces(ndem_sim *sim)
         ndem_contact_key ck = c->key[k];
         int a = ck.a, key = ndem_key_is_particle(ck) ? ck.b : -1;
         for (int q = 0; q < 6; q++) d->acc[6 * a + q] += f[q];
-        if (key >= 0) {
+        if (key < 0) { /* on the geometry: -f at a, torque -f[3..5] about x_a */
+            double fg[3] = {-f[0], -f[1], -f[2]}, tg[3] = {-f[3], -f[4], -f[5]};
+            ndem_loads_add(sim, ck.b, &b->pos[3 * a], fg, tg);
+        } else {
             for (int q = 0; q < 3; q++) {
                 d->acc[6 * key + q] -= f[q];
                 d->acc[6 * key + 3 + q] += f[6 + q];

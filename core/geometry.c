@@ -43,3 +43,15 @@ void ndem_geo_rigid_velocity(const ndem_geometry_def *g, const double *c, const 
     ndem_cross(g->angular_velocity, rel, wr);
     for (int k = 0; k < 3; k++) u[k] = g->velocity[k] + wr[k];
 }
+
+void ndem_geometry_reference_point(const ndem_geometry_def *g, double c[3])
+{
+    ndem_geometry_ops_of(g)->reference(g, c);
+}
+
+int ndem_geometry_moves(const ndem_geometry_def *g)
+{
+    for (int k = 0; k < 3; k++)
+        if (g->velocity[k] != 0 || g->angular_velocity[k] != 0) return 1;
+    return 0;
+}

@@ -36,6 +36,8 @@ typedef struct ndem_geometry_ops {
     /* advances the pose by h: translation by the velocity (a turn about the
      * reference point leaves the types of today unchanged in shape) */
     void (*integrate)(ndem_geometry_def *g, double h);
+    /* the reference point (ndem_geometry_reference_point, ndem.h) */
+    void (*reference)(const ndem_geometry_def *g, double *c);
 } ndem_geometry_ops;
 
 /* The table entry of g's type (its type is validated by the job parser). */

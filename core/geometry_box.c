@@ -63,10 +63,15 @@ static int box_collide(const ndem_geometry_def *g, const double *x, double r, do
     return n;
 }
 
+static void box_reference(const ndem_geometry_def *g, double *c)
+{
+    for (int k = 0; k < 3; k++) c[k] = 0.5 * (g->min[k] + g->max[k]);
+}
+
 static void box_surface_velocity(const ndem_geometry_def *g, const double *p, double *u)
 {
     double c[3];
-    for (int k = 0; k < 3; k++) c[k] = 0.5 * (g->min[k] + g->max[k]);
+    ndem_geometry_reference_point(g, c);
     ndem_geo_rigid_velocity(g, c, p, u);
 }
 
@@ -80,5 +85,5 @@ static void box_integrate(ndem_geometry_def *g, double h)
 }
 
 const ndem_geometry_ops ndem_geometry_box_ops = {
-    "box", box_bounds, box_collide, box_surface_velocity, box_integrate,
+    "box", box_bounds, box_collide, box_surface_velocity, box_integrate, box_reference,
 };

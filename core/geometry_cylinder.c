@@ -57,9 +57,16 @@ static int cylinder_collide(const ndem_geometry_def *g, const double *x, double 
     return ndem_geo_add_hit(hits, 0, nn, r + cap, 0, margin);
 }
 
+static void cylinder_reference(const ndem_geometry_def *g, double *c)
+{
+    for (int k = 0; k < 3; k++) c[k] = g->center[k];
+}
+
 static void cylinder_surface_velocity(const ndem_geometry_def *g, const double *p, double *u)
 {
-    ndem_geo_rigid_velocity(g, g->center, p, u);
+    double c[3];
+    ndem_geometry_reference_point(g, c);
+    ndem_geo_rigid_velocity(g, c, p, u);
 }
 
 static void cylinder_integrate(ndem_geometry_def *g, double h)
@@ -68,5 +75,6 @@ static void cylinder_integrate(ndem_geometry_def *g, double h)
 }
 
 const ndem_geometry_ops ndem_geometry_cylinder_ops = {
-    "cylinder", cylinder_bounds, cylinder_collide, cylinder_surface_velocity, cylinder_integrate,
+    "cylinder",         cylinder_bounds,    cylinder_collide, cylinder_surface_velocity,
+    cylinder_integrate, cylinder_reference,
 };

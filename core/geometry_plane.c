@@ -17,9 +17,16 @@ static int plane_collide(const ndem_geometry_def *g, const double *x, double r, 
     return ndem_geo_add_hit(hits, 0, n, r - dist, 0, margin);
 }
 
+static void plane_reference(const ndem_geometry_def *g, double *c)
+{
+    for (int k = 0; k < 3; k++) c[k] = g->point[k];
+}
+
 static void plane_surface_velocity(const ndem_geometry_def *g, const double *p, double *u)
 {
-    ndem_geo_rigid_velocity(g, g->point, p, u);
+    double c[3];
+    ndem_geometry_reference_point(g, c);
+    ndem_geo_rigid_velocity(g, c, p, u);
 }
 
 static void plane_integrate(ndem_geometry_def *g, double h)
@@ -28,5 +35,5 @@ static void plane_integrate(ndem_geometry_def *g, double h)
 }
 
 const ndem_geometry_ops ndem_geometry_plane_ops = {
-    "plane", plane_bounds, plane_collide, plane_surface_velocity, plane_integrate,
+    "plane", plane_bounds, plane_collide, plane_surface_velocity, plane_integrate, plane_reference,
 };

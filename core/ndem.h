@@ -86,6 +86,7 @@ typedef struct ndem_geometry_def {
     double length;              /* cylinder length along the axis */
     double velocity[3];         /* linear velocity (m/s) */
     double angular_velocity[3]; /* rad/s */
+    char name[NDEM_NAME_MAX];   /* "" or its name in outputs (api/); the engine ignores it */
 } ndem_geometry_def;
 
 typedef enum ndem_radius_kind {
@@ -285,6 +286,29 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
 /* Smooth DEM: the stable time step pi sqrt(m / k) for the smallest particle
  * and the stiffest pair of the scene (infinite when there are no particles). */
 double ndem_dem_stable_step(const ndem_scene_def *def);
+
+/* ---- Geometry loads ---- */
+
+/* The reference point of a geometry, about which its torque is taken and
+ * whose position outputs report: a plane's point, a box's or a cylinder's
+ * centre (one function, so a pivot redirects every use at once). */
+void ndem_geometry_reference_point(const ndem_geometry_def *g, double c[3]);
+/* 1 when the geometry moves (a nonzero velocity or angular velocity). */
+int ndem_geometry_moves(const ndem_geometry_def *g);
+
+int ndem_sim_geometry_count(const ndem_sim *sim);
+/* Geometry g as it is now (its pose moved by its motion); NULL when g is
+ * not an index of the scene's geometry. */
+const ndem_geometry_def *ndem_sim_geometry(const ndem_sim *sim, int g);
+/* The total contact force f (N) and torque t (N m, about the reference point
+ * at the start of the step) exerted by the particles on geometry g during
+ * the last step: every impulse of the step on it (NDEM: the impact stage's
+ * and the continuous stage's normal, friction, rolling and twisting
+ * impulses) divided by the time step; smooth DEM: the step's contact
+ * forces. Summed in contact order, so equal for every thread count. Zero
+ * before the first step (and after a restore, until the next step).
+ * Returns 0, or -1 when g is not an index of the scene's geometry. */
+int ndem_sim_geometry_load(const ndem_sim *sim, int g, double f[3], double t[3]);
 
 /* FNV-1a hash over the full particle state, for determinism checks. */
 uint64_t ndem_sim_state_hash(const ndem_sim *sim);

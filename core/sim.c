@@ -110,7 +110,8 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     sim->geometry = calloc((size_t)def->geometry_count + 1, sizeof *sim->geometry);
     sim->emitters = calloc((size_t)def->emitter_count + 1, sizeof *sim->emitters);
     sim->emitter_state = calloc((size_t)def->emitter_count + 1, sizeof *sim->emitter_state);
-    if (!sim->geometry || !sim->emitters || !sim->emitter_state) goto oom;
+    sim->loads = calloc(NDEM_LOAD_STRIDE * ((size_t)def->geometry_count + 1), sizeof *sim->loads);
+    if (!sim->geometry || !sim->emitters || !sim->emitter_state || !sim->loads) goto oom;
     /* empty arrays may be NULL: memcpy must not see them */
     if (def->geometry_count > 0)
         memcpy(sim->geometry, def->geometry, sizeof *sim->geometry * (size_t)def->geometry_count);
@@ -183,6 +184,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     if (!sim) return;
     ndem_material_table_destroy(&sim->materials);
     free(sim->geometry);
+    free(sim->loads);
     free(sim->emitters);
     free(sim->emitter_state);
     ndem_bodies_destroy(&sim->bodies);
@@ -198,6 +200,20 @@ const char *ndem_sim_error(const ndem_sim *sim) { return sim->error; }
 const ndem_step_stats *ndem_sim_stats(const ndem_sim *sim) { return &sim->stats; }
 long ndem_sim_particle_count(const ndem_sim *sim) { return sim->bodies.count; }
 long ndem_sim_total_steps(const ndem_sim *sim) { return sim->total_steps; }
+int ndem_sim_geometry_count(const ndem_sim *sim) { return sim->geometry_count; }
+
+const ndem_geometry_def *ndem_sim_geometry(const ndem_sim *sim, int g)
+{
+    return g >= 0 && g < sim->geometry_count ? &sim->geometry[g] : NULL;
+}
+
+int ndem_sim_geometry_load(const ndem_sim *sim, int g, double f[3], double t[3])
+{
+    if (g < 0 || g >= sim->geometry_count) return -1;
+    const double *o = &sim->loads[NDEM_LOAD_STRIDE * g];
+    for (int q = 0; q < 3; q++) f[q] = o[q], t[q] = o[3 + q];
+    return 0;
+}
 
 static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
 {

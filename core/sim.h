@@ -10,6 +10,7 @@
 #include "contacts.h"
 #include "geometry.h"
 #include "lanes.h"
+#include "loads.h"
 #include "material.h"
 #include "ndem.h"
 #include "rng.h"
@@ -30,6 +31,7 @@ struct ndem_sim {
     ndem_material_table materials;
     int geometry_count;
     ndem_geometry_def *geometry; /* moved by their velocity each step */
+    double *loads;               /* NDEM_LOAD_STRIDE per geometry: the last step's (loads.h) */
     int emitter_count;
     ndem_emitter_def *emitters;
     ndem_emitter_state *emitter_state;

@@ -130,6 +130,13 @@ static ndem_status stage_solve(ndem_sim *sim)
     return NDEM_OK;
 }
 
+/* the force and torque on each geometry from this step's impulses */
+static ndem_status stage_loads(ndem_sim *sim)
+{
+    ndem_loads_ndem(sim);
+    return NDEM_OK;
+}
+
 static ndem_status stage_history(ndem_sim *sim)
 {
     return status_of(ndem_contacts_store_history(sim));
@@ -171,6 +178,7 @@ static const ndem_stage ndem_stages[] = {
     {"prepare", stage_prepare, WALL_NARROW, ndem_check_rows},
     {"impact", stage_impact, WALL_SOLVE, NULL},
     {"solve", stage_solve, WALL_SOLVE, NULL},
+    {"loads", stage_loads, WALL_SOLVE, NULL},
     {"history", stage_history, WALL_SOLVE, ndem_check_history},
     {"integrate", stage_integrate, WALL_INTEGRATE, NULL},
     {"measure", measure, WALL_INTEGRATE, ndem_check_bodies},

@@ -124,6 +124,7 @@ static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_next(w);
         ndem_jw_begin(w, '{', 0);
         ndem_jw_kstring(w, "type", types[g->type <= NDEM_GEOMETRY_CYLINDER ? g->type : 0]);
+        if (g->name[0]) ndem_jw_kstring(w, "name", g->name);
         switch (g->type) {
         case NDEM_GEOMETRY_PLANE:
             ndem_jw_kvec3(w, "point", g->point);

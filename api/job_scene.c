@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GEOMETRY_COMMON "type", "material", "velocity", "angular_velocity"
+#define GEOMETRY_COMMON "type", "name", "material", "velocity", "angular_velocity"
 static const char *const plane_keys[] = {GEOMETRY_COMMON, "point", "normal", NULL};
 static const char *const box_keys[] = {GEOMETRY_COMMON, "min", "max", "inside", NULL};
 static const char *const cylinder_keys[] = {GEOMETRY_COMMON, "center", "axis", "radius",
@@ -288,6 +288,30 @@ static void read_radius(ndem_jc *c, const cJSON *obj, ndem_radius_dist *out)
 
 static const char *const geometry_types[] = {"plane", "box", "cylinder", NULL};
 
+/* A geometry's name becomes the prefix of its series columns (NAME_fx, ...)
+ * and a key of the stream's messages: a letter or '_' first, then letters,
+ * digits, '_', '-' or '.', so that no CSV or JSON reader needs quoting. */
+static void read_geometry_name(ndem_jc *c, const cJSON *item, ndem_geometry_def *g)
+{
+    const char *name;
+    if (ndem_jc_string(c, item, "name", &name, 1, NDEM_NAME_MAX - 1, 0) != NDEM_JC_OK) return;
+    int ok = 1;
+    for (const char *p = name; *p && ok; p++) {
+        char ch = *p; /* ASCII only, whatever the locale */
+        ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' ||
+             (p > name && ((ch >= '0' && ch <= '9') || ch == '-' || ch == '.'));
+    }
+    if (!ok) {
+        char q[128];
+        ndem_jc_error_at(c, "name",
+                         "'%s' is not a geometry name: a letter or '_' first, then letters, "
+                         "digits, '_', '-' or '.'",
+                         ndem_jc_quote(name, q, sizeof q));
+        return;
+    }
+    memcpy(g->name, name, strlen(name) + 1);
+}
+
 static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int materials_ok,
                                void *entry)
 {
@@ -303,6 +327,7 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
     }
     g->type = (ndem_geometry_type)type;
     ndem_jc_members(c, item, keys[type], geometry_keys, context[type]);
+    read_geometry_name(c, item, g);
     ndem_job_material_ref(c, item, "material", job, materials_ok, &g->material);
     ndem_jc_vec3(c, item, "velocity", g->velocity, 0);
     if (g->type != NDEM_GEOMETRY_PLANE) ndem_jc_bool(c, item, "inside", &g->inside, 0);
@@ -346,6 +371,21 @@ void ndem_job_read_geometry(ndem_jc *c, const cJSON *scene, ndem_job *job, int m
     job->geometry = read_array(c, scene, "geometry", job, materials_ok, sizeof d, &d,
                                read_geometry_item, &job->scene.geometry_count);
     job->scene.geometry = job->geometry;
+    /* names are unique: each names its own columns */
+    size_t mark = ndem_jc_push_key(c, "geometry");
+    for (int i = 0; job->geometry && i < job->scene.geometry_count; i++) {
+        const char *name = job->geometry[i].name;
+        int dup = -1;
+        for (int j = 0; name[0] && j < i && dup < 0; j++)
+            if (!strcmp(job->geometry[j].name, name)) dup = j;
+        if (dup < 0) continue;
+        char q[128];
+        size_t m2 = ndem_jc_push_index(c, i);
+        ndem_jc_error_at(c, "name", "duplicate geometry name '%s' (also /scene/geometry/%d)",
+                         ndem_jc_quote(name, q, sizeof q), dup);
+        ndem_jc_pop(c, m2);
+    }
+    ndem_jc_pop(c, mark);
 }
 
 /* ---- particle generators ---- */

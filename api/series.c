@@ -15,7 +15,29 @@ const char ndem_series_header[] =
 
 #define CRC_FIELD 9 /* ",xxxxxxxx" */
 
-int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s)
+/* The suffixes of a named geometry's columns: six always, three more for a
+ * moving one. */
+static const char *const geo_suffix[] = {"fx", "fy", "fz", "tx", "ty", "tz", "x", "y", "z"};
+static int geo_columns(const ndem_series_geo *g) { return g->moving ? 9 : 6; }
+
+char *ndem_series_header_of(const ndem_series_cols *c)
+{
+    size_t base = sizeof ndem_series_header - 1 - (sizeof NDEM_SERIES_CRC_COLUMN - 1) - 1;
+    size_t len = sizeof ndem_series_header;
+    for (int i = 0; c && i < c->count; i++)
+        len += (size_t)geo_columns(&c->geo[i]) * (strlen(c->geo[i].name) + 4);
+    char *h = malloc(len);
+    if (!h) return NULL;
+    memcpy(h, ndem_series_header, base); /* up to the CRC column */
+    size_t at = base;
+    for (int i = 0; c && i < c->count; i++)
+        for (int k = 0; k < geo_columns(&c->geo[i]); k++)
+            at += (size_t)snprintf(h + at, len - at, "%s_%s,", c->geo[i].name, geo_suffix[k]);
+    snprintf(h + at, len - at, "%s\n", NDEM_SERIES_CRC_COLUMN);
+    return h;
+}
+
+int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s, const ndem_series_cols *c)
 {
     int n = snprintf(buf, len,
                      "%ld,%.9g,%ld,%ld,%ld,%ld,%ld,%.9g,%.9g,%.9g,%d,%.6g,%.6g,%.6g,%.6g,%d,%.6g,"
@@ -25,6 +47,17 @@ int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s)
                      s->iterations, s->residual_normal, s->residual_friction, s->residual_rolling,
                      s->max_overlap, s->colors, s->wall_broadphase, s->wall_narrowphase,
                      s->wall_solve, s->wall_integrate, s->wall_total);
+    for (int i = 0; c && i < c->count && n >= 0; i++) {
+        const ndem_series_geo *g = &c->geo[i];
+        const double v[9] = {g->force[0],    g->force[1],    g->force[2],
+                             g->torque[0],   g->torque[1],   g->torque[2],
+                             g->position[0], g->position[1], g->position[2]};
+        for (int k = 0; k < geo_columns(g) && n >= 0; k++) {
+            size_t at = (size_t)n < len ? (size_t)n : len;
+            int m = snprintf(buf + at, len - at, ",%.9g", v[k]);
+            n = m < 0 ? m : n + m;
+        }
+    }
     if (n < 0) return n;
     if ((size_t)n + CRC_FIELD + 1 < len)
         snprintf(buf + n, len - (size_t)n, ",%08x\n", (unsigned)ndem_crc32c(0, buf, (size_t)n));

@@ -14,12 +14,44 @@
 /* About the length of one row, CRC included (for output estimates). */
 #define NDEM_SERIES_ROW_BYTES 200
 
-/* The header line, newline included. */
+/* About the length of one named geometry's columns in a row. */
+#define NDEM_SERIES_GEO_BYTES 150
+
+/* The header line of a scene without named geometry, newline included. */
 extern const char ndem_series_header[];
 
+/* A named geometry's columns, appended in geometry order before the CRC:
+ * NAME_fx, NAME_fy, NAME_fz (contact force on it, N), NAME_tx, NAME_ty,
+ * NAME_tz (torque about its reference point, N m) and, for a moving one,
+ * NAME_x, NAME_y, NAME_z (its reference point, m); with the last step's
+ * values (series_geo.c fills them from a simulation). */
+typedef struct ndem_series_geo {
+    int index; /* into the scene's geometry */
+    char name[NDEM_NAME_MAX];
+    int moving;
+    double force[3], torque[3], position[3];
+} ndem_series_geo;
+
+typedef struct ndem_series_cols {
+    int count;
+    ndem_series_geo *geo; /* owned */
+} ndem_series_cols;
+
+/* The named geometry of a scene, in geometry order (series_geo.c): 0, or
+ * -1 when out of memory. ndem_series_cols_free releases it. */
+int ndem_series_cols_init(ndem_series_cols *c, const ndem_scene_def *scene);
+void ndem_series_cols_free(ndem_series_cols *c);
+/* Takes the last step's force, torque and position of each column's
+ * geometry from sim (series_geo.c). */
+void ndem_series_cols_sample(ndem_series_cols *c, const ndem_sim *sim);
+
+/* The header line with these columns (NULL: none), newline included;
+ * malloc'd, NULL when out of memory. */
+char *ndem_series_header_of(const ndem_series_cols *c);
 /* Formats one row (newline and CRC included) into buf like snprintf:
- * returns the length it needs. */
-int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s);
+ * returns the length it needs. c holds the named geometry's values (NULL:
+ * none). */
+int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s, const ndem_series_cols *c);
 /* 1 when a header line (newline optional) ends with the CRC column; files
  * of older writers have none and their rows cannot be checked. */
 int ndem_series_has_crc(const char *header, size_t len);

@@ -176,6 +176,7 @@ typedef struct cli_run {
     ndem_output *out;
     progress *pr;
     long total;
+    const ndem_sim *sim;
 } cli_run;
 
 static int cli_stop(void *ctx)
@@ -186,7 +187,9 @@ static int cli_stop(void *ctx)
 
 static int cli_row(void *ctx, const ndem_step_stats *s)
 {
-    return ndem_output_series_row(((cli_run *)ctx)->out, s);
+    cli_run *r = ctx;
+    (void)s; /* the row takes the named geometry's loads from the simulation too */
+    return ndem_output_series_row(r->out, r->sim);
 }
 
 static int cli_frame(void *ctx, ndem_sim *sim)
@@ -235,7 +238,7 @@ static int cmd_run(int argc, char **argv)
     if (threads > 0) job->scene.solver.threads = threads;
     char err[512];
     ndem_output out;
-    if (ndem_output_open(&out, out_dir, vtk, err, sizeof err)) {
+    if (ndem_output_open(&out, out_dir, vtk, &job->scene, err, sizeof err)) {
         fprintf(stderr, "ndem: %s\n", err);
         ndem_job_destroy(job);
         return EXIT_IO;
@@ -255,7 +258,7 @@ static int cmd_run(int argc, char **argv)
     long total = ndem_sim_total_steps(sim);
     double next_frame = job->output.frame_interval;
     int io_failed = ndem_output_frame(&out, sim) != 0;
-    cli_run cr = {&out, &pr, total};
+    cli_run cr = {&out, &pr, total, sim};
     ndem_run_hooks hooks = {&cr, cli_stop, cli_row, cli_frame, cli_tick};
     int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
                             &next_frame, &hooks);

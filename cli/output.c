@@ -30,7 +30,8 @@ static FILE *open_in(const ndem_output *o, const char *name, const char *mode)
     return fopen(path, mode);
 }
 
-int ndem_output_open(ndem_output *o, const char *dir, int vtk, char *err, size_t err_len)
+int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_def *scene,
+                     char *err, size_t err_len)
 {
     memset(o, 0, sizeof *o);
     snprintf(o->dir, sizeof o->dir, "%s", dir);
@@ -48,16 +49,34 @@ int ndem_output_open(ndem_output *o, const char *dir, int vtk, char *err, size_t
         ndem_output_close(o);
         return -1;
     }
-    fputs(ndem_series_header, o->series);
+    char *header = NULL;
+    o->row_cap = 1024;
+    o->row = malloc(o->row_cap);
+    if (!o->row || ndem_series_cols_init(&o->cols, scene) ||
+        !(header = ndem_series_header_of(&o->cols))) {
+        snprintf(err, err_len, "out of memory");
+        ndem_output_close(o);
+        return -1;
+    }
+    fputs(header, o->series);
+    free(header);
     fprintf(o->frame_index, "index,step,time,particles,file\n");
     return 0;
 }
 
-int ndem_output_series_row(ndem_output *o, const ndem_step_stats *s)
+int ndem_output_series_row(ndem_output *o, const ndem_sim *sim)
 {
-    char row[512];
-    int n = ndem_series_row(row, sizeof row, s);
-    return n > 0 && (size_t)n < sizeof row && fputs(row, o->series) >= 0 ? 0 : -1;
+    ndem_series_cols_sample(&o->cols, sim);
+    const ndem_step_stats *s = ndem_sim_stats(sim);
+    int n = ndem_series_row(o->row, o->row_cap, s, &o->cols);
+    if (n > 0 && (size_t)n >= o->row_cap) { /* more named geometry than the buffer held */
+        char *grown = realloc(o->row, (size_t)n + 1);
+        if (!grown) return -1;
+        o->row = grown;
+        o->row_cap = (size_t)n + 1;
+        n = ndem_series_row(o->row, o->row_cap, s, &o->cols);
+    }
+    return n > 0 && (size_t)n < o->row_cap && fputs(o->row, o->series) >= 0 ? 0 : -1;
 }
 
 static int write_vtk(const ndem_output *o, const char *name, const ndem_frame *f)
@@ -138,4 +157,8 @@ void ndem_output_close(ndem_output *o)
     if (o->series) fclose(o->series);
     if (o->frame_index) fclose(o->frame_index);
     o->series = o->frame_index = NULL;
+    ndem_series_cols_free(&o->cols);
+    free(o->row);
+    o->row = NULL;
+    o->row_cap = 0;
 }

@@ -5,6 +5,7 @@
 #define NDEM_CLI_OUTPUT_H
 
 #include "ndem.h"
+#include "series.h"
 
 #include <stdio.h>
 
@@ -14,11 +15,17 @@ typedef struct ndem_output {
     FILE *frame_index;
     long frames;
     int vtk;
+    ndem_series_cols cols; /* the named geometry's series columns */
+    char *row;             /* a series row's buffer, grown to fit */
+    size_t row_cap;
 } ndem_output;
 
-/* Creates DIR (and DIR/frames); opens series.csv and frames/index.csv. */
-int ndem_output_open(ndem_output *o, const char *dir, int vtk, char *err, size_t err_len);
-int ndem_output_series_row(ndem_output *o, const ndem_step_stats *s);
+/* Creates DIR (and DIR/frames); opens series.csv (with the columns of the
+ * scene's named geometry) and frames/index.csv. */
+int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_def *scene,
+                     char *err, size_t err_len);
+/* The row of sim's last step. */
+int ndem_output_series_row(ndem_output *o, const ndem_sim *sim);
 int ndem_output_frame(ndem_output *o, const ndem_sim *sim);
 /* Writes a whole text file into DIR atomically (temporary name, rename). */
 int ndem_output_text(const ndem_output *o, const char *name, const char *text);

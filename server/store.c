@@ -506,7 +506,7 @@ int ndem_store_write_failed(ndem_store *s, char *why, size_t why_len)
     return failed;
 }
 
-int ndem_store_reset(ndem_store *s, const char *id)
+int ndem_store_reset(ndem_store *s, const char *id, const char *header)
 {
     char path[1200];
     ndem_store_path(s, id, "", path, sizeof path);
@@ -522,8 +522,8 @@ int ndem_store_reset(ndem_store *s, const char *id)
     ndem_store_path(s, id, "series.csv", path, sizeof path);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return -1;
-    size_t n = strlen(ndem_series_header);
-    int rc = ndem_store_write_all(fd, ndem_series_header, n);
+    size_t n = strlen(header);
+    int rc = ndem_store_write_all(fd, header, n);
     if (close(fd) || rc) return -1;
     ndem_store_set_bytes(s, id, n);
     return 0;

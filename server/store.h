@@ -33,9 +33,9 @@ void ndem_store_end(ndem_store *s, const char *id);
  * output passed its budget; why gets the message (naming the file and the
  * system's reason). Cheap: asked after every step. */
 int ndem_store_error(ndem_store *s, const char *id, char *why, size_t why_len);
-/* Starts a job's output from nothing: directory, empty series.csv with its
- * header, no frames, no checkpoint. */
-int ndem_store_reset(ndem_store *s, const char *id);
+/* Starts a job's output from nothing: directory, empty series.csv with the
+ * given header line (ndem_series_header_of), no frames, no checkpoint. */
+int ndem_store_reset(ndem_store *s, const char *id, const char *header);
 /* Reads the newest sound checkpoint generation whose frames and series rows
  * verify (store_check.c): 0 found (*buf malloc'd engine state), 1 none. */
 int ndem_store_load_checkpoint(ndem_store *s, const char *id, ndem_resume *r, void **buf,

@@ -67,6 +67,7 @@ typedef struct run {
     ndem_sim *sim;
     ndem_resume resume;
     long total;
+    ndem_series_cols cols; /* the named geometry's series columns */
     char *series;
     size_t series_len, series_cap;
     double t0, next_progress, next_checkpoint, rate_t; /* wall clock (ndem_mono) */
@@ -83,15 +84,20 @@ static void series_flush(run *r)
 
 static void series_append(run *r, const ndem_step_stats *st)
 {
-    if (r->series_cap - r->series_len < 512) {
-        size_t cap = r->series_cap ? r->series_cap * 2 : SERIES_CHUNK + 1024;
+    /* a row: at most 512 bytes, and 9 numbers of at most 17 per named geometry */
+    size_t room = 512 + (size_t)r->cols.count * NDEM_SERIES_GEO_BYTES * 2;
+    ndem_series_cols_sample(&r->cols, r->sim);
+    if (r->series_cap - r->series_len < room) {
+        size_t cap = r->series_cap ? r->series_cap * 2 : SERIES_CHUNK + room;
+        if (cap < r->series_len + room) cap = r->series_len + room;
         char *grown = realloc(r->series, cap);
         if (!grown) return;
         r->series = grown;
         r->series_cap = cap;
     }
-    int n = ndem_series_row(r->series + r->series_len, r->series_cap - r->series_len, st);
-    if (n > 0) r->series_len += (size_t)n;
+    size_t left = r->series_cap - r->series_len;
+    int n = ndem_series_row(r->series + r->series_len, left, st, &r->cols);
+    if (n > 0 && (size_t)n < left) r->series_len += (size_t)n;
     if (r->series_len >= SERIES_CHUNK) series_flush(r);
 }
 
@@ -120,6 +126,23 @@ static ndem_progress progress_of(const run *r, double wall)
     return p;
 }
 
+/* "geometry": {"NAME": {"force": [..], "torque": [..], "position": [..]}}
+ * for the named geometry: the last step's values (docs/protocol.md). */
+static void add_geometry(cJSON *o, run *r)
+{
+    ndem_series_cols_sample(&r->cols, r->sim);
+    cJSON *geo = cJSON_AddObjectToObject(o, "geometry");
+    for (int i = 0; geo && i < r->cols.count; i++) {
+        const ndem_series_geo *g = &r->cols.geo[i];
+        cJSON *e = cJSON_AddObjectToObject(geo, g->name);
+        if (!e) continue;
+        cJSON_AddItemToObject(e, "force", cJSON_CreateDoubleArray(g->force, 3));
+        cJSON_AddItemToObject(e, "torque", cJSON_CreateDoubleArray(g->torque, 3));
+        if (g->moving)
+            cJSON_AddItemToObject(e, "position", cJSON_CreateDoubleArray(g->position, 3));
+    }
+}
+
 static void publish_progress(run *r, const ndem_progress *p)
 {
     cJSON *o = cJSON_CreateObject(), *pr = cJSON_CreateObject(), *st = cJSON_CreateObject();
@@ -137,6 +160,7 @@ static void publish_progress(run *r, const ndem_progress *p)
     cJSON_AddNumberToObject(st, "kinetic_energy", p->kinetic_energy);
     cJSON_AddNumberToObject(st, "wall_seconds", p->wall_seconds);
     cJSON_AddItemToObject(o, "stats", st);
+    if (r->sim && r->cols.count > 0) add_geometry(o, r);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (text) ndem_stream_progress(r->w->pool->stream, r->row->id, text);
@@ -220,7 +244,10 @@ static int start_sim(run *r, char *err, size_t err_len)
         }
         ndem_log("job %s: checkpoint not usable (%s); starting from zero", id, err);
     }
-    if (ndem_store_reset(p->store, id)) {
+    char *header = ndem_series_header_of(&r->cols);
+    int reset = header ? ndem_store_reset(p->store, id, header) : -1;
+    free(header);
+    if (reset) {
         snprintf(err, err_len, "cannot create the job's directory: %s", strerror(errno));
         return -1;
     }
@@ -308,7 +335,8 @@ static void run_job(worker *w, const ndem_job_row *row)
         return;
     }
     if (p->cfg->threads > 0) r.job->scene.solver.threads = (int)p->cfg->threads;
-    if (start_sim(&r, err, sizeof err)) {
+    if (ndem_series_cols_init(&r.cols, &r.job->scene) || start_sim(&r, err, sizeof err)) {
+        if (!err[0]) snprintf(err, sizeof err, "out of memory");
         finish(&r, "failed", err, ndem_mono() - t0);
         goto out;
     }
@@ -346,6 +374,7 @@ out:
     ndem_store_end(p->store, row->id);
     w->rate = 0;
     free(r.series);
+    ndem_series_cols_free(&r.cols);
     ndem_stream_end(p->stream, row->id);
     ndem_sim_destroy(r.sim);
     ndem_job_destroy(r.job);

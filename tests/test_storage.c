@@ -95,7 +95,7 @@ START_TEST(series_rows_carry_their_crc)
     s.particles = 3;
     s.kinetic_energy = 1.5e-3;
     char row[512];
-    int n = ndem_series_row(row, sizeof row, &s);
+    int n = ndem_series_row(row, sizeof row, &s, NULL);
     ck_assert_int_eq(n, (int)strlen(row));
     ck_assert_int_eq(row[n - 1], '\n');
     ck_assert_int_eq(ndem_series_check_row(row, (size_t)n), 0);

@@ -3,7 +3,8 @@
  * status text messages, binary NDF1 frames with the stream fields, the
  * latest frame first for a late client, refusal of unknown jobs and of
  * clients beyond --max-stream-clients; and a client that never reads holds
- * at most a frame or two in the daemon's memory and does not slow the job. */
+ * at most a frame or two in the daemon's memory and does not slow the job.
+ * Also the named geometry's loads in progress messages and the series route. */
 #include "daemon.h"
 #include "testutil.h"
 
@@ -228,6 +229,126 @@ START_TEST(hello_progress_frames_and_status)
 }
 END_TEST
 
+/* Named geometry (issue 13): the progress messages carry each named
+ * geometry's force and torque (and a moving one's position), the series
+ * route serves the same columns, and the last progress message and the last
+ * series row agree; a duplicate name is a 422 with its pointer. */
+static char *named_doc(const char *name, double duration, double frame_interval)
+{
+    static const char fmt[] =
+        "{\"name\": \"%s\", \"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, "
+        "\"young_modulus\": 1e7}], \"geometry\": [{\"type\": \"box\", \"name\": \"bin\", \"min\": "
+        "[0, 0, 0], \"max\": [0.2, 0.2, 0.4], \"inside\": true}, {\"type\": \"plane\", \"name\": "
+        "\"lid\", \"point\": [0, 0, 1], \"normal\": [0, 0, -1], \"velocity\": [0, 0, 0.1]}%s], "
+        "\"particles\": [{\"type\": \"lattice\", \"min\": [0.01, 0.01, 0.0079], \"max\": [0.19, "
+        "0.19, 0.3], \"spacing\": 0.02, \"count\": 600, \"radius\": 0.008}]}, \"solver\": "
+        "{\"time_step\": 0.002, \"duration\": %g, \"iterations\": 10, \"threads\": 1}, "
+        "\"output\": {\"frame_interval\": %g}}";
+    size_t n = sizeof fmt + strlen(name) + 256;
+    char *s = malloc(n);
+    snprintf(s, n, fmt, name,
+             frame_interval < 0 ? ", {\"type\": \"plane\", \"name\": \"bin\", "
+                                  "\"point\": [0, 0, 0], \"normal\": [0, 0, 1]}"
+                                : "",
+             duration, frame_interval < 0 ? 0.1 : frame_interval);
+    return s;
+}
+
+/* The last entry of a series route's column. */
+static double series_last(const cJSON *series, const char *col)
+{
+    const cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(series, "series"), col);
+    ck_assert_msg(cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0, "no column %s", col);
+    return cJSON_GetArrayItem(a, cJSON_GetArraySize(a) - 1)->valuedouble;
+}
+
+START_TEST(named_geometry_on_stream_and_series)
+{
+    char id[64];
+    /* a duplicate name: 422 at the second one's pointer */
+    char *doc = named_doc("dup", 0.1, -1);
+    td_resp r = td_post_job(&sd, doc);
+    free(doc);
+    ck_assert_int_eq(r.status, 422);
+    ck_assert_msg(strstr(r.body, "\"pointer\":\"/scene/geometry/2/name\"") &&
+                      strstr(r.body, "duplicate geometry name 'bin' (also /scene/geometry/0)"),
+                  "%s", r.body);
+    td_resp_free(&r);
+
+    doc = named_doc("named", 0.3, 0.1);
+    td_submit(&sd, doc, id);
+    free(doc);
+    char *url = stream_url(&sd, id);
+    static ws_client c;
+    ws_open(&c, url);
+    ck_assert_msg(ws_until(&c, final_status, 60), "no final status (%d messages)", c.n);
+    cJSON *o, *last = NULL;
+    int with_geometry = 0;
+    for (int i = 1; i < c.n; i++) {
+        if (c.msgs[i].binary) continue;
+        if (strcmp(type_of(&c.msgs[i], &o), "progress")) {
+            cJSON_Delete(o);
+            continue;
+        }
+        const cJSON *geo = cJSON_GetObjectItem(o, "geometry");
+        const cJSON *bin = cJSON_GetObjectItem(geo, "bin"), *lid = cJSON_GetObjectItem(geo, "lid");
+        ck_assert_msg(bin && lid, "progress without the named geometry: %s", c.msgs[i].data);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(bin, "force")), 3);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(bin, "torque")), 3);
+        ck_assert_ptr_null(cJSON_GetObjectItem(bin, "position")); /* it does not move */
+        /* the lid's reference point rises at 0.1 m/s from z = 1 */
+        double t = td_num(cJSON_GetObjectItem(o, "progress"), "time");
+        const cJSON *pos = cJSON_GetObjectItem(lid, "position");
+        ck_assert_int_eq(cJSON_GetArraySize(pos), 3);
+        ck_assert_double_eq_tol(cJSON_GetArrayItem(pos, 2)->valuedouble, 1 + 0.1 * t, 1e-9);
+        with_geometry++;
+        cJSON_Delete(last);
+        last = o;
+    }
+    ck_assert_int_ge(with_geometry, 1);
+    ws_close(&c);
+    free(url);
+    td_wait_status(&sd, id, "succeeded", 60);
+
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/jobs/%s/series", id);
+    cJSON *series = td_get_json(&sd, path, 200);
+    const char *cols[] = {"bin_fx", "bin_fy", "bin_fz", "bin_tx", "bin_ty",
+                          "bin_tz", "lid_fx", "lid_fy", "lid_fz", "lid_tx",
+                          "lid_ty", "lid_tz", "lid_x",  "lid_y",  "lid_z"};
+    const cJSON *names = cJSON_GetObjectItem(series, "columns");
+    int n = cJSON_GetArraySize(names);
+    ck_assert_int_ge(n, 15);
+    for (int k = 0; k < 15; k++) /* in order, last of all */
+        ck_assert_str_eq(cJSON_GetArrayItem(names, n - 15 + k)->valuestring, cols[k]);
+    ck_assert_int_eq(
+        cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(series, "series"), "bin_fz")),
+        (int)td_num(series, "count"));
+    /* the last row is the last progress message's step: the same loads */
+    const cJSON *geo = cJSON_GetObjectItem(last, "geometry");
+    const cJSON *bf = cJSON_GetObjectItem(cJSON_GetObjectItem(geo, "bin"), "force");
+    const cJSON *bt = cJSON_GetObjectItem(cJSON_GetObjectItem(geo, "bin"), "torque");
+    ck_assert_int_eq((long)td_num(cJSON_GetObjectItem(last, "progress"), "step"),
+                     (long)series_last(series, "step"));
+    for (int k = 0; k < 3; k++) {
+        double f = cJSON_GetArrayItem(bf, k)->valuedouble,
+               t = cJSON_GetArrayItem(bt, k)->valuedouble;
+        ck_assert_double_eq_tol(series_last(series, cols[k]), f, 1e-8 * fabs(f) + 1e-12);
+        ck_assert_double_eq_tol(series_last(series, cols[3 + k]), t, 1e-8 * fabs(t) + 1e-12);
+    }
+    ck_assert_double_lt(series_last(series, "bin_fz"), 0); /* the bed presses on the bottom */
+    ck_assert_double_eq_tol(series_last(series, "lid_z"), 1 + 0.1 * 0.3, 1e-9);
+    ck_assert(series_last(series, "lid_fz") == 0); /* nothing reaches it */
+    cJSON_Delete(series);
+    cJSON_Delete(last);
+    r = td_http(&sd, "GET", path, NULL, NULL, 0, "text/csv");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_msg(strstr(r.body, ",wall_seconds,bin_fx,") && strstr(r.body, ",lid_z,crc32c\n"),
+                  "%.400s", r.body);
+    td_resp_free(&r);
+}
+END_TEST
+
 START_TEST(unknown_job_is_refused)
 {
     char url[128];
@@ -368,6 +489,7 @@ static Suite *stream_suite(void)
     tcase_set_timeout(tc, 180);
     tcase_add_test(tc, hello_progress_frames_and_status);
     tcase_add_test(tc, unknown_job_is_refused);
+    tcase_add_test(tc, named_geometry_on_stream_and_series);
     tcase_add_test(tc, stuck_client_neither_slows_nor_grows);
     tcase_add_test(tc, clients_beyond_the_limit_are_refused);
     suite_add_tcase(s, tc);

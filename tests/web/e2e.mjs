@@ -300,6 +300,20 @@ try {
     console.log(`     iterations up to ${max}, axis to ${hi}`);
     if (!(hi > max)) throw new Error(`the iterations reach the top of the axis (${max} of ${hi})`);
   });
+  await step('the force chart: the named floor carries the column\'s weight (series route)', async () => {
+    await page.waitForFunction(() => !document.getElementById('fig-forces').hidden && Number(document.getElementById('chart-forces').dataset.points) > 10);
+    const [names, t, f, w] = await page.evaluate(() => {
+      const c = window.ndem.forceChart, line = c.series[0], scene = window.ndem.sel.job.job.scene;
+      const rho = scene.materials[0].density; // the column's spheres are its first material
+      const w = scene.particles[0].spheres.reduce((a, q) => a + rho * 4 / 3 * Math.PI * q[3] ** 3, 0) * 9.81;
+      return [c.series.map((q) => q.name), line.x.at(-1), line.y.at(-1), w];
+    });
+    await shot('04-forces.png', page.locator('#fig-forces'));
+    console.log(`     |F| on floor ${f.toPrecision(6)} N at t = ${t} s, weight ${w.toPrecision(6)} N`);
+    if (names.join() !== 'floor') throw new Error(`lines: ${names}`);
+    if (!(t > 1.9)) throw new Error(`the force ends at t = ${t}`);
+    if (!(Math.abs(f - w) < 0.005 * w)) throw new Error(`|F| ${f} N, weight ${w} N`);
+  });
   await step('at 800 px the chart titles do not overlap their legends', async () => {
     await page.setViewportSize({ width: 800, height: 1150 });
     try {
@@ -509,6 +523,10 @@ try {
       if (new Set(lines.map((l) => l.replace(/^\S+ /, ''))).size !== 1) throw new Error(lines.join(', '));
       await page.waitForTimeout(500);
     }
+  });
+  await step('live force chart: progress messages carry it past the series\' last time', async () => {
+    // the other charts come from the series alone: only the stream moves this one ahead of them
+    await page.waitForFunction(() => window.ndem.forceChart.series[0]?.x.at(-1) > window.ndem.charts.iterations.series[0].x.at(-1), null, { timeout: 20000 });
   });
   await step('cancel asks first: dismissed, the job runs on', async () => {
     answer = 'dismiss';

@@ -10,6 +10,7 @@ import { pointerMap, locate, lineOf, pretty, resolve, syntaxError, setValue } fr
 import { makeTar } from '../../web/js/tar.js';
 import { axisRange, summary } from '../../web/js/chart.js';
 import { arrange, createdText, timing } from '../../web/js/joblist.js';
+import { namedGeometry, magnitude, seriesMagnitude } from '../../web/js/forces.js';
 
 function ndf(n, fields, { header = 48, index = 7, step = 1234, time = 0.5 } = {}) {
   const per = [3, 1, 1, 3, 3].filter((_, k) => fields & (1 << k)).reduce((a, b) => a + b, 0);
@@ -188,4 +189,14 @@ test('job list: creation time and wall time', () => {
   const now = Date.parse('2026-01-02T11:00:10Z') / 1000;
   assert.equal(timing({ ...jobs[1], progress: { fraction: 0.25 } }, now).text, '10 s · ~30 s left');
   assert.equal(timing({ status: 'queued', created_at: '2026-01-02T11:00:00Z' }, now).text, 'waiting 10 s');
+});
+
+test('force chart: the named geometry of a series and |F|', () => {
+  const cols = ['step', 'time', 'wall_seconds', 'floor_fx', 'floor_fy', 'floor_fz', 'floor_tx', 'floor_ty', 'floor_tz',
+    'lid-2_fx', 'lid-2_fy', 'lid-2_fz', 'lid-2_tx', 'lid-2_ty', 'lid-2_tz', 'lid-2_x', 'lid-2_y', 'lid-2_z', 'odd_fx'];
+  assert.deepEqual(namedGeometry(cols), ['floor', 'lid-2']); // odd_fx alone names nothing
+  assert.deepEqual(namedGeometry(['step', 'time']), []);
+  assert.equal(magnitude([3, -4, 12]), 13);
+  assert.ok(Number.isNaN(magnitude([1, null, 2]))); // a non-finite value is served as null
+  assert.deepEqual(seriesMagnitude({ floor_fx: [0, 3], floor_fy: [0, 4], floor_fz: [-2, 0] }, 'floor'), [2, 5]);
 });

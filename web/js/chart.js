@@ -54,6 +54,8 @@ export class Chart {
     canvas.addEventListener('mouseleave', () => { this.hover = null; this.draw(); });
   }
   clear() { for (const s of this.series) { s.x = []; s.y = []; } this.marker = null; this.draw(); }
+  // replaces the lines (a chart whose lines depend on the job: the force chart)
+  define(series) { this.series = series.map((s, k) => ({ color: COLORS[k % COLORS.length], ...s, x: [], y: [] })); }
   set(name, x, y) { const s = this.series.find((q) => q.name === name); if (s) { s.x = x; s.y = y; } }
   points() { return this.series.reduce((n, s) => n + s.x.length, 0); }
   setMarker(t) { this.marker = t; this.draw(); }

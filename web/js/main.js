@@ -4,6 +4,7 @@
 // (docs/api.md) and the job streams (docs/protocol.md) are used.
 import { api, ApiError, NetworkError, onReachability } from './api.js';
 import { Chart, fmt } from './chart.js';
+import { namedGeometry, magnitude, seriesMagnitude } from './forces.js';
 import { parseNdf } from './ndf.js';
 import { pretty } from './jsondoc.js';
 import { makeTar } from './tar.js';
@@ -201,6 +202,42 @@ const charts = {
 };
 for (const c of Object.values(charts)) c.canvas.addEventListener('dblclick', () => { c.log = !c.log; c.draw(); });
 
+// The force on each named geometry (docs/cli.md "Named geometry"), one line
+// per name: the series route fills it and each load replaces the lines;
+// between two loads of a running job, progress messages add their
+// `geometry` forces after the series' last time. Kept apart from `charts`,
+// whose lines all come from the series alone.
+const forceChart = new Chart($('chart-forces'), { title: 'Force on named geometry |F|', yLabel: 'force (N)', unit: 'N', series: [] });
+forceChart.canvas.addEventListener('dblclick', () => { forceChart.log = !forceChart.log; forceChart.draw(); });
+
+function defineForces(names) {
+  if (names.join('\n') !== forceChart.series.map((s) => s.name).join('\n'))
+    forceChart.define(names.map((n) => ({ name: n, label: n })));
+  // one line has no legend: its name goes into the title
+  forceChart.title = `Force on named geometry |F|${names.length === 1 ? `: ${names[0]}` : ''}`;
+  $('fig-forces').hidden = !names.length;
+}
+
+function setForces(data) {
+  const s = data.series || {};
+  defineForces(namedGeometry(data.columns || Object.keys(s)));
+  for (const q of forceChart.series) forceChart.set(q.name, s.time || [], seriesMagnitude(s, q.name));
+  forceChart.draw();
+}
+
+function addForces(m) {
+  const t = m.progress?.time, geo = m.geometry;
+  if (!geo || typeof t !== 'number') return;
+  const names = Object.keys(geo);
+  if (!forceChart.series.length) defineForces(names);
+  for (const q of forceChart.series) {
+    const f = geo[q.name]?.force;
+    if (!Array.isArray(f) || (q.x.length && t <= q.x[q.x.length - 1])) continue;
+    q.x = [...q.x, t]; q.y = [...q.y, magnitude(f)];
+  }
+  forceChart.draw();
+}
+
 // The charts come from GET /jobs/{id}/series only, each load replacing the
 // whole line: the stream's progress messages are not mixed in (they are
 // sampled otherwise and carry two of the quantities).
@@ -212,6 +249,7 @@ function setSeries(data) {
     for (const q of c.series) c.set(q.name, t, s[q.name] || []);
     c.draw();
   }
+  setForces(data);
   updateDownloads();
 }
 
@@ -269,6 +307,8 @@ async function selectJob(id) {
   $('frame-label').textContent = '';
   $('viewer').dataset.frameIndex = '';
   Object.values(charts).forEach((c) => c.clear());
+  defineForces([]);
+  forceChart.draw();
   let job;
   try { job = await api.get(id); } catch (e) {
     if (token !== sel.token) return;
@@ -425,6 +465,7 @@ function openStream() {
         const j = { ...sel.job, progress: m.progress || sel.job.progress, stats: { ...sel.job.stats, ...(m.stats || {}) } };
         updateDetail(j);
         list.update(sel.job);
+        addForces(m);
       } else if (m.type === 'status') {
         if (m.status !== sel.job.status) {
           const j = { ...sel.job, status: m.status, error: m.error ?? sel.job.error };
@@ -474,6 +515,7 @@ function display(f) {
   sel.cur = sel.frames.findIndex((x) => x.index === f.index);
   viewer.setFrame(f);
   for (const c of Object.values(charts)) c.setMarker(f.time);
+  forceChart.setMarker(f.time);
   $('frame-label').textContent = `frame ${f.index} · t = ${f.time.toFixed(3)} s · step ${f.step} · ${f.n.toLocaleString('en')} particles`;
   updateTimeline();
 }
@@ -662,4 +704,4 @@ if (params.get('job') && !jobFromHash()) {
 }
 route();
 if (params.get('bench')) viewerReady.then((v) => import('./bench.js').then((b) => b.run(v, Number(params.get('bench')))));
-window.ndem = { sel, charts, viewerReady, examplesReady }; // for the console and the end-to-end test
+window.ndem = { sel, charts, forceChart, viewerReady, examplesReady }; // for the console and the end-to-end test

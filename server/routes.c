@@ -7,6 +7,7 @@
 #include "routes.h"
 
 #include "embedded.h"
+#include "frame_export.h"
 #include "frame_json.h"
 #include "job.h"
 #include "jobdir.h"
@@ -391,9 +392,47 @@ int ndem_accepts(ndem_request *req, const char *type)
     return accept && strstr(accept, type);
 }
 
+/* ?format= of a frame: its media type and writer (NULL: the stored NDF1 bytes). */
+static char *write_json(const ndem_frame *f, long index, size_t *len)
+{
+    char *text = ndem_frame_to_json(f, index);
+    *len = text ? strlen(text) : 0;
+    return text;
+}
+
+static char *write_csv(const ndem_frame *f, long index, size_t *len)
+{
+    return ndem_frame_to_csv(f, len);
+}
+
+typedef struct frame_format {
+    const char *name, *type;
+    char *(*write)(const ndem_frame *f, long index, size_t *len);
+} frame_format;
+
+static const frame_format frame_formats[] = {
+    {"json", "application/json", write_json},
+    {"ndf", "application/octet-stream", NULL},
+    {"vtp", "application/xml", ndem_frame_to_vtp},
+    {"csv", "text/csv", write_csv},
+};
+
 static void get_frame(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
+    /* ?format= wins; without it Accept: application/octet-stream asks for ndf */
+    const char *format = ndem_http_query(req, "format");
+    const frame_format *want = &frame_formats[ndem_accepts(req, "application/octet-stream")];
+    if (format) {
+        want = NULL;
+        for (size_t i = 0; i < sizeof frame_formats / sizeof frame_formats[0]; i++)
+            if (!strcmp(format, frame_formats[i].name)) want = &frame_formats[i];
+        if (!want) {
+            ndem_http_problem(req, 400, NULL, "format must be json, ndf, vtp or csv, not '%s'",
+                              format);
+            return;
+        }
+    }
     ndem_job_row row;
     if (load_job(app, req, &row)) return;
     ndem_job_row_free(&row);
@@ -418,8 +457,9 @@ static void get_frame(void *ctx, ndem_request *req)
                                     : "missing (its file is gone)");
         return;
     }
-    if (ndem_accepts(req, "application/octet-stream")) {
-        ndem_http_reply(req, 200, "application/octet-stream", buf, len);
+    const frame_format *ff = want;
+    if (!ff->write) {
+        ndem_http_reply(req, 200, ff->type, buf, len);
         return;
     }
     ndem_frame f;
@@ -430,10 +470,11 @@ static void get_frame(void *ctx, ndem_request *req)
         ndem_http_problem(req, 500, NULL, "the file of frame %ld is damaged", fr.index);
         return;
     }
-    char *text = ndem_frame_to_json(&f, index);
+    size_t text_len = 0;
+    char *text = ff->write(&f, index, &text_len);
     ndem_frame_free(&f);
     if (!text) ndem_http_problem(req, 500, NULL, "out of memory");
-    else ndem_http_reply(req, 200, "application/json", text, strlen(text));
+    else ndem_http_reply(req, 200, ff->type, text, text_len);
 }
 
 /* A growing text buffer for answers written by hand. */

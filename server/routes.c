@@ -7,8 +7,6 @@
 #include "routes.h"
 
 #include "embedded.h"
-#include "frame_export.h"
-#include "frame_json.h"
 #include "job.h"
 #include "jobdir.h"
 #include "log.h"
@@ -47,8 +45,7 @@ int ndem_valid_id(const char *id)
     return 1;
 }
 
-/* Reads the job of the {id} parameter; answers 404 (or 500) when there is none. */
-static int load_job(ndem_app *app, ndem_request *req, ndem_job_row *row)
+int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row)
 {
     const char *id = req->params[0];
     int rc = ndem_valid_id(id) ? ndem_db_get(app->db, id, row) : 1;
@@ -288,7 +285,7 @@ static void get_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
     ndem_job_row row;
-    if (load_job(app, req, &row)) return;
+    if (ndem_load_job(app, req, &row)) return;
     ndem_reply_json(req, 200, ndem_resource(app, &row));
     ndem_job_row_free(&row);
 }
@@ -355,126 +352,12 @@ static void delete_job(void *ctx, ndem_request *req)
     }
 }
 
-/* ---- frames and series ---- */
-
-static void list_frames(void *ctx, ndem_request *req)
-{
-    ndem_app *app = ctx;
-    ndem_job_row row;
-    if (load_job(app, req, &row)) return;
-    ndem_job_row_free(&row);
-    ndem_frame_row *frames;
-    long n;
-    if (ndem_db_frames(app->db, row.id, &frames, &n)) {
-        free(frames);
-        ndem_http_problem(req, 500, NULL, "the job database failed");
-        return;
-    }
-    cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
-    cJSON_AddStringToObject(o, "job", row.id);
-    cJSON_AddNumberToObject(o, "count", (double)n);
-    for (long i = 0; i < n; i++) {
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddNumberToObject(f, "index", (double)frames[i].index);
-        cJSON_AddNumberToObject(f, "step", (double)frames[i].step);
-        cJSON_AddNumberToObject(f, "time", frames[i].time);
-        cJSON_AddNumberToObject(f, "particles", (double)frames[i].particles);
-        cJSON_AddItemToArray(list, f);
-    }
-    cJSON_AddItemToObject(o, "frames", list);
-    free(frames);
-    ndem_reply_json(req, 200, o);
-}
+/* ---- series (frames: routes_frames.c) ---- */
 
 int ndem_accepts(ndem_request *req, const char *type)
 {
     const char *accept = ndem_http_header(req, "Accept");
     return accept && strstr(accept, type);
-}
-
-/* ?format= of a frame: its media type and writer (NULL: the stored NDF1 bytes). */
-static char *write_json(const ndem_frame *f, long index, size_t *len)
-{
-    char *text = ndem_frame_to_json(f, index);
-    *len = text ? strlen(text) : 0;
-    return text;
-}
-
-static char *write_csv(const ndem_frame *f, long index, size_t *len)
-{
-    return ndem_frame_to_csv(f, len);
-}
-
-typedef struct frame_format {
-    const char *name, *type;
-    char *(*write)(const ndem_frame *f, long index, size_t *len);
-} frame_format;
-
-static const frame_format frame_formats[] = {
-    {"json", "application/json", write_json},
-    {"ndf", "application/octet-stream", NULL},
-    {"vtp", "application/xml", ndem_frame_to_vtp},
-    {"csv", "text/csv", write_csv},
-};
-
-static void get_frame(void *ctx, ndem_request *req)
-{
-    ndem_app *app = ctx;
-    /* ?format= wins; without it Accept: application/octet-stream asks for ndf */
-    const char *format = ndem_http_query(req, "format");
-    const frame_format *want = &frame_formats[ndem_accepts(req, "application/octet-stream")];
-    if (format) {
-        want = NULL;
-        for (size_t i = 0; i < sizeof frame_formats / sizeof frame_formats[0]; i++)
-            if (!strcmp(format, frame_formats[i].name)) want = &frame_formats[i];
-        if (!want) {
-            ndem_http_problem(req, 400, NULL, "format must be json, ndf, vtp or csv, not '%s'",
-                              format);
-            return;
-        }
-    }
-    ndem_job_row row;
-    if (load_job(app, req, &row)) return;
-    ndem_job_row_free(&row);
-    const char *n_s = req->params[1];
-    long n = -1;
-    if (strcmp(n_s, "latest") && ndem_parse_long(n_s, 0, LONG_MAX, &n)) {
-        ndem_http_problem(req, 404, NULL, "frame '%s': want a frame index or 'latest'", n_s);
-        return;
-    }
-    ndem_frame_row fr;
-    if (ndem_db_frame(app->db, row.id, n, &fr)) {
-        ndem_http_problem(req, 404, NULL, "job %s has no frame %s (yet)", row.id, n_s);
-        return;
-    }
-    void *buf;
-    size_t len;
-    int got = ndem_store_read_frame(app->store, row.id, fr.index, &buf, &len);
-    if (got) {
-        /* never 200 with bytes that fail their checksum */
-        ndem_http_problem(req, 500, NULL, "frame %ld is %s", fr.index,
-                          got == -2 ? "damaged (its file fails its length or checksum check)"
-                                    : "missing (its file is gone)");
-        return;
-    }
-    const frame_format *ff = want;
-    if (!ff->write) {
-        ndem_http_reply(req, 200, ff->type, buf, len);
-        return;
-    }
-    ndem_frame f;
-    long index;
-    int rc = ndem_store_decode_frame(buf, len, &f, &index);
-    free(buf);
-    if (rc) {
-        ndem_http_problem(req, 500, NULL, "the file of frame %ld is damaged", fr.index);
-        return;
-    }
-    size_t text_len = 0;
-    char *text = ff->write(&f, index, &text_len);
-    ndem_frame_free(&f);
-    if (!text) ndem_http_problem(req, 500, NULL, "out of memory");
-    else ndem_http_reply(req, 200, ff->type, text, text_len);
 }
 
 /* A growing text buffer for answers written by hand. */
@@ -523,7 +406,7 @@ static void get_series(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
     ndem_job_row row;
-    if (load_job(app, req, &row)) return;
+    if (ndem_load_job(app, req, &row)) return;
     ndem_job_row_free(&row);
     long every = 1;
     const char *every_s = ndem_http_query(req, "every");
@@ -785,8 +668,8 @@ const ndem_route ndem_routes[] = {
     {"GET", "/api/v1/jobs/{id}", get_job, 0},
     {"DELETE", "/api/v1/jobs/{id}", delete_job, 0},
     {"POST", "/api/v1/jobs/{id}/cancel", cancel_job, 0},
-    {"GET", "/api/v1/jobs/{id}/frames", list_frames, 0},
-    {"GET", "/api/v1/jobs/{id}/frames/{n}", get_frame, 0},
+    {"GET", "/api/v1/jobs/{id}/frames", ndem_list_frames, 0},
+    {"GET", "/api/v1/jobs/{id}/frames/{n}", ndem_get_frame, 0},
     {"GET", "/api/v1/jobs/{id}/series", get_series, 0},
     {"POST", "/api/v1/sweeps", ndem_post_sweep, 1},
     {"GET", "/api/v1/sweeps", ndem_list_sweeps, 0},

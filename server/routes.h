@@ -21,6 +21,14 @@ int ndem_parse_long(const char *s, long min, long max, long *out);
 /* 1 when the Accept header names type. */
 int ndem_accepts(ndem_request *req, const char *type);
 
+/* Reads the job of the {id} parameter; answers 404 (or 500) itself and
+ * returns nonzero when there is none. */
+int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row);
+
+/* Frame handlers (routes_frames.c). */
+void ndem_list_frames(void *app, ndem_request *req);
+void ndem_get_frame(void *app, ndem_request *req);
+
 /* Sweep handlers (routes_sweeps.c). */
 void ndem_post_sweep(void *app, ndem_request *req);
 void ndem_list_sweeps(void *app, ndem_request *req);

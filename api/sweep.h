@@ -41,7 +41,8 @@ void ndem_sweep_indices(const ndem_sweep *s, long k, int *index);
 /* Variant k: a copy of the base with each parameter's value set (the
  * caller cJSON_Deletes it), *values the array of the values it took (in
  * the order of the parameters; caller deletes). NULL when a pointer cannot
- * be set: *bad_param its index and why the reason. */
+ * be set: *bad_param its index, why the reason, and *values still the
+ * variant's values (caller deletes; NULL when out of memory). */
 cJSON *ndem_sweep_variant(const ndem_sweep *s, long k, cJSON **values, int *bad_param, char *why,
                           size_t why_len);
 

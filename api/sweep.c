@@ -266,7 +266,14 @@ cJSON *ndem_sweep_variant(const ndem_sweep *s, long k, cJSON **values, int *bad_
         cJSON_AddItemToArray(vals, cJSON_Duplicate(v, 1));
         if (ndem_json_pointer_set(doc, s->params[i].pointer, cJSON_Duplicate(v, 1), why, why_len)) {
             *bad_param = i;
-            goto fail;
+            /* the values of every parameter, for the error */
+            for (int j = i + 1; j < s->nparams; j++)
+                cJSON_AddItemToArray(
+                    vals, cJSON_Duplicate(cJSON_GetArrayItem(s->params[j].values, index[j]), 1));
+            free(index);
+            cJSON_Delete(doc);
+            *values = vals;
+            return NULL;
         }
     }
     free(index);

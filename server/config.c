@@ -75,6 +75,8 @@ static const opt options[] = {
      0, "most time steps of one job (422 above)"},
     {"max-queued", OPT_LONG, "10000", 1, 1e9, "NDEM_MAX_QUEUED", offsetof(ndem_config, max_queued),
      0, "most jobs waiting in the queue (503 above)"},
+    {"max-sweep-jobs", OPT_LONG, "1000", 1, 1e6, "NDEM_MAX_SWEEP_JOBS",
+     offsetof(ndem_config, max_sweep_jobs), 0, "most jobs one sweep may expand into (422 above)"},
     {"max-stream-clients", OPT_LONG, "256", 1, 100000, "NDEM_MAX_STREAM_CLIENTS",
      offsetof(ndem_config, max_stream_clients), 0,
      "most WebSocket clients at once (each holds at most about one frame)"},

@@ -24,6 +24,7 @@ typedef struct ndem_config {
     double max_duration;        /* simulated seconds of one job */
     long max_steps;             /* steps of one job */
     long max_queued;            /* jobs waiting in the queue */
+    long max_sweep_jobs;        /* variants of one sweep */
     long max_stream_clients;    /* WebSocket clients at once */
     double checkpoint_interval; /* wall seconds between checkpoints of a running job */
     double progress_interval;   /* wall seconds between progress records */

@@ -8,7 +8,7 @@
  * microseconds, and serialising them makes claiming a job trivially atomic
  * on top of the UPDATE ... WHERE status = 'queued' ... RETURNING that would
  * already be atomic across processes. */
-#include "db.h"
+#include "db_priv.h"
 
 #include "embedded.h"
 #include "log.h"
@@ -22,39 +22,7 @@
 const char *const ndem_status_names[NDEM_STATUS_COUNT] = {"queued", "running", "succeeded",
                                                           "failed", "cancelled"};
 
-#define JOB_COLUMNS                                                                                \
-    "seq, id, name, status, document, created_us, started_us, finished_us, step, steps_total, "    \
-    "sim_time, duration, particles, contacts, kinetic_energy, wall_seconds, attempts, error, "     \
-    "interrupted"
-
-enum {
-    Q_INSERT,
-    Q_COUNT_QUEUED,
-    Q_GET,
-    Q_LIST,
-    Q_LIST_STATUS,
-    Q_CLAIM,
-    Q_PROGRESS,
-    Q_FINISH,
-    Q_CANCEL,
-    Q_INTERRUPTED,
-    Q_POISON,
-    Q_REQUEUE,
-    Q_RESTORE,
-    Q_STATUS_OF,
-    Q_DELETE_FRAMES,
-    Q_DELETE,
-    Q_COUNT_BY_STATUS,
-    Q_FRAME_ADD,
-    Q_FRAMES_TRUNCATE,
-    Q_FRAMES,
-    Q_FRAME,
-    Q_FRAME_LATEST,
-    Q_BEGIN,
-    Q_COMMIT,
-    Q_ROLLBACK,
-    Q_N
-};
+#define JOB_COLUMNS NDEM_DB_JOB_COLUMNS
 
 static const char *const sql_text[Q_N] = {
     [Q_INSERT] = "INSERT INTO jobs (id, name, status, document, created_us, steps_total, duration)"
@@ -102,13 +70,7 @@ static const char *const sql_text[Q_N] = {
     [Q_ROLLBACK] = "ROLLBACK",
 };
 
-struct ndem_db {
-    sqlite3 *conn;
-    pthread_mutex_t lock;
-    sqlite3_stmt *q[Q_N];
-};
-
-static void db_error(ndem_db *db, const char *what)
+void ndem_db_error(ndem_db *db, const char *what)
 {
     ndem_log("db: %s: %s", what, sqlite3_errmsg(db->conn));
 }
@@ -126,10 +88,12 @@ static int migrate(sqlite3 *conn, char *err, size_t err_len)
         if (n < 5 || strcmp(f->name + n - 4, ".sql")) continue;
         int number = atoi(f->name);
         if (number <= version) continue;
-        if (number != version + 1) {
-            snprintf(err, err_len, "migration %s does not follow version %d", f->name, version);
-            return -1;
-        }
+        /* numbers are taken by changes developed side by side and may
+         * arrive out of order: a gap is applied past, never an earlier
+         * number after a later one (version only grows) */
+        if (number != version + 1)
+            ndem_log("db: migration %s follows version %d (numbers in between are absent)", f->name,
+                     version);
         char *msg = NULL;
         char set[64];
         snprintf(set, sizeof set, "PRAGMA user_version = %d; COMMIT;", number);
@@ -217,11 +181,11 @@ ndem_db *ndem_db_open(const char *path, int *damaged, char *err, size_t err_len)
         ndem_db_close(db);
         return NULL;
     }
-    for (int i = 0; i < Q_N; i++) {
-        if (sqlite3_prepare_v3(db->conn, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &db->q[i],
-                               NULL) != SQLITE_OK) {
-            snprintf(err, err_len, "cannot prepare '%s': %s", sql_text[i],
-                     sqlite3_errmsg(db->conn));
+    for (int i = 0; i < NDEM_DB_Q_ALL; i++) {
+        const char *sql = i < Q_N ? sql_text[i] : ndem_db_sweep_sql[i - Q_N];
+        if (sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, &db->q[i], NULL) !=
+            SQLITE_OK) {
+            snprintf(err, err_len, "cannot prepare '%s': %s", sql, sqlite3_errmsg(db->conn));
             ndem_db_close(db);
             return NULL;
         }
@@ -232,7 +196,7 @@ ndem_db *ndem_db_open(const char *path, int *damaged, char *err, size_t err_len)
 void ndem_db_close(ndem_db *db)
 {
     if (!db) return;
-    for (int i = 0; i < Q_N; i++) sqlite3_finalize(db->q[i]);
+    for (int i = 0; i < NDEM_DB_Q_ALL; i++) sqlite3_finalize(db->q[i]);
     sqlite3_close(db->conn);
     pthread_mutex_destroy(&db->lock);
     free(db);
@@ -242,7 +206,8 @@ void ndem_job_row_free(ndem_job_row *row)
 {
     free(row->document);
     free(row->error);
-    row->document = row->error = NULL;
+    free(row->sweep_values);
+    row->document = row->error = row->sweep_values = NULL;
 }
 
 int ndem_job_row_finished(const ndem_job_row *row)
@@ -262,7 +227,7 @@ static void copy_text(sqlite3_stmt *st, int col, char *buf, size_t len)
     snprintf(buf, len, "%s", t ? (const char *)t : "");
 }
 
-static void read_row(sqlite3_stmt *st, ndem_job_row *r)
+void ndem_db_read_row(sqlite3_stmt *st, ndem_job_row *r)
 {
     memset(r, 0, sizeof *r);
     r->seq = (long)sqlite3_column_int64(st, 0);
@@ -284,6 +249,9 @@ static void read_row(sqlite3_stmt *st, ndem_job_row *r)
     r->attempts = (long)sqlite3_column_int64(st, 16);
     r->error = dup_text(st, 17);
     r->interrupted = (long)sqlite3_column_int64(st, 18);
+    copy_text(st, 19, r->sweep, sizeof r->sweep);
+    r->sweep_index = sqlite3_column_type(st, 20) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 20);
+    r->sweep_values = dup_text(st, 21);
 }
 
 /* Takes the lock and hands out a reset statement; done() releases both. */
@@ -300,7 +268,7 @@ static void done(ndem_db *db, sqlite3_stmt *st)
     pthread_mutex_unlock(&db->lock);
 }
 
-static int exec_locked(ndem_db *db, int q)
+int ndem_db_exec_locked(ndem_db *db, int q)
 {
     int rc = sqlite3_step(db->q[q]);
     sqlite3_reset(db->q[q]);
@@ -311,13 +279,13 @@ int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued)
 {
     pthread_mutex_lock(&db->lock);
     int rc = -1;
-    if (exec_locked(db, Q_BEGIN)) goto out;
+    if (ndem_db_exec_locked(db, Q_BEGIN)) goto out;
     sqlite3_stmt *st = db->q[Q_COUNT_QUEUED];
     long queued = sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : -1;
     sqlite3_reset(st);
     if (queued < 0 || queued >= max_queued) {
         rc = queued < 0 ? -1 : 1;
-        exec_locked(db, Q_ROLLBACK);
+        ndem_db_exec_locked(db, Q_ROLLBACK);
         goto out;
     }
     st = db->q[Q_INSERT];
@@ -330,9 +298,9 @@ int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued)
     int step_rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    if (step_rc != SQLITE_DONE || exec_locked(db, Q_COMMIT)) {
-        db_error(db, "inserting a job");
-        exec_locked(db, Q_ROLLBACK);
+    if (step_rc != SQLITE_DONE || ndem_db_exec_locked(db, Q_COMMIT)) {
+        ndem_db_error(db, "inserting a job");
+        ndem_db_exec_locked(db, Q_ROLLBACK);
         goto out;
     }
     rc = 0;
@@ -346,8 +314,8 @@ int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row)
     sqlite3_stmt *st = use(db, Q_GET);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
-    if (rc == 0) read_row(st, row);
-    if (rc < 0) db_error(db, "reading a job");
+    if (rc == 0) ndem_db_read_row(st, row);
+    if (rc < 0) ndem_db_error(db, "reading a job");
     done(db, st);
     return rc;
 }
@@ -364,7 +332,7 @@ int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, nd
     if (status) sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
     int s;
     while (*count < limit && (s = sqlite3_step(st)) == SQLITE_ROW)
-        read_row(st, &(*rows)[(*count)++]);
+        ndem_db_read_row(st, &(*rows)[(*count)++]);
     done(db, st);
     return 0;
 }
@@ -375,11 +343,11 @@ int ndem_db_claim(ndem_db *db, ndem_job_row *row)
     sqlite3_bind_int64(st, 1, ndem_now_us());
     int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
     if (rc == 0) {
-        read_row(st, row);
+        ndem_db_read_row(st, row);
         /* RETURNING rows are committed when the statement runs to its end */
         sqlite3_step(st);
     }
-    if (rc < 0) db_error(db, "claiming a job");
+    if (rc < 0) ndem_db_error(db, "claiming a job");
     done(db, st);
     return rc;
 }
@@ -401,7 +369,7 @@ int ndem_db_progress(ndem_db *db, const char *id, const ndem_progress *p)
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     bind_progress(st, 2, p);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    if (rc) db_error(db, "recording progress");
+    if (rc) ndem_db_error(db, "recording progress");
     done(db, st);
     return rc;
 }
@@ -416,7 +384,7 @@ int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *
     bind_progress(st, 4, p);
     if (strcmp(status, "queued")) sqlite3_bind_int64(st, 11, ndem_now_us());
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    if (rc) db_error(db, "finishing a job");
+    if (rc) ndem_db_error(db, "finishing a job");
     done(db, st);
     return rc;
 }
@@ -456,19 +424,20 @@ int ndem_db_recover_running(ndem_db *db, long max_attempts, ndem_id **ids, int *
     *ids = NULL;
     *failed = *requeued = 0;
     pthread_mutex_lock(&db->lock);
-    if (exec_locked(db, Q_BEGIN)) goto out;
+    if (ndem_db_exec_locked(db, Q_BEGIN)) goto out;
     sqlite3_bind_int64(db->q[Q_POISON], 1, ndem_now_us());
     sqlite3_bind_int64(db->q[Q_POISON], 2, max_attempts);
-    if (exec_locked(db, Q_INTERRUPTED) || collect_ids(db->q[Q_POISON], ids, &n, &cap)) goto fail;
+    if (ndem_db_exec_locked(db, Q_INTERRUPTED) || collect_ids(db->q[Q_POISON], ids, &n, &cap))
+        goto fail;
     *failed = n;
     if (collect_ids(db->q[Q_REQUEUE], ids, &n, &cap)) goto fail;
     *requeued = n - *failed;
-    if (exec_locked(db, Q_COMMIT)) goto fail;
+    if (ndem_db_exec_locked(db, Q_COMMIT)) goto fail;
     rc = 0;
     goto out;
 fail:
-    db_error(db, "recovering interrupted jobs");
-    exec_locked(db, Q_ROLLBACK);
+    ndem_db_error(db, "recovering interrupted jobs");
+    ndem_db_exec_locked(db, Q_ROLLBACK);
 out:
     sqlite3_clear_bindings(db->q[Q_POISON]);
     pthread_mutex_unlock(&db->lock);
@@ -497,7 +466,7 @@ int ndem_db_restore(ndem_db *db, const ndem_job_row *r)
     if (r->error) sqlite3_bind_text(st, 17, r->error, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 18, r->interrupted);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    if (rc) db_error(db, "restoring a job");
+    if (rc) ndem_db_error(db, "restoring a job");
     done(db, st);
     return rc;
 }
@@ -506,7 +475,7 @@ int ndem_db_delete(ndem_db *db, const char *id)
 {
     pthread_mutex_lock(&db->lock);
     int rc = -1;
-    if (exec_locked(db, Q_BEGIN)) goto out;
+    if (ndem_db_exec_locked(db, Q_BEGIN)) goto out;
     sqlite3_stmt *st = db->q[Q_STATUS_OF];
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     int s = sqlite3_step(st);
@@ -524,9 +493,9 @@ int ndem_db_delete(ndem_db *db, const char *id)
             sqlite3_reset(db->q[q]);
             if (s != SQLITE_DONE) break;
         }
-        rc = s == SQLITE_DONE && !exec_locked(db, Q_COMMIT) ? 0 : -1;
+        rc = s == SQLITE_DONE && !ndem_db_exec_locked(db, Q_COMMIT) ? 0 : -1;
     }
-    if (rc) exec_locked(db, Q_ROLLBACK);
+    if (rc) ndem_db_exec_locked(db, Q_ROLLBACK);
 out:
     pthread_mutex_unlock(&db->lock);
     return rc;
@@ -555,7 +524,7 @@ int ndem_db_frame_add(ndem_db *db, const char *id, const ndem_frame_row *f)
     sqlite3_bind_double(st, 4, f->time);
     sqlite3_bind_int64(st, 5, f->particles);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    if (rc) db_error(db, "indexing a frame");
+    if (rc) ndem_db_error(db, "indexing a frame");
     done(db, st);
     return rc;
 }
@@ -629,7 +598,7 @@ int ndem_db_probe_write(ndem_db *db)
     snprintf(sql, sizeof sql, "BEGIN IMMEDIATE; PRAGMA user_version = %d; COMMIT;", version);
     int rc = version >= 0 && sqlite3_exec(db->conn, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
     if (rc) {
-        db_error(db, "write probe");
+        ndem_db_error(db, "write probe");
         sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
     }
     pthread_mutex_unlock(&db->lock);

@@ -23,7 +23,10 @@ typedef struct ndem_job_row {
     double kinetic_energy, wall_seconds;
     long attempts;
     char *error;
-    long interrupted; /* times found running at start-up (crash or kill) */
+    long interrupted;            /* times found running at start-up (crash or kill) */
+    char sweep[NDEM_ID_LEN + 1]; /* the sweep it belongs to; "" none */
+    int sweep_index;             /* its place in the sweep; -1 none */
+    char *sweep_values;          /* its parameter values, a JSON array; NULL none */
 } ndem_job_row;
 
 typedef char ndem_id[NDEM_ID_LEN + 1];
@@ -91,6 +94,34 @@ int ndem_db_frames_truncate(ndem_db *db, const char *id, long from);
 int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *count);
 /* One frame row; index < 0 means the latest. 0 found, 1 none, -1 error. */
 int ndem_db_frame(ndem_db *db, const char *id, long index, ndem_frame_row *row);
+
+/* ---- sweeps (db_sweeps.c) ---- */
+/* One row of `sweeps`; parameters is owned (ndem_sweep_row_free). */
+typedef struct ndem_sweep_row {
+    long seq;
+    char id[NDEM_ID_LEN + 1];
+    char mode[8];     /* product or zip */
+    char *parameters; /* the submitted [{"pointer", "values"}] as JSON text */
+    int64_t created_us;
+} ndem_sweep_row;
+
+void ndem_sweep_row_free(ndem_sweep_row *row);
+/* Inserts the sweep and its n jobs (each as ndem_db_insert takes it, with
+ * sweep_index and sweep_values) in one transaction: 0 when all are
+ * committed, 1 when they would pass max_queued waiting jobs (nothing is),
+ * -1 on error (nothing is). */
+int ndem_db_sweep_insert(ndem_db *db, const ndem_sweep_row *sweep, const ndem_job_row *jobs, int n,
+                         long max_queued);
+/* 0 found, 1 unknown, -1 error. */
+int ndem_db_sweep_get(ndem_db *db, const char *id, ndem_sweep_row *row);
+/* Newest first, like ndem_db_list (*rows malloc'd: ndem_sweep_row_free each, then free()). */
+int ndem_db_sweep_list(ndem_db *db, long before_seq, int limit, ndem_sweep_row **rows, int *count);
+/* The sweep's jobs by sweep_index, without their documents (*rows malloc'd). */
+int ndem_db_sweep_jobs(ndem_db *db, const char *id, ndem_job_row **rows, int *count);
+/* Deletes the sweep, its jobs and their frame rows in one transaction: 0
+ * done, 1 unknown, 2 a job of it is queued or running (nothing deleted), -1
+ * error. */
+int ndem_db_sweep_delete(ndem_db *db, const char *id);
 
 /* Commits an empty write: 0 when the database can write, -1 when not
  * (disk full, read-only; logged). For /health. */

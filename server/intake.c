@@ -10,6 +10,7 @@
 #include "intake.h"
 
 #include <stdio.h>
+#include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -60,4 +61,56 @@ int ndem_intake_job(ndem_parse_budget *budget, long max_particles, ndem_request 
     if (need > TRIM_AFTER) malloc_trim(0);
 #endif
     return 0;
+}
+
+int ndem_intake_json(ndem_parse_budget *budget, long max_particles, ndem_request *req, int copies,
+                     cJSON **tree, long long *held, ndem_job_errors *errs, ndem_job_status *st)
+{
+    const char *text = req->body ? req->body : "";
+    size_t len = req->body_len, values = 0;
+    *tree = NULL;
+    *held = 0;
+    *st = ndem_job_scan(text, len, max_particles, &values, errs);
+    if (*st != NDEM_JOB_OK) return 0;
+    long long need = ((long long)values * NODE_BYTES + (long long)len) * copies;
+    if (need > budget->limit) {
+        ndem_http_problem(req, 413, NULL,
+                          "the sweep has %zu JSON values; parsing it and its variants would take "
+                          "about %lld MiB, more than this server parses at once (--parse-budget "
+                          "%lld MiB)",
+                          values, need >> 20, budget->limit >> 20);
+        return 1;
+    }
+    if (!take(budget, need)) {
+        req->retry_after = 1;
+        ndem_http_problem(req, 503, NULL,
+                          "other job documents are being parsed (--parse-budget %lld MiB is in "
+                          "use); try again",
+                          budget->limit >> 20);
+        return 1;
+    }
+    const char *end = NULL;
+    *tree = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    /* nothing but white space may follow the value */
+    while (*tree && end && end < text + len && strchr(" \t\r\n", *end)) end++;
+    if (*tree && end != text + len) {
+        cJSON_Delete(*tree);
+        *tree = NULL;
+    }
+    if (!*tree) {
+        ndem_intake_release(budget, need);
+        size_t at = end && end >= text ? (size_t)(end - text) : 0;
+        ndem_http_problem(req, 400, NULL, "the body is not JSON (at byte %zu)", at);
+        return 1;
+    }
+    *held = need;
+    return 0;
+}
+
+void ndem_intake_release(ndem_parse_budget *budget, long long held)
+{
+    atomic_fetch_sub(&budget->used, held);
+#ifdef __GLIBC__
+    if (held > TRIM_AFTER) malloc_trim(0);
+#endif
 }

@@ -6,6 +6,8 @@
 #include "http.h"
 #include "job.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdatomic.h>
 
 /* Bytes of parse trees that may exist at once (--parse-budget). */
@@ -22,5 +24,15 @@ typedef struct ndem_parse_budget {
  * allows with max_particles are errors before anything is built. */
 int ndem_intake_job(ndem_parse_budget *budget, long max_particles, ndem_request *req,
                     ndem_job **job, ndem_job_errors *errs, ndem_job_status *st);
+
+/* The body of req as a JSON tree (a sweep), scanned and budgeted like
+ * ndem_intake_job, with copies times the tree's bytes held from budget
+ * (room for the variants parsed while the tree lives) until
+ * ndem_intake_release(budget, *held). Returns 1 when it answered the request
+ * itself (400 not JSON, 413, 503), else 0 with *tree, or with
+ * NDEM_JOB_INVALID in *st and errs filled by the scan. */
+int ndem_intake_json(ndem_parse_budget *budget, long max_particles, ndem_request *req, int copies,
+                     cJSON **tree, long long *held, ndem_job_errors *errs, ndem_job_status *st);
+void ndem_intake_release(ndem_parse_budget *budget, long long held);
 
 #endif

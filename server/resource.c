@@ -47,6 +47,16 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
     cJSON_AddNumberToObject(o, "attempts", (double)row->attempts);
     if (row->error) cJSON_AddStringToObject(o, "error", row->error);
     else cJSON_AddNullToObject(o, "error");
+    /* the sweep it belongs to: its id, its place and the values it took */
+    if (row->sweep[0]) {
+        cJSON *sw = cJSON_AddObjectToObject(o, "sweep");
+        cJSON_AddStringToObject(sw, "id", row->sweep);
+        cJSON_AddNumberToObject(sw, "index", row->sweep_index);
+        cJSON *values = cJSON_Parse(row->sweep_values ? row->sweep_values : "[]");
+        cJSON_AddItemToObject(sw, "values", values ? values : cJSON_CreateArray());
+    } else {
+        cJSON_AddNullToObject(o, "sweep");
+    }
     cJSON *doc = row->document ? cJSON_Parse(row->document) : NULL;
     if (doc) cJSON_AddItemToObject(o, "job", doc);
     else cJSON_AddNullToObject(o, "job");

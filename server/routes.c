@@ -4,10 +4,9 @@
  * through http.c; they never block on a running simulation. Static files of
  * --web are served at / by ndem_static_file, which refuses any path that
  * would leave that directory. */
-#include "app.h"
+#include "routes.h"
 
 #include "embedded.h"
-#include "frame_json.h"
 #include "job.h"
 #include "jobdir.h"
 #include "log.h"
@@ -27,7 +26,7 @@
 #define LIST_DEFAULT 50
 #define LIST_MAX 1000
 
-static void reply_json(ndem_request *req, int status, cJSON *o)
+void ndem_reply_json(ndem_request *req, int status, cJSON *o)
 {
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -38,7 +37,7 @@ static void reply_json(ndem_request *req, int status, cJSON *o)
     ndem_http_reply(req, status, "application/json", text, strlen(text));
 }
 
-static int valid_id(const char *id)
+int ndem_valid_id(const char *id)
 {
     if (strlen(id) != NDEM_ID_LEN) return 0;
     for (const char *p = id; *p; p++)
@@ -46,11 +45,10 @@ static int valid_id(const char *id)
     return 1;
 }
 
-/* Reads the job of the {id} parameter; answers 404 (or 500) when there is none. */
-static int load_job(ndem_app *app, ndem_request *req, ndem_job_row *row)
+int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row)
 {
     const char *id = req->params[0];
-    int rc = valid_id(id) ? ndem_db_get(app->db, id, row) : 1;
+    int rc = ndem_valid_id(id) ? ndem_db_get(app->db, id, row) : 1;
     if (rc > 0) ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
     if (rc < 0) ndem_http_problem(req, 500, NULL, "the job database failed");
     return rc;
@@ -63,7 +61,7 @@ static void reply_resource(ndem_app *app, ndem_request *req, int status, const c
         ndem_http_problem(req, 500, NULL, "job %s vanished", id);
         return;
     }
-    reply_json(req, status, ndem_resource(app, &row));
+    ndem_reply_json(req, status, ndem_resource(app, &row));
     ndem_job_row_free(&row);
 }
 
@@ -91,8 +89,8 @@ static void add_error(ndem_job_errors *errs, const char *pointer, const char *fm
 }
 
 /* The daemon's limits (--max-*), as errors with pointers like the parser's. */
-static void check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
-                         ndem_job_errors *errs)
+void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
+                       ndem_job_errors *errs)
 {
     long particles = ndem_job_particle_estimate(job);
     if (particles > cfg->max_particles)
@@ -120,7 +118,14 @@ static void check_limits(const ndem_config *cfg, const ndem_job *job, long steps
                   particles, cfg->max_output);
 }
 
-static int new_id(char *id)
+long ndem_job_steps(const ndem_job *job)
+{
+    double h = job->scene.solver.time_step, d = job->scene.solver.duration;
+    double s = ceil(d / h - 1e-9);
+    return s > (double)LONG_MAX / 2 ? LONG_MAX / 2 : (long)s;
+}
+
+int ndem_new_id(char *id)
 {
     unsigned char r[NDEM_ID_LEN / 2];
     if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return -1;
@@ -137,10 +142,8 @@ static void post_job(void *ctx, ndem_request *req)
     if (ndem_intake_job(&app->parse_budget, app->cfg.max_particles, req, &job, &errs, &st)) return;
     long steps = 0;
     if (st == NDEM_JOB_OK) {
-        double h = job->scene.solver.time_step, d = job->scene.solver.duration;
-        double s = ceil(d / h - 1e-9);
-        steps = s > (double)LONG_MAX / 2 ? LONG_MAX / 2 : (long)s;
-        check_limits(&app->cfg, job, steps, &errs);
+        steps = ndem_job_steps(job);
+        ndem_check_limits(&app->cfg, job, steps, &errs);
         ndem_job_errors_sort(&errs, req->body, req->body_len);
     }
     if (st != NDEM_JOB_OK || errs.count) {
@@ -165,7 +168,7 @@ static void post_job(void *ctx, ndem_request *req)
     row.steps_total = steps;
     row.duration = job->scene.solver.duration;
     ndem_job_destroy(job);
-    if (!row.document || new_id(row.id)) {
+    if (!row.document || ndem_new_id(row.id)) {
         free(row.document);
         ndem_http_problem(req, 500, NULL, "out of memory or randomness");
         return;
@@ -204,7 +207,7 @@ static void post_job(void *ctx, ndem_request *req)
 
 /* ---- GET /api/v1/jobs ---- */
 
-static int parse_long(const char *s, long min, long max, long *out)
+int ndem_parse_long(const char *s, long min, long max, long *out)
 {
     char *end;
     errno = 0;
@@ -240,11 +243,11 @@ static void list_jobs(void *ctx, ndem_request *req)
             return;
         }
     }
-    if (limit_s && parse_long(limit_s, 1, LIST_MAX, &limit)) {
+    if (limit_s && ndem_parse_long(limit_s, 1, LIST_MAX, &limit)) {
         ndem_http_problem(req, 400, NULL, "limit must be a whole number from 1 to %d", LIST_MAX);
         return;
     }
-    if (cursor && parse_long(cursor, 1, LONG_MAX, &before)) {
+    if (cursor && ndem_parse_long(cursor, 1, LONG_MAX, &before)) {
         ndem_http_problem(req, 400, NULL, "cursor '%s' is not one this server gave", cursor);
         return;
     }
@@ -273,7 +276,7 @@ static void list_jobs(void *ctx, ndem_request *req)
         cJSON_AddNullToObject(o, "next_cursor");
     }
     free(rows);
-    reply_json(req, 200, o);
+    ndem_reply_json(req, 200, o);
 }
 
 /* ---- /api/v1/jobs/{id} ---- */
@@ -282,8 +285,8 @@ static void get_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
     ndem_job_row row;
-    if (load_job(app, req, &row)) return;
-    reply_json(req, 200, ndem_resource(app, &row));
+    if (ndem_load_job(app, req, &row)) return;
+    ndem_reply_json(req, 200, ndem_resource(app, &row));
     ndem_job_row_free(&row);
 }
 
@@ -291,7 +294,7 @@ static void cancel_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
     const char *id = req->params[0];
-    int rc = valid_id(id) ? ndem_pool_cancel(app->pool, id) : NDEM_CANCEL_UNKNOWN;
+    int rc = ndem_valid_id(id) ? ndem_pool_cancel(app->pool, id) : NDEM_CANCEL_UNKNOWN;
     switch (rc) {
     case NDEM_CANCEL_QUEUED:
         ndem_log("job %s: cancelled while queued", id);
@@ -320,7 +323,7 @@ static void delete_job(void *ctx, ndem_request *req)
     ndem_app *app = ctx;
     const char *id = req->params[0];
     ndem_job_row row;
-    int rc = valid_id(id) ? ndem_db_get(app->db, id, &row) : 1;
+    int rc = ndem_valid_id(id) ? ndem_db_get(app->db, id, &row) : 1;
     if (rc == 0) {
         rc = ndem_job_row_finished(&row) ? 0 : 2;
         ndem_job_row_free(&row);
@@ -349,86 +352,12 @@ static void delete_job(void *ctx, ndem_request *req)
     }
 }
 
-/* ---- frames and series ---- */
+/* ---- series (frames: routes_frames.c) ---- */
 
-static void list_frames(void *ctx, ndem_request *req)
-{
-    ndem_app *app = ctx;
-    ndem_job_row row;
-    if (load_job(app, req, &row)) return;
-    ndem_job_row_free(&row);
-    ndem_frame_row *frames;
-    long n;
-    if (ndem_db_frames(app->db, row.id, &frames, &n)) {
-        free(frames);
-        ndem_http_problem(req, 500, NULL, "the job database failed");
-        return;
-    }
-    cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
-    cJSON_AddStringToObject(o, "job", row.id);
-    cJSON_AddNumberToObject(o, "count", (double)n);
-    for (long i = 0; i < n; i++) {
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddNumberToObject(f, "index", (double)frames[i].index);
-        cJSON_AddNumberToObject(f, "step", (double)frames[i].step);
-        cJSON_AddNumberToObject(f, "time", frames[i].time);
-        cJSON_AddNumberToObject(f, "particles", (double)frames[i].particles);
-        cJSON_AddItemToArray(list, f);
-    }
-    cJSON_AddItemToObject(o, "frames", list);
-    free(frames);
-    reply_json(req, 200, o);
-}
-
-static int accepts(ndem_request *req, const char *type)
+int ndem_accepts(ndem_request *req, const char *type)
 {
     const char *accept = ndem_http_header(req, "Accept");
     return accept && strstr(accept, type);
-}
-
-static void get_frame(void *ctx, ndem_request *req)
-{
-    ndem_app *app = ctx;
-    ndem_job_row row;
-    if (load_job(app, req, &row)) return;
-    ndem_job_row_free(&row);
-    const char *n_s = req->params[1];
-    long n = -1;
-    if (strcmp(n_s, "latest") && parse_long(n_s, 0, LONG_MAX, &n)) {
-        ndem_http_problem(req, 404, NULL, "frame '%s': want a frame index or 'latest'", n_s);
-        return;
-    }
-    ndem_frame_row fr;
-    if (ndem_db_frame(app->db, row.id, n, &fr)) {
-        ndem_http_problem(req, 404, NULL, "job %s has no frame %s (yet)", row.id, n_s);
-        return;
-    }
-    void *buf;
-    size_t len;
-    int got = ndem_store_read_frame(app->store, row.id, fr.index, &buf, &len);
-    if (got) {
-        /* never 200 with bytes that fail their checksum */
-        ndem_http_problem(req, 500, NULL, "frame %ld is %s", fr.index,
-                          got == -2 ? "damaged (its file fails its length or checksum check)"
-                                    : "missing (its file is gone)");
-        return;
-    }
-    if (accepts(req, "application/octet-stream")) {
-        ndem_http_reply(req, 200, "application/octet-stream", buf, len);
-        return;
-    }
-    ndem_frame f;
-    long index;
-    int rc = ndem_store_decode_frame(buf, len, &f, &index);
-    free(buf);
-    if (rc) {
-        ndem_http_problem(req, 500, NULL, "the file of frame %ld is damaged", fr.index);
-        return;
-    }
-    char *text = ndem_frame_to_json(&f, index);
-    ndem_frame_free(&f);
-    if (!text) ndem_http_problem(req, 500, NULL, "out of memory");
-    else ndem_http_reply(req, 200, "application/json", text, strlen(text));
 }
 
 /* A growing text buffer for answers written by hand. */
@@ -477,11 +406,11 @@ static void get_series(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
     ndem_job_row row;
-    if (load_job(app, req, &row)) return;
+    if (ndem_load_job(app, req, &row)) return;
     ndem_job_row_free(&row);
     long every = 1;
     const char *every_s = ndem_http_query(req, "every");
-    if (every_s && parse_long(every_s, 1, LONG_MAX, &every)) {
+    if (every_s && ndem_parse_long(every_s, 1, LONG_MAX, &every)) {
         ndem_http_problem(req, 400, NULL, "every must be a whole number of at least 1");
         return;
     }
@@ -496,7 +425,7 @@ static void get_series(void *ctx, ndem_request *req)
         ndem_http_problem(req, 500, NULL, "out of memory");
         return;
     }
-    if (accepts(req, "text/csv")) {
+    if (ndem_accepts(req, "text/csv")) {
         ndem_http_reply(req, 200, "text/csv", text, len); /* the verified rows */
         return;
     }
@@ -613,7 +542,7 @@ static void health(void *ctx, ndem_request *req)
     cJSON_AddNumberToObject(o, "stream_clients", (double)ndem_stream_clients(app->stream));
     cJSON_AddNumberToObject(o, "stuck_workers", (double)stuck);
     cJSON_AddItemToObject(o, "worker_states", states);
-    reply_json(req, ok && !stuck ? 200 : 503, o);
+    ndem_reply_json(req, ok && !stuck ? 200 : 503, o);
 }
 
 static void openapi(void *ctx, ndem_request *req)
@@ -739,9 +668,15 @@ const ndem_route ndem_routes[] = {
     {"GET", "/api/v1/jobs/{id}", get_job, 0},
     {"DELETE", "/api/v1/jobs/{id}", delete_job, 0},
     {"POST", "/api/v1/jobs/{id}/cancel", cancel_job, 0},
-    {"GET", "/api/v1/jobs/{id}/frames", list_frames, 0},
-    {"GET", "/api/v1/jobs/{id}/frames/{n}", get_frame, 0},
+    {"GET", "/api/v1/jobs/{id}/frames", ndem_list_frames, 0},
+    {"GET", "/api/v1/jobs/{id}/frames/{n}", ndem_get_frame, 0},
     {"GET", "/api/v1/jobs/{id}/series", get_series, 0},
+    {"POST", "/api/v1/sweeps", ndem_post_sweep, 1},
+    {"GET", "/api/v1/sweeps", ndem_list_sweeps, 0},
+    {"GET", "/api/v1/sweeps/{id}", ndem_get_sweep, 0},
+    {"DELETE", "/api/v1/sweeps/{id}", ndem_delete_sweep, 0},
+    {"POST", "/api/v1/sweeps/{id}/cancel", ndem_cancel_sweep, 0},
+    {"GET", "/api/v1/sweeps/{id}/results", ndem_sweep_results, 0},
     {"GET", "/health", health, 0},
     {"GET", "/openapi.json", openapi, 0},
     {"GET", "/metrics", metrics, 0},

@@ -355,6 +355,10 @@ START_TEST(service_routes)
                           "/api/v1/jobs/{id}/frames",
                           "/api/v1/jobs/{id}/frames/{n}",
                           "/api/v1/jobs/{id}/series",
+                          "/api/v1/sweeps",
+                          "/api/v1/sweeps/{id}",
+                          "/api/v1/sweeps/{id}/cancel",
+                          "/api/v1/sweeps/{id}/results",
                           "/health",
                           "/metrics"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)

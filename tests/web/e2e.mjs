@@ -154,7 +154,8 @@ try {
   await step('tabs: role=tab with aria-selected and aria-controls, panels role=tabpanel', async () => {
     const tabs = await page.evaluate(() => [...document.querySelectorAll('.tabs [role=tab]')].map((t) => [t.id, t.getAttribute('aria-selected'),
       t.getAttribute('aria-controls'), document.getElementById(t.getAttribute('aria-controls'))?.getAttribute('role')]));
-    const want = [['tab-jobs', 'true', 'panel-jobs', 'tabpanel'], ['tab-submit', 'false', 'panel-submit', 'tabpanel']];
+    const want = [['tab-jobs', 'true', 'panel-jobs', 'tabpanel'], ['tab-submit', 'false', 'panel-submit', 'tabpanel'],
+      ['tab-sweeps', 'false', 'panel-sweeps', 'tabpanel']];
     if (JSON.stringify(tabs) !== JSON.stringify(want)) throw new Error(JSON.stringify(tabs));
     await page.focus('#tab-jobs');
     await page.keyboard.press('ArrowRight'); // the arrow keys move between the tabs
@@ -600,6 +601,39 @@ try {
     await page.selectOption('#filter', 'succeeded');
     await page.waitForFunction(() => document.querySelectorAll('#jobs-body tr.job').length === 1);
     await page.selectOption('#filter', '');
+  });
+  await step('a sweep view: its jobs with their values and statuses, and a plot of a result', async () => {
+    // 2 x 2 tiny jobs (a sphere falling for 0.05 s); queued through the API itself
+    const id = await page.evaluate(async () => {
+      const base = { name: 'e2e-sweep', scene: { materials: [{ name: 'ore', density: 2500, young_modulus: 1e7 }],
+        geometry: [{ type: 'plane', point: [0, 0, 0], normal: [0, 0, 1] }],
+        particles: [{ type: 'list', spheres: [[0, 0, 0.5, 0.01]] }] },
+        solver: { time_step: 0.005, duration: 0.05 }, output: { frame_interval: 0.05 } };
+      const r = await fetch('/api/v1/sweeps', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ base, mode: 'product', parameters: [
+          { pointer: '/solver/iterations', values: [10, 20] },
+          { pointer: '/scene/materials/0/density', values: [2500, 5000] }] }) });
+      if (r.status !== 201) throw new Error(`POST /sweeps: ${r.status} ${await r.text()}`);
+      return (await r.json()).id;
+    });
+    await page.click('#tab-sweeps');
+    await page.waitForSelector(`#sweeps-body a[href="#/sweeps/${id}"]`, { timeout: 10000 });
+    await page.click(`#sweeps-body a[href="#/sweeps/${id}"]`);
+    if ((await page.evaluate(() => location.hash)) !== `#/sweeps/${id}`) throw new Error('URL is not the sweep\'s');
+    await page.waitForFunction(() => document.querySelector('#sweep-view')?.dataset.status === 'done', null, { timeout: 60000 });
+    const rows = await page.$$eval('#sw-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
+    const want = [['0', '10', '2500', 'succeeded'], ['1', '10', '5000', 'succeeded'], ['2', '20', '2500', 'succeeded'], ['3', '20', '5000', 'succeeded']];
+    for (let k = 0; k < 4; k++)
+      if (JSON.stringify(rows[k]?.slice(0, 4)) !== JSON.stringify(want[k])) throw new Error(`row ${k}: ${rows[k]}`);
+    // kinetic energy against the density: two lines (one per iteration count) of two points
+    await page.selectOption('#sw-x', '/scene/materials/0/density');
+    const pts = await page.$eval('#sweep-chart', (c) => Number(c.dataset.points));
+    if (pts !== 4) throw new Error(`${pts} points plotted`);
+    await shot('12-sweep.png', page.locator('#detail'));
+    // a job's link opens that job's view
+    await page.click(`#sw-table tbody tr:first-child a`);
+    await page.waitForFunction(() => /^#\/jobs\//.test(location.hash) && !document.querySelector('#detail-body').hidden);
+    if (!(await page.isHidden('#sweep-view'))) throw new Error('the sweep view stays');
   });
   await page.screenshot({ path: join(OUT, '10-page.png'), fullPage: true });
   check('no uncaught errors in the page', errors.length === 0, errors.join(' | '));

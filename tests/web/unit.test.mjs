@@ -1,7 +1,8 @@
 // Unit tests of the browser client's pure modules (no browser): the NDF1
 // reader, JSON Pointer locations in the editor text, the compact printer and
 // the tar writer, syntax errors and in-place edits of the editor's text, the
-// charts' axis range and text alternative, the job list's order and search.
+// charts' axis range and text alternative, the job list's order and search,
+// a sweep plot's lines.
 // Run by tests/cli_web.sh with `node --test`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { makeTar } from '../../web/js/tar.js';
 import { axisRange, summary } from '../../web/js/chart.js';
 import { arrange, createdText, timing } from '../../web/js/joblist.js';
 import { namedGeometry, magnitude, seriesMagnitude } from '../../web/js/forces.js';
+import { plotSeries } from '../../web/js/sweeps.js';
 
 function ndf(n, fields, { header = 48, index = 7, step = 1234, time = 0.5 } = {}) {
   const per = [3, 1, 1, 3, 3].filter((_, k) => fields & (1 << k)).reduce((a, b) => a + b, 0);
@@ -199,4 +201,17 @@ test('force chart: the named geometry of a series and |F|', () => {
   assert.equal(magnitude([3, -4, 12]), 13);
   assert.ok(Number.isNaN(magnitude([1, null, 2]))); // a non-finite value is served as null
   assert.deepEqual(seriesMagnitude({ floor_fx: [0, 3], floor_fy: [0, 4], floor_fz: [-2, 0] }, 'floor'), [2, 5]);
+});
+
+test('a sweep plot: a line per combination of the other parameters, sorted by x, finished jobs only', () => {
+  const P = ['/a', '/b'];
+  const rows = [
+    { status: 'succeeded', '/a': 2, '/b': 'x', ke: 4 }, { status: 'succeeded', '/a': 1, '/b': 'x', ke: 1 },
+    { status: 'succeeded', '/a': 1, '/b': 'y', ke: 10 }, { status: 'running', '/a': 2, '/b': 'y', ke: 99 },
+    { status: 'succeeded', '/a': 3, '/b': 'y', ke: null },
+  ];
+  const s = plotSeries(rows, P, '/a', 'ke');
+  assert.deepEqual(s.map((q) => [q.label, q.x, q.y]), [['/b = x', [1, 2], [1, 4]], ['/b = y', [1], [10]]]);
+  // one parameter: one line named after the result
+  assert.deepEqual(plotSeries(rows.slice(0, 2), ['/a'], '/a', 'ke').map((q) => q.label), ['ke']);
 });

@@ -11,6 +11,7 @@ import { makeTar } from './tar.js';
 import { LUT } from './colormap.js';
 import { JobList, FINAL, jobHref, timing } from './joblist.js';
 import { initSubmit } from './submit.js';
+import { SweepView, sweepFromHash } from './sweeps.js';
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -268,8 +269,11 @@ const jobFromHash = () => {
   return m ? decodeURIComponent(m[1]) : null;
 };
 function route() {
-  const id = jobFromHash();
-  if (id) selectJob(id); else clearSelection();
+  const id = jobFromHash(), sweep = sweepFromHash();
+  if (!sweep) sweeps.hide();
+  if (id) selectJob(id);
+  else if (sweep) { clearSelection(); $('detail-empty').hidden = true; sweeps.show(sweep); }
+  else clearSelection();
 }
 window.addEventListener('hashchange', route);
 function openJob(id) {
@@ -664,6 +668,16 @@ $('dl-frames-tar').addEventListener('click', () => download('frames', async () =
   }
   save(makeTar(entries), `${base()}.tar`);
 }));
+
+// ---------------------------------------------------------------- sweeps (sweeps.js)
+
+const sweeps = new SweepView({
+  listBody: $('sweeps-body'), listNote: $('sweeps-note'), view: $('sweep-view'), title: $('sw-title'),
+  status: $('sw-status'), note: $('sw-note'), x: $('sw-x'), y: $('sw-y'), plot: $('sw-plot'),
+  plotNote: $('sw-plot-note'), table: $('sw-table'), cancel: $('sw-cancel'), remove: $('sw-delete'),
+}, { deleted: () => { closeJob(); sweeps.refreshList(); } });
+$('tab-sweeps').addEventListener('click', () => sweeps.refreshList());
+setInterval(() => { if (!$('panel-sweeps').hidden) sweeps.refreshList(); }, 3000);
 
 // ---------------------------------------------------------------- submission
 

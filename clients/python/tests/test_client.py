@@ -256,10 +256,44 @@ class TestClient(unittest.TestCase):
             self.assertIn(f"ndemd {version}", str(cm.exception))
             self.assertIsInstance(cm.exception, NotImplementedError)
             return
-        sweep = self.client.sweep(drop("sweep", 0.01), params, mode="product")  # pragma: no cover
-        self.assertEqual(len(sweep.jobs), 2)
+        # 2 x 2 tiny jobs: a sphere falling freely for 0.01 s (100 steps), so its
+        # kinetic energy is (1/2) m (g t)^2 exactly and goes with the density
+        params = {"/solver/iterations": [10, 20], "/scene/materials/0/density": [RHO, 2 * RHO]}
+        sweep = self.client.sweep(drop("sweep", 0.01), params, mode="product")
+        self.assertEqual(len(sweep.jobs), 4)
+        self.assertEqual([j["parameters"] for j in sweep.resource["jobs"]],
+                         [{"/solver/iterations": i, "/scene/materials/0/density": d}
+                          for i in (10, 20) for d in (RHO, 2 * RHO)])
+        self.assertIn(sweep.id, [s.id for s in self.client.sweeps()])
         rows = sweep.wait(progress=False, timeout=120).results()
-        self.assertEqual(len(rows), 2)
+        self.assertEqual(sweep.resource["status"], "done")
+        self.assertEqual(sweep.resource["counts"]["succeeded"], 4)
+        self.assertEqual(len(rows), 4)
+        for row, job in zip(rows, sweep.jobs):
+            res = job.refresh()
+            self.assertEqual(row["job"], job.id)
+            self.assertEqual(res["sweep"]["id"], sweep.id)
+            self.assertEqual(row["status"], "succeeded")
+            self.assertEqual(row["kinetic_energy"], res["stats"]["kinetic_energy"])
+            self.assertEqual(row["step"], 100)
+            m = row["/scene/materials/0/density"] * 4 / 3 * math.pi * R ** 3
+            self.assertAlmostEqual(row["kinetic_energy"], 0.5 * m * (G * 0.01) ** 2,
+                                   delta=1e-9 * m)
+        csv_lines = sweep.results_csv().splitlines()
+        self.assertEqual(len(csv_lines), 5)
+        header = csv_lines[0].split(",")
+        self.assertEqual(header[:5], ["index", "job", "status", "/solver/iterations",
+                                      "/scene/materials/0/density"])
+        for line, row in zip(csv_lines[1:], rows):
+            cells = dict(zip(header, line.split(",")))
+            self.assertEqual(cells["job"], row["job"])
+            self.assertAlmostEqual(float(cells["kinetic_energy"]), row["kinetic_energy"],
+                                   delta=1e-15 * row["kinetic_energy"])
+        sweep.cancel()  # every job has finished: nothing to cancel, still 200
+        sweep.delete()
+        with self.assertRaises(ProblemError) as cm:
+            sweep.refresh()
+        self.assertEqual(cm.exception.status, 404)
 
 
 class TestConnection(unittest.TestCase):

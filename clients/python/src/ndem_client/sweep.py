@@ -1,8 +1,8 @@
 """Parameter sweeps (``/api/v1/sweeps``).
 
-Written against the sweep routes as the API names them (``POST /sweeps``,
-``GET /sweeps/{id}``, ``GET /sweeps/{id}/results``, cancel, delete). A
-daemon without them answers 404, which :meth:`Client.sweep` turns into
+The sweep routes of docs/api.md (``POST /sweeps``, ``GET /sweeps/{id}``,
+``GET /sweeps/{id}/results``, cancel, delete). An older daemon without them
+answers 404, which :meth:`Client.sweep` turns into
 :class:`NotSupportedByDaemonError`.
 """
 
@@ -18,6 +18,8 @@ from .progress import ProgressBar
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
+
+SWEEP_TERMINAL = ("done", "failed", "cancelled")
 
 Parameters = Union[Mapping[str, Sequence[Any]], Sequence[Mapping[str, Any]]]
 
@@ -72,7 +74,8 @@ class Sweep:
         return out
 
     def _done(self) -> bool:
-        if self.resource.get("status") in TERMINAL:
+        # a sweep's own final statuses: done, failed, cancelled (every job finished)
+        if self.resource.get("status") in SWEEP_TERMINAL:
             return True
         jobs = self.resource.get("jobs", [])
         return bool(jobs) and all(isinstance(j, Mapping) and j.get("status") in TERMINAL for j in jobs)
@@ -119,9 +122,9 @@ class Sweep:
         return self._t.request("GET", f"{self.path}/results", accept="text/csv").body.decode("utf-8")
 
     def cancel(self) -> None:
-        """Cancels every job of the sweep."""
-        self._t.post_json(f"{self.path}/cancel")
+        """Cancels every queued or running job of the sweep (running ones stop after their step)."""
+        self.resource = self._t.post_json(f"{self.path}/cancel").json()
 
     def delete(self) -> None:
-        """Deletes the sweep and every job of it."""
+        """Deletes the sweep and every job of it (409 while a job of it is queued or running)."""
         self._t.request("DELETE", self.path)

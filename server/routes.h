@@ -1,0 +1,40 @@
+/* routes.h - what the route handlers (routes.c, routes_sweeps.c) share. */
+#ifndef NDEM_SERVER_ROUTES_H
+#define NDEM_SERVER_ROUTES_H
+
+#include "app.h"
+#include "job.h"
+
+/* Answers with o as JSON (o is deleted). */
+void ndem_reply_json(ndem_request *req, int status, cJSON *o);
+/* 1 when id is NDEM_ID_LEN lowercase hex digits. */
+int ndem_valid_id(const char *id);
+/* A new random id (NDEM_ID_LEN hex digits and NUL); -1 without randomness. */
+int ndem_new_id(char *id);
+/* Steps of a job: ceil(duration / time_step), saturated. */
+long ndem_job_steps(const ndem_job *job);
+/* The daemon's limits (--max-*), as errors with pointers like the parser's. */
+void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
+                       ndem_job_errors *errs);
+/* A whole number of s in [min, max]: 0, else -1. */
+int ndem_parse_long(const char *s, long min, long max, long *out);
+/* 1 when the Accept header names type. */
+int ndem_accepts(ndem_request *req, const char *type);
+
+/* Reads the job of the {id} parameter; answers 404 (or 500) itself and
+ * returns nonzero when there is none. */
+int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row);
+
+/* Frame handlers (routes_frames.c). */
+void ndem_list_frames(void *app, ndem_request *req);
+void ndem_get_frame(void *app, ndem_request *req);
+
+/* Sweep handlers (routes_sweeps.c). */
+void ndem_post_sweep(void *app, ndem_request *req);
+void ndem_list_sweeps(void *app, ndem_request *req);
+void ndem_get_sweep(void *app, ndem_request *req);
+void ndem_sweep_results(void *app, ndem_request *req);
+void ndem_cancel_sweep(void *app, ndem_request *req);
+void ndem_delete_sweep(void *app, ndem_request *req);
+
+#endif

@@ -68,10 +68,23 @@ typedef enum ndem_geometry_type {
     NDEM_GEOMETRY_CYLINDER = 2
 } ndem_geometry_type;
 
-/* Static or kinematic geometry: infinite mass. A kinematic shape moves with
- * `velocity`; `angular_velocity` (rad/s, a vector about `center` for boxes and
- * planes, about the axis for cylinders) enters the surface velocity of every
- * contact. Boxes stay axis-aligned; a cylinder spins about its own axis. */
+/* A keyframe of a geometry's motion: at `time` the type's reference point
+ * (plane: its point, box: its centre, cylinder: its centre) is at
+ * `position` and the shape is turned by `orientation` (unit quaternion w, x,
+ * y, z) from the shape as defined. Between keyframes the position is linear
+ * and the orientation a slerp along the shorter arc. */
+typedef struct ndem_keyframe {
+    double time;
+    double position[3];
+    double orientation[4];
+} ndem_keyframe;
+
+/* Static or kinematic geometry: infinite mass. The shape (point, normal,
+ * min, max, ...) is its reference shape at time 0. It moves either with
+ * constant motion (`velocity`, and `angular_velocity` about `pivot`, which
+ * moves with the velocity; without has_pivot the type's reference point) or
+ * along keyframes (keyframe_count > 0; velocity and angular_velocity are then
+ * unused). Any type moves and turns: the engine poses it (geometry.c). */
 typedef struct ndem_geometry_def {
     ndem_geometry_type type;
     int material;
@@ -80,12 +93,16 @@ typedef struct ndem_geometry_def {
     double normal[3]; /* plane: unit normal pointing into the material */
     double min[3];    /* box corners */
     double max[3];
-    double center[3];           /* cylinder centre */
-    double axis[3];             /* cylinder unit axis */
-    double radius;              /* cylinder radius */
-    double length;              /* cylinder length along the axis */
-    double velocity[3];         /* linear velocity (m/s) */
-    double angular_velocity[3]; /* rad/s */
+    double center[3];               /* cylinder centre */
+    double axis[3];                 /* cylinder unit axis */
+    double radius;                  /* cylinder radius */
+    double length;                  /* cylinder length along the axis */
+    double velocity[3];             /* linear velocity (m/s) */
+    double angular_velocity[3];     /* rad/s, about the pivot */
+    double pivot[3];                /* centre of the turn at time 0, if has_pivot */
+    int has_pivot;                  /* 0: the type's reference point */
+    int keyframe_count;             /* > 0: keyframed motion */
+    const ndem_keyframe *keyframes; /* times strictly increasing; copied by ndem_sim_create */
 } ndem_geometry_def;
 
 typedef enum ndem_radius_kind {
@@ -285,6 +302,14 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
 /* Smooth DEM: the stable time step pi sqrt(m / k) for the smallest particle
  * and the stiffest pair of the scene (infinite when there are no particles). */
 double ndem_dem_stable_step(const ndem_scene_def *def);
+
+/* The pose of geometry g now: world = R(q) x + t for a point x of its shape
+ * as defined (q = w, x, y, z). */
+void ndem_sim_geometry_pose(const ndem_sim *sim, int g, double t[3], double q[4]);
+/* Where geometry g's pivot is now (constant motion: the pivot, moved with
+ * the velocity; keyframes: the reference point): its position for outputs,
+ * and the point torques on it are taken about. */
+void ndem_sim_geometry_position(const ndem_sim *sim, int g, double p[3]);
 
 /* FNV-1a hash over the full particle state, for determinism checks. */
 uint64_t ndem_sim_state_hash(const ndem_sim *sim);

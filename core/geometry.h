@@ -108,6 +108,10 @@ void ndem_geometry_pose_v3(const ndem_geometry_def *g0, const ndem_geometry_def 
 /* world = R(q) x + t for x of the shape as defined (before any shift). */
 void ndem_geometry_pose_of(const ndem_geometry_pose *p, double t[3], double q[4]);
 
+/* The world position of g's reference point at the pose. */
+void ndem_geometry_reference_now(const ndem_geometry_def *g, const ndem_geometry_pose *p,
+                                 double c[3]);
+
 /* Quaternions (w, x, y, z) for the pose layer. */
 void ndem_quat_mul(const double a[4], const double b[4], double out[4]);
 void ndem_quat_matrix(const double q[4], double m[9]);

@@ -196,6 +196,17 @@ void ndem_geometry_pose_of(const ndem_geometry_pose *p, double t[3], double q[4]
     memcpy(q, p->q, 4 * sizeof(double));
 }
 
+void ndem_geometry_reference_now(const ndem_geometry_def *g, const ndem_geometry_pose *p,
+                                 double c[3])
+{
+    double r[3], q[4];
+    ndem_geometry_ops_of(g)->reference(g, r, q);
+    for (int k = 0; k < 3; k++) r[k] -= p->from[k];
+    for (int i = 0; i < 3; i++)
+        c[i] =
+            p->to[i] + p->rot[3 * i] * r[0] + p->rot[3 * i + 1] * r[1] + p->rot[3 * i + 2] * r[2];
+}
+
 static void grow(double *lo, double *hi, const double *a, const double *b)
 {
     for (int k = 0; k < 3; k++) {

@@ -306,10 +306,14 @@ double ndem_dem_stable_step(const ndem_scene_def *def);
 /* The pose of geometry g now: world = R(q) x + t for a point x of its shape
  * as defined (q = w, x, y, z). */
 void ndem_sim_geometry_pose(const ndem_sim *sim, int g, double t[3], double q[4]);
-/* Where geometry g's pivot is now (constant motion: the pivot, moved with
- * the velocity; keyframes: the reference point): its position for outputs,
- * and the point torques on it are taken about. */
+/* Where geometry g's reference point (plane: its point, box and cylinder:
+ * the centre; what a keyframe's position places) is now: its position for
+ * outputs. */
 void ndem_sim_geometry_position(const ndem_sim *sim, int g, double p[3]);
+/* Where geometry g's pivot is now (constant motion: the pivot, moved with
+ * the velocity; keyframes and static geometry: the reference point): the
+ * point torques on it are taken about. */
+void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3]);
 
 /* FNV-1a hash over the full particle state, for determinism checks. */
 uint64_t ndem_sim_state_hash(const ndem_sim *sim);

@@ -233,6 +233,11 @@ void ndem_sim_geometry_pose(const ndem_sim *sim, int g, double t[3], double q[4]
 
 void ndem_sim_geometry_position(const ndem_sim *sim, int g, double p[3])
 {
+    ndem_geometry_reference_now(&sim->geometry[g], &sim->pose[g], p);
+}
+
+void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3])
+{
     memcpy(p, sim->pose[g].to, sizeof sim->pose[g].to);
 }
 

@@ -338,19 +338,24 @@ START_TEST(constant_turn_does_not_drift)
     ndem_sim *sim = test_sim(job);
     run_to_end(sim);
     double w[3] = {0.3, -1.2, 2.0}, a = sqrt(0.09 + 1.44 + 4.0), t = ndem_sim_stats(sim)->time;
-    double tr[3], q[4], p[3];
+    double tr[3], q[4], p[3], c[3];
     ndem_sim_geometry_pose(sim, 0, tr, q);
-    ndem_sim_geometry_position(sim, 0, p);
+    ndem_sim_geometry_pivot(sim, 0, p);
+    ndem_sim_geometry_position(sim, 0, c);
     ck_assert_double_eq_tol(t, 50.0, 1e-9);
     ck_assert_double_eq_tol(q[0], cos(0.5 * a * t), 1e-13);
     for (int k = 0; k < 3; k++)
         ck_assert_double_eq_tol(q[k + 1], sin(0.5 * a * t) * w[k] / a, 1e-13);
-    /* the pivot stays where it is and is a fixed point of the pose */
-    double pivot[3] = {1, 2, 3}, img[3];
+    /* the pivot stays where it is and is a fixed point of the pose; the
+     * centre (the origin as defined) has gone round it to t */
+    double pivot[3] = {1, 2, 3}, img[3], arm[3] = {-1, -2, -3}, carm[3];
     rotate(q, pivot, img);
+    rotate(q, arm, carm);
     for (int k = 0; k < 3; k++) {
         ck_assert_double_eq(p[k], pivot[k]);
         ck_assert_double_eq_tol(img[k] + tr[k], pivot[k], 1e-12);
+        ck_assert_double_eq_tol(c[k], pivot[k] + carm[k], 1e-12);
+        ck_assert_double_eq_tol(c[k], tr[k], 1e-12);
     }
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);

@@ -114,6 +114,46 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
     ndem_jw_end(w);
 }
 
+/* The shorthand velocity and angular_velocity when they say it all (no
+ * pivot, no keyframes), otherwise "motion" (docs/job.md, "Moving
+ * geometry"). */
+static void emit_motion(ndem_jw *w, const ndem_geometry_def *g)
+{
+    if (g->keyframe_count == 0 && !g->has_pivot) {
+        ndem_jw_kvec3(w, "velocity", g->velocity);
+        ndem_jw_kvec3(w, "angular_velocity", g->angular_velocity);
+        return;
+    }
+    ndem_jw_key(w, "motion");
+    ndem_jw_begin(w, '{', 0);
+    if (g->keyframe_count == 0) {
+        ndem_jw_kvec3(w, "velocity", g->velocity);
+        ndem_jw_kvec3(w, "angular_velocity", g->angular_velocity);
+        ndem_jw_kvec3(w, "pivot", g->pivot);
+        ndem_jw_end(w);
+        return;
+    }
+    ndem_jw_key(w, "keyframes");
+    ndem_jw_begin(w, '[', 0);
+    for (int k = 0; k < g->keyframe_count; k++) {
+        const ndem_keyframe *f = &g->keyframes[k];
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '{', 1);
+        ndem_jw_knumber(w, "time", f->time);
+        ndem_jw_kvec3(w, "position", f->position);
+        ndem_jw_key(w, "orientation");
+        ndem_jw_begin(w, '[', 1);
+        for (int j = 0; j < 4; j++) {
+            ndem_jw_next(w);
+            ndem_jw_number(w, f->orientation[j]);
+        }
+        ndem_jw_end(w);
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+    ndem_jw_end(w);
+}
+
 static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
 {
     static const char *const types[] = {"plane", "box", "cylinder"};
@@ -144,8 +184,7 @@ static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
             break;
         }
         ndem_jw_kstring(w, "material", material_name(s, g->material));
-        ndem_jw_kvec3(w, "velocity", g->velocity);
-        ndem_jw_kvec3(w, "angular_velocity", g->angular_velocity);
+        emit_motion(w, g);
         ndem_jw_end(w);
     }
     ndem_jw_end(w);

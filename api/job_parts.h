@@ -19,6 +19,14 @@ int ndem_job_material_ref(ndem_jc *c, const cJSON *obj, const char *key, const n
 /* scene.geometry, scene.particles, scene.emitters: allocate the job's
  * arrays and fill them; errors go to c. */
 void ndem_job_read_geometry(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
+/* A geometry's "motion" member (job_motion.c) into g. */
+void ndem_job_read_motion(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_geometry_def *g);
+/* A quaternion [w, x, y, z] at the current pointer (v already pushed),
+ * finite and not zero, normalised into out (job_scene.c). */
+int ndem_job_quaternion_value(ndem_jc *c, const cJSON *v, double out[4]);
+/* A malloc'd array of n doubles owned by the job (freed with it); NULL on
+ * oom (reported through c). */
+double *ndem_job_list_array(ndem_jc *c, ndem_job *job, size_t doubles);
 void ndem_job_read_particles(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 

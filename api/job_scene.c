@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GEOMETRY_COMMON "type", "name", "material", "velocity", "angular_velocity"
+#define GEOMETRY_COMMON "type", "name", "material", "velocity", "angular_velocity", "motion"
 static const char *const plane_keys[] = {GEOMETRY_COMMON, "point", "normal", NULL};
 static const char *const box_keys[] = {GEOMETRY_COMMON, "min", "max", "inside", NULL};
 static const char *const cylinder_keys[] = {GEOMETRY_COMMON, "center", "axis", "radius",
@@ -349,6 +349,7 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
         spin_axis = g->axis;
         break;
     }
+    ndem_job_read_motion(c, item, job, g);
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity");
     if (!w) return;
     size_t mark = ndem_jc_push_key(c, "angular_velocity");
@@ -391,7 +392,7 @@ void ndem_job_read_geometry(ndem_jc *c, const cJSON *scene, ndem_job *job, int m
 /* ---- particle generators ---- */
 
 /* Hands a malloc'd list array to the job (which frees it); NULL on oom. */
-static double *list_array(ndem_jc *c, ndem_job *job, size_t doubles)
+double *ndem_job_list_array(ndem_jc *c, ndem_job *job, size_t doubles)
 {
     double **arrays =
         realloc(job->list_arrays, (size_t)(job->list_array_count + 1) * sizeof *arrays);
@@ -424,7 +425,7 @@ static int sphere_ok(const cJSON *e, double out[4])
 /* [w, x, y, z], finite and not all zero: normalised into out (scaled by its
  * largest component first, so that tiny or huge ones neither underflow nor
  * overflow). */
-static int quaternion_value(ndem_jc *c, const cJSON *v, double out[4])
+int ndem_job_quaternion_value(ndem_jc *c, const cJSON *v, double out[4])
 {
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 4) {
         ndem_jc_error(c, "must be an array of 4 numbers [w, x, y, z]");
@@ -470,7 +471,7 @@ static const double *read_per_sphere(ndem_jc *c, const cJSON *item, ndem_job *jo
         ndem_jc_error_at(c, key, "must have one entry per sphere (%d), got %d", n, nv);
         return NULL;
     }
-    double *v = list_array(c, job, (size_t)width * (size_t)n);
+    double *v = ndem_job_list_array(c, job, (size_t)width * (size_t)n);
     if (!v) return NULL;
     memset(v, 0, (size_t)width * (size_t)n * sizeof *v);
     size_t mark = ndem_jc_push_key(c, key);
@@ -491,7 +492,7 @@ static void read_list(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_generat
     const cJSON *sph, *e;
     int n = ndem_jc_array(c, item, "spheres", 1, INT_MAX, NDEM_JC_REQUIRED, &sph);
     if (n <= 0) return;
-    double *s = list_array(c, job, 4 * (size_t)n);
+    double *s = ndem_job_list_array(c, job, 4 * (size_t)n);
     if (!s) return;
     memset(s, 0, 4 * (size_t)n * sizeof *s);
     size_t mark = ndem_jc_push_key(c, "spheres");
@@ -526,7 +527,8 @@ static void read_list(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_generat
     g->list_count = n;
     g->spheres = s;
     g->velocities = read_per_sphere(c, item, job, "velocities", n, 3, ndem_jc_vec3_value);
-    g->orientations = read_per_sphere(c, item, job, "orientations", n, 4, quaternion_value);
+    g->orientations =
+        read_per_sphere(c, item, job, "orientations", n, 4, ndem_job_quaternion_value);
     g->angular_velocities =
         read_per_sphere(c, item, job, "angular_velocities", n, 3, ndem_jc_vec3_value);
 }
@@ -537,7 +539,7 @@ static void read_list_bonds(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_g
     const cJSON *arr, *e;
     int nb = ndem_jc_array(c, item, "bonds", 0, INT_MAX, 0, &arr);
     if (nb <= 0 || !arr) return;
-    double *p = list_array(c, job, 2 * (size_t)nb);
+    double *p = ndem_job_list_array(c, job, 2 * (size_t)nb);
     if (!p) return;
     size_t mark = ndem_jc_push_key(c, "bonds");
     int i = 0, ok = 1;

@@ -36,8 +36,7 @@ void ndem_series_cols_sample(ndem_series_cols *c, const ndem_sim *sim)
 {
     for (int i = 0; i < c->count; i++) {
         ndem_series_geo *o = &c->geo[i];
-        const ndem_geometry_def *g = ndem_sim_geometry(sim, o->index);
-        if (!g || ndem_sim_geometry_load(sim, o->index, o->force, o->torque)) continue;
-        ndem_geometry_reference_point(g, o->position);
+        if (ndem_sim_geometry_load(sim, o->index, o->force, o->torque)) continue;
+        ndem_sim_geometry_position(sim, o->index, o->position);
     }
 }

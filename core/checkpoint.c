@@ -6,7 +6,8 @@
  * Layout (host byte order, little-endian on every supported machine):
  *   "NDEMCKPT" u32 version, u32 0, u64 scene hash, i64 step, i64 bodies,
  *   particle arrays (internal order) and their creation ids, geometry
- *   positions, emitter states, history, stats, and last a u32 CRC-32C of
+ *   positions and (format 4) poses, emitter states, history, stats, and
+ *   last a u32 CRC-32C of
  *   every byte before it: a damaged checkpoint is refused as damaged, never
  *   restored into a state that fails later for a misleading reason. */
 #include "crc32c.h"
@@ -18,7 +19,10 @@
 #include <string.h>
 
 #define CKPT_MAGIC "NDEMCKPT"
-#define CKPT_VERSION 3u /* 2: creation ids of the internal order (reorder.c); 3: CRC trailer */
+#define CKPT_VERSION                                                                               \
+    4u                 /* 2: creation ids of the internal order (reorder.c); 3: CRC trailer;       \
+                          4: geometry poses */
+#define CKPT_OLDEST 3u /* the oldest format restored */
 
 typedef struct writer {
     unsigned char *buf;
@@ -88,6 +92,10 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
         put(&w, geo->min, sizeof geo->min);
         put(&w, geo->max, sizeof geo->max);
         put(&w, geo->center, sizeof geo->center);
+        const ndem_geometry_pose *p = &sim->pose[g]; /* its state; the rest is derived */
+        put(&w, p->q, sizeof p->q);
+        put(&w, p->to, sizeof p->to);
+        put(&w, p->shift, sizeof p->shift);
     }
     for (int e = 0; e < sim->emitter_count; e++) {
         const ndem_emitter_state *s = &sim->emitter_state[e];
@@ -144,9 +152,9 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
         snprintf(err, err_len, "not an ndem checkpoint (bad magic)");
         return NULL;
     }
-    if (version != CKPT_VERSION) {
-        snprintf(err, err_len, "checkpoint version %u is not supported (this build reads %u)",
-                 version, CKPT_VERSION);
+    if (version < CKPT_OLDEST || version > CKPT_VERSION) {
+        snprintf(err, err_len, "checkpoint version %u is not supported (this build reads %u to %u)",
+                 version, CKPT_OLDEST, CKPT_VERSION);
         return NULL;
     }
     uint32_t crc;
@@ -192,6 +200,12 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
         get(&r, geo->min, sizeof geo->min);
         get(&r, geo->max, sizeof geo->max);
         get(&r, geo->center, sizeof geo->center);
+        if (version >= 4) {
+            ndem_geometry_pose *p = &sim->pose[g];
+            get(&r, p->q, sizeof p->q);
+            get(&r, p->to, sizeof p->to);
+            get(&r, p->shift, sizeof p->shift);
+        }
     }
     for (int e = 0; e < sim->emitter_count; e++) {
         ndem_emitter_state *s = &sim->emitter_state[e];
@@ -254,6 +268,9 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     }
     sim->step = step;
     sim->time = (double)step * sim->solver.time_step;
+    for (int g = 0; g < sim->geometry_count; g++)
+        if (version >= 4) ndem_geometry_derive(&sim->geometry[g], &sim->pose[g], sim->time);
+        else ndem_geometry_pose_v3(&def->geometry[g], &sim->geometry[g], &sim->pose[g], sim->time);
     return sim;
 oom:
     snprintf(err, err_len, "out of memory restoring the checkpoint");

@@ -56,11 +56,11 @@ static int geometry_hits(const ndem_sim *sim, long i, double skin, int g, ndem_g
     const ndem_bodies *b = &sim->bodies;
     const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
     double r = b->radius[i], h = sim->solver.time_step;
-    int n = ndem_geometry_collide(&sim->geometry[g], x, r, skin, hits), kept = 0;
+    int n = ndem_geometry_collide(&sim->geometry[g], &sim->pose[g], x, r, skin, hits), kept = 0;
     for (int k = 0; k < n; k++) {
         double p[3], u[3];
         for (int c = 0; c < 3; c++) p[c] = x[c] + (r - hits[k].delta) * hits[k].n[c];
-        ndem_geometry_surface_velocity(&sim->geometry[g], p, u);
+        ndem_geometry_surface_velocity(&sim->pose[g], p, u);
         double dv[3] = {v[0] - u[0], v[1] - u[1], v[2] - u[2]};
         if (keep_pair(-hits[k].delta, ndem_dot(dv, hits[k].n), r, h)) hits[kept++] = hits[k];
     }
@@ -200,7 +200,8 @@ void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_conta
     int feature = key.feature;
     const ndem_geometry_def *geo = &sim->geometry[key.b];
     ndem_geo_hit hits[NDEM_GEO_HITS];
-    int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
+    const ndem_geometry_pose *pose = &sim->pose[key.b];
+    int m = ndem_geometry_collide(geo, pose, xa, ra, INFINITY, hits), t = 0;
     while (t < m - 1 && hits[t].feature != feature) t++;
     memcpy(g->n, hits[t].n, sizeof g->n);
     g->delta = hits[t].delta;
@@ -210,8 +211,8 @@ void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_conta
     g->material_b = geo->material;
     double p[3];
     for (int q = 0; q < 3; q++) p[q] = xa[q] + g->la * g->n[q];
-    ndem_geometry_surface_velocity(geo, p, g->ug);
-    memcpy(&g->ug[3], geo->angular_velocity, 3 * sizeof(double));
+    ndem_geometry_surface_velocity(pose, p, g->ug);
+    memcpy(&g->ug[3], pose->spin, 3 * sizeof(double));
 }
 
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)

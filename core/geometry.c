@@ -1,11 +1,15 @@
-/* geometry.c - the table of geometry types and the helpers they share. The
- * contact normal points from the sphere into the geometry, as for particle
- * pairs (docs/physics.md, "Contacts"). Each type's functions are in
- * geometry_<type>.c. */
+/* geometry.c - the table of geometry types, the helpers they share, and the
+ * contact side of the pose layer: a sphere is mapped into the geometry's
+ * reference frame (x_ref = from + R^T (x - to)), the type's collide runs
+ * there, and the hit normals are turned back. The contact normal points
+ * from the sphere into the geometry, as for particle pairs (docs/physics.md,
+ * "Contacts"). Each type's functions are in geometry_<type>.c, the motion
+ * in geometry_pose.c. */
 #include "checks.h"
 #include "geometry.h"
 #include "vec.h"
 
+#include <math.h>
 #include <stddef.h>
 
 /* Indexed by ndem_geometry_type: adding a type is one line here. */
@@ -35,23 +39,80 @@ int ndem_geo_add_hit(ndem_geo_hit *hits, int n, const double *normal, double del
     return n + 1;
 }
 
-void ndem_geo_rigid_velocity(const ndem_geometry_def *g, const double *c, const double *p,
-                             double *u)
+void ndem_geo_no_turn(double q[4])
 {
-    double rel[3], wr[3];
-    for (int k = 0; k < 3; k++) rel[k] = p[k] - c[k];
-    ndem_cross(g->angular_velocity, rel, wr);
-    for (int k = 0; k < 3; k++) u[k] = g->velocity[k] + wr[k];
+    q[0] = 1.0;
+    q[1] = q[2] = q[3] = 0.0;
+}
+
+/* out = R v and out = R^T v for a row-major R. */
+static void turn(const double *m, const double *v, double *out)
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = m[3 * i] * v[0] + m[3 * i + 1] * v[1] + m[3 * i + 2] * v[2];
+}
+
+static void unturn(const double *m, const double *v, double *out)
+{
+    for (int i = 0; i < 3; i++) out[i] = m[i] * v[0] + m[3 + i] * v[1] + m[6 + i] * v[2];
+}
+
+int ndem_geometry_collide(const ndem_geometry_def *g, const ndem_geometry_pose *p, const double *x,
+                          double r, double margin, ndem_geo_hit hits[NDEM_GEO_HITS])
+{
+    const ndem_geometry_ops *ops = ndem_geometry_ops_of(g);
+    /* at rest, or moved only by translate: the def is where the shape is */
+    if (!p->rotate && !p->offset) return ops->collide(g, x, r, margin, hits);
+    double d[3] = {x[0] - p->to[0], x[1] - p->to[1], x[2] - p->to[2]}, xr[3];
+    if (p->rotate) unturn(p->rot, d, xr);
+    else xr[0] = d[0], xr[1] = d[1], xr[2] = d[2];
+    for (int k = 0; k < 3; k++) xr[k] += p->from[k];
+    int n = ops->collide(g, xr, r, margin, hits);
+    if (p->rotate)
+        for (int i = 0; i < n; i++) {
+            double nr[3] = {hits[i].n[0], hits[i].n[1], hits[i].n[2]};
+            turn(p->rot, nr, hits[i].n);
+        }
+    return n;
+}
+
+void ndem_geometry_surface_velocity(const ndem_geometry_pose *p, const double *x, double *u)
+{
+    double rel[3] = {x[0] - p->to[0], x[1] - p->to[1], x[2] - p->to[2]}, wr[3];
+    ndem_cross(p->spin, rel, wr);
+    for (int k = 0; k < 3; k++) u[k] = p->velocity[k] + wr[k];
+}
+
+void ndem_geometry_bounds(const ndem_geometry_def *g, const ndem_geometry_pose *p, double *lo,
+                          double *hi)
+{
+    double rl[3], rh[3];
+    ndem_geometry_ops_of(g)->bounds(g, rl, rh);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (int c = 0; c < 8; c++) { /* the corners of the reference bounds */
+        double d[3], w[3];
+        for (int k = 0; k < 3; k++) d[k] = ((c >> k) & 1 ? rh[k] : rl[k]) - p->from[k];
+        turn(p->rot, d, w);
+        for (int k = 0; k < 3; k++) {
+            w[k] += p->to[k];
+            lo[k] = fmin(lo[k], w[k]);
+            hi[k] = fmax(hi[k], w[k]);
+        }
+    }
 }
 
 void ndem_geometry_reference_point(const ndem_geometry_def *g, double c[3])
 {
-    ndem_geometry_ops_of(g)->reference(g, c);
+    double q[4];
+    ndem_geometry_ops_of(g)->reference(g, c, q);
 }
 
 int ndem_geometry_moves(const ndem_geometry_def *g)
 {
     for (int k = 0; k < 3; k++)
         if (g->velocity[k] != 0 || g->angular_velocity[k] != 0) return 1;
-    return 0;
+    return g->keyframe_count > 0;
 }

@@ -1,5 +1,5 @@
-/* geometry_box.c - an axis-aligned box: a container (inside, six walls) or
- * a solid obstacle. */
+/* geometry_box.c - a box, axis-aligned in its reference frame (the pose
+ * layer turns it): a container (inside, six walls) or a solid obstacle. */
 #include "geometry.h"
 #include "vec.h"
 
@@ -63,27 +63,26 @@ static int box_collide(const ndem_geometry_def *g, const double *x, double r, do
     return n;
 }
 
-static void box_reference(const ndem_geometry_def *g, double *c)
+/* The reference point is the centre. */
+static void box_reference(const ndem_geometry_def *g, double c[3], double q[4])
 {
     for (int k = 0; k < 3; k++) c[k] = 0.5 * (g->min[k] + g->max[k]);
+    ndem_geo_no_turn(q);
 }
 
-static void box_surface_velocity(const ndem_geometry_def *g, const double *p, double *u)
-{
-    double c[3];
-    ndem_geometry_reference_point(g, c);
-    ndem_geo_rigid_velocity(g, c, p, u);
-}
-
-static void box_integrate(ndem_geometry_def *g, double h)
+static void box_translate(ndem_geometry_def *g, const double d[3])
 {
     for (int k = 0; k < 3; k++) {
-        double dx = h * g->velocity[k];
-        g->min[k] += dx;
-        g->max[k] += dx;
+        g->min[k] += d[k];
+        g->max[k] += d[k];
     }
 }
 
 const ndem_geometry_ops ndem_geometry_box_ops = {
-    "box", box_bounds, box_collide, box_surface_velocity, box_integrate, box_reference,
+    .name = "box",
+    .bounds = box_bounds,
+    .collide = box_collide,
+    .reference = box_reference,
+    .translate = box_translate,
+    .symmetric = NULL, /* no turn leaves a box as it is but whole quarter turns */
 };

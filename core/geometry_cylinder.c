@@ -1,6 +1,6 @@
 /* geometry_cylinder.c - a finite cylinder: a container closed by its two
- * end caps (inside), or a solid obstacle. It turns about its axis with its
- * angular velocity (the surface velocity), which leaves its shape as is. */
+ * end caps (inside), or a solid obstacle. A turn about its own axis leaves
+ * its shape as is (symmetric), so a turning drum only drags its contents. */
 #include "geometry.h"
 #include "vec.h"
 
@@ -57,24 +57,33 @@ static int cylinder_collide(const ndem_geometry_def *g, const double *x, double 
     return ndem_geo_add_hit(hits, 0, nn, r + cap, 0, margin);
 }
 
-static void cylinder_reference(const ndem_geometry_def *g, double *c)
+/* The reference point is the centre. */
+static void cylinder_reference(const ndem_geometry_def *g, double c[3], double q[4])
 {
     for (int k = 0; k < 3; k++) c[k] = g->center[k];
+    ndem_geo_no_turn(q);
 }
 
-static void cylinder_surface_velocity(const ndem_geometry_def *g, const double *p, double *u)
+static void cylinder_translate(ndem_geometry_def *g, const double d[3])
 {
-    double c[3];
-    ndem_geometry_reference_point(g, c);
-    ndem_geo_rigid_velocity(g, c, p, u);
+    for (int k = 0; k < 3; k++) g->center[k] += d[k];
 }
 
-static void cylinder_integrate(ndem_geometry_def *g, double h)
+/* w along the axis, and p on the axis (exactly: a test of sameness, not of
+ * nearness; a turn that fails it is done in full, which is only slower). */
+static int cylinder_symmetric(const ndem_geometry_def *g, const double w[3], const double p[3])
 {
-    for (int k = 0; k < 3; k++) g->center[k] += h * g->velocity[k];
+    double rel[3] = {p[0] - g->center[0], p[1] - g->center[1], p[2] - g->center[2]}, a[3], b[3];
+    ndem_cross(w, g->axis, a);
+    ndem_cross(rel, g->axis, b);
+    return a[0] == 0 && a[1] == 0 && a[2] == 0 && b[0] == 0 && b[1] == 0 && b[2] == 0;
 }
 
 const ndem_geometry_ops ndem_geometry_cylinder_ops = {
-    "cylinder",         cylinder_bounds,    cylinder_collide, cylinder_surface_velocity,
-    cylinder_integrate, cylinder_reference,
+    .name = "cylinder",
+    .bounds = cylinder_bounds,
+    .collide = cylinder_collide,
+    .reference = cylinder_reference,
+    .translate = cylinder_translate,
+    .symmetric = cylinder_symmetric,
 };

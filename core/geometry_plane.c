@@ -17,23 +17,33 @@ static int plane_collide(const ndem_geometry_def *g, const double *x, double r, 
     return ndem_geo_add_hit(hits, 0, n, r - dist, 0, margin);
 }
 
-static void plane_reference(const ndem_geometry_def *g, double *c)
+/* The reference point is the plane's point. */
+static void plane_reference(const ndem_geometry_def *g, double c[3], double q[4])
 {
     for (int k = 0; k < 3; k++) c[k] = g->point[k];
+    ndem_geo_no_turn(q);
 }
 
-static void plane_surface_velocity(const ndem_geometry_def *g, const double *p, double *u)
+static void plane_translate(ndem_geometry_def *g, const double d[3])
 {
-    double c[3];
-    ndem_geometry_reference_point(g, c);
-    ndem_geo_rigid_velocity(g, c, p, u);
+    for (int k = 0; k < 3; k++) g->point[k] += d[k];
 }
 
-static void plane_integrate(ndem_geometry_def *g, double h)
+/* A turn about the normal (through any point) leaves the plane as it is:
+ * a turntable. */
+static int plane_symmetric(const ndem_geometry_def *g, const double w[3], const double p[3])
 {
-    for (int k = 0; k < 3; k++) g->point[k] += h * g->velocity[k];
+    (void)p;
+    double a[3];
+    ndem_cross(w, g->normal, a);
+    return a[0] == 0 && a[1] == 0 && a[2] == 0;
 }
 
 const ndem_geometry_ops ndem_geometry_plane_ops = {
-    "plane", plane_bounds, plane_collide, plane_surface_velocity, plane_integrate, plane_reference,
+    .name = "plane",
+    .bounds = plane_bounds,
+    .collide = plane_collide,
+    .reference = plane_reference,
+    .translate = plane_translate,
+    .symmetric = plane_symmetric,
 };

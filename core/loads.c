@@ -9,7 +9,7 @@ void ndem_loads_clear(ndem_sim *sim)
     for (int g = 0; g < sim->geometry_count; g++) {
         double *o = &sim->loads[NDEM_LOAD_STRIDE * g];
         for (int q = 0; q < 6; q++) o[q] = 0.0;
-        ndem_geometry_reference_point(&sim->geometry[g], o + 6);
+        ndem_sim_geometry_pivot(sim, g, o + 6);
     }
 }
 

@@ -68,10 +68,23 @@ typedef enum ndem_geometry_type {
     NDEM_GEOMETRY_CYLINDER = 2
 } ndem_geometry_type;
 
-/* Static or kinematic geometry: infinite mass. A kinematic shape moves with
- * `velocity`; `angular_velocity` (rad/s, a vector about `center` for boxes and
- * planes, about the axis for cylinders) enters the surface velocity of every
- * contact. Boxes stay axis-aligned; a cylinder spins about its own axis. */
+/* A keyframe of a geometry's motion: at `time` the type's reference point
+ * (plane: its point, box: its centre, cylinder: its centre) is at
+ * `position` and the shape is turned by `orientation` (unit quaternion w, x,
+ * y, z) from the shape as defined. Between keyframes the position is linear
+ * and the orientation a slerp along the shorter arc. */
+typedef struct ndem_keyframe {
+    double time;
+    double position[3];
+    double orientation[4];
+} ndem_keyframe;
+
+/* Static or kinematic geometry: infinite mass. The shape (point, normal,
+ * min, max, ...) is its reference shape at time 0. It moves either with
+ * constant motion (`velocity`, and `angular_velocity` about `pivot`, which
+ * moves with the velocity; without has_pivot the type's reference point) or
+ * along keyframes (keyframe_count > 0; velocity and angular_velocity are then
+ * unused). Any type moves and turns: the engine poses it (geometry.c). */
 typedef struct ndem_geometry_def {
     ndem_geometry_type type;
     int material;
@@ -80,13 +93,17 @@ typedef struct ndem_geometry_def {
     double normal[3]; /* plane: unit normal pointing into the material */
     double min[3];    /* box corners */
     double max[3];
-    double center[3];           /* cylinder centre */
-    double axis[3];             /* cylinder unit axis */
-    double radius;              /* cylinder radius */
-    double length;              /* cylinder length along the axis */
-    double velocity[3];         /* linear velocity (m/s) */
-    double angular_velocity[3]; /* rad/s */
-    char name[NDEM_NAME_MAX];   /* "" or its name in outputs (api/); the engine ignores it */
+    double center[3];               /* cylinder centre */
+    double axis[3];                 /* cylinder unit axis */
+    double radius;                  /* cylinder radius */
+    double length;                  /* cylinder length along the axis */
+    double velocity[3];             /* linear velocity (m/s) */
+    double angular_velocity[3];     /* rad/s, about the pivot */
+    double pivot[3];                /* centre of the turn at time 0, if has_pivot */
+    int has_pivot;                  /* 0: the type's reference point */
+    int keyframe_count;             /* > 0: keyframed motion */
+    const ndem_keyframe *keyframes; /* times strictly increasing; copied by ndem_sim_create */
+    char name[NDEM_NAME_MAX];       /* "" or its name in outputs (api/); the engine ignores it */
 } ndem_geometry_def;
 
 typedef enum ndem_radius_kind {
@@ -289,19 +306,21 @@ double ndem_dem_stable_step(const ndem_scene_def *def);
 
 /* ---- Geometry loads ---- */
 
-/* The reference point of a geometry, about which its torque is taken and
- * whose position outputs report: a plane's point, a box's or a cylinder's
- * centre (one function, so a pivot redirects every use at once). */
+/* The reference point of a geometry as defined (before any motion): a
+ * plane's point, a box's or a cylinder's centre. ndem_sim_geometry_position
+ * is where it is now. */
 void ndem_geometry_reference_point(const ndem_geometry_def *g, double c[3]);
-/* 1 when the geometry moves (a nonzero velocity or angular velocity). */
+/* 1 when the geometry moves (a nonzero velocity or angular velocity, or
+ * keyframes). */
 int ndem_geometry_moves(const ndem_geometry_def *g);
 
 int ndem_sim_geometry_count(const ndem_sim *sim);
-/* Geometry g as it is now (its pose moved by its motion); NULL when g is
- * not an index of the scene's geometry. */
+/* Geometry g's definition in the simulation (its reference shape; where it
+ * is now is ndem_sim_geometry_pose); NULL when g is not an index of the
+ * scene's geometry. */
 const ndem_geometry_def *ndem_sim_geometry(const ndem_sim *sim, int g);
-/* The total contact force f (N) and torque t (N m, about the reference point
- * at the start of the step) exerted by the particles on geometry g during
+/* The total contact force f (N) and torque t (N m, about the pivot at the
+ * start of the step, ndem_sim_geometry_pivot) exerted by the particles on geometry g during
  * the last step: every impulse of the step on it (NDEM: the impact stage's
  * and the continuous stage's normal, friction, rolling and twisting
  * impulses) divided by the time step; smooth DEM: the step's contact
@@ -309,6 +328,17 @@ const ndem_geometry_def *ndem_sim_geometry(const ndem_sim *sim, int g);
  * before the first step (and after a restore, until the next step).
  * Returns 0, or -1 when g is not an index of the scene's geometry. */
 int ndem_sim_geometry_load(const ndem_sim *sim, int g, double f[3], double t[3]);
+/* The pose of geometry g now: world = R(q) x + t for a point x of its shape
+ * as defined (q = w, x, y, z). */
+void ndem_sim_geometry_pose(const ndem_sim *sim, int g, double t[3], double q[4]);
+/* Where geometry g's reference point (plane: its point, box and cylinder:
+ * the centre; what a keyframe's position places) is now: its position for
+ * outputs. */
+void ndem_sim_geometry_position(const ndem_sim *sim, int g, double p[3]);
+/* Where geometry g's pivot is now (constant motion: the pivot, moved with
+ * the velocity; keyframes and static geometry: the reference point): the
+ * point torques on it are taken about. */
+void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3]);
 
 /* FNV-1a hash over the full particle state, for determinism checks. */
 uint64_t ndem_sim_state_hash(const ndem_sim *sim);

@@ -51,6 +51,11 @@ static uint64_t scene_hash(const ndem_scene_def *d)
         HASH(h, g->radius), HASH(h, g->length);
         HASH_N(h, g->normal, 3), HASH_N(h, g->axis, 3), HASH_N(h, g->velocity, 3);
         HASH_N(h, g->angular_velocity, 3);
+        if (g->has_pivot) HASH_N(h, g->pivot, 3); /* only then: older hashes stay */
+        for (int k = 0; k < g->keyframe_count; k++) {
+            const ndem_keyframe *f = &g->keyframes[k];
+            HASH(h, f->time), HASH_N(h, f->position, 3), HASH_N(h, f->orientation, 4);
+        }
     }
     for (int i = 0; i < d->emitter_count; i++) {
         const ndem_emitter_def *e = &d->emitters[i];
@@ -87,6 +92,25 @@ static void grow_box(double *lo, double *hi, const double *a, const double *b)
     }
 }
 
+/* The geometry's own copy of the keyframes, and its pose at time 0. */
+static int geometry_copy(ndem_sim *sim)
+{
+    size_t n = 0;
+    for (int i = 0; i < sim->geometry_count; i++) n += (size_t)sim->geometry[i].keyframe_count;
+    sim->pose = calloc((size_t)sim->geometry_count + 1, sizeof *sim->pose);
+    sim->keyframes = calloc(n + 1, sizeof *sim->keyframes);
+    if (!sim->pose || !sim->keyframes) return -1;
+    ndem_keyframe *k = sim->keyframes;
+    for (int i = 0; i < sim->geometry_count; i++) {
+        ndem_geometry_def *g = &sim->geometry[i];
+        if (g->keyframe_count > 0) memcpy(k, g->keyframes, sizeof *k * (size_t)g->keyframe_count);
+        g->keyframes = k;
+        k += g->keyframe_count;
+        ndem_geometry_pose_init(g, &sim->pose[i]);
+    }
+    return 0;
+}
+
 /* Everything but the particles: shared by create and restore. */
 static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
 {
@@ -115,6 +139,7 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     /* empty arrays may be NULL: memcpy must not see them */
     if (def->geometry_count > 0)
         memcpy(sim->geometry, def->geometry, sizeof *sim->geometry * (size_t)def->geometry_count);
+    if (geometry_copy(sim)) goto oom;
     if (def->emitter_count > 0)
         memcpy(sim->emitters, def->emitters, sizeof *sim->emitters * (size_t)def->emitter_count);
     for (int i = 0; i < def->emitter_count; i++)
@@ -147,7 +172,7 @@ static void sim_finish(ndem_sim *sim)
     }
     for (int i = 0; i < sim->geometry_count; i++) {
         double glo[3], ghi[3];
-        ndem_geometry_bounds(&sim->geometry[i], glo, ghi);
+        ndem_geometry_sweep_bounds(&sim->geometry[i], sim->solver.duration, glo, ghi);
         grow_box(lo, hi, glo, ghi);
     }
     double size = 1.0;
@@ -185,6 +210,8 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_material_table_destroy(&sim->materials);
     free(sim->geometry);
     free(sim->loads);
+    free(sim->pose);
+    free(sim->keyframes);
     free(sim->emitters);
     free(sim->emitter_state);
     ndem_bodies_destroy(&sim->bodies);
@@ -213,6 +240,21 @@ int ndem_sim_geometry_load(const ndem_sim *sim, int g, double f[3], double t[3])
     const double *o = &sim->loads[NDEM_LOAD_STRIDE * g];
     for (int q = 0; q < 3; q++) f[q] = o[q], t[q] = o[3 + q];
     return 0;
+}
+
+void ndem_sim_geometry_pose(const ndem_sim *sim, int g, double t[3], double q[4])
+{
+    ndem_geometry_pose_of(&sim->pose[g], t, q);
+}
+
+void ndem_sim_geometry_position(const ndem_sim *sim, int g, double p[3])
+{
+    ndem_geometry_reference_now(&sim->geometry[g], &sim->pose[g], p);
+}
+
+void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3])
+{
+    memcpy(p, sim->pose[g].to, sizeof sim->pose[g].to);
 }
 
 static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)

@@ -30,7 +30,9 @@ struct ndem_sim {
     int overflow_all;  /* every row in the serial overflow set (NDEM_OVERFLOW=all, rows.c) */
     ndem_material_table materials;
     int geometry_count;
-    ndem_geometry_def *geometry; /* moved by their velocity each step */
+    ndem_geometry_def *geometry; /* reference shapes (moved by translate, geometry.h) */
+    ndem_geometry_pose *pose;    /* where each geometry is now (geometry_pose.c) */
+    ndem_keyframe *keyframes;    /* every geometry's keyframes, one copy (geometry[i] points in) */
     double *loads;               /* NDEM_LOAD_STRIDE per geometry: the last step's (loads.h) */
     int emitter_count;
     ndem_emitter_def *emitters;

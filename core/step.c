@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 /* x += h v_new; orientation turned by the new angular velocity; geometry
- * advanced by its type's integrate. */
+ * posed at the new time (geometry_pose.c). */
 static void integrate(ndem_sim *sim)
 {
     ndem_bodies *b = &sim->bodies;
@@ -34,7 +34,9 @@ static void integrate(ndem_sim *sim)
             for (int k = 0; k < 4; k++) q[k] = r[k] / len;
         }
     }
-    for (int g = 0; g < sim->geometry_count; g++) ndem_geometry_integrate(&sim->geometry[g], h);
+    double t = (double)(sim->step + 1) * h; /* the clock after this step */
+    for (int g = 0; g < sim->geometry_count; g++)
+        ndem_geometry_advance(&sim->geometry[g], &sim->pose[g], h, t);
 }
 
 /* Kinetic energy, contact counts and the first bad particle, in body order so

@@ -55,7 +55,12 @@ static const char feature_doc[] =
     "   'angular_velocity': 0.1},"
     "  {'type': 'box', 'min': [0, 0, 0], 'max': [1, 1, 1], 'velocity': [0.1, 0, 0],"
     "   'angular_velocity': [0, 0, 0.3], 'material': 'b/~c'},"
-    "  {'type': 'cylinder', 'center': [0, 0, 0], 'axis': [0, 3, 4], 'radius': 1, 'length': 2}],"
+    "  {'type': 'cylinder', 'center': [0, 0, 0], 'axis': [0, 3, 4], 'radius': 1, 'length': 2},"
+    "  {'type': 'plane', 'point': [0, 0, -1], 'normal': [0, 0, 1], 'motion': {'velocity': [0, 0,"
+    "   0.1], 'angular_velocity': [0, 0, 2], 'pivot': [0.5, 0.25, 0]}},"
+    "  {'type': 'box', 'min': [0, 0, 0], 'max': [1, 1, 1], 'inside': true, 'motion': {"
+    "   'keyframes': [{'time': 0.1, 'position': [0.5, 0.5, 0.5], 'orientation': [2, 0, 0, 0]},"
+    "   {'time': 0.2, 'position': [0.5, 0.5, 0.7], 'orientation': [0.6, 0, 0.8, 0]}]}}],"
     " 'particles': [{'type': 'lattice', 'min': [0, 0, 0], 'max': [0.1, 0.1, 0.1],"
     "   'radius': {'min': 0.001, 'max': 0.002}, 'velocity': [0, 0, -1]},"
     "  {'type': 'random', 'min': [0, 0, 0], 'max': [1, 1, 1], 'count': 7, 'seed': 9007199254740992,"
@@ -305,6 +310,13 @@ START_TEST(normalisation)
     const ndem_geometry_def *cyl = &job->scene.geometry[2];
     ck_assert_double_eq_tol(cyl->axis[1], 0.6, 1e-15);
     ck_assert_double_eq_tol(cyl->axis[2], 0.8, 1e-15);
+    /* keyframe orientations: normalised, a unit one kept as written */
+    const ndem_geometry_def *kb = &job->scene.geometry[4];
+    ck_assert_int_eq(kb->keyframe_count, 2);
+    ck_assert_double_eq(kb->keyframes[0].orientation[0], 1.0);
+    ck_assert_double_eq(kb->keyframes[1].orientation[2], 0.8);
+    ck_assert_int_eq(job->scene.geometry[3].has_pivot, 1);
+    ck_assert_int_eq(job->scene.geometry[2].has_pivot, 0);
     ck_assert_double_eq(job->scene.geometry[1].angular_velocity[2], 0.3);
     const ndem_radius_dist *r = &job->scene.generators[1].radius;
     ck_assert_double_eq_tol(r->weights[0] + r->weights[1] + r->weights[2], 1.0, 1e-15);
@@ -429,6 +441,15 @@ static void same_job(const ndem_job *x, const ndem_job *y)
         ck_assert_double_eq(p->length, q->length);
         same_vec(p->velocity, q->velocity, 3);
         same_vec(p->angular_velocity, q->angular_velocity, 3);
+        ck_assert_int_eq(p->has_pivot, q->has_pivot);
+        same_vec(p->pivot, q->pivot, 3);
+        ck_assert_int_eq(p->keyframe_count, q->keyframe_count);
+        for (int k = 0; k < p->keyframe_count; k++) {
+            const ndem_keyframe *f = &p->keyframes[k], *h = &q->keyframes[k];
+            ck_assert_double_eq(f->time, h->time);
+            same_vec(f->position, h->position, 3);
+            same_vec(f->orientation, h->orientation, 4);
+        }
     }
     ck_assert_int_eq(a->generator_count, b->generator_count);
     for (int i = 0; i < a->generator_count; i++) {

@@ -187,6 +187,7 @@ int main(int argc, char **argv)
     if (!(app.meshes = ndem_meshes_open(path, err, sizeof err))) goto fail;
     if (ndem_mesh_files_sweep(app.cfg.data) > 0)
         ndem_log("meshes: removed the temporary files of interrupted uploads");
+    ndem_meshes_reconcile(app.meshes, app.cfg.data, app.cfg.recover);
     if (requeue_interrupted(&app)) {
         snprintf(err, sizeof err, "cannot put interrupted jobs back in the queue (see the log)");
         goto fail;

@@ -10,11 +10,13 @@
 #include "mesh.h"
 #include "stl.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MESH_COLUMNS                                                                               \
     "id, name, created_us, bytes, format, input_triangles, triangles, vertices, welded, "          \
@@ -341,3 +343,51 @@ static int by_job(ndem_meshes *m, int which, const char *job_id)
 int ndem_meshes_settle(ndem_meshes *m, const char *job_id) { return by_job(m, Q_SETTLE, job_id); }
 
 int ndem_meshes_release(ndem_meshes *m, const char *job_id) { return by_job(m, Q_RELEASE, job_id); }
+
+/* One file without a row: removed, or (reindex) checked and indexed. */
+static int reconcile_one(ndem_meshes *m, const char *data, const char *id, int reindex)
+{
+    if (!reindex) {
+        ndem_log("mesh %s: its delete was interrupted; removing its file", id);
+        return ndem_mesh_file_remove(data, id) == 0;
+    }
+    char *bytes, err[512], path[1200];
+    size_t len;
+    if (ndem_mesh_file_read(data, id, &bytes, &len)) return 0;
+    ndem_mesh_info info;
+    memset(&info, 0, sizeof info);
+    int rc = ndem_mesh_inspect(bytes, len, &info, err, sizeof err);
+    free(bytes);
+    if (rc) {
+        ndem_log("recover: mesh %s: not indexed: %s", id, err);
+        return 0;
+    }
+    snprintf(info.id, sizeof info.id, "%s", id);
+    struct stat st;
+    ndem_mesh_file_path(data, id, path, sizeof path);
+    info.created_us = stat(path, &st) == 0 ? (int64_t)st.st_mtime * 1000000 : ndem_now_us();
+    if (ndem_meshes_add(m, &info)) return 0;
+    ndem_log("recover: mesh %s: indexed again (%ld triangles)", id, info.triangles);
+    return 1;
+}
+
+int ndem_meshes_reconcile(ndem_meshes *m, const char *data, int reindex)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/meshes", data);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int done_count = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char id[NDEM_MESH_ID_LEN + 1];
+        size_t n = strlen(e->d_name);
+        if (n != NDEM_MESH_ID_LEN + 4 || strcmp(e->d_name + NDEM_MESH_ID_LEN, ".stl")) continue;
+        memcpy(id, e->d_name, NDEM_MESH_ID_LEN);
+        id[NDEM_MESH_ID_LEN] = 0;
+        ndem_mesh_info info;
+        if (!ndem_mesh_id_valid(id) || ndem_meshes_get(m, id, &info) != 1) continue;
+        done_count += reconcile_one(m, data, id, reindex);
+    }
+    closedir(d);
+    return done_count;
+}

@@ -38,6 +38,13 @@ int ndem_mesh_inspect(const void *bytes, size_t len, ndem_mesh_info *info, char 
 ndem_meshes *ndem_meshes_open(const char *db_path, char *err, size_t err_len);
 void ndem_meshes_close(ndem_meshes *m);
 
+/* Start-up: files of DATA/meshes without a row. Normally these are what a
+ * delete interrupted between its row and its file: removed. After
+ * --recover rebuilt the database (reindex) they are the record: checked
+ * and indexed again (name "", created at the file's time). Returns the
+ * number of files removed or indexed. */
+int ndem_meshes_reconcile(ndem_meshes *m, const char *data, int reindex);
+
 /* 0 added, -1 on a database error. */
 int ndem_meshes_add(ndem_meshes *m, const ndem_mesh_info *info);
 /* 0 found, 1 unknown, -1 error. */

@@ -5,7 +5,8 @@
  * dropped triangles counted, bad STL 422 with the parser's message, other
  * content types 415, bodies over --max-body 413, metadata and the exact
  * bytes back, the list in pages, delete 204 then 404, a restart (SIGKILL)
- * keeps the mesh, and a job that references a mesh blocks its delete (409)
+ * keeps the mesh, a stray file is removed at start-up and --recover
+ * indexes the files again, and a job that references a mesh blocks its delete (409)
  * until it is cancelled. */
 #include "daemon.h"
 #include "job.h"
@@ -391,6 +392,22 @@ START_TEST(get_metadata_and_bytes)
     cJSON *got = td_get_json(&md, path, 200);
     ck_assert(cJSON_Compare(got, m, 1)); /* the same resource as the upload's answer */
     cJSON_Delete(got);
+    /* the OpenAPI document has both paths, and the resource every member its Mesh requires */
+    cJSON *oa = td_get_json(&md, "/openapi.json", 200);
+    const cJSON *paths = cJSON_GetObjectItem(oa, "paths");
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(paths, "/api/v1/meshes"));
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(paths, "/api/v1/meshes/{id}"));
+    const cJSON *schema = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(oa, "components"), "schemas"), "Mesh");
+    const cJSON *req;
+    int required = 0;
+    cJSON_ArrayForEach(req, cJSON_GetObjectItem(schema, "required"))
+    {
+        ck_assert_msg(cJSON_GetObjectItem(m, req->valuestring), "no %s", req->valuestring);
+        required++;
+    }
+    ck_assert_int_eq(required, cJSON_GetArraySize(m)); /* and nothing it does not list */
+    cJSON_Delete(oa);
     /* the bytes: by Accept or by ?format=stl */
     td_resp r = td_http(&md, "GET", path, NULL, NULL, 0, "model/stl");
     ck_assert_int_eq(r.status, 200);
@@ -570,6 +587,27 @@ START_TEST(restart_keeps_meshes)
     cJSON *list = td_get_json(&d, "/api/v1/meshes", 200);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(list, "meshes")), 1);
     cJSON_Delete(list);
+    /* a file without a row (a delete interrupted between the two) is removed */
+    char orphan[512], cmd[1200];
+    snprintf(orphan, sizeof orphan, "%s/var/meshes/00000000000000ff.stl", d.dir);
+    snprintf(cmd, sizeof cmd, "cp tests/stl/cube_binary.stl '%s'", orphan);
+    ck_assert_int_eq(td_signal(&d, SIGTERM, 30), 0);
+    ck_assert_int_eq(system(cmd), 0);
+    td_spawn(&d);
+    ck_assert_int_ne(access(orphan, F_OK), 0);
+    r = td_http(&d, "GET", "/api/v1/meshes/00000000000000ff", NULL, NULL, 0, NULL);
+    ck_assert_int_eq(r.status, 404);
+    td_resp_free(&r);
+    /* --recover rebuilds the database: the files are the record, indexed again */
+    ck_assert_int_eq(td_signal(&d, SIGTERM, 30), 0);
+    d.args[d.nargs++] = "--recover";
+    td_spawn(&d);
+    got = td_get_json(&d, path, 200);
+    ck_assert_int_eq((long)td_num(got, "triangles"), 12);
+    ck_assert_int_eq((long)td_num(got, "bytes"), (long)len);
+    ck_assert_str_eq(td_str(got, "format"), "ascii");
+    ck_assert_str_eq(td_str(got, "name"), ""); /* the name was the index's */
+    cJSON_Delete(got);
     cJSON_Delete(m);
     td_stop(&d);
 }

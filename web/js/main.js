@@ -10,6 +10,7 @@ import { makeTar } from './tar.js';
 import { LUT } from './colormap.js';
 import { JobList, FINAL, jobHref, timing } from './joblist.js';
 import { initSubmit } from './submit.js';
+import { initMeshes } from './meshes.js';
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -156,6 +157,10 @@ const viewerReady = (async () => {
   container.dataset.renderer = kind;
   $('viewer-note').textContent = note;
   viewer.onLegend = drawLegend;
+  if ('fetchMesh' in viewer) {
+    viewer.fetchMesh = api.meshStl; // meshes a job names by id
+    viewer.onMeshError = (why) => banner('mesh', `Cannot draw a mesh: ${why}`, 'error', 15000);
+  }
   viewer.onFps = (fps) => { $('fps').textContent = fps > 0.5 ? `${fps.toFixed(0)} renders/s` : ''; };
   viewer.setColourMode($('colour-by').value);
   const sp = new URLSearchParams(location.search).get('spheres');
@@ -662,4 +667,5 @@ if (params.get('job') && !jobFromHash()) {
 }
 route();
 if (params.get('bench')) viewerReady.then((v) => import('./bench.js').then((b) => b.run(v, Number(params.get('bench')))));
-window.ndem = { sel, charts, viewerReady, examplesReady }; // for the console and the end-to-end test
+const meshesReady = initMeshes();
+window.ndem = { sel, charts, viewerReady, examplesReady, meshesReady }; // for the console and the end-to-end test

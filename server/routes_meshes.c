@@ -5,6 +5,7 @@
  * references them. */
 #include "app.h"
 
+#include "jsonw.h"
 #include "log.h"
 
 #include <errno.h>
@@ -58,7 +59,8 @@ static void reply_json(ndem_request *req, int status, cJSON *o)
 }
 
 /* The name of an upload: ?name=, else the filename of Content-Disposition
- * (quoted or a token), else "". Control characters are dropped. */
+ * (quoted or a token), else "". Control characters and bytes that are not
+ * UTF-8 are dropped; at most 255 bytes. */
 static void upload_name(ndem_request *req, char *out, size_t len)
 {
     out[0] = 0;
@@ -78,9 +80,24 @@ static void upload_name(ndem_request *req, char *out, size_t len)
         }
         name = f;
     }
+    char raw[1024];
+    size_t r = 0;
+    for (size_t i = 0; i < n && r + 1 < sizeof raw; i++)
+        if ((unsigned char)name[i] >= 0x20 && name[i] != 0x7f) raw[r++] = name[i];
+    raw[r] = 0;
+    /* valid UTF-8 only (the name goes into JSON), never cut inside a character */
     size_t o = 0;
-    for (size_t i = 0; i < n && o + 1 < len; i++)
-        if ((unsigned char)name[i] >= 0x20 && name[i] != 0x7f) out[o++] = name[i];
+    for (const char *p = raw; *p;) {
+        int k = ndem_jw_utf8_len(p);
+        if (k <= 0) {
+            p++;
+            continue;
+        }
+        if (o + (size_t)k >= len) break;
+        memcpy(out + o, p, (size_t)k);
+        o += (size_t)k;
+        p += k;
+    }
     out[o] = 0;
 }
 

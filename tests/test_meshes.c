@@ -293,6 +293,16 @@ START_TEST(upload_ascii_and_binary)
     cJSON *c = cJSON_Parse(r.body);
     ck_assert_str_eq(td_str(c, "name"), "bucket v2.stl");
     td_resp_free(&r);
+    /* names stay valid UTF-8 (they go into JSON): stray bytes and controls dropped */
+    bytes = slurp("tests/stl/cube_binary.stl", &blen);
+    r = upload(&md, "?name=caf%C3%A9%FF%01.stl", "model/stl", bytes, blen, NULL);
+    free(bytes);
+    ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+    cJSON *u = cJSON_Parse(r.body);
+    ck_assert_str_eq(td_str(u, "name"), "caf\xc3\xa9.stl");
+    delete_mesh(&md, td_str(u, "id"), 204);
+    cJSON_Delete(u);
+    td_resp_free(&r);
     /* the file is there, byte for byte */
     char path[512];
     snprintf(path, sizeof path, "%s/var/meshes/%s.stl", md.dir, td_str(a, "id"));

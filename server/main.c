@@ -188,6 +188,8 @@ int main(int argc, char **argv)
     if (ndem_mesh_files_sweep(app.cfg.data) > 0)
         ndem_log("meshes: removed the temporary files of interrupted uploads");
     ndem_meshes_reconcile(app.meshes, app.cfg.data, app.cfg.recover);
+    if (app.cfg.recover && ndem_meshes_rehold(app.meshes, app.db, app.cfg.data) < 0)
+        ndem_log("recover: cannot list the jobs to find their meshes");
     if (requeue_interrupted(&app)) {
         snprintf(err, sizeof err, "cannot put interrupted jobs back in the queue (see the log)");
         goto fail;

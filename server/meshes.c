@@ -391,3 +391,36 @@ int ndem_meshes_reconcile(ndem_meshes *m, const char *data, int reindex)
     closedir(d);
     return done_count;
 }
+
+int ndem_meshes_rehold(ndem_meshes *m, ndem_db *db, const char *data)
+{
+    static const char *const statuses[] = {"queued", "running"};
+    enum { PAGE = 100 };
+    int held = 0;
+    for (int k = 0; k < 2; k++) {
+        long before = 0;
+        for (int n = PAGE; n == PAGE;) {
+            ndem_job_row *rows;
+            if (ndem_db_list(db, statuses[k], before, PAGE, &rows, &n)) return -1;
+            for (int i = 0; i < n; i++) {
+                ndem_mesh_resolver r;
+                ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&r, data);
+                ndem_job *job = NULL;
+                const char *doc = rows[i].document ? rows[i].document : "";
+                int missing,
+                    ok = ndem_job_parse_with(doc, strlen(doc), &opts, &job, NULL) == NDEM_JOB_OK &&
+                         r.count > 0;
+                if (ok && ndem_meshes_hold(m, rows[i].id, r.ids, r.count, &missing) == 0 &&
+                    ndem_meshes_settle(m, rows[i].id) == 0)
+                    held++;
+                ndem_job_destroy(job);
+                ndem_mesh_resolver_free(&r);
+                before = rows[i].seq;
+                ndem_job_row_free(&rows[i]);
+            }
+            free(rows);
+        }
+    }
+    if (held) ndem_log("recover: %d queued or running job(s) hold their meshes again", held);
+    return held;
+}

@@ -4,6 +4,7 @@
 #ifndef NDEM_SERVER_MESHES_H
 #define NDEM_SERVER_MESHES_H
 
+#include "db.h"
 #include "mesh_files.h"
 
 #include <stddef.h>
@@ -44,6 +45,12 @@ void ndem_meshes_close(ndem_meshes *m);
  * and indexed again (name "", created at the file's time). Returns the
  * number of files removed or indexed. */
 int ndem_meshes_reconcile(ndem_meshes *m, const char *data, int reindex);
+
+/* After --recover: the references of the queued and running jobs of the
+ * rebuilt database, found again by parsing their documents through the
+ * resolver (call after ndem_meshes_reconcile, which indexes the meshes).
+ * The number of jobs that hold a mesh again, or -1. */
+int ndem_meshes_rehold(ndem_meshes *m, ndem_db *db, const char *data);
 
 /* 0 added, -1 on a database error. */
 int ndem_meshes_add(ndem_meshes *m, const ndem_mesh_info *info);

@@ -270,6 +270,58 @@ START_TEST(references_block_delete_until_the_job_ends)
 }
 END_TEST
 
+/* After --recover the queued jobs' documents are parsed again to find their
+ * meshes: the job holds its mesh once the parser knows mesh geometry; until
+ * then the document does not parse and nothing is held. */
+START_TEST(rehold_finds_the_meshes_of_queued_jobs)
+{
+    char dir[] = "/tmp/ndem-meshes-XXXXXX", path[300], err[256], blocker[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    td_track_dir(dir, 1);
+    snprintf(path, sizeof path, "%s/ndem.db", dir);
+    int damaged;
+    ndem_db *db = ndem_db_open(path, &damaged, err, sizeof err);
+    ck_assert_msg(db != NULL, "%s", err);
+    ndem_meshes *m = ndem_meshes_open(path, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    size_t len;
+    char *cube = slurp("tests/stl/cube_binary.stl", &len);
+    ndem_mesh_info info;
+    memset(&info, 0, sizeof info);
+    ck_assert_int_eq(ndem_mesh_inspect(cube, len, &info, err, sizeof err), 0);
+    snprintf(info.id, sizeof info.id, "00000000000000aa");
+    ck_assert_int_eq(ndem_mesh_file_write(dir, info.id, cube, len), 0);
+    free(cube);
+    ck_assert_int_eq(ndem_meshes_add(m, &info), 0);
+    char doc[] = "{\"scene\": {\"materials\": [{\"name\": \"m\", \"density\": 1000, "
+                 "\"young_modulus\": 1e7}], \"geometry\": [{\"type\": \"mesh\", \"mesh\": "
+                 "\"00000000000000aa\"}]}, \"solver\": {\"time_step\": 0.001, \"duration\": 0.01}}";
+    ndem_job_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.id, sizeof row.id, "0000000000000002");
+    row.document = doc;
+    row.created_us = row.steps_total = 1;
+    row.duration = 1;
+    ck_assert_int_eq(ndem_db_insert(db, &row, 10), 0);
+    /* does this parser know mesh geometry? */
+    ndem_mesh_resolver r;
+    ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&r, dir);
+    ndem_job *job = NULL;
+    int parses = ndem_job_parse_with(doc, strlen(doc), &opts, &job, NULL) == NDEM_JOB_OK;
+    ndem_job_destroy(job);
+    ndem_mesh_resolver_free(&r);
+    ck_assert_int_eq(ndem_meshes_rehold(m, db, dir), parses ? 1 : 0);
+    ck_assert_int_eq(ndem_meshes_delete(m, info.id, blocker, sizeof blocker), parses ? 2 : 0);
+    if (parses) ck_assert_str_eq(blocker, row.id);
+    ndem_meshes_close(m);
+    ndem_db_close(db);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    td_track_dir(dir, 0);
+}
+END_TEST
+
 /* ---- the routes ---- */
 
 START_TEST(upload_ascii_and_binary)
@@ -629,6 +681,7 @@ static Suite *meshes_suite(void)
     TCase *tc = tcase_create("units");
     tcase_add_test(tc, resolver_reads_files_and_records_ids);
     tcase_add_test(tc, references_block_delete_until_the_job_ends);
+    tcase_add_test(tc, rehold_finds_the_meshes_of_queued_jobs);
     suite_add_tcase(s, tc);
     tc = tcase_create("routes");
     tcase_add_unchecked_fixture(tc, md_start, md_stop);

@@ -6,8 +6,9 @@
  * content types 415, bodies over --max-body 413, metadata and the exact
  * bytes back, the list in pages, delete 204 then 404, a restart (SIGKILL)
  * keeps the mesh, a stray file is removed at start-up and --recover
- * indexes the files again (and finds the queued jobs' references), and a job that references a mesh
- * blocks its delete (409) until it is cancelled. */
+ * indexes the files again (and finds the queued jobs' references), and a
+ * job that references a mesh blocks its delete (409) until it is
+ * cancelled. */
 #include "daemon.h"
 #include "job.h"
 #include "db.h"

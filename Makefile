@@ -91,7 +91,13 @@ $(SAN)/ndem: $(CLI_SRC:%.c=$(SAN)/obj/%.o) $(SAN)/libndem.a
 
 $(SAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(SAN)/libndem.a
 	@mkdir -p $(dir $@)
-	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) -Itests $< $(SAN)/libndem.a $(LIBS) $(CHECK_LIBS) $(TEST_LIBS) -o $@
+	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) -Itests -Iserver $< $(TEST_OBJS_$*) $(SAN)/libndem.a $(LIBS) $(CHECK_LIBS) $(TEST_LIBS) $(if $(TEST_OBJS_$*),$(SERVER_LIBS)) -o $@
+
+# Suites that also test server modules directly link their objects (and
+# the database's: the migrations are compiled in).
+TEST_OBJS_test_meshes := $(addprefix $(SAN)/obj/server/,mesh_files.o meshes.o db.o log.o) \
+                         $(SAN)/obj/$(EMBED_C:.c=.o)
+$(SAN)/tests/test_meshes: $(TEST_OBJS_test_meshes)
 
 TEST_BINS := $(TEST_SRC:tests/%.c=$(SAN)/tests/%)
 

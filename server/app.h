@@ -8,6 +8,7 @@
 #include "health.h"
 #include "http.h"
 #include "intake.h"
+#include "meshes.h"
 #include "store.h"
 #include "stream.h"
 #include "worker.h"
@@ -18,6 +19,7 @@ typedef struct ndem_app {
     ndem_config cfg;
     ndem_db *db;
     ndem_store *store;
+    ndem_meshes *meshes; /* the index of uploaded meshes */
     ndem_stream *stream;
     ndem_pool *pool;
     ndem_http *http;
@@ -29,6 +31,11 @@ typedef struct ndem_app {
 /* The route table (routes.c) and the static file handler. */
 extern const ndem_route ndem_routes[];
 void ndem_static_file(void *app, ndem_request *req);
+/* /api/v1/meshes (routes_meshes.c). */
+void ndem_post_mesh(void *app, ndem_request *req);
+void ndem_list_meshes(void *app, ndem_request *req);
+void ndem_get_mesh(void *app, ndem_request *req);
+void ndem_delete_mesh(void *app, ndem_request *req);
 
 /* The job resource of docs/api.md (resource.c). links.stream names the
  * host of --public-url (never the client's Host header). */

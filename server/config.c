@@ -34,7 +34,7 @@ static const opt options[] = {
      sizeof(((ndem_config *)0)->ws_listen),
      "HOST:PORT of the WebSocket streams (empty: the HTTP host, port + 1)"},
     {"data", OPT_STRING, "./var", 0, 0, "NDEM_DATA", offsetof(ndem_config, data),
-     sizeof(((ndem_config *)0)->data), "data directory: ndem.db and jobs/<id>/"},
+     sizeof(((ndem_config *)0)->data), "data directory: ndem.db, jobs/<id>/ and meshes/<id>.stl"},
     {"web", OPT_STRING, "web", 0, 0, "NDEM_WEB", offsetof(ndem_config, web),
      sizeof(((ndem_config *)0)->web), "directory of the static files served at /"},
     {"workers", OPT_LONG, "1", 1, 256, "NDEM_WORKERS", offsetof(ndem_config, workers), 0,

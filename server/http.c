@@ -10,8 +10,9 @@
  * different Content-Length headers, Content-Length with
  * Transfer-Encoding), a Host that names another server gets 421 (DNS
  * rebinding), state-changing routes (POST, PUT, PATCH, DELETE)
- * refuse a foreign Origin with 403 and any Content-Type but
- * application/json with 415, so no cross-site form can reach them, the
+ * refuse a foreign Origin with 403 and any Content-Type but their route's
+ * (application/json; model/stl for uploads) with 415, so no cross-site
+ * form can reach them, the
  * body is gathered up to --max-body (413 at once when Content-Length says
  * more; any chunked body gets 411 before a chunk is read, as
  * libmicrohttpd tells no chunk sizes and waited forever for a chunk of
@@ -199,13 +200,27 @@ static const ndem_route *route_of(ndem_http *h, ndem_request *req, int *path_kno
     return found;
 }
 
-static int json_type(const char *type)
+/* The Content-Types each NDEM_BODY_* accepts (parameters after ';' are
+ * ignored). STL comes as model/stl or application/octet-stream: neither
+ * can be sent by a cross-site form without a CORS preflight. */
+static const char *const body_types[][3] = {
+    [NDEM_BODY_NONE] = {"application/json", NULL},
+    [NDEM_BODY_JSON] = {"application/json", NULL},
+    [NDEM_BODY_STL] = {"model/stl", "application/octet-stream", NULL},
+};
+
+static int type_is(const char *type, const char *want)
 {
-    if (!type) return 0;
-    static const char want[] = "application/json";
-    size_t n = sizeof want - 1;
+    size_t n = strlen(want);
     if (strncasecmp(type, want, n)) return 0;
     return type[n] == 0 || type[n] == ';' || type[n] == ' ';
+}
+
+static int body_type_ok(int body, const char *type)
+{
+    for (int i = 0; type && body_types[body][i]; i++)
+        if (type_is(type, body_types[body][i])) return 1;
+    return 0;
 }
 
 /* Counts of the framing headers, which libmicrohttpd does not check. */
@@ -260,15 +275,21 @@ static int refuse_early(ndem_http *h, ndem_request *req, const ndem_route *r, co
                               origin);
             return 403;
         }
-        if (!json_type(ndem_http_header(req, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-            ndem_http_problem(req, 415, NULL,
-                              "%s %s needs Content-Type: application/json, with or without a "
-                              "body",
-                              req->method, req->path);
+        if (!body_type_ok(r->body, ndem_http_header(req, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+            if (r->body == NDEM_BODY_STL)
+                ndem_http_problem(req, 415, NULL,
+                                  "%s %s needs Content-Type: model/stl or "
+                                  "application/octet-stream",
+                                  req->method, req->path);
+            else
+                ndem_http_problem(req, 415, NULL,
+                                  "%s %s needs Content-Type: application/json, with or without "
+                                  "a body",
+                                  req->method, req->path);
             return 415;
         }
     }
-    if (!r->json_body) return 0;
+    if (r->body == NDEM_BODY_NONE) return 0;
     const char *len = f->first_length;
     if (len && strtoull(len, NULL, 10) > h->max_body) {
         ndem_http_problem(req, 413, NULL, "the body is %.40s bytes; the limit is %zu", len,

@@ -30,13 +30,18 @@ struct ndem_request {
     int retry_after;
 };
 
+/* What a route's body is: its Content-Types (http.c) and whether --max-body
+ * is checked before it is read. A state-changing route without a body
+ * still wants application/json (no cross-site form can send it). */
+enum { NDEM_BODY_NONE = 0, NDEM_BODY_JSON = 1, NDEM_BODY_STL = 2 };
+
 /* A route: method, pattern of "/"-separated segments where "{name}" matches
- * any one segment, handler, and whether it reads a JSON body. */
+ * any one segment, handler, and its body (NDEM_BODY_*). */
 typedef struct ndem_route {
     const char *method;
     const char *pattern;
     void (*handler)(void *app, ndem_request *req);
-    int json_body;
+    int body;
 } ndem_route;
 
 typedef void (*ndem_fallback)(void *app, ndem_request *req);

@@ -31,8 +31,8 @@ static int take(ndem_parse_budget *b, long long n)
     return 1;
 }
 
-int ndem_intake_job(ndem_parse_budget *budget, long max_particles, ndem_request *req,
-                    ndem_job **job, ndem_job_errors *errs, ndem_job_status *st)
+int ndem_intake_job(ndem_parse_budget *budget, long max_particles, const ndem_job_parse_opts *opts,
+                    ndem_request *req, ndem_job **job, ndem_job_errors *errs, ndem_job_status *st)
 {
     const char *text = req->body ? req->body : "";
     size_t len = req->body_len, values = 0;
@@ -55,7 +55,7 @@ int ndem_intake_job(ndem_parse_budget *budget, long max_particles, ndem_request 
                           budget->limit >> 20);
         return 1;
     }
-    *st = ndem_job_parse(text, len, job, errs);
+    *st = ndem_job_parse_with(text, len, opts, job, errs);
     atomic_fetch_sub(&budget->used, need);
 #ifdef __GLIBC__
     if (need > TRIM_AFTER) malloc_trim(0);

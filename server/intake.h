@@ -16,14 +16,14 @@ typedef struct ndem_parse_budget {
     atomic_llong used;
 } ndem_parse_budget;
 
-/* Scans and parses the body of req like ndem_job_parse, holding the bytes
+/* Scans and parses the body of req like ndem_job_parse_with(opts), holding the bytes
  * the tree will take from budget meanwhile. Returns 1 when it answered the
  * request itself (413: the document could never fit; 503 with
  * Retry-After: other parses hold the budget now), else 0 with *st, *job
  * and errs as ndem_job_parse leaves them. Arrays longer than the schema
  * allows with max_particles are errors before anything is built. */
-int ndem_intake_job(ndem_parse_budget *budget, long max_particles, ndem_request *req,
-                    ndem_job **job, ndem_job_errors *errs, ndem_job_status *st);
+int ndem_intake_job(ndem_parse_budget *budget, long max_particles, const ndem_job_parse_opts *opts,
+                    ndem_request *req, ndem_job **job, ndem_job_errors *errs, ndem_job_status *st);
 
 /* The body of req as a JSON tree (a sweep), scanned and budgeted like
  * ndem_intake_job, with copies times the tree's bytes held from budget

@@ -15,6 +15,7 @@
 
 #include "job.h"
 #include "log.h"
+#include "mesh_files.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -195,7 +196,11 @@ int ndem_jobdir_load(const char *data, const char *id, ndem_job_row *row, char *
         return -1;
     }
     ndem_job *job = NULL;
-    if (ndem_job_parse(doc, len, &job, NULL) != NDEM_JOB_OK) {
+    ndem_mesh_resolver meshes; /* uploaded meshes the document names */
+    ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&meshes, data);
+    ndem_job_status parsed = ndem_job_parse_with(doc, len, &opts, &job, NULL);
+    ndem_mesh_resolver_free(&meshes);
+    if (parsed != NDEM_JOB_OK) {
         snprintf(err, err_len, "%s is not a valid job document", path);
         free(doc);
         return -1;

@@ -126,6 +126,7 @@ static void shutdown_app(ndem_app *app)
     }
     ndem_store_close(app->store);
     ndem_stream_stop(app->stream);
+    ndem_meshes_close(app->meshes);
     ndem_db_close(app->db);
     ndem_health_destroy(app->health);
 }
@@ -183,6 +184,12 @@ int main(int argc, char **argv)
         }
         goto fail;
     }
+    if (!(app.meshes = ndem_meshes_open(path, err, sizeof err))) goto fail;
+    if (ndem_mesh_files_sweep(app.cfg.data) > 0)
+        ndem_log("meshes: removed the temporary files of interrupted uploads");
+    ndem_meshes_reconcile(app.meshes, app.cfg.data, app.cfg.recover);
+    if (app.cfg.recover && ndem_meshes_rehold(app.meshes, app.db, app.cfg.data) < 0)
+        ndem_log("recover: cannot list the jobs to find their meshes");
     if (requeue_interrupted(&app)) {
         snprintf(err, sizeof err, "cannot put interrupted jobs back in the queue (see the log)");
         goto fail;

@@ -133,13 +133,34 @@ int ndem_new_id(char *id)
     return 0;
 }
 
+/* A job's uploaded meshes stay until it ends: its references are held
+ * (pending) before it is queued. 0, or 1 when it answered the request. */
+static int hold_meshes(ndem_app *app, ndem_request *req, const char *id,
+                       const ndem_mesh_resolver *res)
+{
+    int missing = -1;
+    int rc = res->failed ? -1 : ndem_meshes_hold(app->meshes, id, res->ids, res->count, &missing);
+    if (rc == 1)
+        ndem_http_problem(req, 409, NULL, "mesh %s was deleted while the job was submitted",
+                          res->ids[missing]);
+    else if (rc) ndem_http_problem(req, 500, NULL, "the mesh index failed");
+    return rc != 0;
+}
+
 static void post_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
     ndem_job *job = NULL;
     ndem_job_errors errs = {0};
     ndem_job_status st;
-    if (ndem_intake_job(&app->parse_budget, app->cfg.max_particles, req, &job, &errs, &st)) return;
+    ndem_mesh_resolver res; /* the meshes the job names, to hold for it */
+    ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&res, app->cfg.data);
+    int answered =
+        ndem_intake_job(&app->parse_budget, app->cfg.max_particles, &opts, req, &job, &errs, &st);
+    if (answered) {
+        ndem_mesh_resolver_free(&res);
+        return;
+    }
     long steps = 0;
     if (st == NDEM_JOB_OK) {
         steps = ndem_job_steps(job);
@@ -159,6 +180,7 @@ static void post_job(void *ctx, ndem_request *req)
         free(list);
         ndem_job_errors_clear(&errs);
         ndem_job_destroy(job);
+        ndem_mesh_resolver_free(&res);
         return;
     }
     ndem_job_row row = {0};
@@ -170,7 +192,14 @@ static void post_job(void *ctx, ndem_request *req)
     ndem_job_destroy(job);
     if (!row.document || ndem_new_id(row.id)) {
         free(row.document);
+        ndem_mesh_resolver_free(&res);
         ndem_http_problem(req, 500, NULL, "out of memory or randomness");
+        return;
+    }
+    int held = hold_meshes(app, req, row.id, &res);
+    ndem_mesh_resolver_free(&res);
+    if (held) {
+        free(row.document);
         return;
     }
     /* the directory first: a job in the index always has its record on disk */
@@ -181,6 +210,7 @@ static void post_job(void *ctx, ndem_request *req)
         ndem_log("job %s: cannot write its directory: %s", row.id, why);
         free(row.document);
         ndem_store_remove(app->store, row.id);
+        ndem_meshes_release(app->meshes, row.id);
         req->retry_after = 30;
         ndem_http_problem(req, 503, NULL,
                           "cannot write the job's directory: %s (GET /health says more)", why);
@@ -189,6 +219,8 @@ static void post_job(void *ctx, ndem_request *req)
     int rc = ndem_db_insert(app->db, &row, app->cfg.max_queued);
     free(row.document);
     if (rc) ndem_store_remove(app->store, row.id);
+    if (rc) ndem_meshes_release(app->meshes, row.id);
+    else ndem_meshes_settle(app->meshes, row.id);
     if (rc == 1) {
         req->retry_after = 10;
         ndem_http_problem(req, 503, NULL, "%ld jobs are queued already (--max-queued); try later",
@@ -677,6 +709,10 @@ const ndem_route ndem_routes[] = {
     {"DELETE", "/api/v1/sweeps/{id}", ndem_delete_sweep, 0},
     {"POST", "/api/v1/sweeps/{id}/cancel", ndem_cancel_sweep, 0},
     {"GET", "/api/v1/sweeps/{id}/results", ndem_sweep_results, 0},
+    {"POST", "/api/v1/meshes", ndem_post_mesh, NDEM_BODY_STL},
+    {"GET", "/api/v1/meshes", ndem_list_meshes, 0},
+    {"GET", "/api/v1/meshes/{id}", ndem_get_mesh, 0},
+    {"DELETE", "/api/v1/meshes/{id}", ndem_delete_mesh, 0},
     {"GET", "/health", health, 0},
     {"GET", "/openapi.json", openapi, 0},
     {"GET", "/metrics", metrics, 0},

@@ -20,6 +20,7 @@
 
 #include "job.h"
 #include "jobdir.h"
+#include "mesh_files.h"
 #include "run.h"
 #include "series.h"
 #include "log.h"
@@ -326,7 +327,12 @@ static void run_job(worker *w, const ndem_job_row *row)
     ndem_store_begin(p->store, row->id, (uint64_t)p->cfg->max_output);
     publish_status(p, row->id, "running", NULL);
     ndem_job_errors errs = {0};
-    if (ndem_job_parse(row->document, strlen(row->document), &r.job, &errs) != NDEM_JOB_OK) {
+    ndem_mesh_resolver meshes; /* uploaded meshes the document names */
+    ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&meshes, p->cfg->data);
+    ndem_job_status parsed =
+        ndem_job_parse_with(row->document, strlen(row->document), &opts, &r.job, &errs);
+    ndem_mesh_resolver_free(&meshes);
+    if (parsed != NDEM_JOB_OK) {
         snprintf(err, sizeof err, "the stored job document does not parse: %s",
                  errs.count ? errs.items[0].message : "?");
         ndem_job_errors_clear(&errs);

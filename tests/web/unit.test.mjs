@@ -2,7 +2,7 @@
 // reader, JSON Pointer locations in the editor text, the compact printer and
 // the tar writer, syntax errors and in-place edits of the editor's text, the
 // charts' axis range and text alternative, the job list's order and search,
-// a sweep plot's lines.
+// a sweep plot's lines, STL and mesh entries for the 3D view.
 // Run by tests/cli_web.sh with `node --test`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,8 @@ import { axisRange, summary } from '../../web/js/chart.js';
 import { arrange, createdText, timing } from '../../web/js/joblist.js';
 import { namedGeometry, magnitude, seriesMagnitude } from '../../web/js/forces.js';
 import { plotSeries } from '../../web/js/sweeps.js';
+import { parseStl, inlineStl, meshArrays, placement } from '../../web/js/stl.js';
+import { readFileSync } from 'node:fs';
 
 function ndf(n, fields, { header = 48, index = 7, step = 1234, time = 0.5 } = {}) {
   const per = [3, 1, 1, 3, 3].filter((_, k) => fields & (1 << k)).reduce((a, b) => a + b, 0);
@@ -214,4 +216,49 @@ test('a sweep plot: a line per combination of the other parameters, sorted by x,
   assert.deepEqual(s.map((q) => [q.label, q.x, q.y]), [['/b = x', [1, 2], [1, 4]], ['/b = y', [1], [10]]]);
   // one parameter: one line named after the result
   assert.deepEqual(plotSeries(rows.slice(0, 2), ['/a'], '/a', 'ke').map((q) => q.label), ['ke']);
+});
+
+// ---- stl.js: mesh geometry for the 3D view ----
+
+const stlFile = (name) => readFileSync(new URL(`../stl/${name}`, import.meta.url));
+
+test('STL: the unit cube, binary and ASCII, the same 12 triangles', () => {
+  const bin = parseStl(stlFile('cube_binary.stl')), asc = parseStl(stlFile('cube_ascii.stl'));
+  assert.equal(bin.length, 9 * 12);
+  assert.deepEqual([...bin], [...asc]);
+  assert.deepEqual([...new Set(bin)].sort(), [0, 1]);
+  // binary by its size even though its header could say "solid"
+  const b = new Uint8Array(stlFile('cube_binary.stl'));
+  b.set(new TextEncoder().encode('solid cube'), 0);
+  assert.equal(parseStl(b).length, 9 * 12);
+});
+
+test('STL: inline ASCII text and base64 binary; refusals', () => {
+  assert.equal(inlineStl(stlFile('cube_ascii.stl').toString('utf8')).length, 108);
+  assert.equal(inlineStl(stlFile('cube_binary.stl').toString('base64')).length, 108);
+  assert.throws(() => parseStl(new TextEncoder().encode('hello')), /not STL/);
+  assert.throws(() => parseStl(new TextEncoder().encode('solid x\nvertex 0 0 0\nvertex 1 0 0\n')), /whole triangles/);
+  assert.throws(() => parseStl(new TextEncoder().encode('solid x\nvertex 0 0 0\nvertex 1 0 0\nvertex nan 0 0\n')), /finite/);
+});
+
+test('mesh entries: inline vertices/triangles indexed, ids through the fetcher', async () => {
+  const tet = await meshArrays({ vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], triangles: [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]] });
+  assert.equal(tet.triangles, 4);
+  assert.deepEqual([...tet.index], [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]);
+  assert.equal(tet.positions.length, 12);
+  const asked = [];
+  const byId = await meshArrays({ mesh: '0123456789abcdef' }, async (id) => { asked.push(id); return stlFile('cube_binary.stl'); });
+  assert.deepEqual(asked, ['0123456789abcdef']);
+  assert.equal(byId.triangles, 12);
+  assert.equal(byId.index, null);
+  await assert.rejects(meshArrays({}, null), /vertices and triangles, stl or mesh/);
+});
+
+test('mesh placement: [w, x, y, z] becomes three.js [x, y, z, w], normalized; scale number or vector', () => {
+  assert.deepEqual(placement({}), { position: [0, 0, 0], quaternion: [0, 0, 0, 1], scale: [1, 1, 1] });
+  const p = placement({ position: [1, 2, 3], orientation: [2, 0, 0, 2], scale: 0.5 });
+  assert.deepEqual(p.position, [1, 2, 3]);
+  assert.ok(p.quaternion.every((v, k) => Math.abs(v - [0, 0, Math.SQRT1_2, Math.SQRT1_2][k]) < 1e-12));
+  assert.deepEqual(p.scale, [0.5, 0.5, 0.5]);
+  assert.deepEqual(placement({ scale: [1, 2, 3] }).scale, [1, 2, 3]);
 });

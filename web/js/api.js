@@ -24,10 +24,11 @@ function setReachable(ok, why) {
 }
 export function isReachable() { return reachable; }
 
-export async function request(method, path, { body, accept = 'application/json', raw = false, timeout = 15000 } = {}) {
+export async function request(method, path, { body, accept = 'application/json', raw = false, timeout = 15000, type = 'application/json' } = {}) {
   const headers = { Accept: accept };
-  // ndemd refuses state-changing requests without it (415), with or without a body
-  if (body !== undefined || method !== 'GET') headers['Content-Type'] = 'application/json';
+  // ndemd refuses state-changing requests without it (415), with or without a
+  // body; mesh uploads are model/stl
+  if (body !== undefined || method !== 'GET') headers['Content-Type'] = type;
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), timeout);
   let res;
@@ -69,5 +70,9 @@ export const api = {
   },
   frameJsonText: async (id, n) => (await request('GET', `${API}/jobs/${id}/frames/${n}`, { raw: true, timeout: 60000 })).text(),
   series: (id, every = 1) => request('GET', `${API}/jobs/${id}/series?every=${every}`, { timeout: 30000 }),
+  meshes: () => request('GET', `${API}/meshes?limit=1000`),
+  uploadMesh: (bytes, name) => request('POST', `${API}/meshes?${new URLSearchParams({ name })}`, { body: bytes, type: 'model/stl', timeout: 120000 }),
+  removeMesh: (id) => request('DELETE', `${API}/meshes/${encodeURIComponent(id)}`),
+  meshStl: async (id) => (await request('GET', `${API}/meshes/${encodeURIComponent(id)}?format=stl`, { accept: 'model/stl', raw: true, timeout: 60000 })).arrayBuffer(),
   seriesCsv: async (id) => (await request('GET', `${API}/jobs/${id}/series`, { accept: 'text/csv', raw: true, timeout: 60000 })).text(),
 };

@@ -12,6 +12,7 @@ import { LUT } from './colormap.js';
 import { JobList, FINAL, jobHref, timing } from './joblist.js';
 import { initSubmit } from './submit.js';
 import { SweepView, sweepFromHash } from './sweeps.js';
+import { initMeshes } from './meshes.js';
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -158,6 +159,10 @@ const viewerReady = (async () => {
   container.dataset.renderer = kind;
   $('viewer-note').textContent = note;
   viewer.onLegend = drawLegend;
+  if ('fetchMesh' in viewer) {
+    viewer.fetchMesh = api.meshStl; // meshes a job names by id
+    viewer.onMeshError = (why) => banner('mesh', `Cannot draw a mesh: ${why}`, 'error', 15000);
+  }
   viewer.onFps = (fps) => { $('fps').textContent = fps > 0.5 ? `${fps.toFixed(0)} renders/s` : ''; };
   viewer.setColourMode($('colour-by').value);
   const sp = new URLSearchParams(location.search).get('spheres');
@@ -718,4 +723,5 @@ if (params.get('job') && !jobFromHash()) {
 }
 route();
 if (params.get('bench')) viewerReady.then((v) => import('./bench.js').then((b) => b.run(v, Number(params.get('bench')))));
-window.ndem = { sel, charts, forceChart, viewerReady, examplesReady }; // for the console and the end-to-end test
+const meshesReady = initMeshes();
+window.ndem = { sel, charts, forceChart, viewerReady, examplesReady, meshesReady }; // for the console and the end-to-end test

@@ -1,11 +1,13 @@
 // viewer3d.js - the 3D view with three.js: particles as one InstancedMesh of
 // low-poly spheres whose instance matrices and colours are written straight
-// from the frame's Float32Arrays, the job's geometry drawn transparent, and an
-// orbit camera (z up). Renders only when something changed.
+// from the frame's Float32Arrays, the job's geometry drawn transparent (meshes
+// loaded from the document or, by id, from the daemon), and an orbit camera
+// (z up). Renders only when something changed.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { LUT, quantity, range } from './colormap.js';
 import { sceneBounds, unionBox, frameBounds } from './scene.js';
+import { meshArrays, placement } from './stl.js';
 
 export const kind = 'webgl';
 
@@ -84,6 +86,10 @@ export class Viewer3D {
     this.geometryGroup.renderOrder = 1;
     this.scene.add(this.geometryGroup);
     this.shapes = [];
+    this.meshLoads = new Map(); // geometry index -> promise of its mesh's arrays, per job
+    // the bytes of an uploaded mesh (main.js sets it to the API's)
+    this.fetchMesh = async (id) => (await fetch(`/api/v1/meshes/${encodeURIComponent(id)}?format=stl`)).arrayBuffer();
+    this.onMeshError = null;
     this.job = null; this.frame = null; this.mode = 'speed';
     this.bounds = null; this.needFit = true;
     this.onLegend = null; this.onFps = null;
@@ -120,6 +126,8 @@ export class Viewer3D {
     if (this.mesh) this.mesh.count = 0;
     this.bounds = sceneBounds(job);
     this.needFit = true;
+    this.meshLoads = new Map();
+    this.container.dataset.meshTriangles = '';
     this.buildGeometry();
     this.dirty = true;
   }
@@ -133,7 +141,8 @@ export class Viewer3D {
     const center = V(b.min).add(V(b.max)).multiplyScalar(0.5);
     const surf = (color, opacity) => new THREE.MeshLambertMaterial({ color, transparent: true, opacity, side: THREE.DoubleSide, depthWrite: false });
     const lines = (color, opacity = 0.6) => new THREE.LineBasicMaterial({ color, transparent: true, opacity });
-    for (const g of doc) {
+    const meshes = [];
+    for (const [k, g] of doc.entries()) {
       const obj = new THREE.Group();
       let spin = null;
       if (g.type === 'plane' && g.point && g.normal) {
@@ -176,6 +185,18 @@ export class Viewer3D {
         obj.add(inner);
         obj.position.copy(V(g.center));
         spin = inner;
+      } else if (g.type === 'mesh') {
+        const holder = new THREE.Group();
+        const at = placement(g);
+        holder.position.fromArray(at.position);
+        holder.quaternion.fromArray(at.quaternion);
+        holder.scale.fromArray(at.scale);
+        obj.add(holder);
+        if (!this.meshLoads.has(k)) this.meshLoads.set(k, meshArrays(g, this.fetchMesh));
+        meshes.push(this.meshLoads.get(k).then((arrays) => this.addMesh(holder, arrays, surf, lines), (e) => {
+          this.onMeshError?.(`geometry ${k}: ${e.message}`);
+          return 'error';
+        }));
       } else continue;
       this.geometryGroup.add(obj);
       this.shapes.push({ obj, spin, base: obj.position.clone(), baseQ: spin ? spin.quaternion.clone() : null,
@@ -194,6 +215,35 @@ export class Viewer3D {
       this.shapes.push({ obj: box, spin: null, base: box.position.clone(), velocity: null, omega: null });
     }
     this.placeGeometry(0);
+    // the triangles of each mesh once all are drawn, in document order (for the test)
+    if (meshes.length) {
+      const group = this.geometryGroup.children.slice();
+      Promise.all(meshes).then((counts) => {
+        if (group.every((o) => o.parent)) this.container.dataset.meshTriangles = counts.join(',');
+      });
+    }
+  }
+
+  // A loaded mesh into its placed group (unless the geometry was rebuilt
+  // meanwhile): flat-shaded, transparent, with its feature edges. Returns
+  // its triangle count.
+  addMesh(holder, { positions, index, triangles }, surf, lines) {
+    let geo = new THREE.BufferGeometry();
+    geo.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
+    if (index) { geo.setIndex(new THREE.Uint32BufferAttribute(index, 1)); geo = geo.toNonIndexed(); }
+    geo.computeVertexNormals();
+    if (!holder.parent?.parent) { geo.dispose(); return triangles; }
+    const mesh = new THREE.Mesh(geo, surf(0xb8a48f, 0.35));
+    mesh.userData.ndemMesh = true;
+    holder.add(mesh, new THREE.LineSegments(new THREE.EdgesGeometry(geo, 20), lines(0xe0d2c2)));
+    // the camera takes in meshes too (their extent is known only now)
+    const box = new THREE.Box3().setFromObject(holder);
+    if (!box.isEmpty()) {
+      this.bounds = unionBox(this.bounds, { min: box.min.toArray(), max: box.max.toArray() });
+      if (!this.frame) this.fit(null);
+    }
+    this.dirty = true;
+    return triangles;
   }
 
   // moving shapes: position + v t, cylinders turned by |w| t about w

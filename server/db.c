@@ -88,12 +88,10 @@ static int migrate(sqlite3 *conn, char *err, size_t err_len)
         if (n < 5 || strcmp(f->name + n - 4, ".sql")) continue;
         int number = atoi(f->name);
         if (number <= version) continue;
-        /* numbers are taken by changes developed side by side and may
-         * arrive out of order: a gap is applied past, never an earlier
-         * number after a later one (version only grows) */
-        if (number != version + 1)
-            ndem_log("db: migration %s follows version %d (numbers in between are absent)", f->name,
-                     version);
+        if (number != version + 1) {
+            snprintf(err, err_len, "migration %s does not follow version %d", f->name, version);
+            return -1;
+        }
         char *msg = NULL;
         char set[64];
         snprintf(set, sizeof set, "PRAGMA user_version = %d; COMMIT;", number);

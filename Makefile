@@ -95,7 +95,7 @@ $(SAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(SAN)/libndem.a
 
 # Suites that also test server modules directly link their objects (and
 # the database's: the migrations are compiled in).
-TEST_OBJS_test_meshes := $(addprefix $(SAN)/obj/server/,mesh_files.o meshes.o db.o log.o) \
+TEST_OBJS_test_meshes := $(addprefix $(SAN)/obj/server/,mesh_files.o meshes.o db.o db_sweeps.o log.o) \
                          $(SAN)/obj/$(EMBED_C:.c=.o)
 $(SAN)/tests/test_meshes: $(TEST_OBJS_test_meshes)
 

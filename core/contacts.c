@@ -199,11 +199,10 @@ void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_conta
     }
     int feature = key.feature;
     const ndem_geometry_def *geo = &sim->geometry[key.b];
-    ndem_geo_hit hits[NDEM_GEO_HITS];
-    int m = ndem_geometry_collide(geo, xa, ra, INFINITY, hits), t = 0;
-    while (t < m - 1 && hits[t].feature != feature) t++;
-    memcpy(g->n, hits[t].n, sizeof g->n);
-    g->delta = hits[t].delta;
+    ndem_geo_hit hit;
+    ndem_geometry_feature_hit(geo, xa, ra, feature, &hit); /* no search: the feature itself */
+    memcpy(g->n, hit.n, sizeof g->n);
+    g->delta = hit.delta;
     g->la = ra - 0.5 * g->delta;
     g->lb = 0.0;
     g->d_eff = 2.0 * ra;

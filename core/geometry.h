@@ -8,12 +8,15 @@
 
 #include "ndem.h"
 
-/* The most contacts one sphere makes with one geometry (a sphere in the
- * corner of a box container touches 3 faces; 6 bounds every type). */
-#define NDEM_GEO_HITS 6
+/* The most contacts one sphere makes with one geometry. A sphere in the
+ * corner of a box container touches 3 faces and 6 bounds the analytic types;
+ * a mesh can offer more (a sphere in a pit where many faces meet): it keeps
+ * the 16 deepest (docs/meshes.md). */
+#define NDEM_GEO_HITS 16
 
 /* A contact of a sphere with a geometry: normal from the sphere into the
- * geometry, overlap (negative: gap), feature id (which face or cap, < 8). */
+ * geometry, overlap (negative: gap), feature id (which face or cap, < 8 for
+ * the analytic types; a mesh's coplanar group, edge or vertex). */
 typedef struct ndem_geo_hit {
     double n[3];
     double delta;
@@ -36,6 +39,12 @@ typedef struct ndem_geometry_ops {
     /* advances the pose by h: translation by the velocity (a turn about the
      * reference point leaves the types of today unchanged in shape) */
     void (*integrate)(ndem_geometry_def *g, double h);
+    /* the hit of one feature, found by collide earlier, for the key's
+     * recomputation (any distance); returns 0 when the type has no such
+     * feature. NULL: collide with an infinite margin and pick the feature
+     * (fine for types with a handful of features) */
+    int (*feature_hit)(const ndem_geometry_def *g, const double *x, double r, int feature,
+                       ndem_geo_hit *hit);
 } ndem_geometry_ops;
 
 /* The table entry of g's type (its type is validated by the job parser). */
@@ -45,6 +54,7 @@ const ndem_geometry_ops *ndem_geometry_ops_of(const ndem_geometry_def *g);
 extern const ndem_geometry_ops ndem_geometry_plane_ops;
 extern const ndem_geometry_ops ndem_geometry_box_ops;
 extern const ndem_geometry_ops ndem_geometry_cylinder_ops;
+extern const ndem_geometry_ops ndem_geometry_mesh_ops;
 
 /* Helpers for the types' files (geometry.c). */
 /* Appends a hit when delta > -margin; returns the new count. */
@@ -69,6 +79,11 @@ static inline void ndem_geometry_bounds(const ndem_geometry_def *g, double *lo, 
 {
     ndem_geometry_ops_of(g)->bounds(g, lo, hi);
 }
+/* Feature ids of g are below this (8 for the analytic types). */
+int ndem_geometry_feature_count(const ndem_geometry_def *g);
+/* The hit of one feature of g for a sphere (x, r), at any distance. */
+void ndem_geometry_feature_hit(const ndem_geometry_def *g, const double *x, double r, int feature,
+                               ndem_geo_hit *hit);
 static inline void ndem_geometry_integrate(ndem_geometry_def *g, double h)
 {
     ndem_geometry_ops_of(g)->integrate(g, h);

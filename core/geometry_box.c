@@ -80,5 +80,5 @@ static void box_integrate(ndem_geometry_def *g, double h)
 }
 
 const ndem_geometry_ops ndem_geometry_box_ops = {
-    "box", box_bounds, box_collide, box_surface_velocity, box_integrate,
+    "box", box_bounds, box_collide, box_surface_velocity, box_integrate, NULL,
 };

@@ -69,4 +69,5 @@ static void cylinder_integrate(ndem_geometry_def *g, double h)
 
 const ndem_geometry_ops ndem_geometry_cylinder_ops = {
     "cylinder", cylinder_bounds, cylinder_collide, cylinder_surface_velocity, cylinder_integrate,
+    NULL,
 };

@@ -28,5 +28,5 @@ static void plane_integrate(ndem_geometry_def *g, double h)
 }
 
 const ndem_geometry_ops ndem_geometry_plane_ops = {
-    "plane", plane_bounds, plane_collide, plane_surface_velocity, plane_integrate,
+    "plane", plane_bounds, plane_collide, plane_surface_velocity, plane_integrate, NULL,
 };

@@ -65,8 +65,13 @@ typedef struct ndem_contact_material_def {
 typedef enum ndem_geometry_type {
     NDEM_GEOMETRY_PLANE = 0,
     NDEM_GEOMETRY_BOX = 1,
-    NDEM_GEOMETRY_CYLINDER = 2
+    NDEM_GEOMETRY_CYLINDER = 2,
+    NDEM_GEOMETRY_MESH = 3
 } ndem_geometry_type;
+
+/* A placed triangle mesh with its contact tables (core/geometry_mesh.h,
+ * ndem_mesh_shape_create); the geometry only points to it. */
+struct ndem_mesh_shape;
 
 /* Static or kinematic geometry: infinite mass. A kinematic shape moves with
  * `velocity`; `angular_velocity` (rad/s, a vector about `center` for boxes and
@@ -86,6 +91,10 @@ typedef struct ndem_geometry_def {
     double length;              /* cylinder length along the axis */
     double velocity[3];         /* linear velocity (m/s) */
     double angular_velocity[3]; /* rad/s */
+    /* mesh: the placed mesh, owned by the caller (a job), which must keep it
+     * until every simulation made from this definition is destroyed; a mesh
+     * moves with `velocity` by `point`, its offset from where it was placed */
+    const struct ndem_mesh_shape *mesh;
 } ndem_geometry_def;
 
 typedef enum ndem_radius_kind {

@@ -1,0 +1,39 @@
+/* geometry_mesh.h - a triangle mesh as scene geometry: the mesh placed
+ * (scaled, turned, moved) into its reference frame, the tables its contacts
+ * need (feature ids, vertex fans, coplanar group planes) and a uniform grid
+ * of triangle bounds, so that finding a sphere's triangles costs O(1).
+ * docs/meshes.md says which features a sphere feels. */
+#ifndef NDEM_GEOMETRY_MESH_H
+#define NDEM_GEOMETRY_MESH_H
+
+#include "mesh.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Feature ids of a mesh contact: a coplanar group g is g; an edge is
+ * n_groups + the half-edge 3 t + k of the triangle owning it; a vertex v is
+ * n_groups + 3 n_triangles + v. */
+typedef struct ndem_mesh_shape {
+    ndem_mesh *mesh;   /* placed; the shape owns it */
+    double *plane;     /* 4 per group: unit normal, offset (n . x = d on the plane) */
+    int *edge_id;      /* per half-edge: the owner's half-edge of that edge */
+    int *fan_start;    /* per vertex + 1: its triangles in fan (CSR) */
+    int *fan;          /* triangles around each vertex */
+    double grid_lo[3]; /* grid: origin, cell size, cells per axis */
+    double cell;
+    int dim[3];
+    int *cell_start; /* per cell + 1: its triangles in cell_tri (CSR) */
+    int *cell_tri;
+    uint64_t hash;     /* of the placed vertices and triangles (scene hash) */
+    int feature_count; /* groups + 3 triangles + vertices */
+} ndem_mesh_shape;
+
+/* Places a copy of m: each vertex v becomes position + R(q) (scale v), with
+ * q = [w, x, y, z] a unit quaternion and scale > 0; builds the tables and
+ * the grid. Returns 0, or -1 with a message (out of memory). */
+int ndem_mesh_shape_create(const ndem_mesh *m, const double position[3], const double q[4],
+                           double scale, ndem_mesh_shape **out, char *err, size_t err_len);
+void ndem_mesh_shape_destroy(ndem_mesh_shape *s);
+
+#endif

@@ -2,6 +2,7 @@
  * in the schema ndem_job_parse reads (numbers written so that they parse
  * back to the same bits), and error lists as JSON. */
 #include "job.h"
+#include "job_parts.h"
 #include "jsonw.h"
 
 #include <stdlib.h>
@@ -116,14 +117,14 @@ static void emit_materials(ndem_jw *w, const ndem_scene_def *s)
 
 static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
 {
-    static const char *const types[] = {"plane", "box", "cylinder"};
+    static const char *const types[] = {"plane", "box", "cylinder", "mesh"};
     ndem_jw_key(w, "geometry");
     ndem_jw_begin(w, '[', 0);
     for (int i = 0; i < s->geometry_count; i++) {
         const ndem_geometry_def *g = &s->geometry[i];
         ndem_jw_next(w);
         ndem_jw_begin(w, '{', 0);
-        ndem_jw_kstring(w, "type", types[g->type <= NDEM_GEOMETRY_CYLINDER ? g->type : 0]);
+        ndem_jw_kstring(w, "type", types[g->type <= NDEM_GEOMETRY_MESH ? g->type : 0]);
         switch (g->type) {
         case NDEM_GEOMETRY_PLANE:
             ndem_jw_kvec3(w, "point", g->point);
@@ -140,6 +141,9 @@ static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
             ndem_jw_knumber(w, "radius", g->radius);
             ndem_jw_knumber(w, "length", g->length);
             ndem_jw_kbool(w, "inside", g->inside);
+            break;
+        case NDEM_GEOMETRY_MESH: /* placed: position, orientation, scale are the identity */
+            ndem_job_emit_mesh(w, g);
             break;
         }
         ndem_jw_kstring(w, "material", material_name(s, g->material));

@@ -13,9 +13,13 @@ static const char *const plane_keys[] = {GEOMETRY_COMMON, "point", "normal", NUL
 static const char *const box_keys[] = {GEOMETRY_COMMON, "min", "max", "inside", NULL};
 static const char *const cylinder_keys[] = {GEOMETRY_COMMON, "center", "axis", "radius",
                                             "length",        "inside", NULL};
-static const char *const geometry_keys[] = {GEOMETRY_COMMON, "point",  "normal", "min",
-                                            "max",           "inside", "center", "axis",
-                                            "radius",        "length", NULL};
+static const char *const mesh_keys[] = {
+    GEOMETRY_COMMON, "vertices", "triangles",      "stl", "mesh", "file", "position",
+    "orientation",   "scale",    "weld_tolerance", NULL};
+static const char *const geometry_keys[] = {
+    GEOMETRY_COMMON, "point",  "normal",         "min",       "max", "inside", "center", "axis",
+    "radius",        "length", "vertices",       "triangles", "stl", "mesh",   "file",   "position",
+    "orientation",   "scale",  "weld_tolerance", NULL};
 
 #define GENERATOR_COMMON "type", "material", "fixed_rotation", "bonded", "force", "force_rate"
 static const char *const lattice_keys[] = {GENERATOR_COMMON, "min",    "max",      "spacing",
@@ -286,17 +290,17 @@ static void read_radius(ndem_jc *c, const cJSON *obj, ndem_radius_dist *out)
 
 /* ---- geometry ---- */
 
-static const char *const geometry_types[] = {"plane", "box", "cylinder", NULL};
+static const char *const geometry_types[] = {"plane", "box", "cylinder", "mesh", NULL};
 
 static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int materials_ok,
                                void *entry)
 {
     ndem_geometry_def *g = entry;
-    static const char *const *keys[] = {plane_keys, box_keys, cylinder_keys};
+    static const char *const *keys[] = {plane_keys, box_keys, cylinder_keys, mesh_keys};
     static const char *const context[] = {"not a field of a plane", "not a field of a box",
-                                          "not a field of a cylinder"};
-    int type =
-        read_kind(c, item, "type", geometry_types, "one of \"plane\", \"box\", \"cylinder\"", -1);
+                                          "not a field of a cylinder", "not a field of a mesh"};
+    int type = read_kind(c, item, "type", geometry_types,
+                         "one of \"plane\", \"box\", \"cylinder\", \"mesh\"", -1);
     if (type < 0) {
         ndem_jc_members(c, item, geometry_keys, NULL, NULL);
         return;
@@ -305,7 +309,8 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
     ndem_jc_members(c, item, keys[type], geometry_keys, context[type]);
     ndem_job_material_ref(c, item, "material", job, materials_ok, &g->material);
     ndem_jc_vec3(c, item, "velocity", g->velocity, 0);
-    if (g->type != NDEM_GEOMETRY_PLANE) ndem_jc_bool(c, item, "inside", &g->inside, 0);
+    if (g->type == NDEM_GEOMETRY_BOX || g->type == NDEM_GEOMETRY_CYLINDER)
+        ndem_jc_bool(c, item, "inside", &g->inside, 0);
     const double *spin_axis = NULL; /* direction of a scalar angular velocity */
     switch (g->type) {
     case NDEM_GEOMETRY_PLANE:
@@ -323,13 +328,18 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
         ndem_jc_number(c, item, "length", &g->length, &ndem_jc_positive, NDEM_JC_REQUIRED);
         spin_axis = g->axis;
         break;
+    case NDEM_GEOMETRY_MESH:
+        ndem_job_read_mesh(c, item, job, g);
+        break;
     }
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity");
     if (!w) return;
     size_t mark = ndem_jc_push_key(c, "angular_velocity");
     if (cJSON_IsNumber(w) && !spin_axis) {
-        ndem_jc_error(c, "must be a vector [wx, wy, wz] for a box (a single number is for "
-                         "planes and cylinders)");
+        ndem_jc_error(c,
+                      "must be a vector [wx, wy, wz] for a %s (a single number is for "
+                      "planes and cylinders)",
+                      geometry_types[type]);
     } else if (cJSON_IsNumber(w)) {
         double s;
         if (ndem_jc_number_value(c, w, &s, &ndem_jc_any) == NDEM_JC_OK)
@@ -384,7 +394,7 @@ static int sphere_ok(const cJSON *e, double out[4])
 /* [w, x, y, z], finite and not all zero: normalised into out (scaled by its
  * largest component first, so that tiny or huge ones neither underflow nor
  * overflow). */
-static int quaternion_value(ndem_jc *c, const cJSON *v, double out[4])
+int ndem_job_quaternion_value(ndem_jc *c, const cJSON *v, double out[4])
 {
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 4) {
         ndem_jc_error(c, "must be an array of 4 numbers [w, x, y, z]");
@@ -486,7 +496,8 @@ static void read_list(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_generat
     g->list_count = n;
     g->spheres = s;
     g->velocities = read_per_sphere(c, item, job, "velocities", n, 3, ndem_jc_vec3_value);
-    g->orientations = read_per_sphere(c, item, job, "orientations", n, 4, quaternion_value);
+    g->orientations =
+        read_per_sphere(c, item, job, "orientations", n, 4, ndem_job_quaternion_value);
     g->angular_velocities =
         read_per_sphere(c, item, job, "angular_velocities", n, 3, ndem_jc_vec3_value);
 }

@@ -269,6 +269,14 @@ void ndem_job_read_mesh(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_geome
         ndem_jc_error_at(c, at, "%s", err);
         return;
     }
+    long total = m->n_triangles; /* one limit for the whole job: memory grows with it */
+    for (int i = 0; i < job->mesh_count; i++) total += job->meshes[i]->mesh->n_triangles;
+    if (total > NDEM_MESH_MAX_TRIANGLES) {
+        ndem_jc_error_at(c, at, "the job's meshes hold %ld triangles, more than the limit of %ld",
+                         total, NDEM_MESH_MAX_TRIANGLES);
+        ndem_mesh_destroy(m);
+        return;
+    }
     if (rep.degenerate || rep.duplicate)
         warn(c, job, "mesh: dropped %ld degenerate and %ld duplicate of %ld triangles",
              rep.degenerate, rep.duplicate, rep.input_triangles);

@@ -83,10 +83,28 @@ static int closest_on_triangle(const double *p, const double *a, const double *b
     return REGION_FACE;
 }
 
+/* The region of t's closest point q to x, where a boundary point that x
+ * lies straight above (x - q along t's normal, up to rounding) counts as
+ * the face: x is in the face's closed prism. So a centre right above the
+ * edge between two coplanar triangles, or above a convex edge in one face's
+ * plane, gets that face's contact, never none. */
+static int region_at(const ndem_mesh *m, int t, const double *x, double *q)
+{
+    const double *a = corner(m, t, 0), *b = corner(m, t, 1), *c = corner(m, t, 2);
+    int reg = closest_on_triangle(x, a, b, c, q);
+    if (reg == REGION_FACE) return reg;
+    double ab[3], ac[3], n[3], d[3] = {x[0] - q[0], x[1] - q[1], x[2] - q[2]};
+    for (int i = 0; i < 3; i++) ab[i] = b[i] - a[i], ac[i] = c[i] - a[i];
+    ndem_cross(ab, ac, n);
+    double u = ndem_dot(d, n) / ndem_dot(n, n), off[3]; /* d off the normal line */
+    for (int i = 0; i < 3; i++) off[i] = d[i] - u * n[i];
+    return ndem_dot(off, off) <= 1e-20 * (ndem_dot(ab, ab) + ndem_dot(ac, ac)) ? REGION_FACE : reg;
+}
+
 static int region_of(const ndem_mesh *m, int t, const double *x)
 {
     double q[3];
-    return closest_on_triangle(x, corner(m, t, 0), corner(m, t, 1), corner(m, t, 2), q);
+    return region_at(m, t, x, q);
 }
 
 /* ---- hits of single features (also the key's recomputation) ---- */
@@ -225,7 +243,7 @@ static int triangle_hits(const ndem_mesh_shape *s, int t, const double *x, doubl
 {
     const ndem_mesh *m = s->mesh;
     double q[3];
-    int reg = closest_on_triangle(x, corner(m, t, 0), corner(m, t, 1), corner(m, t, 2), q);
+    int reg = region_at(m, t, x, q);
     double d[3] = {q[0] - x[0], q[1] - x[1], q[2] - x[2]};
     if (!(ndem_dot(d, d) < reach * reach)) return n;
     ndem_geo_hit h;

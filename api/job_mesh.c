@@ -163,7 +163,7 @@ static double *id_soup(ndem_jc *c, const cJSON *item, long *n_tri)
     char *bytes = NULL;
     size_t len = 0;
     if (c->opts->mesh_bytes(c->opts->mesh_ctx, id, &bytes, &len) != 0) {
-        ndem_jc_error_at(c, "mesh", "no uploaded mesh has the id %s",
+        ndem_jc_error_at(c, "mesh", "no uploaded mesh has the id '%s'",
                          ndem_jc_quote(id, q, sizeof q));
         return NULL;
     }
@@ -196,7 +196,7 @@ static double *file_soup(ndem_jc *c, const cJSON *item, long *n_tri)
     char *bytes = ndem_read_file(path, &len);
     double *soup = NULL;
     if (!bytes)
-        ndem_jc_error_at(c, "file", "cannot read %s: %s", ndem_jc_quote(path, q, sizeof q),
+        ndem_jc_error_at(c, "file", "cannot read '%s': %s", ndem_jc_quote(path, q, sizeof q),
                          strerror(errno));
     else soup = stl_soup(c, "file", (const unsigned char *)bytes, len, n_tri);
     free(bytes);

@@ -252,6 +252,56 @@ START_TEST(bed_in_mesh_box_as_in_box)
 }
 END_TEST
 
+/* ---- smooth DEM: the same hits ---- */
+
+/* A sphere dropped with smooth DEM (Hertz) onto a 2 x 2 cm triangulated
+ * floor comes to rest as on the analytic plane. */
+static void dem_drop(const char *floor, double *z, double *vz_max)
+{
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
+        "\"steel\"], \"restitution\": 0.5, \"friction\": 0.5}], \"geometry\": [%s],"
+        "\"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0.013, "
+        "0.007, 0.03, 0.01]]}]}, \"solver\": {\"method\": \"dem\", \"time_step\": 2e-5, "
+        "\"duration\": 0.25}}",
+        floor);
+    ndem_sim *sim = test_sim(job);
+    *vz_max = 0;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        ndem_frame f;
+        test_frame(sim, &f);
+        *vz_max = fmax(*vz_max, f.velocities[2]);
+        *z = f.positions[2];
+        ndem_frame_free(&f);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+
+START_TEST(smooth_dem_on_mesh_as_on_plane)
+{
+    text t = {0};
+    tprintf(&t, "{\"type\": \"mesh\", \"material\": \"steel\", ");
+    floor_mesh(&t, -0.1, 0.1, -0.1, 0.1, 0.02);
+    tprintf(&t, "}");
+    double z_mesh, z_plane, up_mesh, up_plane;
+    dem_drop(t.s, &z_mesh, &up_mesh);
+    free(t.s);
+    dem_drop("{\"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 1], "
+             "\"material\": \"steel\"}",
+             &z_plane, &up_plane);
+    fprintf(stderr,
+            "smooth DEM: rest height %.9f m on the mesh, %.9f m on the plane; rebound "
+            "%.4f, %.4f m/s\n",
+            z_mesh, z_plane, up_mesh, up_plane);
+    ck_assert_double_gt(up_plane, 0.1); /* it bounced */
+    ck_assert_double_lt(fabs(up_mesh - up_plane), 1e-6);
+    ck_assert_double_lt(fabs(z_mesh - z_plane), 1e-9);
+    ck_assert_double_lt(z_plane, 0.01); /* resting on the floor, compressed */
+}
+END_TEST
+
 /* ---- (e) checkpoint round trip ---- */
 
 START_TEST(checkpoint_round_trip_with_mesh)
@@ -304,6 +354,7 @@ int main(void)
     tcase_add_test(tc, incline_rolls_across_edges);
     tcase_add_test(tc, restitution_on_face_edge_vertex);
     tcase_add_test(tc, bed_in_mesh_box_as_in_box);
+    tcase_add_test(tc, smooth_dem_on_mesh_as_on_plane);
     tcase_add_test(tc, checkpoint_round_trip_with_mesh);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);

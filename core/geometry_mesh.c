@@ -247,6 +247,7 @@ static int triangle_hits(const ndem_mesh_shape *s, int t, const double *x, doubl
     double d[3] = {q[0] - x[0], q[1] - x[1], q[2] - x[2]};
     if (!(ndem_dot(d, d) < reach * reach)) return n;
     ndem_geo_hit h;
+    if (reg != REGION_FACE && s->flat[t]) return n; /* its edges and corners are never felt */
     if (reg == REGION_FACE) {
         group_hit(s, m->group[t], x, r, &h);
     } else if (reg < REGION_VERTEX) {
@@ -279,16 +280,36 @@ static int mesh_collide(const ndem_geometry_def *g, const double *xw, double r, 
         for (int cy = c0[1]; cy <= c1[1]; cy++)
             for (int cx = c0[0]; cx <= c1[0]; cx++) {
                 long cell = ((long)cz * s->dim[1] + cy) * s->dim[0] + cx;
+                int cg = s->cell_group[cell];
+                if (cg >= 0) {
+                    /* flat triangles of one group: only the one right below x
+                     * counts, in the cell of x's foot on the group's plane */
+                    const double *pl = s->plane + 4 * cg;
+                    double h = ndem_dot(pl, x) - pl[3], p[3], p1[3];
+                    int f0[3], f1[3];
+                    for (int k = 0; k < 3; k++) p[k] = p1[k] = x[k] - h * pl[k];
+                    cell_range(s, p, p1, f0, f1);
+                    if (f0[0] != cx || f0[1] != cy || f0[2] != cz) continue;
+                }
                 for (int i = s->cell_start[cell]; i < s->cell_start[cell + 1]; i++) {
-                    int t = s->cell_tri[i], t0[3], t1[3];
-                    double tlo[3], thi[3];
-                    /* a triangle in several of these cells: only in the first */
-                    triangle_bounds(m, t, tlo, thi);
-                    cell_range(s, tlo, thi, t0, t1);
-                    if (cx != (t0[0] > c0[0] ? t0[0] : c0[0]) ||
-                        cy != (t0[1] > c0[1] ? t0[1] : c0[1]) ||
-                        cz != (t0[2] > c0[2] ? t0[2] : c0[2]))
+                    int t = s->cell_tri[i];
+                    const int *t0 = s->tri_cell0 + 3 * t;
+                    /* a triangle in several of these cells: only in the first (in a
+                     * flat cell, the one cell taken; a repeat gives the same feature) */
+                    if (cg < 0 && (cx != (t0[0] > c0[0] ? t0[0] : c0[0]) ||
+                                   cy != (t0[1] > c0[1] ? t0[1] : c0[1]) ||
+                                   cz != (t0[2] > c0[2] ? t0[2] : c0[2])))
                         continue;
+                    const double *bs = s->tri_sphere + 4 * t;
+                    double e[3] = {x[0] - bs[0], x[1] - bs[1], x[2] - bs[2]}, far = reach + bs[3];
+                    if (ndem_dot(e, e) > far * far) continue; /* cheap: most of the cell's */
+                    if (s->flat[t]) {
+                        /* only its face counts, when x is right above it: x off the
+                         * normal through the centre by more than the radius misses */
+                        const double *pl = s->plane + 4 * m->group[t];
+                        double en = ndem_dot(e, pl);
+                        if (ndem_dot(e, e) - en * en > bs[3] * bs[3] * (1 + 1e-9)) continue;
+                    }
                     n = triangle_hits(s, t, x, r, reach, hits, n);
                 }
             }
@@ -350,6 +371,51 @@ static void group_planes(ndem_mesh_shape *s)
     }
 }
 
+/* A bounding sphere per triangle (centroid, farthest corner), the first
+ * and cheapest test of a candidate. */
+static void triangle_spheres(ndem_mesh_shape *s)
+{
+    const ndem_mesh *m = s->mesh;
+    for (int t = 0; t < m->n_triangles; t++) {
+        double *bs = s->tri_sphere + 4 * t, r2 = 0;
+        for (int i = 0; i < 3; i++)
+            bs[i] = (corner(m, t, 0)[i] + corner(m, t, 1)[i] + corner(m, t, 2)[i]) / 3.0;
+        for (int k = 0; k < 3; k++) {
+            const double *p = corner(m, t, k);
+            double d[3] = {p[0] - bs[0], p[1] - bs[1], p[2] - bs[2]};
+            r2 = ndem_max(r2, ndem_dot(d, d));
+        }
+        bs[3] = sqrt(r2) * (1 + 1e-12); /* rounding never rejects a corner */
+    }
+}
+
+/* A triangle is flat when its three edges join triangles of its own group
+ * and each of its corners is surrounded by its group (no boundary, no other
+ * group at the corner): no sphere ever feels such an edge or corner. */
+static int flat_triangles(ndem_mesh_shape *s)
+{
+    const ndem_mesh *m = s->mesh;
+    unsigned char *corner_flat = malloc((size_t)m->n_vertices);
+    if (!corner_flat) return -1;
+    memset(corner_flat, 1, (size_t)m->n_vertices);
+    for (int e = 0; e < 3 * m->n_triangles; e++) {
+        int u = m->neighbours[e];
+        if (u >= 0 && m->group[u] == m->group[e / 3]) continue;
+        corner_flat[m->triangles[e]] = 0;
+        corner_flat[m->triangles[e / 3 * 3 + (e % 3 + 1) % 3]] = 0;
+    }
+    for (int t = 0; t < m->n_triangles; t++) {
+        int f = 1;
+        for (int k = 0; k < 3; k++) {
+            int u = m->neighbours[3 * t + k];
+            if (u < 0 || m->group[u] != m->group[t] || !corner_flat[m->triangles[3 * t + k]]) f = 0;
+        }
+        s->flat[t] = (unsigned char)f;
+    }
+    free(corner_flat);
+    return 0;
+}
+
 /* The owner's half-edge of every half-edge; the fan of every vertex. */
 static int tables(ndem_mesh_shape *s)
 {
@@ -390,7 +456,8 @@ static int build_grid(ndem_mesh_shape *s)
         triangle_bounds(m, t, lo, hi);
         mean += ndem_max(hi[0] - lo[0], ndem_max(hi[1] - lo[1], hi[2] - lo[2])) / nt;
     }
-    double cell = ndem_max(mean, 1e-9 * ndem_max(ndem_norm(ext), 1e-300));
+    /* twice a triangle: most triangles then lie in one or two cells */
+    double cell = ndem_max(2.0 * mean, 1e-9 * ndem_max(ndem_norm(ext), 1e-300));
     for (;;) {
         double cells = 1.0;
         for (int k = 0; k < 3; k++) {
@@ -427,6 +494,7 @@ static int build_grid(ndem_mesh_shape *s)
                         if (pass == 0) s->cell_start[c + 1]++;
                         else s->cell_tri[s->cell_start[c]++] = t;
                     }
+            memcpy(s->tri_cell0 + 3 * t, c0, sizeof c0);
         }
         if (pass == 0) {
             for (long c = 0; c < cells; c++) s->cell_start[c + 1] += s->cell_start[c];
@@ -437,6 +505,20 @@ static int build_grid(ndem_mesh_shape *s)
     /* the fill advanced every start to the next cell's: shift back */
     for (long c = cells; c > 0; c--) s->cell_start[c] = s->cell_start[c - 1];
     s->cell_start[0] = 0;
+    s->cell_group = malloc((size_t)cells * sizeof *s->cell_group);
+    if (!s->cell_group) return -1;
+    for (long c = 0; c < cells; c++) {
+        int g = -1;
+        for (int i = s->cell_start[c]; i < s->cell_start[c + 1]; i++) {
+            int t = s->cell_tri[i];
+            if (!s->flat[t] || (g >= 0 && m->group[t] != g)) {
+                g = -1;
+                break;
+            }
+            g = m->group[t];
+        }
+        s->cell_group[c] = g;
+    }
     return 0;
 }
 
@@ -455,12 +537,16 @@ int ndem_mesh_shape_create(const ndem_mesh *src, const double position[3], const
     s->edge_id = malloc(3 * (size_t)m->n_triangles * sizeof *s->edge_id);
     s->fan_start = malloc(((size_t)m->n_vertices + 1) * sizeof *s->fan_start);
     s->fan = malloc(3 * (size_t)m->n_triangles * sizeof *s->fan);
-    if (!s->plane || !s->edge_id || !s->fan_start || !s->fan || tables(s) != 0 ||
-        build_grid(s) != 0) {
+    s->tri_sphere = malloc(4 * (size_t)m->n_triangles * sizeof *s->tri_sphere);
+    s->tri_cell0 = malloc(3 * (size_t)m->n_triangles * sizeof *s->tri_cell0);
+    s->flat = malloc((size_t)m->n_triangles);
+    if (!s->plane || !s->edge_id || !s->fan_start || !s->fan || !s->tri_sphere || !s->tri_cell0 ||
+        !s->flat || tables(s) != 0 || flat_triangles(s) != 0 || build_grid(s) != 0) {
         ndem_mesh_shape_destroy(s);
         return ndem_fail(err, err_len, "out of memory building the contact tables of a mesh");
     }
     group_planes(s);
+    triangle_spheres(s);
     s->feature_count = m->n_groups + 3 * m->n_triangles + m->n_vertices;
     uint64_t h = 1469598103934665603ULL;
     h = ndem_hash_bytes(h, m->vertices, 3 * sizeof(double) * (size_t)m->n_vertices);
@@ -473,7 +559,8 @@ void ndem_mesh_shape_destroy(ndem_mesh_shape *s)
 {
     if (!s) return;
     ndem_mesh_destroy(s->mesh);
-    free(s->plane), free(s->edge_id), free(s->fan_start), free(s->fan);
-    free(s->cell_start), free(s->cell_tri);
+    free(s->plane), free(s->edge_id), free(s->fan_start), free(s->fan), free(s->tri_sphere);
+    free(s->cell_start), free(s->cell_tri), free(s->tri_cell0), free(s->flat);
+    free(s->cell_group);
     free(s);
 }

@@ -15,18 +15,24 @@
  * n_groups + the half-edge 3 t + k of the triangle owning it; a vertex v is
  * n_groups + 3 n_triangles + v. */
 typedef struct ndem_mesh_shape {
-    ndem_mesh *mesh;   /* placed; the shape owns it */
-    double *plane;     /* 4 per group: unit normal, offset (n . x = d on the plane) */
-    int *edge_id;      /* per half-edge: the owner's half-edge of that edge */
-    int *fan_start;    /* per vertex + 1: its triangles in fan (CSR) */
-    int *fan;          /* triangles around each vertex */
-    double grid_lo[3]; /* grid: origin, cell size, cells per axis */
+    ndem_mesh *mesh;    /* placed; the shape owns it */
+    double *plane;      /* 4 per group: unit normal, offset (n . x = d on the plane) */
+    int *edge_id;       /* per half-edge: the owner's half-edge of that edge */
+    int *fan_start;     /* per vertex + 1: its triangles in fan (CSR) */
+    int *fan;           /* triangles around each vertex */
+    double *tri_sphere; /* 4 per triangle: bounding sphere centre, radius */
+    double grid_lo[3];  /* grid: origin, cell size, cells per axis */
     double cell;
     int dim[3];
     int *cell_start; /* per cell + 1: its triangles in cell_tri (CSR) */
     int *cell_tri;
-    uint64_t hash;     /* of the placed vertices and triangles (scene hash) */
-    int feature_count; /* groups + 3 triangles + vertices */
+    int *cell_group;     /* per cell: the group when every triangle in it is flat and of
+                            that group, else -1 */
+    int *tri_cell0;      /* 3 per triangle: its first cell (x, y, z), for taking it once */
+    unsigned char *flat; /* per triangle: its edges and corners all inside its coplanar
+                            group (it can only ever give its group's face contact) */
+    uint64_t hash;       /* of the placed vertices and triangles (scene hash) */
+    int feature_count;   /* groups + 3 triangles + vertices */
 } ndem_mesh_shape;
 
 /* Places a copy of m: each vertex v becomes position + R(q) (scale v), with

@@ -4,6 +4,7 @@
  * cube, a bed settled in a mesh box and in the analytic box, and a
  * checkpoint round trip with a mesh scene. */
 #include "scene.h"
+#include "sim.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -97,8 +98,11 @@ START_TEST(incline_rolls_across_edges)
     double along_prev = 0;
     for (long i = 0; i < steps; i++) {
         test_step(sim);
-        /* one contact all the way: no second one at the edges it crosses */
+        /* one contact all the way: no second one at the edges it crosses, and
+         * the same key (the floor's coplanar group), so its history goes on */
         ck_assert_int_eq(ndem_sim_stats(sim)->geometry_contacts, 1);
+        ck_assert_int_eq(sim->contacts.count, 1);
+        ck_assert_int_eq(sim->contacts.key[0].feature, 0);
         test_frame(sim, &f);
         double vn = f.velocities[0] * n[0] + f.velocities[2] * n[2];
         double along = (f.positions[0] - x0[0]) * s[0] + (f.positions[2] - x0[2]) * s[2];
@@ -188,6 +192,57 @@ START_TEST(restitution_on_face_edge_vertex)
         ck_assert_double_lt(fabs(ratio[i] - e) / e, 0.02);
         /* the normal is vertical: the sphere comes straight back up */
         ck_assert_double_lt(hz[i], 1e-6);
+    }
+}
+END_TEST
+
+/* A sphere resting on a cube near its convex edges and corners, within
+ * reach of them, feels only what it rests on: on the top face 2 mm from an
+ * edge and from a corner, on a side face (gravity along -x) 2 mm from a
+ * vertical edge, and on that vertical edge (gravity diagonal) 2 mm above the
+ * bottom corner. One contact and one solver row (no near edge or corner
+ * kept), no sideways push. */
+START_TEST(near_convex_edge_only_the_face)
+{
+    const double r = 0.01, s2 = sqrt(0.5), g = 9.81;
+    const struct {
+        const char *what;
+        double x[3], g[3];
+    } cases[] = {
+        {"top face near an edge", {0.048, 0, 0.05 + r - 1e-5}, {0, 0, -g}},
+        {"top face near a corner", {0.048, 0.048, 0.05 + r - 1e-5}, {0, 0, -g}},
+        {"side face near a vertical edge", {0.05 + r - 1e-5, -0.048, 0}, {-g, 0, 0}},
+        {"vertical edge near a corner",
+         {0.05 + s2 * (r - 1e-5), -0.05 - s2 * (r - 1e-5), -0.048},
+         {-g * s2, g * s2, 0}},
+    };
+    for (int c = 0; c < 4; c++) {
+        const double *x = cases[c].x, *gv = cases[c].g;
+        ndem_job *job = test_job(
+            "{\"scene\": {\"gravity\": [%.17g, %.17g, %.17g], " TEST_MATERIALS
+            ", \"contact_materials\": [{\"materials\": [\"ore\", \"steel\"], \"restitution\": "
+            "0.2, \"friction\": 0.5}], \"geometry\": [{\"type\": \"mesh\", \"material\": "
+            "\"steel\", " CUBE_MESH "}], \"particles\": [{\"type\": \"list\", \"material\": "
+            "\"ore\", \"spheres\": [[%.17g, %.17g, %.17g, %g]]}]}, \"solver\": {\"time_step\": "
+            "5e-4, \"duration\": 0.1}}",
+            gv[0], gv[1], gv[2], CUBE_ARGS(0.05), x[0], x[1], x[2], r);
+        ndem_sim *sim = test_sim(job);
+        double drift = 0, gn = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
+        for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+            test_step(sim);
+            ck_assert_int_eq(ndem_sim_stats(sim)->geometry_contacts, 1);
+            ck_assert_int_eq(ndem_sim_stats(sim)->rows, 1);
+            ndem_frame f;
+            test_frame(sim, &f);
+            double d[3], along = 0;
+            for (int k = 0; k < 3; k++) d[k] = f.positions[k] - x[k], along += d[k] * gv[k] / gn;
+            for (int k = 0; k < 3; k++) drift = fmax(drift, fabs(d[k] - along * gv[k] / gn));
+            ndem_frame_free(&f);
+        }
+        fprintf(stderr, "%s: one contact, drift across gravity %.3g m\n", cases[c].what, drift);
+        ck_assert_double_lt(drift, 1e-9);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
     }
 }
 END_TEST
@@ -353,6 +408,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, incline_rolls_across_edges);
     tcase_add_test(tc, restitution_on_face_edge_vertex);
+    tcase_add_test(tc, near_convex_edge_only_the_face);
     tcase_add_test(tc, bed_in_mesh_box_as_in_box);
     tcase_add_test(tc, smooth_dem_on_mesh_as_on_plane);
     tcase_add_test(tc, checkpoint_round_trip_with_mesh);

@@ -3,6 +3,8 @@
  * triangulated incline, restitution on a face, an edge and a vertex of a
  * cube, a bed settled in a mesh box and in the analytic box, and a
  * checkpoint round trip with a mesh scene. */
+#include "crc32c.h"
+#include "dem_private.h"
 #include "scene.h"
 #include "sim.h"
 #include "testutil.h"
@@ -401,6 +403,115 @@ START_TEST(checkpoint_round_trip_with_mesh)
 }
 END_TEST
 
+/* ---- format 3 checkpoints still restore ---- */
+
+typedef struct bytes {
+    unsigned char *p;
+    size_t len;
+} bytes;
+
+static void put(bytes *o, const void *p, size_t n)
+{
+    o->p = realloc(o->p, o->len + n);
+    ck_assert_ptr_nonnull(o->p);
+    memcpy(o->p + o->len, p, n);
+    o->len += n;
+}
+
+/* Copies count keys of format 4 (two ints) at in as format 3 (one packed
+ * int each); returns the bytes read. */
+static size_t keys_to_format3(bytes *o, const unsigned char *in, int64_t count)
+{
+    for (int64_t k = 0; k < count; k++) {
+        int two[2];
+        memcpy(two, in + 8 * k, 8);
+        int packed = two[1] < 0 ? two[0] : -1 - (two[0] * 8 + two[1]);
+        put(o, &packed, 4);
+    }
+    return 8 * (size_t)count;
+}
+
+/* A format 4 checkpoint (docs/engine.md) rewritten as format 3 had it: the
+ * same layout with one int per history key (and per smooth-DEM spring key). */
+static bytes to_format3(const unsigned char *c, size_t len, long n, int geometry, int dem)
+{
+    bytes o = {0};
+    uint32_t v3 = 3;
+    put(&o, c, 8);
+    put(&o, &v3, 4);
+    size_t at = 12;
+    size_t head = 4 + 8 + 8 + 8 + (16 * 8 + 4 + 8) * (size_t)n + 96 * (size_t)geometry;
+    put(&o, c + at, head);
+    at += head;
+    int64_t hb, hc;
+    memcpy(&hb, c + at, 8);
+    memcpy(&hc, c + at + 8, 8);
+    size_t starts = 16 + (hb > 0 ? 8 * (size_t)(hb + 1) : 0);
+    put(&o, c + at, starts);
+    at += starts;
+    at += keys_to_format3(&o, c + at, hc);
+    size_t rest = 7 * 8 * (size_t)hc + sizeof(ndem_step_stats);
+    put(&o, c + at, rest);
+    at += rest;
+    if (dem) {
+        uint64_t dl;
+        memcpy(&dl, c + at, 8);
+        const unsigned char *b = c + at + 8;
+        int64_t dhb, dhc;
+        memcpy(&dhb, b, 8);
+        memcpy(&dhc, b + 8, 8);
+        uint64_t dl3 = dl - 4 * (uint64_t)dhc;
+        put(&o, &dl3, 8);
+        size_t pre = 24 + sizeof(long) * (size_t)(dhb + 1);
+        put(&o, b, pre);
+        size_t k = keys_to_format3(&o, b + pre, dhc);
+        put(&o, b + pre + k, dl - pre - k);
+        at += 8 + dl;
+    }
+    ck_assert_uint_eq(at, len - 4); /* everything but the CRC was read */
+    uint32_t crc = ndem_crc32c(0, o.p, o.len);
+    put(&o, &crc, 4);
+    return o;
+}
+
+START_TEST(checkpoint_format_3_still_restores)
+{
+    for (int dem = 0; dem < 2; dem++) {
+        ndem_job *job = test_job(
+            "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": "
+            "[\"ore\", \"steel\"], \"friction\": 0.5}], \"geometry\": [{\"type\": \"box\", "
+            "\"min\": [0, 0, 0], \"max\": [0.1, 0.1, 0.2], \"inside\": true, \"material\": "
+            "\"steel\"}], \"particles\": [{\"type\": \"random\", \"material\": \"ore\", "
+            "\"min\": [0.01, 0.01, 0.005], \"max\": [0.09, 0.09, 0.05], \"count\": 60, "
+            "\"radius\": 0.004, \"seed\": 3}]}, \"solver\": {\"method\": \"%s\", "
+            "\"time_step\": %g, \"duration\": 0.2}}",
+            dem ? "dem" : "ndem", dem ? 2e-5 : 5e-4);
+        ndem_sim *a = test_sim(job);
+        for (int i = 0; i < (dem ? 5000 : 150); i++) test_step(a);
+        ck_assert_int_gt(ndem_sim_stats(a)->geometry_contacts, 0);
+        void *buf;
+        size_t len;
+        ck_assert_int_eq(ndem_sim_checkpoint(a, &buf, &len), 0);
+        bytes old = to_format3(buf, len, ndem_sim_stats(a)->particles, 1, dem);
+        ck_assert_uint_lt(old.len, len); /* the keys took 4 bytes less each */
+        char err[256] = "";
+        ndem_sim *b = ndem_sim_restore(&job->scene, old.p, old.len, err, sizeof err);
+        ck_assert_msg(b != NULL, "format 3 restore failed: %s", err);
+        ck_assert_uint_eq(ndem_sim_state_hash(a), ndem_sim_state_hash(b));
+        for (int i = 0; i < 50; i++) {
+            test_step(a);
+            test_step(b);
+        }
+        ck_assert_uint_eq(ndem_sim_state_hash(a), ndem_sim_state_hash(b));
+        free(old.p);
+        free(buf);
+        ndem_sim_destroy(a);
+        ndem_sim_destroy(b);
+        ndem_job_destroy(job);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mesh_contact");
@@ -412,6 +523,7 @@ int main(void)
     tcase_add_test(tc, bed_in_mesh_box_as_in_box);
     tcase_add_test(tc, smooth_dem_on_mesh_as_on_plane);
     tcase_add_test(tc, checkpoint_round_trip_with_mesh);
+    tcase_add_test(tc, checkpoint_format_3_still_restores);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -262,6 +262,18 @@ static int triangle_hits(const ndem_mesh_shape *s, int t, const double *x, doubl
     return add_hit(hits, n, &h);
 }
 
+/* The cell of x's foot on group g's plane, kept for the last group asked. */
+static void foot_cell(const ndem_mesh_shape *s, int g, const double *x, int *cached, int cell[3])
+{
+    if (*cached == g) return;
+    const double *pl = s->plane + 4 * g;
+    double h = ndem_dot(pl, x) - pl[3], p[3];
+    int c1[3];
+    for (int k = 0; k < 3; k++) p[k] = x[k] - h * pl[k];
+    cell_range(s, p, p, cell, c1);
+    *cached = g;
+}
+
 static int mesh_collide(const ndem_geometry_def *g, const double *xw, double r, double margin,
                         ndem_geo_hit *hits)
 {
@@ -274,7 +286,7 @@ static int mesh_collide(const ndem_geometry_def *g, const double *xw, double r, 
         /* nothing within reach outside the mesh's bounds */
         if (hi[k] < m->bounds_min[k] || lo[k] > m->bounds_max[k]) return 0;
     }
-    int c0[3], c1[3], n = 0;
+    int c0[3], c1[3], n = 0, foot_group = -1, foot[3] = {0, 0, 0};
     cell_range(s, lo, hi, c0, c1);
     for (int cz = c0[2]; cz <= c1[2]; cz++)
         for (int cy = c0[1]; cy <= c1[1]; cy++)
@@ -282,30 +294,29 @@ static int mesh_collide(const ndem_geometry_def *g, const double *xw, double r, 
                 long cell = ((long)cz * s->dim[1] + cy) * s->dim[0] + cx;
                 int cg = s->cell_group[cell];
                 if (cg >= 0) {
-                    /* flat triangles of one group: only the one right below x
-                     * counts, in the cell of x's foot on the group's plane */
-                    const double *pl = s->plane + 4 * cg;
-                    double h = ndem_dot(pl, x) - pl[3], p[3], p1[3];
-                    int f0[3], f1[3];
-                    for (int k = 0; k < 3; k++) p[k] = p1[k] = x[k] - h * pl[k];
-                    cell_range(s, p, p1, f0, f1);
-                    if (f0[0] != cx || f0[1] != cy || f0[2] != cz) continue;
+                    foot_cell(s, cg, x, &foot_group, foot);
+                    if (foot[0] != cx || foot[1] != cy || foot[2] != cz) continue;
                 }
                 for (int i = s->cell_start[cell]; i < s->cell_start[cell + 1]; i++) {
                     int t = s->cell_tri[i];
-                    const int *t0 = s->tri_cell0 + 3 * t;
-                    /* a triangle in several of these cells: only in the first (in a
-                     * flat cell, the one cell taken; a repeat gives the same feature) */
-                    if (cg < 0 && (cx != (t0[0] > c0[0] ? t0[0] : c0[0]) ||
-                                   cy != (t0[1] > c0[1] ? t0[1] : c0[1]) ||
-                                   cz != (t0[2] > c0[2] ? t0[2] : c0[2])))
-                        continue;
+                    if (s->flat[t]) {
+                        /* only its face counts, when x is right above it: take it in
+                         * the cell of x's foot on its plane, which holds it then */
+                        foot_cell(s, m->group[t], x, &foot_group, foot);
+                        if (foot[0] != cx || foot[1] != cy || foot[2] != cz) continue;
+                    } else {
+                        /* in several of these cells: only in the first */
+                        const int *t0 = s->tri_cell0 + 3 * t;
+                        if (cx != (t0[0] > c0[0] ? t0[0] : c0[0]) ||
+                            cy != (t0[1] > c0[1] ? t0[1] : c0[1]) ||
+                            cz != (t0[2] > c0[2] ? t0[2] : c0[2]))
+                            continue;
+                    }
                     const double *bs = s->tri_sphere + 4 * t;
                     double e[3] = {x[0] - bs[0], x[1] - bs[1], x[2] - bs[2]}, far = reach + bs[3];
                     if (ndem_dot(e, e) > far * far) continue; /* cheap: most of the cell's */
                     if (s->flat[t]) {
-                        /* only its face counts, when x is right above it: x off the
-                         * normal through the centre by more than the radius misses */
+                        /* x off the normal through the centre by more than the radius */
                         const double *pl = s->plane + 4 * m->group[t];
                         double en = ndem_dot(e, pl);
                         if (ndem_dot(e, e) - en * en > bs[3] * bs[3] * (1 + 1e-9)) continue;

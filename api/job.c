@@ -4,6 +4,7 @@
 #include "job.h"
 
 #include "frame_bin.h"
+#include "geometry_mesh.h"
 #include "job_check.h"
 #include "job_parts.h"
 #include "series.h"
@@ -483,6 +484,10 @@ void ndem_job_destroy(ndem_job *job)
     free(job->emitters);
     for (int i = 0; i < job->list_array_count; i++) free(job->list_arrays[i]);
     free(job->list_arrays);
+    for (int i = 0; i < job->mesh_count; i++) ndem_mesh_shape_destroy(job->meshes[i]);
+    free(job->meshes);
+    for (int i = 0; i < job->warning_count; i++) free(job->warnings[i]);
+    free(job->warnings);
     free(job);
 }
 

@@ -54,6 +54,12 @@ typedef struct ndem_job {
     ndem_emitter_def *emitters;
     double **list_arrays; /* spheres/velocities of list generators */
     int list_array_count;
+    struct ndem_mesh_shape **meshes; /* placed meshes behind mesh geometry */
+    int mesh_count;
+    /* Things the parser changed but did not refuse ("<pointer>: <what>"), e.g.
+     * degenerate triangles dropped from a mesh: the CLI prints them. */
+    char **warnings;
+    int warning_count;
 } ndem_job;
 
 /* Parses and validates `len` bytes of JSON text. On NDEM_JOB_OK *out holds a

@@ -2,6 +2,7 @@
  * in the schema ndem_job_parse reads (numbers written so that they parse
  * back to the same bits), and error lists as JSON. */
 #include "job.h"
+#include "job_parts.h"
 #include "jsonw.h"
 
 #include <stdlib.h>
@@ -156,14 +157,14 @@ static void emit_motion(ndem_jw *w, const ndem_geometry_def *g)
 
 static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
 {
-    static const char *const types[] = {"plane", "box", "cylinder"};
+    static const char *const types[] = {"plane", "box", "cylinder", "mesh"};
     ndem_jw_key(w, "geometry");
     ndem_jw_begin(w, '[', 0);
     for (int i = 0; i < s->geometry_count; i++) {
         const ndem_geometry_def *g = &s->geometry[i];
         ndem_jw_next(w);
         ndem_jw_begin(w, '{', 0);
-        ndem_jw_kstring(w, "type", types[g->type <= NDEM_GEOMETRY_CYLINDER ? g->type : 0]);
+        ndem_jw_kstring(w, "type", types[g->type <= NDEM_GEOMETRY_MESH ? g->type : 0]);
         if (g->name[0]) ndem_jw_kstring(w, "name", g->name);
         switch (g->type) {
         case NDEM_GEOMETRY_PLANE:
@@ -181,6 +182,9 @@ static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
             ndem_jw_knumber(w, "radius", g->radius);
             ndem_jw_knumber(w, "length", g->length);
             ndem_jw_kbool(w, "inside", g->inside);
+            break;
+        case NDEM_GEOMETRY_MESH: /* as built, with its placement (job_mesh.c) */
+            ndem_job_emit_mesh(w, g);
             break;
         }
         ndem_jw_kstring(w, "material", material_name(s, g->material));

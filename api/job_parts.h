@@ -30,6 +30,17 @@ double *ndem_job_list_array(ndem_jc *c, ndem_job *job, size_t doubles);
 void ndem_job_read_particles(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 
+/* A quaternion [w, x, y, z] value (v already pushed), normalised into out;
+ * the zero quaternion is an error. */
+int ndem_job_quaternion_value(ndem_jc *c, const cJSON *v, double out[4]);
+
+/* The mesh members of a geometry entry (type "mesh", job_mesh.c): builds
+ * and places the mesh, owned by job, into g->mesh. */
+void ndem_job_read_mesh(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_geometry_def *g);
+/* Writes the placed mesh of g as "vertices" and "triangles" members. */
+struct ndem_jw;
+void ndem_job_emit_mesh(struct ndem_jw *w, const ndem_geometry_def *g);
+
 /* Reports every field of root that the solver's method or contact model
  * would ignore, set to anything but its neutral value (job_methods.c). */
 void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def *s);

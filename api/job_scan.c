@@ -8,6 +8,7 @@
  * left to cJSON to report. */
 #include "job.h"
 #include "job_check.h"
+#include "mesh.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +35,22 @@ static long array_limit(const char *text, const scan_level *parent, long max_par
                  {"orientations", 1},
                  {"angular_velocities", 1},
                  {"bonds", NDEM_JOB_BONDS_PER_SPHERE}};
-    if (parent && parent->object)
+    /* a mesh's inline arrays: as many entries as the mesh limit allows (the
+     * body size and the value budget bound them first in the daemon) */
+    static const struct {
+        const char *key;
+        long limit;
+    } fixed[] = {{"vertices", 3 * NDEM_MESH_MAX_TRIANGLES}, {"triangles", NDEM_MESH_MAX_TRIANGLES}};
+    if (parent && parent->object) {
         for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
             if (parent->key_len == strlen(named[i].key) &&
                 !strncmp(text + parent->key, named[i].key, parent->key_len))
                 return max_particles * named[i].per_particle;
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            if (parent->key_len == strlen(fixed[i].key) &&
+                !strncmp(text + parent->key, fixed[i].key, parent->key_len))
+                return fixed[i].limit;
+    }
     return NDEM_JOB_MAX_ARRAY;
 }
 

@@ -13,9 +13,13 @@ static const char *const plane_keys[] = {GEOMETRY_COMMON, "point", "normal", NUL
 static const char *const box_keys[] = {GEOMETRY_COMMON, "min", "max", "inside", NULL};
 static const char *const cylinder_keys[] = {GEOMETRY_COMMON, "center", "axis", "radius",
                                             "length",        "inside", NULL};
-static const char *const geometry_keys[] = {GEOMETRY_COMMON, "point",  "normal", "min",
-                                            "max",           "inside", "center", "axis",
-                                            "radius",        "length", NULL};
+static const char *const mesh_keys[] = {
+    GEOMETRY_COMMON, "vertices", "triangles",      "stl", "mesh", "file", "position",
+    "orientation",   "scale",    "weld_tolerance", NULL};
+static const char *const geometry_keys[] = {
+    GEOMETRY_COMMON, "point",  "normal",         "min",       "max", "inside", "center", "axis",
+    "radius",        "length", "vertices",       "triangles", "stl", "mesh",   "file",   "position",
+    "orientation",   "scale",  "weld_tolerance", NULL};
 
 #define GENERATOR_COMMON "type", "material", "fixed_rotation", "bonded", "force", "force_rate"
 static const char *const lattice_keys[] = {GENERATOR_COMMON, "min",    "max",      "spacing",
@@ -286,7 +290,7 @@ static void read_radius(ndem_jc *c, const cJSON *obj, ndem_radius_dist *out)
 
 /* ---- geometry ---- */
 
-static const char *const geometry_types[] = {"plane", "box", "cylinder", NULL};
+static const char *const geometry_types[] = {"plane", "box", "cylinder", "mesh", NULL};
 
 /* A geometry's name becomes the prefix of its series columns (NAME_fx, ...)
  * and a key of the stream's messages: a letter or '_' first, then letters,
@@ -316,11 +320,11 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
                                void *entry)
 {
     ndem_geometry_def *g = entry;
-    static const char *const *keys[] = {plane_keys, box_keys, cylinder_keys};
+    static const char *const *keys[] = {plane_keys, box_keys, cylinder_keys, mesh_keys};
     static const char *const context[] = {"not a field of a plane", "not a field of a box",
-                                          "not a field of a cylinder"};
-    int type =
-        read_kind(c, item, "type", geometry_types, "one of \"plane\", \"box\", \"cylinder\"", -1);
+                                          "not a field of a cylinder", "not a field of a mesh"};
+    int type = read_kind(c, item, "type", geometry_types,
+                         "one of \"plane\", \"box\", \"cylinder\", \"mesh\"", -1);
     if (type < 0) {
         ndem_jc_members(c, item, geometry_keys, NULL, NULL);
         return;
@@ -330,7 +334,8 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
     read_geometry_name(c, item, g);
     ndem_job_material_ref(c, item, "material", job, materials_ok, &g->material);
     ndem_jc_vec3(c, item, "velocity", g->velocity, 0);
-    if (g->type != NDEM_GEOMETRY_PLANE) ndem_jc_bool(c, item, "inside", &g->inside, 0);
+    if (g->type == NDEM_GEOMETRY_BOX || g->type == NDEM_GEOMETRY_CYLINDER)
+        ndem_jc_bool(c, item, "inside", &g->inside, 0);
     const double *spin_axis = NULL; /* direction of a scalar angular velocity */
     switch (g->type) {
     case NDEM_GEOMETRY_PLANE:
@@ -348,14 +353,19 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
         ndem_jc_number(c, item, "length", &g->length, &ndem_jc_positive, NDEM_JC_REQUIRED);
         spin_axis = g->axis;
         break;
+    case NDEM_GEOMETRY_MESH:
+        ndem_job_read_mesh(c, item, job, g);
+        break;
     }
     ndem_job_read_motion(c, item, job, g);
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity");
     if (!w) return;
     size_t mark = ndem_jc_push_key(c, "angular_velocity");
     if (cJSON_IsNumber(w) && !spin_axis) {
-        ndem_jc_error(c, "must be a vector [wx, wy, wz] for a box (a single number is for "
-                         "planes and cylinders)");
+        ndem_jc_error(c,
+                      "must be a vector [wx, wy, wz] for a %s (a single number is for "
+                      "planes and cylinders)",
+                      geometry_types[type]);
     } else if (cJSON_IsNumber(w)) {
         double s;
         if (ndem_jc_number_value(c, w, &s, &ndem_jc_any) == NDEM_JC_OK)

@@ -71,9 +71,26 @@ static int load_job(const char *path, ndem_job **job)
         return EXIT_IO;
     }
     ndem_job_errors errs = {0};
-    ndem_job_status st = ndem_job_parse(text, len, job, &errs);
+    /* a mesh's "file" is relative to the job file's directory */
+    char *dir = strdup(path);
+    if (!dir) {
+        free(text);
+        fprintf(stderr, "ndem: out of memory\n");
+        return EXIT_IO;
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash) strcpy(dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    ndem_job_parse_opts opts = {.base_dir = dir};
+    ndem_job_status st = ndem_job_parse_with(text, len, &opts, job, &errs);
     free(text);
-    if (st == NDEM_JOB_OK) return 0;
+    free(dir);
+    if (st == NDEM_JOB_OK) {
+        for (int i = 0; i < (*job)->warning_count; i++)
+            fprintf(stderr, "%s: warning: %s\n", path, (*job)->warnings[i]);
+        return 0;
+    }
     fprintf(stderr, "%s: %s job document, %d error%s:\n", path,
             st == NDEM_JOB_MALFORMED ? "malformed" : "invalid", errs.count,
             errs.count == 1 ? "" : "s");
@@ -246,6 +263,8 @@ static int cmd_run(int argc, char **argv)
     char *doc = ndem_job_to_json(job);
     write_text_or_warn(&out, "job.json", doc);
     free(doc);
+    if (ndem_output_meshes(&out, &job->scene))
+        fprintf(stderr, "ndem: warning: cannot write %s/meshes: %s\n", out.dir, strerror(errno));
     catch_stop_signals(); /* from here on a stop leaves whole outputs */
     ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
     if (!sim) {

@@ -2,9 +2,12 @@
 #include "output.h"
 
 #include "frame_bin.h"
+#include "geometry_mesh.h"
 #include "series.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -161,4 +164,49 @@ void ndem_output_close(ndem_output *o)
     free(o->row);
     o->row = NULL;
     o->row_cap = 0;
+}
+
+/* One binary STL: header, count, per triangle its unit normal and corners as
+ * float32 and a zero attribute (little-endian, as every supported host). */
+static int write_stl(FILE *f, const ndem_mesh *m)
+{
+    char header[80] = "ndem mesh geometry, placed (binary STL)";
+    uint32_t n = (uint32_t)m->n_triangles;
+    int ok = fwrite(header, 1, 80, f) == 80 && fwrite(&n, 4, 1, f) == 1;
+    for (int t = 0; t < m->n_triangles && ok; t++) {
+        const double *p[3];
+        for (int k = 0; k < 3; k++) p[k] = m->vertices + 3 * m->triangles[3 * t + k];
+        double a[3], b[3], c[3];
+        for (int i = 0; i < 3; i++) a[i] = p[1][i] - p[0][i], b[i] = p[2][i] - p[0][i];
+        c[0] = a[1] * b[2] - a[2] * b[1];
+        c[1] = a[2] * b[0] - a[0] * b[2];
+        c[2] = a[0] * b[1] - a[1] * b[0];
+        double len = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        float rec[12];
+        for (int i = 0; i < 3; i++) rec[i] = (float)(len > 0 ? c[i] / len : 0.0);
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < 3; i++) rec[3 + 3 * k + i] = (float)p[k][i];
+        uint16_t attr = 0;
+        ok = fwrite(rec, sizeof rec, 1, f) == 1 && fwrite(&attr, 2, 1, f) == 1;
+    }
+    return ok ? 0 : -1;
+}
+
+int ndem_output_meshes(const ndem_output *o, const ndem_scene_def *s)
+{
+    int rc = 0, made = 0;
+    for (int g = 0; g < s->geometry_count && rc == 0; g++) {
+        if (s->geometry[g].type != NDEM_GEOMETRY_MESH || !s->geometry[g].mesh) continue;
+        char name[64];
+        if (!made++) {
+            char dir[4200];
+            snprintf(dir, sizeof dir, "%s/meshes", o->dir);
+            if (make_dir(dir)) return -1;
+        }
+        snprintf(name, sizeof name, "meshes/%d.stl", g);
+        FILE *f = open_in(o, name, "wb");
+        rc = f ? write_stl(f, s->geometry[g].mesh->mesh) : -1;
+        if (f && fclose(f)) rc = -1;
+    }
+    return rc;
 }

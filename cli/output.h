@@ -29,6 +29,9 @@ int ndem_output_series_row(ndem_output *o, const ndem_sim *sim);
 int ndem_output_frame(ndem_output *o, const ndem_sim *sim);
 /* Writes a whole text file into DIR atomically (temporary name, rename). */
 int ndem_output_text(const ndem_output *o, const char *name, const char *text);
+/* meshes/<geometry index>.stl: each mesh geometry as placed, binary STL
+ * (written once: meshes do not change shape). */
+int ndem_output_meshes(const ndem_output *o, const ndem_scene_def *s);
 void ndem_output_close(ndem_output *o);
 
 #endif

@@ -19,9 +19,10 @@
 #include <string.h>
 
 #define CKPT_MAGIC "NDEMCKPT"
-#define CKPT_VERSION                                                                               \
-    4u                 /* 2: creation ids of the internal order (reorder.c); 3: CRC trailer;       \
-                          4: geometry poses */
+/* 2: creation ids of the internal order (reorder.c); 3: CRC trailer;
+ * 4: geometry poses, and keys as two ints (geometry index, feature: mesh
+ * features exceed 8). */
+#define CKPT_VERSION 4u
 #define CKPT_OLDEST 3u /* the oldest format restored */
 
 typedef struct writer {
@@ -107,9 +108,10 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
     put(&w, &hb, 8);
     put(&w, &hc, 8);
     if (hb > 0) put(&w, h->start, sizeof(long) * (size_t)(hb + 1));
-    for (int64_t k = 0; k < hc; k++) { /* keys packed as format 3 has them */
-        int packed = ndem_key_pack(h->key[k]);
-        put(&w, &packed, sizeof packed);
+    for (int64_t k = 0; k < hc; k++) {
+        int two[NDEM_KEY_INTS];
+        ndem_key_put(h->key[k], two);
+        put(&w, two, sizeof two);
     }
     for (int64_t k = 0; k < 7 * hc; k++) { /* stored as doubles (format 2) */
         double v = h->lam[k];
@@ -233,10 +235,12 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     h->count = hc;
     h->start[0] = 0;
     if (hb > 0) get(&r, h->start, sizeof(long) * (size_t)(hb + 1));
+    int key_ints = version == 3u ? 1 : NDEM_KEY_INTS;
     for (int64_t k = 0; k < hc; k++) {
-        int packed;
-        get(&r, &packed, sizeof packed);
-        h->key[k] = ndem_key_unpack(0, packed); /* a from start, below */
+        int two[NDEM_KEY_INTS];
+        get(&r, two, sizeof(int) * (size_t)key_ints);
+        /* a from start, below */
+        h->key[k] = key_ints == 1 ? ndem_key_unpack3(0, two[0]) : ndem_key_get(0, two);
     }
     for (int64_t k = 0; k < 7 * hc && !r.failed; k++) {
         double v;
@@ -252,13 +256,16 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
                 /* the reorder indexes bodies by b: it must be one */
                 long top = ndem_key_is_particle(*key) ? n : sim->geometry_count;
                 if (key->b < 0 || key->b >= top) r.failed = 1;
+                else if (!ndem_key_is_particle(*key) &&
+                         key->feature >= ndem_geometry_feature_count(&sim->geometry[key->b]))
+                    r.failed = 1;
             }
     get(&r, &sim->stats, sizeof sim->stats);
     if (sim->dem && !r.failed) {
         uint64_t dl = 0;
         get(&r, &dl, 8);
         if (r.failed || dl > length - r.pos ||
-            ndem_dem_state_read(sim, (const unsigned char *)buffer + r.pos, dl))
+            ndem_dem_state_read(sim, (const unsigned char *)buffer + r.pos, dl, key_ints))
             r.failed = 1;
         else r.pos += dl;
     }

@@ -69,7 +69,8 @@ static void check_key(const ndem_sim *sim, long a, ndem_contact_key key, const c
         NDEM_CHECK(key.b > a && key.b < n, "%s: body %ld touches particle %d of %ld", what, a,
                    key.b, n);
     else
-        NDEM_CHECK(key.b >= 0 && key.b < sim->geometry_count && key.feature < 8,
+        NDEM_CHECK(key.b >= 0 && key.b < sim->geometry_count &&
+                       key.feature < ndem_geometry_feature_count(&sim->geometry[key.b]),
                    "%s: body %ld touches geometry %d feature %d (%d geometries)", what, a, key.b,
                    key.feature, sim->geometry_count);
 }

@@ -199,12 +199,11 @@ void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_conta
     }
     int feature = key.feature;
     const ndem_geometry_def *geo = &sim->geometry[key.b];
-    ndem_geo_hit hits[NDEM_GEO_HITS];
     const ndem_geometry_pose *pose = &sim->pose[key.b];
-    int m = ndem_geometry_collide(geo, pose, xa, ra, INFINITY, hits), t = 0;
-    while (t < m - 1 && hits[t].feature != feature) t++;
-    memcpy(g->n, hits[t].n, sizeof g->n);
-    g->delta = hits[t].delta;
+    ndem_geo_hit hit; /* no search: the feature itself */
+    ndem_geometry_feature_hit(geo, pose, xa, ra, feature, &hit);
+    memcpy(g->n, hit.n, sizeof g->n);
+    g->delta = hit.delta;
     g->la = ra - 0.5 * g->delta;
     g->lb = 0.0;
     g->d_eff = 2.0 * ra;

@@ -36,14 +36,21 @@ static inline int ndem_key_before(ndem_contact_key x, ndem_contact_key y)
     return x.b != y.b ? x.b < y.b : x.feature < y.feature;
 }
 
-/* The checkpoint's form of a key's b and feature (format 3, unchanged):
- * b for a particle, -1 - (geometry * 8 + feature) for a geometry feature
- * (features below 8). */
-static inline int ndem_key_pack(ndem_contact_key k)
+/* The checkpoint's form of a key. Format 4: b and feature as two ints
+ * (feature -1 for a particle; a mesh has many features). Format 3, still
+ * read: one int, b for a particle, -1 - (geometry * 8 + feature) for a
+ * geometry feature (features below 8). */
+#define NDEM_KEY_INTS 2
+static inline void ndem_key_put(ndem_contact_key k, int out[NDEM_KEY_INTS])
 {
-    return k.feature < 0 ? k.b : -1 - (k.b * 8 + k.feature);
+    out[0] = k.b;
+    out[1] = k.feature;
 }
-static inline ndem_contact_key ndem_key_unpack(int a, int packed)
+static inline ndem_contact_key ndem_key_get(int a, const int in[NDEM_KEY_INTS])
+{
+    return (ndem_contact_key){a, in[0], in[1] < 0 ? NDEM_KEY_PARTICLE : in[1]};
+}
+static inline ndem_contact_key ndem_key_unpack3(int a, int packed)
 {
     if (packed >= 0) return (ndem_contact_key){a, packed, NDEM_KEY_PARTICLE};
     return (ndem_contact_key){a, (-1 - packed) / 8, (-1 - packed) % 8};

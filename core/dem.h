@@ -38,6 +38,7 @@ int ndem_dem_bond_list(struct ndem_sim *sim, long first, const double *pairs, lo
 
 size_t ndem_dem_state_size(const struct ndem_sim *sim);
 void ndem_dem_state_write(const struct ndem_sim *sim, unsigned char *p);
-int ndem_dem_state_read(struct ndem_sim *sim, const unsigned char *p, size_t len);
+/* key_ints: ints per history key, 2 (format 4) or 1 (format 3) */
+int ndem_dem_state_read(struct ndem_sim *sim, const unsigned char *p, size_t len, int key_ints);
 
 #endif

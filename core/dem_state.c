@@ -1,5 +1,5 @@
 /* dem_state.c - the smooth-DEM state in a checkpoint: the spring history
- * (keys packed as checkpoint format 3 has them, contacts.h), the
+ * (keys as checkpoint format 4 writes them, format 3's read too; contacts.h), the
  * dissipated energy and the bonds. */
 #include "dem_private.h"
 #include "sim.h"
@@ -13,7 +13,7 @@ size_t ndem_dem_state_size(const ndem_sim *sim)
 {
     const ndem_dem *d = sim->dem;
     return 2 * sizeof(int64_t) + sizeof(double) + sizeof(long) * (size_t)(d->hist_bodies + 1) +
-           sizeof(int) * (size_t)d->hist_count +
+           NDEM_KEY_INTS * sizeof(int) * (size_t)d->hist_count +
            NDEM_DEM_HIST * sizeof(double) * (size_t)d->hist_count + sizeof(int64_t) +
            (3 * sizeof(int) + NDEM_DEM_BOND * sizeof(double)) * (size_t)d->bond_count;
 }
@@ -30,9 +30,10 @@ void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
     else memset(p, 0, sizeof(long));
     p += sizeof(long) * (size_t)(hb + 1);
     if (hc > 0) {
-        for (int64_t k = 0; k < hc; k++, p += sizeof(int)) { /* packed, as format 3 */
-            int packed = ndem_key_pack(d->hist_key[k]);
-            memcpy(p, &packed, sizeof packed);
+        for (int64_t k = 0; k < hc; k++, p += sizeof(int) * NDEM_KEY_INTS) {
+            int two[NDEM_KEY_INTS];
+            ndem_key_put(d->hist_key[k], two);
+            memcpy(p, two, sizeof two);
         }
         memcpy(p, d->hist, NDEM_DEM_HIST * sizeof(double) * (size_t)hc);
         p += NDEM_DEM_HIST * sizeof(double) * (size_t)hc;
@@ -49,7 +50,7 @@ void ndem_dem_state_write(const ndem_sim *sim, unsigned char *p)
     }
 }
 
-int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
+int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len, int key_ints)
 {
     ndem_dem *d = sim->dem;
     int64_t hb, hc;
@@ -58,7 +59,7 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
     memcpy(&hc, p + 8, 8);
     if (hb < 0 || hc < 0 || hb > sim->bodies.count || (uint64_t)hc > len / sizeof(double))
         return -1;
-    size_t need = 24 + sizeof(long) * (size_t)(hb + 1) + sizeof(int) * (size_t)hc +
+    size_t need = 24 + sizeof(long) * (size_t)(hb + 1) + sizeof(int) * (size_t)(key_ints * hc) +
                   NDEM_DEM_HIST * sizeof(double) * (size_t)hc + 8;
     if (need > len) return -1;
     int64_t nb;
@@ -75,10 +76,11 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
     memcpy(d->hist_start, p, sizeof(long) * (size_t)(hb + 1));
     p += sizeof(long) * (size_t)(hb + 1);
     if (hc > 0) {
-        for (int64_t k = 0; k < hc; k++, p += sizeof(int)) {
-            int packed;
-            memcpy(&packed, p, sizeof packed);
-            d->hist_key[k] = ndem_key_unpack(0, packed); /* a from hist_start, below */
+        for (int64_t k = 0; k < hc; k++, p += sizeof(int) * (size_t)key_ints) {
+            int two[NDEM_KEY_INTS];
+            memcpy(two, p, sizeof(int) * (size_t)key_ints);
+            /* a from hist_start, below */
+            d->hist_key[k] = key_ints == 1 ? ndem_key_unpack3(0, two[0]) : ndem_key_get(0, two);
         }
         memcpy(d->hist, p, NDEM_DEM_HIST * sizeof(double) * (size_t)hc);
         p += NDEM_DEM_HIST * sizeof(double) * (size_t)hc;
@@ -112,7 +114,14 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len)
         if (d->hist_start[i] < 0 || d->hist_start[i] > d->hist_start[i + 1] ||
             d->hist_start[i + 1] > hc)
             return -1;
-        for (long k = d->hist_start[i]; k < d->hist_start[i + 1]; k++) d->hist_key[k].a = (int)i;
+        for (long k = d->hist_start[i]; k < d->hist_start[i + 1]; k++) {
+            ndem_contact_key *key = &d->hist_key[k];
+            key->a = (int)i;
+            if (!ndem_key_is_particle(*key) &&
+                (key->b < 0 || key->b >= sim->geometry_count ||
+                 key->feature >= ndem_geometry_feature_count(&sim->geometry[key->b])))
+                return -1;
+        }
     }
     if (d->hist_start[0] != 0) return -1;
     d->hist_bodies = hb;

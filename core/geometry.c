@@ -7,6 +7,7 @@
  * in geometry_pose.c. */
 #include "checks.h"
 #include "geometry.h"
+#include "geometry_mesh.h"
 #include "vec.h"
 
 #include <math.h>
@@ -17,6 +18,7 @@ static const ndem_geometry_ops *const geometry_types[] = {
     [NDEM_GEOMETRY_PLANE] = &ndem_geometry_plane_ops,
     [NDEM_GEOMETRY_BOX] = &ndem_geometry_box_ops,
     [NDEM_GEOMETRY_CYLINDER] = &ndem_geometry_cylinder_ops,
+    [NDEM_GEOMETRY_MESH] = &ndem_geometry_mesh_ops,
 };
 
 const ndem_geometry_ops *ndem_geometry_ops_of(const ndem_geometry_def *g)
@@ -25,6 +27,11 @@ const ndem_geometry_ops *ndem_geometry_ops_of(const ndem_geometry_def *g)
     NDEM_CHECK(t < n && geometry_types[t], "geometry type %d has no table entry", (int)g->type);
     /* the parser rejects other types; in release a plane keeps a bad one harmless */
     return t < n && geometry_types[t] ? geometry_types[t] : &ndem_geometry_plane_ops;
+}
+
+int ndem_geometry_feature_count(const ndem_geometry_def *g)
+{
+    return g->type == NDEM_GEOMETRY_MESH && g->mesh ? g->mesh->feature_count : 8;
 }
 
 int ndem_geo_add_hit(ndem_geo_hit *hits, int n, const double *normal, double delta, int feature,
@@ -74,6 +81,30 @@ int ndem_geometry_collide(const ndem_geometry_def *g, const ndem_geometry_pose *
             turn(p->rot, nr, hits[i].n);
         }
     return n;
+}
+
+void ndem_geometry_feature_hit(const ndem_geometry_def *g, const ndem_geometry_pose *p,
+                               const double *x, double r, int feature, ndem_geo_hit *hit)
+{
+    const ndem_geometry_ops *ops = ndem_geometry_ops_of(g);
+    double xr[3] = {x[0], x[1], x[2]};
+    if (p->rotate || p->offset) { /* into the reference frame, as collide */
+        double d[3] = {x[0] - p->to[0], x[1] - p->to[1], x[2] - p->to[2]};
+        if (p->rotate) unturn(p->rot, d, xr);
+        else xr[0] = d[0], xr[1] = d[1], xr[2] = d[2];
+        for (int k = 0; k < 3; k++) xr[k] += p->from[k];
+    }
+    if (!ops->feature_hit || !ops->feature_hit(g, xr, r, feature, hit)) {
+        ndem_geo_hit hits[NDEM_GEO_HITS];
+        int m = ops->collide(g, xr, r, INFINITY, hits), t = 0;
+        while (t < m - 1 && hits[t].feature != feature) t++;
+        if (m > 0) *hit = hits[t];
+        else *hit = (ndem_geo_hit){{0, 0, 1}, -INFINITY, feature}; /* nothing: far apart */
+    }
+    if (p->rotate) {
+        double nr[3] = {hit->n[0], hit->n[1], hit->n[2]};
+        turn(p->rot, nr, hit->n);
+    }
 }
 
 void ndem_geometry_surface_velocity(const ndem_geometry_pose *p, const double *x, double *u)

@@ -10,12 +10,15 @@
 
 #include "ndem.h"
 
-/* The most contacts one sphere makes with one geometry (a sphere in the
- * corner of a box container touches 3 faces; 6 bounds every type). */
-#define NDEM_GEO_HITS 6
+/* The most contacts one sphere makes with one geometry. A sphere in the
+ * corner of a box container touches 3 faces and 6 bounds the analytic types;
+ * a mesh can offer more (a sphere in a pit where many faces meet): it keeps
+ * the 16 deepest (docs/meshes.md). */
+#define NDEM_GEO_HITS 16
 
 /* A contact of a sphere with a geometry: normal from the sphere into the
- * geometry, overlap (negative: gap), feature id (which face or cap, < 8). */
+ * geometry, overlap (negative: gap), feature id (which face or cap, < 8 for
+ * the analytic types; a mesh's coplanar group, edge or vertex). */
 typedef struct ndem_geo_hit {
     double n[3];
     double delta;
@@ -46,6 +49,12 @@ typedef struct ndem_geometry_ops {
      * it is (a cylinder about its axis, a plane about its normal), so the
      * turn only enters the surface velocity; NULL: never */
     int (*symmetric)(const ndem_geometry_def *g, const double w[3], const double p[3]);
+    /* optional: the hit of one feature, found by collide earlier, for the
+     * key's recomputation (any distance, in the reference frame); returns 0
+     * when the type has no such feature. NULL: collide with an infinite
+     * margin and pick the feature (fine for a handful of features) */
+    int (*feature_hit)(const ndem_geometry_def *g, const double *x, double r, int feature,
+                       ndem_geo_hit *hit);
 } ndem_geometry_ops;
 
 /* Where a geometry is now (geometry_pose.c). The state is q, to and shift;
@@ -70,6 +79,7 @@ const ndem_geometry_ops *ndem_geometry_ops_of(const ndem_geometry_def *g);
 extern const ndem_geometry_ops ndem_geometry_plane_ops;
 extern const ndem_geometry_ops ndem_geometry_box_ops;
 extern const ndem_geometry_ops ndem_geometry_cylinder_ops;
+extern const ndem_geometry_ops ndem_geometry_mesh_ops;
 
 /* Helpers for the types' files (geometry.c). */
 /* Appends a hit when delta > -margin; returns the new count. */
@@ -115,5 +125,12 @@ void ndem_geometry_reference_now(const ndem_geometry_def *g, const ndem_geometry
 /* Quaternions (w, x, y, z) for the pose layer. */
 void ndem_quat_mul(const double a[4], const double b[4], double out[4]);
 void ndem_quat_matrix(const double q[4], double m[9]);
+
+/* Feature ids of g are below this (8 for the analytic types). */
+int ndem_geometry_feature_count(const ndem_geometry_def *g);
+/* The hit of one feature of g at its pose for a sphere (x, r) in the
+ * world, at any distance (world normal). */
+void ndem_geometry_feature_hit(const ndem_geometry_def *g, const ndem_geometry_pose *p,
+                               const double *x, double r, int feature, ndem_geo_hit *hit);
 
 #endif

@@ -471,6 +471,33 @@ oom:
     return ndem_fail(err, err_len, "out of memory building a mesh of %ld triangles", n_tri);
 }
 
+int ndem_mesh_place(const ndem_mesh *src, const double position[3], const double q[4], double scale,
+                    ndem_mesh **out, char *err, size_t err_len)
+{
+    *out = NULL;
+    ndem_mesh *m = mesh_alloc(src->n_vertices, src->n_triangles);
+    ndem_mesh_report r = {.input_triangles = src->n_triangles};
+    if (!m) return ndem_fail(err, err_len, "out of memory placing a mesh");
+    /* rotation matrix of the unit quaternion [w, x, y, z] */
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                   2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                   2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+    for (int v = 0; v < m->n_vertices; v++) {
+        const double *p = src->vertices + 3 * v;
+        for (int i = 0; i < 3; i++)
+            m->vertices[3 * v + i] =
+                position[i] + scale * (R[3 * i] * p[0] + R[3 * i + 1] * p[1] + R[3 * i + 2] * p[2]);
+    }
+    memcpy(m->triangles, src->triangles, 3 * (size_t)m->n_triangles * sizeof *m->triangles);
+    if (finish(m, &r) != 0) {
+        ndem_mesh_destroy(m);
+        return ndem_fail(err, err_len, "out of memory placing a mesh");
+    }
+    *out = m;
+    return 0;
+}
+
 int ndem_mesh_mass_properties(const ndem_mesh *m, double density, double *mass, double inertia[9])
 {
     if (!m->closed || !m->oriented || m->volume == 0.0) return -1;

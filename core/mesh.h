@@ -65,6 +65,12 @@ typedef struct ndem_mesh_report {
 int ndem_mesh_build(const double *soup, long n_tri, double weld_tolerance, ndem_mesh **out,
                     ndem_mesh_report *report, char *err, size_t err_len);
 
+/* A copy of m placed: every vertex v becomes position + scale R(q) v, with q
+ * = [w, x, y, z] a unit quaternion and scale > 0; topology, groups, bounds
+ * and mass properties recomputed. Returns 0, or -1 (out of memory). */
+int ndem_mesh_place(const ndem_mesh *m, const double position[3], const double q[4], double scale,
+                    ndem_mesh **out, char *err, size_t err_len);
+
 /* Mass and inertia about the centroid for a density; -1 when the mesh is not
  * closed and oriented, or flat (it has no inside). */
 int ndem_mesh_mass_properties(const ndem_mesh *m, double density, double *mass, double inertia[9]);

@@ -65,11 +65,17 @@ typedef struct ndem_contact_material_def {
 typedef enum ndem_geometry_type {
     NDEM_GEOMETRY_PLANE = 0,
     NDEM_GEOMETRY_BOX = 1,
-    NDEM_GEOMETRY_CYLINDER = 2
+    NDEM_GEOMETRY_CYLINDER = 2,
+    NDEM_GEOMETRY_MESH = 3
 } ndem_geometry_type;
 
+/* A placed triangle mesh with its contact tables (core/geometry_mesh.h,
+ * ndem_mesh_shape_create); the geometry only points to it. */
+struct ndem_mesh_shape;
+
 /* A keyframe of a geometry's motion: at `time` the type's reference point
- * (plane: its point, box: its centre, cylinder: its centre) is at
+ * (plane: its point, box: its centre, cylinder: its centre, mesh: its
+ * position) is at
  * `position` and the shape is turned by `orientation` (unit quaternion w, x,
  * y, z) from the shape as defined. Between keyframes the position is linear
  * and the orientation a slerp along the shorter arc. */
@@ -104,6 +110,10 @@ typedef struct ndem_geometry_def {
     int keyframe_count;             /* > 0: keyframed motion */
     const ndem_keyframe *keyframes; /* times strictly increasing; copied by ndem_sim_create */
     char name[NDEM_NAME_MAX];       /* "" or its name in outputs (api/); the engine ignores it */
+    /* mesh: the placed mesh, owned by the caller (a job), which must keep it
+     * until every simulation made from this definition is destroyed; a mesh
+     * moves with `velocity` by `point`, its offset from where it was placed */
+    const struct ndem_mesh_shape *mesh;
 } ndem_geometry_def;
 
 typedef enum ndem_radius_kind {

@@ -1,6 +1,7 @@
 /* sim.c - the simulation object: creation from a scene definition,
  * destruction, frames and the state hash. Its step is in step.c. */
 #include "dem.h"
+#include "geometry_mesh.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -56,6 +57,7 @@ static uint64_t scene_hash(const ndem_scene_def *d)
             const ndem_keyframe *f = &g->keyframes[k];
             HASH(h, f->time), HASH_N(h, f->position, 3), HASH_N(h, f->orientation, 4);
         }
+        if (g->type == NDEM_GEOMETRY_MESH && g->mesh) HASH(h, g->mesh->hash);
     }
     for (int i = 0; i < d->emitter_count; i++) {
         const ndem_emitter_def *e = &d->emitters[i];
@@ -128,6 +130,12 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
         ndem_sim_destroy(sim);
         return NULL;
     }
+    for (int i = 0; i < def->geometry_count; i++)
+        if (def->geometry[i].type == NDEM_GEOMETRY_MESH && !def->geometry[i].mesh) {
+            snprintf(err, err_len, "geometry %d: a mesh without its triangles", i);
+            ndem_sim_destroy(sim);
+            return NULL;
+        }
     if (ndem_material_table_init(&sim->materials, def)) goto oom;
     sim->geometry_count = def->geometry_count;
     sim->emitter_count = def->emitter_count;

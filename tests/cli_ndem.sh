@@ -130,6 +130,36 @@ check "frame_interval 1e-300 exits 3" test $? -eq 3
 check "frame_interval error names its pointer" grep -q "/output/frame_interval: .*time step" \
   "$tmp/tiny.err"
 
+# A mesh read from a file next to the job (docs/meshes.md): `ndem run` passes
+# the job file's directory, writes the placed mesh to meshes/<index>.stl
+# (binary STL: 84 + 50 n bytes) and warns about dropped triangles.
+mkdir -p "$tmp/mesh/parts"
+cp tests/stl/cube_ascii.stl "$tmp/mesh/parts/cube.stl"
+cat > "$tmp/mesh/job.json" <<'JSON'
+{"name": "mesh-drop",
+ "scene": {"materials": [{"name": "ore", "density": 2500, "young_modulus": 1e7}],
+  "geometry": [{"type": "mesh", "file": "parts/cube.stl", "scale": 0.1, "position": [-0.05, -0.05, -0.1],
+                "material": "ore"},
+               {"type": "mesh", "material": "ore", "vertices": [[0, 0, -1], [1, 0, -1], [0, 1, -1]],
+                "triangles": [[0, 1, 2], [2, 1, 0]]}],
+  "particles": [{"type": "list", "spheres": [[0, 0, 0.02, 0.01]]}]},
+ "solver": {"time_step": 1e-3, "duration": 0.2}, "output": {"frame_interval": 0.1}}
+JSON
+(cd / && "$bin" run "$tmp/mesh/job.json" --out "$tmp/mesh/out" --quiet > /dev/null 2> "$tmp/mesh.err")
+check "mesh file relative to the job runs" test $? -eq 0
+check "mesh warning names its geometry" grep -q \
+  "job.json: warning: /scene/geometry/1: mesh: dropped 0 degenerate and 1 duplicate of 2 triangles" "$tmp/mesh.err"
+check "meshes/0.stl is binary STL of 12 triangles" test "$(stat -c %s "$tmp/mesh/out/meshes/0.stl")" -eq $((84 + 50 * 12))
+check "meshes/1.stl holds the kept triangle" test "$(stat -c %s "$tmp/mesh/out/meshes/1.stl")" -eq $((84 + 50))
+# the sphere rests on the cube's top face (z = 0) at its radius, less the Hertz overlap
+check "sphere rests on the mesh" python3 -c "import json,sys; z=json.load(open(sys.argv[1]))['positions'][2]; sys.exit(not 0.0099 < z < 0.01)" "$tmp/mesh/out/final.json"
+"$bin" validate "$tmp/mesh/job.json" > /dev/null 2>&1
+check "validate reads mesh files too" test $? -eq 0
+sed 's#parts/cube.stl#parts/none.stl#' "$tmp/mesh/job.json" > "$tmp/mesh/bad.json"
+"$bin" validate "$tmp/mesh/bad.json" 2> "$tmp/mesh-bad.err"
+check "a missing mesh file exits 3" test $? -eq 3
+check "a missing mesh file names its pointer" grep -q "/scene/geometry/0/file: cannot read" "$tmp/mesh-bad.err"
+
 # Ctrl-C (docs/cli.md): a long run stops at the next step with whole outputs,
 # a summary line and exit code 130 (SIGTERM: 143). 1000 spheres for an hour
 # of simulated time: it runs until the signal. A watchdog bounds the wait.

@@ -600,8 +600,8 @@ START_TEST(kill9_resumes_to_the_uninterrupted_result)
 }
 END_TEST
 
-/* A checkpoint of the previous engine format (version 1; this build reads
- * 2) cannot be restored: the daemon says so, starts the job from zero and
+/* A checkpoint of an engine format this build no longer reads (version 2;
+ * it reads 4 and 3) cannot be restored: the daemon says so, starts the job from zero and
  * ends with the output of an uninterrupted run; the job is not lost. */
 START_TEST(previous_checkpoint_version_restarts_from_zero)
 {
@@ -620,7 +620,8 @@ START_TEST(previous_checkpoint_version_restarts_from_zero)
         td_sleep(0.02);
     }
     td_signal(&d, SIGKILL, 5);
-    /* An engine state of the format before this one inside a file that
+    /* An engine state of a format this build no longer reads (2; format 3,
+     * the one before the current 4, still restores) inside a file that
      * verifies: the engine's version word sits after the daemon's 56-byte
      * header (server/store_check.c) and the engine buffer's 8-byte magic;
      * the daemon's CRC-32C (header offset 48, over the header with that field

@@ -26,6 +26,8 @@ endif
 SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-divide-by-zero \
            -fno-sanitize-recover=all -DNDEM_CHECKS=1
 LIBS    := -lcjson -lm
+# `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
+CLI_LIBS := -lcurl
 SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread
 # daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)
 TEST_LIBS := -lcurl -lwebsockets -lpthread
@@ -62,7 +64,7 @@ $(REL)/libndem.a: $(LIB_SRC:%.c=$(REL)/obj/%.o)
 	@ar rcs $@ $^
 
 $(REL)/ndem: $(CLI_SRC:%.c=$(REL)/obj/%.o) $(REL)/libndem.a
-	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $^ $(LIBS) -o $@
+	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $^ $(LIBS) $(CLI_LIBS) -o $@
 
 # ---- ndemd: the SQL migrations and the OpenAPI document are compiled in ----
 EMBED_SRC := $(sort $(wildcard migrations/*.sql)) server/openapi.json
@@ -87,7 +89,7 @@ $(SAN)/libndem.a: $(LIB_SRC:%.c=$(SAN)/obj/%.o)
 	@ar rcs $@ $^
 
 $(SAN)/ndem: $(CLI_SRC:%.c=$(SAN)/obj/%.o) $(SAN)/libndem.a
-	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $^ $(LIBS) -o $@
+	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $^ $(LIBS) $(CLI_LIBS) -o $@
 
 $(SAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(SAN)/libndem.a
 	@mkdir -p $(dir $@)

@@ -45,7 +45,7 @@ REL := $(BUILD)/release$(if $(filter 1,$(NATIVE)),-native)
 SAN := $(BUILD)/asan
 DEPS_STAMP := $(BUILD)/.deps
 
-.PHONY: all deps test run bench lint format fuzz clean check-tests ci-extra
+.PHONY: all deps test run bench lint format fuzz clean check-tests ci-extra test-slurm
 
 all: $(REL)/ndem $(REL)/ndemd
 
@@ -120,6 +120,12 @@ test: check-tests web
 # inputs the same on every run; `make fuzz` alone explores new ones.
 CI_FUZZ_SECONDS ?= 30
 FUZZ_FLAGS   ?=
+# ndemd --executor slurm against a real single-node Slurm started on loopback
+# (tests/slurm/start.sh; munge and Slurm from scripts/deps.sh slurm).
+test-slurm: $(SAN)/ndem $(SAN)/ndemd
+	bash scripts/deps.sh slurm
+	NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) bash tests/slurm/test.sh
+
 ci-extra:
 	$(MAKE) lint
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS) FUZZ_FLAGS=-seed=1

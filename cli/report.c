@@ -7,7 +7,7 @@
 #include "report.h"
 
 #include "base64.h"
-#include "frame_bin.h"
+#include "frame_motion.h"
 #include "job.h"
 #include "ndem.h"
 #include "run.h"
@@ -39,6 +39,21 @@ typedef struct reporter {
     double *next_frame; /* the run loop's */
     const volatile sig_atomic_t *stop;
 } reporter;
+
+/* A double as C99 hex text ("0x1.999999999999ap-4"): exact, where cJSON's
+ * printing of numbers may lose the last bit. */
+static void add_exact(cJSON *o, const char *name, double v)
+{
+    char text[64];
+    snprintf(text, sizeof text, "%a", v);
+    cJSON_AddStringToObject(o, name, text);
+}
+
+static double get_exact(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(v) ? strtod(v->valuestring, NULL) : cJSON_GetNumberValue(v);
+}
 
 static size_t take_answer(char *data, size_t size, size_t n, void *ctx)
 {
@@ -121,19 +136,25 @@ static int send_frame(reporter *r, const ndem_sim *sim)
 {
     ndem_frame f;
     if (flush_series(r) || ndem_sim_copy_motion(sim, &f)) return -1;
-    size_t size = ndem_frame_bin_size(f.count, NDEM_FRAME_ALL);
-    void *buf = malloc(size);
+    size_t size = ndem_frame_motion_size(f.count);
+    unsigned char *buf = malloc(size ? size : 1);
     char *b64 = NULL;
     if (buf) {
-        size_t n = ndem_frame_bin_encode(&f, r->frames, NDEM_FRAME_ALL, buf);
-        ndem_frame_bin_seal(buf, n);
-        b64 = ndem_base64_encode(buf, n);
+        ndem_frame_motion_encode(&f, buf);
+        b64 = ndem_base64_encode(buf, size);
     }
     free(buf);
-    ndem_frame_free(&f);
-    if (!b64) return -1;
     cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "ndf", b64);
+    cJSON_AddNumberToObject(m, "index", (double)r->frames);
+    cJSON_AddNumberToObject(m, "step", (double)f.step);
+    add_exact(m, "time", f.time);
+    cJSON_AddNumberToObject(m, "count", (double)f.count);
+    ndem_frame_free(&f);
+    if (!b64) {
+        cJSON_Delete(m);
+        return -1;
+    }
+    cJSON_AddStringToObject(m, "motion", b64);
     free(b64);
     if (send_report(r, "frame", m)) return -1;
     r->frames++;
@@ -151,7 +172,7 @@ static int send_checkpoint(reporter *r, const ndem_sim *sim)
     cJSON *m = cJSON_CreateObject();
     cJSON_AddNumberToObject(m, "step", (double)ndem_sim_stats(sim)->step);
     cJSON_AddNumberToObject(m, "frames", (double)r->frames);
-    cJSON_AddNumberToObject(m, "next_frame", *r->next_frame);
+    add_exact(m, "next_frame", *r->next_frame);
     cJSON_AddStringToObject(m, "state", b64);
     free(b64);
     return send_report(r, "checkpoint", m);
@@ -229,7 +250,7 @@ static ndem_sim *start_sim(reporter *r, const ndem_job *job, const cJSON *resume
     ndem_sim *sim = ndem_sim_restore(&job->scene, buf, len, err, err_len);
     free(buf);
     r->frames = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(resume, "frames"));
-    *r->next_frame = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(resume, "next_frame"));
+    *r->next_frame = get_exact(resume, "next_frame");
     if (sim)
         fprintf(stderr, "ndem: resuming from ndemd's checkpoint at step %ld\n",
                 ndem_sim_stats(sim)->step);

@@ -6,12 +6,13 @@
  * newest run: each `start` begins a new run number and the older run's
  * later reports get 409, so a run that Slurm has replaced cannot write.
  * What a report carries goes through the same store and stream as a local
- * worker's output: frames and checkpoints as base64 of their binary
- * records, series rows as text with their CRCs, all checked first. */
+ * worker's output: frames as base64 of their motion in full precision
+ * (api/frame_motion.h), checkpoints as base64 of the engine's state, series
+ * rows as text with their CRCs, all checked first. */
 #include "remote_priv.h"
 
 #include "base64.h"
-#include "frame_bin.h"
+#include "frame_motion.h"
 #include "log.h"
 #include "publish.h"
 #include "series.h"
@@ -41,6 +42,24 @@ static double number(const cJSON *o, const char *name, double def)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : def;
+}
+
+/* A double sent as C99 hex text ("%a"), exact where a JSON number printed
+ * by cJSON may lose the last bit (a frame's time, the next frame's). */
+static double exact(const cJSON *o, const char *name, double def)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!cJSON_IsString(v)) return def;
+    char *end;
+    double d = strtod(v->valuestring, &end);
+    return end != v->valuestring && !*end && isfinite(d) ? d : def;
+}
+
+static void add_exact(cJSON *o, const char *name, double v)
+{
+    char hex[64];
+    snprintf(hex, sizeof hex, "%a", v);
+    cJSON_AddStringToObject(o, name, hex);
 }
 
 static const char *text(const cJSON *o, const char *name)
@@ -84,7 +103,7 @@ static int on_start(report *r)
             resume = cJSON_CreateObject();
             cJSON_AddNumberToObject(resume, "step", (double)res.step);
             cJSON_AddNumberToObject(resume, "frames", (double)res.frames);
-            cJSON_AddNumberToObject(resume, "next_frame", res.next_frame);
+            add_exact(resume, "next_frame", res.next_frame);
             cJSON_AddStringToObject(resume, "state", b64);
             free(b64);
             j->frames = res.frames;
@@ -110,25 +129,24 @@ static int on_start(report *r)
 
 static int on_frame(report *r)
 {
-    unsigned char *buf;
-    size_t len;
-    char why[200];
-    int rc = binary(r, "ndf", &buf, &len);
-    if (rc) return rc;
-    if (ndem_frame_bin_check(buf, len, why, sizeof why)) {
-        free(buf);
-        return fail(r, 422, "/ndf: %s", why);
-    }
-    ndem_frame f;
-    long index;
-    rc = ndem_store_decode_frame(buf, len, &f, &index);
-    free(buf);
-    if (rc) return fail(r, 422, "/ndf: %s", "not a frame with every field");
+    long index = (long)number(r->msg, "index", -1);
+    ndem_frame f = {.step = (long)number(r->msg, "step", -1),
+                    .time = exact(r->msg, "time", -1),
+                    .count = (long)number(r->msg, "count", -1)};
+    if (index < 0 || f.step < 0 || f.time < 0 || f.count < 0)
+        return fail(r, 422, "/index, /step, /time, /count: %s", "wanted, not negative");
     if (index != r->j->frames) {
-        ndem_frame_free(&f);
-        snprintf(r->why, r->why_len, "/ndf: frame %ld, but frame %ld is next", index, r->j->frames);
+        snprintf(r->why, r->why_len, "/index: frame %ld, but frame %ld is next", index,
+                 r->j->frames);
         return 409;
     }
+    unsigned char *buf;
+    size_t len;
+    int rc = binary(r, "motion", &buf, &len);
+    if (rc) return rc;
+    rc = ndem_frame_motion_decode(buf, len, &f);
+    free(buf);
+    if (rc) return fail(r, 422, "/motion: %s", "not 10 doubles a particle");
     ndem_stream_frame(r->rm->stream, r->j->id, &f, index);
     ndem_store_frame(r->rm->store, r->j->id, index, &f); /* takes f */
     r->j->frames++;
@@ -159,7 +177,7 @@ static int on_series(report *r)
 static int on_checkpoint(report *r)
 {
     long frames = (long)number(r->msg, "frames", -1);
-    ndem_resume res = {(long)number(r->msg, "step", -1), frames, number(r->msg, "next_frame", -1),
+    ndem_resume res = {(long)number(r->msg, "step", -1), frames, exact(r->msg, "next_frame", -1),
                        0};
     if (res.step < 0 || res.next_frame < 0)
         return fail(r, 422, "/step, /next_frame: %s", "missing");

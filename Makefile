@@ -115,9 +115,10 @@ test: check-tests web
 	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) \
 	  bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
 
-# What CI runs besides `make test`: the lint and a bounded fuzz pass
-# (CI_FUZZ_SECONDS per target; a finding fails it). A fixed seed makes CI's
-# inputs the same on every run; `make fuzz` alone explores new ones.
+# What CI runs besides `make test`: the lint, a bounded fuzz pass
+# (CI_FUZZ_SECONDS per target; a finding fails it) and test-slurm. A fixed
+# seed makes CI's inputs the same on every run; `make fuzz` alone explores
+# new ones.
 CI_FUZZ_SECONDS ?= 30
 FUZZ_FLAGS   ?=
 # ndemd --executor slurm against a real single-node Slurm started on loopback
@@ -129,6 +130,7 @@ test-slurm: $(SAN)/ndem $(SAN)/ndemd
 ci-extra:
 	$(MAKE) lint
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS) FUZZ_FLAGS=-seed=1
+	$(MAKE) test-slurm
 
 # The daemon: http://$(LISTEN), data in $(DATA); override either on the
 # command line, e.g. `make run LISTEN=127.0.0.1:9090 DATA=/tmp/ndem`.

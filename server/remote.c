@@ -154,6 +154,9 @@ static void follow(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
             int rc = ndem_slurm_query(c, slurm_id, &st, err, sizeof err);
             pthread_mutex_lock(&rm->lock);
             next_poll = ndem_mono() + c->slurm_poll;
+            /* waiting in Slurm's queue is not being stuck (/health) */
+            if (!rc && st.cls == NDEM_SLURM_ACTIVE && strcmp(st.state, "RUNNING"))
+                atomic_store(ctl->last_seen, ndem_mono());
             if (rc) {
                 ndem_log("job %s: %s", row->id, err);
             } else if (strcmp(st.state, last_state)) {

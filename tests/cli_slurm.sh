@@ -46,9 +46,9 @@ same_as_reference "$b" "$work/ref-b"
 ok "two jobs, as ndem run: $sa; $summary"
 
 # ---- 2. killed mid-run ----
-printf "$long" long 3 > "$work/long.json"
-"$ndem" run "$work/long.json" --out "$work/ref-long" --quiet --no-vtk > /dev/null
-k=$(submit "$long" long 3)
+printf "$medium" medium 3 > "$work/medium.json"
+"$ndem" run "$work/medium.json" --out "$work/ref-medium" --quiet --no-vtk > /dev/null
+k=$(submit "$medium" medium 3)
 wait_checkpoint "$k" 120
 first=$(slurm_id "$k")
 kill_run "$k"
@@ -56,11 +56,11 @@ wait_status "$k" succeeded 300
 grep -q "job $k: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"
 step=$(resumed_at "$k")
 [ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $k did not resume from a checkpoint"
-same_as_reference "$k" "$work/ref-long"
+same_as_reference "$k" "$work/ref-medium"
 ok "killed mid-run (job $first FAILED), resumed at step $step, as uninterrupted: $summary"
 
 # ---- 3 and 4. no secret, then cancel ----
-c=$(submit "$long" long-cancel 60)
+c=$(submit "$medium" medium-cancel 60)
 wait_checkpoint "$c" 120
 sid=$(slurm_id "$c")
 check_secret "$c"

@@ -57,6 +57,9 @@ small='{"name": "%s", "scene": {"materials": [{"name": "ore", "density": 2500, "
 # a few hundred particles in a box: seconds of computing, one thread
 long='{"name": "%s", "scene": {"materials": [{"name": "ore", "density": 2500, "young_modulus": 1e7}], "geometry": [{"type": "box", "min": [0, 0, 0], "max": [0.2, 0.2, 0.4], "inside": true}], "particles": [{"type": "lattice", "min": [0.01, 0.01, 0.0079], "max": [0.19, 0.19, 0.3], "spacing": 0.02, "count": 600, "radius": 0.008}], "emitters": [{"min": [0.05, 0.05, 0.35], "max": [0.15, 0.15, 0.38], "rate": 20, "max_count": 4, "radius": 0.008, "seed": 2}]}, "solver": {"time_step": 0.002, "duration": %s, "iterations": 10, "threads": 1}, "output": {"frame_interval": 0.1}}'
 
+# the same with 200 particles: about 3 times faster
+medium=${long/\"count\": 600/\"count\": 200}
+
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval("d"+sys.argv[1]))' "$1"; }
 # FORMAT NAME DURATION: writes work/NAME.json, submits it, prints the id
 submit() {

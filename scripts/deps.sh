@@ -16,6 +16,10 @@ pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev python3"
 pkgs="$pkgs python3-venv python3-pip python3-setuptools python3-wheel"
 # ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
+# `ndem run --report` links libcurl (above); tests/cli_slurm.sh and
+# tests/slurm/test.sh drive ndemd with the curl command and find a run's
+# process with pgrep
+pkgs="$pkgs curl procps"
 # web client (`make web`, its end-to-end test): Node.js and npm (kept when a
 # Node.js with npm is installed already), Debian's Chromium for playwright-core.
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"

@@ -7,7 +7,7 @@
 daemon=""
 status=1
 fail() { echo "$NAME: FAIL: $*"; exit 1; }
-ok() { echo "$NAME: ok: $*"; }
+ok() { echo "$NAME: ok ($SECONDS s): $*"; }
 
 # Stops ndemd; on failure keeps its log and the Slurm jobs' output in
 # build/test-logs/NAME/.

@@ -36,7 +36,7 @@ typedef struct reporter {
     size_t series_len, series_cap;
     double progress_interval, checkpoint_interval, next_progress, next_checkpoint, t0;
     long frames, total;
-    double *next_frame; /* the run loop's */
+    double next_frame; /* simulated time of the next frame, kept by the run loop */
     const volatile sig_atomic_t *stop;
 } reporter;
 
@@ -172,7 +172,7 @@ static int send_checkpoint(reporter *r, const ndem_sim *sim)
     cJSON *m = cJSON_CreateObject();
     cJSON_AddNumberToObject(m, "step", (double)ndem_sim_stats(sim)->step);
     cJSON_AddNumberToObject(m, "frames", (double)r->frames);
-    add_exact(m, "next_frame", *r->next_frame);
+    add_exact(m, "next_frame", r->next_frame);
     cJSON_AddStringToObject(m, "state", b64);
     free(b64);
     return send_report(r, "checkpoint", m);
@@ -250,7 +250,7 @@ static ndem_sim *start_sim(reporter *r, const ndem_job *job, const cJSON *resume
     ndem_sim *sim = ndem_sim_restore(&job->scene, buf, len, err, err_len);
     free(buf);
     r->frames = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(resume, "frames"));
-    *r->next_frame = get_exact(resume, "next_frame");
+    r->next_frame = get_exact(resume, "next_frame");
     if (sim)
         fprintf(stderr, "ndem: resuming from ndemd's checkpoint at step %ld\n",
                 ndem_sim_stats(sim)->step);
@@ -291,8 +291,7 @@ static int run_job(reporter *r, const cJSON *start, int threads)
         return EXIT_JOB;
     }
     if (threads > 0) job->scene.solver.threads = threads;
-    double next_frame = job->output.frame_interval;
-    r->next_frame = &next_frame;
+    r->next_frame = job->output.frame_interval;
     r->t0 = omp_get_wtime();
     r->next_checkpoint = r->t0 + r->checkpoint_interval;
     ndem_sim *sim =
@@ -306,7 +305,7 @@ static int run_job(reporter *r, const cJSON *start, int threads)
     r->total = ndem_sim_total_steps(sim);
     ndem_run_hooks hooks = {r, rep_stop, rep_row, rep_frame, rep_tick};
     int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
-                            &next_frame, &hooks);
+                            &r->next_frame, &hooks);
     int rc = 0;
     if (end == NDEM_RUN_HOOK) {
         rc = EXIT_IO; /* ndemd is gone or no longer takes this run: nothing more to say */

@@ -163,8 +163,12 @@ static void follow(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
                 snprintf(last_state, sizeof last_state, "%s", st.state);
                 ndem_log("job %s: Slurm job %s is %s (%s)", row->id, slurm_id, st.state, st.reason);
             }
-            if (!rc && st.cls != NDEM_SLURM_ACTIVE && !j->ended) {
-                /* one more look: the end report may be on its way */
+            /* an end report that came in meanwhile decides (top of the loop); a
+             * run that ended "stopped" by a signal ndemd did not send (Slurm's
+             * time limit, preemption) is decided by Slurm's state, like one
+             * that ended without a word */
+            if (j->ended && reported_status(j, cancel_sent, stop_sent)) continue;
+            if (!rc && st.cls != NDEM_SLURM_ACTIVE) {
                 if (cancel_sent || stop_sent || output_failed) {
                     o->status = output_failed ? "failed" : cancel_sent ? "cancelled" : "queued";
                     if (output_failed) snprintf(o->error, sizeof o->error, "%s", why);

@@ -7,7 +7,9 @@
 #      through the API byte for byte, series without the wall-time columns);
 #   2. a run killed (SIGKILL) mid-run is seen FAILED, submitted again,
 #      resumes from its checkpoint (step > 0) and ends with exactly the
-#      output of an uninterrupted run;
+#      output of an uninterrupted run; the same for a run stopped by a
+#      SIGTERM ndemd did not send (Slurm's time limit), which reports
+#      "stopped" with a last checkpoint before it exits;
 #   3. reports without the job's secret get 401, and with --executor local
 #      the route is 404;
 #   4. cancel: scancel sent, the job ends cancelled.
@@ -46,18 +48,28 @@ same_as_reference "$b" "$work/ref-b"
 ok "two jobs, as ndem run: $sa; $summary"
 
 # ---- 2. killed mid-run ----
-printf "$medium" medium 3 > "$work/medium.json"
+printf "$medium" medium 5 > "$work/medium.json"
 "$ndem" run "$work/medium.json" --out "$work/ref-medium" --quiet --no-vtk > /dev/null
-k=$(submit "$medium" medium 3)
-wait_checkpoint "$k" 120
+k=$(submit "$medium" medium 5)
+signal_run "$k" KILL 120
 first=$(slurm_id "$k")
-kill_run "$k"
 wait_status "$k" succeeded 300
 grep -q "job $k: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"
 step=$(resumed_at "$k")
 [ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $k did not resume from a checkpoint"
 same_as_reference "$k" "$work/ref-medium"
 ok "killed mid-run (job $first FAILED), resumed at step $step, as uninterrupted: $summary"
+
+# ---- 2b. stopped by a SIGTERM ndemd did not send (as Slurm's time limit does) ----
+t=$(submit "$medium" medium-term 5)
+signal_run "$t" TERM 120
+first=$(slurm_id "$t")
+wait_status "$t" succeeded 300
+grep -q "job $t: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"
+step=$(resumed_at "$t")
+[ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $t did not resume from a checkpoint"
+same_as_reference "$t" "$work/ref-medium"
+ok "SIGTERM mid-run (job $first FAILED after the run reported 'stopped'), resumed at step $step, as uninterrupted: $summary"
 
 # ---- 3 and 4. no secret, then cancel ----
 c=$(submit "$medium" medium-cancel 60)

@@ -111,13 +111,24 @@ same_as_reference() {
   cmp -s "$work/series.job" "$work/series.ref" || fail "job $1: series differs from ndem run's"
   summary="frames $count, series rows $(($(wc -l < "$work/series.ref") - 1)), final frame sha256 $(sha256sum < "$work/frame.ndf" | cut -c1-16)"
 }
-# ID: kills the job's ndem process (the program itself, not a shell or the
-# fake sbatch whose command line names the same URL)
-kill_run() {
-  local pid
-  pid=$(pgrep -f "^[^ ]*/ndem run .*jobs/$1/report" | head -1)
-  [ -n "$pid" ] || fail "no ndem process of job $1 found"
-  kill -9 "$pid"
+# ID SIGNAL SECONDS: waits until the job has a checkpoint on disk, then
+# stops its ndem process at once (the program itself, not a shell or the
+# fake sbatch whose command line names the same URL), so that it cannot end
+# before the signal, and sends it SIGNAL. Polls tightly: a release build
+# runs these jobs in a second or two.
+signal_run() {
+  local pid=""
+  for _ in $(seq $(($3 * 50))); do
+    if [ -f "$work/data/jobs/$1/checkpoint.ndck" ]; then
+      pid=$(pgrep -f "^[^ ]*/ndem run .*jobs/$1/report" | head -1 || true)
+      [ -n "$pid" ] && kill -STOP "$pid" 2>/dev/null && break
+      pid=""
+    fi
+    sleep 0.02
+  done
+  [ -n "$pid" ] || fail "job $1: no running ndem with a checkpoint within $3 s (ended already?)"
+  kill -"$2" "$pid"
+  kill -CONT "$pid" 2>/dev/null || true
 }
 # ID: reports without the job's secret, or with a wrong one, get 401
 check_secret() {

@@ -54,9 +54,8 @@ printf "$long" long 6 > "$work/long.json"
 
 # ---- 2. the compute node's process killed mid-run ----
 k=$(submit "$long" long 6)
-wait_checkpoint "$k" 180
+signal_run "$k" KILL 180
 first=$(slurm_id "$k")
-kill_run "$k"
 wait_status "$k" succeeded 600
 [ "$(slurm_state "$first")" = FAILED ] || fail "Slurm job $first is $(slurm_state "$first"), not FAILED"
 grep -q "job $k: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"

@@ -56,8 +56,12 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
 CONF
 # slurmd 22.05 loads a cgroup plugin even when nothing uses it; v1 loads in
-# a container without systemd (nothing is mounted or created by it here)
-printf 'CgroupPlugin=cgroup/v1\nCgroupAutomount=no\nIgnoreSystemd=yes\n' > "$dir/cgroup.conf"
+# a container without systemd (nothing is mounted or created by it here).
+# On a host with only cgroup v2 the v2 plugin is the one that can load
+# (not tried here: the development machine has v1 hierarchies).
+plugin=cgroup/v1
+[ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && plugin=cgroup/v2
+printf 'CgroupPlugin=%s\nCgroupAutomount=no\nIgnoreSystemd=yes\n' "$plugin" > "$dir/cgroup.conf"
 export SLURM_CONF="$dir/slurm.conf"
 slurmctld -i -f "$SLURM_CONF"
 slurmd -f "$SLURM_CONF"

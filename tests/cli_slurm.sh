@@ -28,7 +28,9 @@ mkdir -p "$FAKE_SLURM_DIR"
 cleanup() {
   lib_cleanup
   # runs the fake sbatch started and that are still alive
-  for f in "$FAKE_SLURM_DIR"/*.pid; do [ -e "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
+  for f in "$FAKE_SLURM_DIR"/*.pid; do
+    if [ -e "$f" ]; then kill -9 "$(cat "$f")" 2>/dev/null || true; fi
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT

@@ -11,8 +11,9 @@ ok() { echo "$NAME: ok ($SECONDS s): $*"; }
 
 # Stops ndemd; on failure keeps its log and the Slurm jobs' output in
 # build/test-logs/NAME/.
+# (It runs in the EXIT trap under set -e: no command in it may fail.)
 lib_cleanup() {
-  [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+  if [ -n "$daemon" ]; then kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; fi
   if [ "$status" != 0 ]; then
     mkdir -p "$root/build/test-logs/$NAME"
     cp -r "$work/ndemd.log" "$work/logs" "$root/build/test-logs/$NAME/" 2>/dev/null || true

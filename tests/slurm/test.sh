@@ -26,7 +26,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ndem-test-slurm.XXXXXX")
 . tests/slurm/lib.sh
 cleanup() {
   lib_cleanup
-  [ "$status" != 0 ] && cp -r "$work/slurm/log" "$root/build/test-logs/$NAME/slurm" 2>/dev/null
+  if [ "$status" != 0 ]; then cp -r "$work/slurm/log" "$root/build/test-logs/$NAME/slurm" 2>/dev/null || true; fi
   bash "$root/tests/slurm/stop.sh" "$work/slurm"
   rm -rf "$work"
 }

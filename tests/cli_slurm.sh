@@ -34,6 +34,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# a watchdog's SIGTERM (run_all.sh) or Ctrl-C cleans up too (the Slurm
+# daemons left their process group when they daemonized)
+trap 'exit 143' INT TERM
 fake=$root/tests/slurm/fake
 start_ndemd --slurm-bin "$fake"
 

@@ -31,6 +31,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# a watchdog's SIGTERM (run_all.sh) or Ctrl-C cleans up too (the Slurm
+# daemons left their process group when they daemonized)
+trap 'exit 143' INT TERM
 slurm_state() { scontrol --oneliner show job "$1" | tr ' ' '\n' | sed -n 's/^JobState=//p'; }
 
 eval "$(bash tests/slurm/start.sh "$work/slurm")"

@@ -213,7 +213,8 @@ static void follow(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
 }
 
 /* Ends the job: its files are complete before the status says so. */
-static void finish(ndem_remote *rm, const ndem_job_row *row, remote_job *j, const outcome *o)
+static void finish(ndem_remote *rm, const ndem_job_row *row, remote_job *j, const outcome *o,
+                   const ndem_remote_ctl *ctl)
 {
     const char *id = row->id, *status = o->status, *error = o->error[0] ? o->error : NULL;
     /* no report is taken from here on */
@@ -235,6 +236,7 @@ static void finish(ndem_remote *rm, const ndem_job_row *row, remote_job *j, cons
         error = why;
     }
     ndem_db_finish(rm->db, id, status, error, &j->last);
+    if (ctl->recorded) ctl->recorded(ctl->ctx);
     ndem_jobdir_sync(rm->cfg->data, rm->db, id);
     if (j->last.steps_total) ndem_publish_progress(rm->stream, id, j->duration, &j->last);
     ndem_publish_status(rm->stream, id, status, error);
@@ -255,7 +257,7 @@ void ndem_remote_run(ndem_remote *rm, const ndem_job_row *row, const ndem_remote
         o.status = "failed";
         snprintf(o.error, sizeof o.error, "cannot make the job's report secret");
         none.last.step = row->step;
-        finish(rm, row, j ? j : &none, &o);
+        finish(rm, row, j ? j : &none, &o, ctl);
     } else {
         memcpy(j->id, row->id, sizeof j->id);
         j->document = row->document;
@@ -270,7 +272,7 @@ void ndem_remote_run(ndem_remote *rm, const ndem_job_row *row, const ndem_remote
         rm->jobs = j;
         pthread_mutex_unlock(&rm->lock);
         follow(rm, row, j, ctl, &o);
-        finish(rm, row, j, &o);
+        finish(rm, row, j, &o, ctl);
     }
     ndem_store_end(rm->store, row->id);
     ndem_stream_end(rm->stream, row->id);

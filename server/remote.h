@@ -24,6 +24,10 @@ typedef struct ndem_remote_ctl {
     atomic_int *cancel;        /* set by a cancel request */
     atomic_int *stopping;      /* set at shutdown */
     _Atomic double *last_seen; /* ndem_mono() of the job's last report */
+    /* called once the job is recorded finished, before its status is
+     * published: from then on a cancel must find it finished, not running */
+    void (*recorded)(void *ctx);
+    void *ctx;
 } ndem_remote_ctl;
 
 /* Runs a claimed job through Slurm to its end: submits it, follows its

@@ -326,9 +326,17 @@ out:
 
 /* --executor slurm: the claimed job runs in Slurm (remote.c); this thread
  * follows it to its end. */
+static void slurm_recorded(void *ctx)
+{
+    worker *w = ctx;
+    pthread_mutex_lock(&w->pool->lock);
+    w->id[0] = 0;
+    pthread_mutex_unlock(&w->pool->lock);
+}
+
 static void run_slurm(worker *w, const ndem_job_row *row)
 {
-    ndem_remote_ctl ctl = {&w->cancel, &w->pool->stopping, &w->last_step};
+    ndem_remote_ctl ctl = {&w->cancel, &w->pool->stopping, &w->last_step, slurm_recorded, w};
     ndem_remote_run(w->pool->remote, row, &ctl);
 }
 

@@ -26,6 +26,8 @@ endif
 SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-divide-by-zero \
            -fno-sanitize-recover=all -DNDEM_CHECKS=1
 LIBS    := -lcjson -lm
+# `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
+CLI_LIBS := -lcurl
 SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread
 # daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)
 TEST_LIBS := -lcurl -lwebsockets -lpthread
@@ -43,7 +45,7 @@ REL := $(BUILD)/release$(if $(filter 1,$(NATIVE)),-native)
 SAN := $(BUILD)/asan
 DEPS_STAMP := $(BUILD)/.deps
 
-.PHONY: all deps test run bench lint format fuzz clean check-tests ci-extra
+.PHONY: all deps test run bench lint format fuzz clean check-tests ci-extra test-slurm
 
 all: $(REL)/ndem $(REL)/ndemd
 
@@ -62,7 +64,7 @@ $(REL)/libndem.a: $(LIB_SRC:%.c=$(REL)/obj/%.o)
 	@ar rcs $@ $^
 
 $(REL)/ndem: $(CLI_SRC:%.c=$(REL)/obj/%.o) $(REL)/libndem.a
-	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $^ $(LIBS) -o $@
+	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $^ $(LIBS) $(CLI_LIBS) -o $@
 
 # ---- ndemd: the SQL migrations and the OpenAPI document are compiled in ----
 EMBED_SRC := $(sort $(wildcard migrations/*.sql)) server/openapi.json
@@ -87,7 +89,7 @@ $(SAN)/libndem.a: $(LIB_SRC:%.c=$(SAN)/obj/%.o)
 	@ar rcs $@ $^
 
 $(SAN)/ndem: $(CLI_SRC:%.c=$(SAN)/obj/%.o) $(SAN)/libndem.a
-	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $^ $(LIBS) -o $@
+	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $^ $(LIBS) $(CLI_LIBS) -o $@
 
 $(SAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(SAN)/libndem.a
 	@mkdir -p $(dir $@)
@@ -119,14 +121,22 @@ test: check-tests web
 	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) \
 	  bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
 
-# What CI runs besides `make test`: the lint and a bounded fuzz pass
-# (CI_FUZZ_SECONDS per target; a finding fails it). A fixed seed makes CI's
-# inputs the same on every run; `make fuzz` alone explores new ones.
+# What CI runs besides `make test`: the lint, a bounded fuzz pass
+# (CI_FUZZ_SECONDS per target; a finding fails it) and test-slurm. A fixed
+# seed makes CI's inputs the same on every run; `make fuzz` alone explores
+# new ones.
 CI_FUZZ_SECONDS ?= 30
 FUZZ_FLAGS   ?=
+# ndemd --executor slurm against a real single-node Slurm started on loopback
+# (tests/slurm/start.sh; munge and Slurm from scripts/deps.sh slurm).
+test-slurm: $(SAN)/ndem $(SAN)/ndemd
+	bash scripts/deps.sh slurm
+	NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) bash tests/slurm/test.sh
+
 ci-extra:
 	$(MAKE) lint
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS) FUZZ_FLAGS=-seed=1
+	$(MAKE) test-slurm
 
 # The daemon: http://$(LISTEN), data in $(DATA); override either on the
 # command line, e.g. `make run LISTEN=127.0.0.1:9090 DATA=/tmp/ndem`.

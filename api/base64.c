@@ -1,5 +1,6 @@
 /* base64.c - strict base64 decoding (RFC 4648 section 4): anything a
- * canonical encoder would not write is refused, with its offset. */
+ * canonical encoder would not write is refused, with its offset; and that
+ * canonical encoder. */
 #include "fail.h"
 #include "base64.h"
 
@@ -66,4 +67,25 @@ int ndem_base64_decode(const char *in, size_t len, unsigned char **out, size_t *
     *out = o;
     *out_len = n;
     return 0;
+}
+
+char *ndem_base64_encode(const void *in, size_t len)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = in;
+    char *o = malloc((len + 2) / 3 * 4 + 1);
+    if (!o) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i += 3) {
+        size_t k = len - i < 3 ? len - i : 3;
+        unsigned v = (unsigned)p[i] << 16;
+        if (k > 1) v |= (unsigned)p[i + 1] << 8;
+        if (k > 2) v |= p[i + 2];
+        o[n++] = abc[v >> 18 & 63];
+        o[n++] = abc[v >> 12 & 63];
+        o[n++] = k > 1 ? abc[v >> 6 & 63] : '=';
+        o[n++] = k > 2 ? abc[v & 63] : '=';
+    }
+    o[n] = 0;
+    return o;
 }

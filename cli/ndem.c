@@ -9,6 +9,7 @@
 #include "job.h"
 #include "ndem.h"
 #include "output.h"
+#include "report.h"
 #include "run.h"
 
 #include <cjson/cJSON.h>
@@ -50,11 +51,14 @@ static void catch_stop_signals(void)
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ndem run JOB.json [--out DIR] [--threads N] [--quiet] [--no-vtk]\n"
+                "       ndem run --report URL [--threads N] [--quiet]\n"
                 "       ndem validate JOB.json\n"
                 "       ndem --help | --version\n"
                 "\n"
                 "run       runs the job; writes frames/, series.csv, final.json, summary.json\n"
                 "          and job.json (the job with defaults) into DIR (default ./out)\n"
+                "          --report: the job of ndemd's Slurm executor behind URL, whose\n"
+                "          secret is in NDEM_REPORT_SECRET; everything goes back to ndemd\n"
                 "validate  prints every error of the job with its JSON Pointer\n"
                 "\n"
                 "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error,\n"
@@ -223,10 +227,11 @@ static int cli_tick(void *ctx, ndem_sim *sim)
 
 static int cmd_run(int argc, char **argv)
 {
-    const char *job_path = NULL, *out_dir = "out";
+    const char *job_path = NULL, *out_dir = "out", *report = NULL;
     int threads = -1, quiet = 0, vtk = 1;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
+        else if (!strcmp(argv[i], "--report") && i + 1 < argc) report = argv[++i];
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             char *end;
             long t = strtol(argv[++i], &end, 10);
@@ -244,6 +249,14 @@ static int cmd_run(int argc, char **argv)
             usage(stderr);
             return EXIT_USAGE;
         }
+    }
+    if (report) {
+        if (job_path) {
+            fprintf(stderr, "ndem: --report takes the job from ndemd, not from '%s'\n", job_path);
+            return EXIT_USAGE;
+        }
+        catch_stop_signals();
+        return ndem_report_run(report, getenv("NDEM_REPORT_SECRET"), threads, &stop_signal);
     }
     if (!job_path) {
         usage(stderr);

@@ -4,6 +4,7 @@
 #   scripts/deps.sh          what `make`, `make test` and `make run` need
 #   scripts/deps.sh fuzz     plus clang's libFuzzer (`make fuzz`)
 #   scripts/deps.sh lint     plus cppcheck and clang-format (`make lint`, `make format`)
+#   scripts/deps.sh slurm    plus munge and Slurm's daemons and commands (`make test-slurm`)
 #   scripts/deps.sh --print  prints the list instead
 set -eu
 # engine, job documents, command line, their tests; python3 for
@@ -15,6 +16,10 @@ pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev python3"
 pkgs="$pkgs python3-venv python3-pip python3-setuptools python3-wheel"
 # ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
+# `ndem run --report` links libcurl (above); tests/cli_slurm.sh and
+# tests/slurm/test.sh drive ndemd with the curl command and find a run's
+# process with pgrep
+pkgs="$pkgs curl procps"
 # web client (`make web`, its end-to-end test): Node.js and npm (kept when a
 # Node.js with npm is installed already), Debian's Chromium for playwright-core.
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
@@ -24,8 +29,9 @@ for group in "$@"; do
   case "$group" in
     fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;;  # libFuzzer, sanitizer runtimes, clang's OpenMP
     lint) pkgs="$pkgs cppcheck clang-format" ;;
+    slurm) pkgs="$pkgs slurm-wlm munge" ;;  # slurmctld, slurmd, sbatch and friends, munged
     --print) print=1 ;;
-    *) echo "deps: unknown group '$group' (fuzz, lint, --print)" >&2; exit 2 ;;
+    *) echo "deps: unknown group '$group' (fuzz, lint, slurm, --print)" >&2; exit 2 ;;
   esac
 done
 if [ "$print" = 1 ]; then echo "$pkgs"; exit 0; fi

@@ -101,6 +101,29 @@ static const opt options[] = {
     {"stop-timeout", OPT_DOUBLE, "30", 0.1, 86400, "NDEM_STOP_TIMEOUT",
      offsetof(ndem_config, stop_timeout), 0,
      "wall seconds SIGTERM waits for running jobs to checkpoint before exiting without them"},
+    {"executor", OPT_STRING, "local", 0, 0, "NDEM_EXECUTOR", offsetof(ndem_config, executor),
+     sizeof(((ndem_config *)0)->executor),
+     "who runs jobs: local (worker threads) or slurm (one Slurm job each, see docs/scale-out.md)"},
+    {"slurm-bin", OPT_STRING, "", 0, 0, "NDEM_SLURM_BIN", offsetof(ndem_config, slurm_bin),
+     sizeof(((ndem_config *)0)->slurm_bin),
+     "directory of sbatch, scontrol and scancel (empty: found in PATH)"},
+    {"slurm-partition", OPT_STRING, "", 0, 0, "NDEM_SLURM_PARTITION",
+     offsetof(ndem_config, slurm_partition), sizeof(((ndem_config *)0)->slurm_partition),
+     "Slurm partition of the jobs (empty: the cluster's default)"},
+    {"slurm-time", OPT_STRING, "", 0, 0, "NDEM_SLURM_TIME", offsetof(ndem_config, slurm_time),
+     sizeof(((ndem_config *)0)->slurm_time),
+     "time limit of each Slurm job, as sbatch --time takes it (empty: the partition's)"},
+    {"slurm-ndem", OPT_STRING, "ndem", 0, 0, "NDEM_SLURM_NDEM", offsetof(ndem_config, slurm_ndem),
+     sizeof(((ndem_config *)0)->slurm_ndem), "the ndem command on the compute nodes"},
+    {"slurm-report-url", OPT_STRING, "", 0, 0, "NDEM_SLURM_REPORT_URL",
+     offsetof(ndem_config, slurm_report_url), sizeof(((ndem_config *)0)->slurm_report_url),
+     "http://HOST:PORT of this daemon as the compute nodes reach it (empty: the served origin)"},
+    {"slurm-log", OPT_STRING, "", 0, 0, "NDEM_SLURM_LOG", offsetof(ndem_config, slurm_log),
+     sizeof(((ndem_config *)0)->slurm_log),
+     "directory (seen by the compute nodes) for each Slurm job's output, ndem-JOBID.out (empty: "
+     "discarded)"},
+    {"slurm-poll", OPT_DOUBLE, "5", 0.1, 3600, "NDEM_SLURM_POLL", offsetof(ndem_config, slurm_poll),
+     0, "wall seconds between Slurm state queries of each running job"},
     {"recover", OPT_FLAG, "0", 0, 1, NULL, offsetof(ndem_config, recover), 0,
      "rebuild DATA/ndem.db from the job directories (the old file kept aside), then start"},
 };
@@ -288,6 +311,15 @@ int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err)
     } else if (ndem_config_split_hostport(c->ws_listen, c->ws_host, sizeof c->ws_host,
                                           &c->ws_port)) {
         fprintf(err, "ndemd: --ws-listen wants HOST:PORT, not '%s'\n", c->ws_listen);
+        return -1;
+    }
+    if (strcmp(c->executor, "local") && strcmp(c->executor, "slurm")) {
+        fprintf(err, "ndemd: --executor wants local or slurm, not '%s'\n", c->executor);
+        return -1;
+    }
+    /* values go into a shell command line between single quotes */
+    if (strchr(c->slurm_ndem, '\'') || strchr(c->slurm_log, '\'')) {
+        fprintf(err, "ndemd: --slurm-ndem and --slurm-log may not contain a single quote\n");
         return -1;
     }
     return derive_origin(c, err);

@@ -34,6 +34,14 @@ typedef struct ndem_config {
     double stuck_after;         /* wall seconds without a step: a worker is stuck */
     double stop_timeout;        /* wall seconds a shutdown waits for running jobs */
     long recover;               /* --recover: rebuild the database, then start */
+    char executor[16];          /* "local" (worker threads) or "slurm" (docs/scale-out.md) */
+    char slurm_bin[1024];       /* directory of sbatch, scontrol, scancel; "" = PATH */
+    char slurm_partition[128];  /* sbatch --partition; "" = Slurm's default */
+    char slurm_time[64];        /* sbatch --time; "" = the partition's limit */
+    char slurm_ndem[1024];      /* the ndem binary as the compute nodes find it */
+    char slurm_report_url[300]; /* ndemd as compute nodes reach it; "" = the served origin */
+    char slurm_log[1024];       /* directory of the Slurm jobs' output files; "" = none */
+    double slurm_poll;          /* wall seconds between Slurm state queries of a job */
     /* derived from listen and ws_listen */
     char http_host[256];
     int http_port;

@@ -350,6 +350,22 @@ static void cancel_job(void *ctx, ndem_request *req)
     }
 }
 
+/* A report of a job's Slurm run (docs/scale-out.md), authenticated by the
+ * job's own secret. */
+static void report_job(void *ctx, ndem_request *req)
+{
+    ndem_app *app = ctx;
+    const char *id = req->params[0];
+    char why[512], *reply = NULL;
+    int rc = 404;
+    snprintf(why, sizeof why, "no job with id '%s'", id);
+    if (ndem_valid_id(id))
+        rc = ndem_pool_report(app->pool, id, ndem_http_header(req, "X-Ndem-Job-Secret"),
+                              req->body ? req->body : "", req->body_len, &reply, why, sizeof why);
+    if (rc == 200) ndem_http_reply(req, 200, "application/json", reply, strlen(reply));
+    else ndem_http_problem(req, rc, NULL, "%s", why);
+}
+
 static void delete_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
@@ -713,6 +729,7 @@ const ndem_route ndem_routes[] = {
     {"GET", "/api/v1/meshes", ndem_list_meshes, 0},
     {"GET", "/api/v1/meshes/{id}", ndem_get_mesh, 0},
     {"DELETE", "/api/v1/meshes/{id}", ndem_delete_mesh, 0},
+    {"POST", "/internal/v1/jobs/{id}/report", report_job, 1},
     {"GET", "/health", health, 0},
     {"GET", "/openapi.json", openapi, 0},
     {"GET", "/metrics", metrics, 0},

@@ -24,6 +24,8 @@
 #include "run.h"
 #include "series.h"
 #include "log.h"
+#include "publish.h"
+#include "remote.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -57,6 +59,8 @@ struct ndem_pool {
     atomic_long steps_total;
     long count;
     worker *workers;
+    void (*run)(worker *w, const ndem_job_row *row); /* the executor's (executors[]) */
+    ndem_remote *remote;                             /* --executor slurm: the jobs in Slurm */
 };
 
 /* A running job: everything run_job and its helpers share. */
@@ -128,58 +132,11 @@ static ndem_progress progress_of(const run *r, double wall)
     return p;
 }
 
-/* "geometry": {"NAME": {"force": [..], "torque": [..], "position": [..]}}
- * for the named geometry: the last step's values (docs/protocol.md). */
-static void add_geometry(cJSON *o, run *r)
-{
-    ndem_series_cols_sample(&r->cols, r->sim);
-    cJSON *geo = cJSON_AddObjectToObject(o, "geometry");
-    for (int i = 0; geo && i < r->cols.count; i++) {
-        const ndem_series_geo *g = &r->cols.geo[i];
-        cJSON *e = cJSON_AddObjectToObject(geo, g->name);
-        if (!e) continue;
-        cJSON_AddItemToObject(e, "force", cJSON_CreateDoubleArray(g->force, 3));
-        cJSON_AddItemToObject(e, "torque", cJSON_CreateDoubleArray(g->torque, 3));
-        if (g->moving)
-            cJSON_AddItemToObject(e, "position", cJSON_CreateDoubleArray(g->position, 3));
-    }
-}
-
 static void publish_progress(run *r, const ndem_progress *p)
 {
-    cJSON *o = cJSON_CreateObject(), *pr = cJSON_CreateObject(), *st = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", "progress");
-    cJSON_AddStringToObject(o, "job", r->row->id);
-    cJSON_AddNumberToObject(pr, "step", (double)p->step);
-    cJSON_AddNumberToObject(pr, "steps_total", (double)p->steps_total);
-    cJSON_AddNumberToObject(pr, "time", p->time);
-    cJSON_AddNumberToObject(pr, "duration", r->row->duration);
-    cJSON_AddNumberToObject(pr, "fraction",
-                            p->steps_total > 0 ? (double)p->step / (double)p->steps_total : 1.0);
-    cJSON_AddItemToObject(o, "progress", pr);
-    cJSON_AddNumberToObject(st, "particles", (double)p->particles);
-    cJSON_AddNumberToObject(st, "contacts", (double)p->contacts);
-    cJSON_AddNumberToObject(st, "kinetic_energy", p->kinetic_energy);
-    cJSON_AddNumberToObject(st, "wall_seconds", p->wall_seconds);
-    cJSON_AddItemToObject(o, "stats", st);
-    if (r->sim && r->cols.count > 0) add_geometry(o, r);
-    char *text = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (text) ndem_stream_progress(r->w->pool->stream, r->row->id, text);
-    free(text);
-}
-
-static void publish_status(ndem_pool *p, const char *id, const char *status, const char *error)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", "status");
-    cJSON_AddStringToObject(o, "job", id);
-    cJSON_AddStringToObject(o, "status", status);
-    if (error) cJSON_AddStringToObject(o, "error", error);
-    char *text = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (text) ndem_stream_status(p->stream, id, text);
-    free(text);
+    if (r->sim && r->cols.count > 0) ndem_series_cols_sample(&r->cols, r->sim);
+    ndem_publish_progress(r->w->pool->stream, r->row->id, r->row->duration, p,
+                          r->sim ? &r->cols : NULL);
 }
 
 /* Ends a job: its files are complete before the status says so. */
@@ -206,7 +163,7 @@ static void finish(run *r, const char *status, const char *error, double wall)
     pthread_mutex_unlock(&p->lock);
     ndem_jobdir_sync(p->cfg->data, p->db, id);
     if (r->sim) publish_progress(r, &pr);
-    publish_status(p, id, status, error);
+    ndem_publish_status(p->stream, id, status, error);
     ndem_log("job %s: %s at step %ld/%ld (%.2f s wall)%s%s", id, status, pr.step, pr.steps_total,
              wall, error ? ": " : "", error ? error : "");
 }
@@ -325,7 +282,7 @@ static void run_job(worker *w, const ndem_job_row *row)
     ndem_log("job %s: running (attempt %ld)", row->id, row->attempts);
     ndem_stream_begin(p->stream, row->id);
     ndem_store_begin(p->store, row->id, (uint64_t)p->cfg->max_output);
-    publish_status(p, row->id, "running", NULL);
+    ndem_publish_status(p->stream, row->id, "running", NULL);
     ndem_job_errors errs = {0};
     ndem_mesh_resolver meshes; /* uploaded meshes the document names */
     ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&meshes, p->cfg->data);
@@ -387,6 +344,32 @@ out:
     ndem_job_destroy(r.job);
 }
 
+/* --executor slurm: the claimed job runs in Slurm (remote.c); this thread
+ * follows it to its end. */
+static void slurm_recorded(void *ctx)
+{
+    worker *w = ctx;
+    pthread_mutex_lock(&w->pool->lock);
+    w->id[0] = 0;
+    pthread_mutex_unlock(&w->pool->lock);
+}
+
+static void run_slurm(worker *w, const ndem_job_row *row)
+{
+    ndem_remote_ctl ctl = {&w->cancel, &w->pool->stopping, &w->last_step, slurm_recorded, w};
+    ndem_remote_run(w->pool->remote, row, &ctl);
+}
+
+/* Who runs a claimed job, by --executor. */
+static const struct {
+    const char *name;
+    void (*run)(worker *w, const ndem_job_row *row);
+    int remote; /* needs the registry of jobs in Slurm */
+} executors[] = {
+    {"local", run_job, 0},
+    {"slurm", run_slurm, 1},
+};
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -402,7 +385,7 @@ static void *worker_main(void *arg)
             atomic_store(&w->last_step, ndem_mono());
             pthread_mutex_unlock(&p->lock);
             ndem_jobdir_sync(p->cfg->data, p->db, row.id);
-            run_job(w, &row);
+            p->run(w, &row);
             ndem_job_row_free(&row);
             pthread_mutex_lock(&p->lock);
             w->id[0] = 0;
@@ -435,6 +418,18 @@ ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *stor
     p->stream = stream;
     p->workers = ws;
     p->count = cfg->workers;
+    for (size_t i = 0; i < sizeof executors / sizeof executors[0]; i++)
+        if (!strcmp(executors[i].name, cfg->executor)) {
+            p->run = executors[i].run;
+            if (executors[i].remote) p->remote = ndem_remote_create(cfg, db, store, stream);
+            if (executors[i].remote && !p->remote) p->run = NULL;
+        }
+    if (!p->run) {
+        snprintf(err, err_len, "cannot start the executor '%s'", cfg->executor);
+        free(ws);
+        free(p);
+        return NULL;
+    }
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->wake, NULL);
     for (long i = 0; i < p->count; i++) {
@@ -511,6 +506,7 @@ int ndem_pool_stop(ndem_pool *p, double timeout)
     if (left) return left; /* the pool stays: its threads still use it */
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->wake);
+    ndem_remote_destroy(p->remote);
     free(p->workers);
     free(p);
     return 0;
@@ -546,4 +542,16 @@ int ndem_pool_workers(ndem_pool *p, ndem_worker_state *out, long max)
     }
     pthread_mutex_unlock(&p->lock);
     return (int)n;
+}
+
+int ndem_pool_report(ndem_pool *p, const char *id, const char *secret, const char *body, size_t len,
+                     char **reply, char *why, size_t why_len)
+{
+    *reply = NULL;
+    if (!p->remote) {
+        snprintf(why, why_len, "this daemon runs its jobs itself (--executor %s)",
+                 p->cfg->executor);
+        return 404;
+    }
+    return ndem_remote_report(p->remote, id, secret, body, len, reply, why, why_len);
 }

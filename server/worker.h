@@ -7,6 +7,8 @@
 #include "store.h"
 #include "stream.h"
 
+#include <stddef.h>
+
 typedef struct ndem_pool ndem_pool;
 
 ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *store,
@@ -18,6 +20,12 @@ enum { NDEM_CANCEL_QUEUED, NDEM_CANCEL_RUNNING, NDEM_CANCEL_FINISHED, NDEM_CANCE
 /* Cancels a queued job at once, or asks the worker of a running one to stop
  * after the current step. NDEM_CANCEL_* or -1 on a database error. */
 int ndem_pool_cancel(ndem_pool *p, const char *id);
+
+/* A report of a job's Slurm run (--executor slurm; remote.h): the HTTP
+ * status, *reply (malloc'd JSON) on 200, else why. 404 with the local
+ * executor. */
+int ndem_pool_report(ndem_pool *p, const char *id, const char *secret, const char *body, size_t len,
+                     char **reply, char *why, size_t why_len);
 
 /* Stops taking jobs; running jobs checkpoint and go back to the queue.
  * Waits up to timeout seconds for the workers: the number still in a step

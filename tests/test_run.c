@@ -2,12 +2,19 @@
  * the frame schedule puts frame k at k * interval and ends for any
  * interval (issue 12: 1e-300 used to spin forever), the stop hook ends a
  * run before the next step with its own value, and a failing hook ends it
- * with NDEM_RUN_HOOK after the step it failed in. */
+ * with NDEM_RUN_HOOK after the step it failed in. Also what the Slurm
+ * executor's runs send ndemd besides: a frame's motion in full precision
+ * (api/frame_motion.c) comes back bit for bit, and base64 encodes as RFC
+ * 4648 says. */
+#include "base64.h"
+#include "frame_motion.h"
 #include "run.h"
 #include "scene.h"
 #include "testutil.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef struct counter {
     long rows, frames, ticks, stop_after, fail_frame;
@@ -108,6 +115,57 @@ START_TEST(stop_and_failing_hooks_end_the_run)
 }
 END_TEST
 
+/* Values a float32 or a short decimal would change: they must come back
+ * bit for bit, and a length that does not fit the count is refused. */
+START_TEST(frame_motion_round_trip_is_exact)
+{
+    double v[] = {0.1,      1.0 / 3.0, -0.0,  1e-300, -1.7976931348623157e308,
+                  4.9e-324, 2.5,       -7.25, 0.3,    1e10};
+    ndem_frame f = {.step = 9, .time = 0.1, .count = 2};
+    double pos[6], rad[2], vel[6], ang[6];
+    for (int i = 0; i < 6; i++) pos[i] = v[i], vel[i] = v[9 - i], ang[i] = v[(i + 3) % 10];
+    rad[0] = v[6], rad[1] = v[7];
+    f.positions = pos, f.radii = rad, f.velocities = vel, f.angular_velocities = ang;
+    size_t len = ndem_frame_motion_size(2);
+    ck_assert_uint_eq(len, 2 * 10 * sizeof(double));
+    unsigned char *buf = malloc(len);
+    ndem_frame_motion_encode(&f, buf);
+    ndem_frame g = {.count = 2};
+    ck_assert_int_eq(ndem_frame_motion_decode(buf, len, &g), 0);
+    ck_assert_mem_eq(g.positions, pos, sizeof pos);
+    ck_assert_mem_eq(g.radii, rad, sizeof rad);
+    ck_assert_mem_eq(g.velocities, vel, sizeof vel);
+    ck_assert_mem_eq(g.angular_velocities, ang, sizeof ang);
+    ndem_frame_free(&g);
+    ndem_frame h = {.count = 3};
+    ck_assert_int_eq(ndem_frame_motion_decode(buf, len, &h), -1);
+    ck_assert_ptr_null(h.positions);
+    free(buf);
+}
+END_TEST
+
+START_TEST(base64_encoder_is_rfc4648)
+{
+    /* RFC 4648 section 10 */
+    static const char *enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    static const char *dec[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    for (int i = 0; i < 7; i++) {
+        char *e = ndem_base64_encode(dec[i], strlen(dec[i]));
+        ck_assert_str_eq(e, enc[i]);
+        free(e);
+    }
+    unsigned char all[256], *back;
+    for (int i = 0; i < 256; i++) all[i] = (unsigned char)(255 - i);
+    char *e = ndem_base64_encode(all, sizeof all), err[128];
+    size_t n;
+    ck_assert_int_eq(ndem_base64_decode(e, strlen(e), &back, &n, err, sizeof err), 0);
+    ck_assert_uint_eq(n, sizeof all);
+    ck_assert_mem_eq(back, all, sizeof all);
+    free(back);
+    free(e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("run");
@@ -115,6 +173,8 @@ int main(void)
     tcase_add_test(tc, next_frame_is_the_next_multiple);
     tcase_add_test(tc, loop_writes_frames_at_multiples_and_the_end);
     tcase_add_test(tc, stop_and_failing_hooks_end_the_run);
+    tcase_add_test(tc, frame_motion_round_trip_is_exact);
+    tcase_add_test(tc, base64_encoder_is_rfc4648);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# ndemd --executor slurm in every `make test`, without Slurm: stand-ins for
+# sbatch, scontrol and scancel (tests/slurm/fake/, given by --slurm-bin) run
+# each job's `ndem run --report` at once on this machine. The same checks as
+# `make test-slurm` (tests/slurm/test.sh, a real Slurm) but Slurm's requeue:
+#   1. two small jobs equal `ndem run` of the same documents (frames
+#      through the API byte for byte, series without the wall-time columns);
+#   2. a run killed (SIGKILL) mid-run is seen FAILED, submitted again,
+#      resumes from its checkpoint (step > 0) and ends with exactly the
+#      output of an uninterrupted run; the same for a run stopped by a
+#      SIGTERM ndemd did not send (Slurm's time limit), which reports
+#      "stopped" with a last checkpoint before it exits;
+#   3. reports without the job's secret get 401, and with --executor local
+#      the route is 404;
+#   4. cancel: scancel sent, the job ends cancelled.
+# NDEM_BIN and NDEMD_BIN are the binaries under test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+NAME=cli_slurm
+ndem=$(realpath "${NDEM_BIN:?NDEM_BIN must point at the ndem binary}")
+ndemd=$(realpath "${NDEMD_BIN:?NDEMD_BIN must point at the ndemd binary}")
+work=$(mktemp -d "${TMPDIR:-/tmp}/ndem-cli-slurm.XXXXXX")
+# shellcheck source=tests/slurm/lib.sh
+. tests/slurm/lib.sh
+export FAKE_SLURM_DIR=$work/fake
+mkdir -p "$FAKE_SLURM_DIR"
+cleanup() {
+  lib_cleanup
+  # runs the fake sbatch started and that are still alive
+  for f in "$FAKE_SLURM_DIR"/*.pid; do
+    if [ -e "$f" ]; then kill -9 "$(cat "$f")" 2>/dev/null || true; fi
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# a watchdog's SIGTERM (run_all.sh) or Ctrl-C cleans up too (the Slurm
+# daemons left their process group when they daemonized)
+trap 'exit 143' INT TERM
+fake=$root/tests/slurm/fake
+start_ndemd --slurm-bin "$fake"
+
+# ---- 1. two small jobs ----
+a=$(submit "$small" small-a 0.5)
+b=$(submit "$small" small-b 0.7)
+wait_status "$a" succeeded 120
+wait_status "$b" succeeded 120
+"$ndem" run "$work/small-a.json" --out "$work/ref-a" --quiet --no-vtk > /dev/null
+"$ndem" run "$work/small-b.json" --out "$work/ref-b" --quiet --no-vtk > /dev/null
+same_as_reference "$a" "$work/ref-a"
+sa=$summary
+same_as_reference "$b" "$work/ref-b"
+ok "two jobs, as ndem run: $sa; $summary"
+
+# ---- 2. killed mid-run ----
+printf "$medium" medium 5 > "$work/medium.json"
+"$ndem" run "$work/medium.json" --out "$work/ref-medium" --quiet --no-vtk > /dev/null
+k=$(submit "$medium" medium 5)
+signal_run "$k" KILL 120
+first=$(slurm_id "$k")
+wait_status "$k" succeeded 300
+grep -q "job $k: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"
+step=$(resumed_at "$k")
+[ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $k did not resume from a checkpoint"
+same_as_reference "$k" "$work/ref-medium"
+ok "killed mid-run (job $first FAILED), resumed at step $step, as uninterrupted: $summary"
+
+# ---- 2b. stopped by a SIGTERM ndemd did not send (as Slurm's time limit does) ----
+t=$(submit "$medium" medium-term 5)
+signal_run "$t" TERM 120
+first=$(slurm_id "$t")
+wait_status "$t" succeeded 300
+grep -q "job $t: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"
+step=$(resumed_at "$t")
+[ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $t did not resume from a checkpoint"
+same_as_reference "$t" "$work/ref-medium"
+ok "SIGTERM mid-run (job $first FAILED after the run reported 'stopped'), resumed at step $step, as uninterrupted: $summary"
+
+# ---- 3 and 4. no secret, then cancel ----
+c=$(submit "$medium" medium-cancel 60)
+wait_checkpoint "$c" 120
+sid=$(slurm_id "$c")
+check_secret "$c"
+ok "reports without the job's secret: 401"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' "$base/api/v1/jobs/$c/cancel")
+[ "$code" = 202 ] || fail "cancel of running job $c got $code, not 202"
+wait_status "$c" cancelled 120
+[ -e "$FAKE_SLURM_DIR/$sid.cancelled" ] || fail "no scancel of job $sid"
+ok "cancel: scancel $sid, job cancelled at step $(job "$c" | field '["progress"]["step"]')"
+stop_ndemd
+
+# ---- the route with the local executor ----
+"$ndemd" --listen 127.0.0.1:0 --data "$work/local" --executor bogus > "$work/bogus.log" 2>&1 && fail "--executor bogus started"
+grep -q "executor wants local or slurm, not 'bogus'" "$work/bogus.log" || fail "--executor bogus: $(cat "$work/bogus.log")"
+start_ndemd --executor local
+code=$(curl -s -o "$work/answer" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+  -H "X-Ndem-Job-Secret: $(printf '%064d' 0)" --data '{"type":"start"}' "$base/internal/v1/jobs/$a/report")
+[ "$code" = 404 ] && grep -q "executor local" "$work/answer" || fail "the report route with --executor local: $code $(cat "$work/answer")"
+stop_ndemd
+ok "--executor bogus refused; the report route is 404 with --executor local"
+status=0
+echo "$NAME: all passed"

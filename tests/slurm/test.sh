@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `make test-slurm`: ndemd --executor slurm against a real single-node Slurm
+# (tests/slurm/start.sh: munged, slurmctld, slurmd on loopback), sbatch mode.
+#   1. two small jobs run through Slurm; their frames (binary, through the
+#      API) and series (without the wall-time columns) equal those of
+#      `ndem run` of the same document;
+#   2. a compute node's ndem is killed (SIGKILL) mid-run: the Slurm job ends
+#      FAILED, ndemd submits it again, the new run resumes from the last
+#      checkpoint (step > 0) and the job ends with exactly the frames and
+#      series of an uninterrupted run (the final frame's SHA-256 printed);
+#   3. the same after `scontrol requeue` (Slurm's own requeue: same Slurm
+#      job, a new run; its start is brought forward with StartTime=now);
+#   4. reports with a wrong or no secret get 401;
+#   5. a running job is cancelled: status cancelled, scancel seen by Slurm
+#      (JobState=CANCELLED).
+# Uses NDEM_BIN and NDEMD_BIN (the Makefile passes the sanitizer builds).
+# On failure the logs are kept in build/test-logs/test-slurm/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+NAME=test-slurm
+ndem=$(realpath "${NDEM_BIN:-build/release/ndem}")
+ndemd=$(realpath "${NDEMD_BIN:-build/release/ndemd}")
+work=$(mktemp -d "${TMPDIR:-/tmp}/ndem-test-slurm.XXXXXX")
+# shellcheck source=tests/slurm/lib.sh
+. tests/slurm/lib.sh
+cleanup() {
+  lib_cleanup
+  if [ "$status" != 0 ]; then cp -r "$work/slurm/log" "$root/build/test-logs/$NAME/slurm" 2>/dev/null || true; fi
+  bash "$root/tests/slurm/stop.sh" "$work/slurm"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# a watchdog's SIGTERM (run_all.sh) or Ctrl-C cleans up too (the Slurm
+# daemons left their process group when they daemonized)
+trap 'exit 143' INT TERM
+slurm_state() { scontrol --oneliner show job "$1" | tr ' ' '\n' | sed -n 's/^JobState=//p'; }
+
+eval "$(bash tests/slurm/start.sh "$work/slurm")"
+start_ndemd
+
+# ---- 1. two small jobs ----
+a=$(submit "$small" small-a 0.5)
+b=$(submit "$small" small-b 0.7)
+wait_status "$a" succeeded 120
+wait_status "$b" succeeded 120
+"$ndem" run "$work/small-a.json" --out "$work/ref-a" --quiet --no-vtk > /dev/null
+"$ndem" run "$work/small-b.json" --out "$work/ref-b" --quiet --no-vtk > /dev/null
+same_as_reference "$a" "$work/ref-a"
+sa=$summary
+same_as_reference "$b" "$work/ref-b"
+ok "two jobs through Slurm, as ndem run: $sa; $summary"
+
+# ---- the reference of the long job, uninterrupted ----
+printf "$long" long 6 > "$work/long.json"
+"$ndem" run "$work/long.json" --out "$work/ref-long" --quiet --no-vtk > /dev/null
+
+# ---- 2. the compute node's process killed mid-run ----
+k=$(submit "$long" long 6)
+signal_run "$k" KILL 180
+first=$(slurm_id "$k")
+wait_status "$k" succeeded 600
+[ "$(slurm_state "$first")" = FAILED ] || fail "Slurm job $first is $(slurm_state "$first"), not FAILED"
+grep -q "job $k: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"
+step=$(resumed_at "$k")
+[ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $k did not resume from a checkpoint"
+same_as_reference "$k" "$work/ref-long"
+ok "killed mid-run (Slurm job $first FAILED), resumed at step $step, as uninterrupted: $summary"
+
+# ---- 3. Slurm's own requeue ----
+r=$(submit "$long" long 6)
+wait_checkpoint "$r" 180
+sid=$(slurm_id "$r")
+scontrol requeue "$sid"
+# Slurm holds a requeued job back for about two minutes (Reason=BeginTime);
+# the test lets it start at once, as an administrator may
+for _ in $(seq 100); do [ "$(slurm_state "$sid")" = PENDING ] && break; sleep 0.2; done
+scontrol update JobId="$sid" StartTime=now
+wait_status "$r" succeeded 600
+step=$(resumed_at "$r")
+[ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $r did not resume from a checkpoint after scontrol requeue"
+same_as_reference "$r" "$work/ref-long"
+ok "scontrol requeue of Slurm job $sid, resumed at step $step, as uninterrupted: $summary"
+
+# ---- 4 and 5. no secret, then cancel ----
+c=$(submit "$long" long-cancel 60)
+wait_checkpoint "$c" 180
+sid=$(slurm_id "$c")
+check_secret "$c"
+ok "reports without the job's secret: 401"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' "$base/api/v1/jobs/$c/cancel")
+[ "$code" = 202 ] || fail "cancel of running job $c got $code, not 202"
+wait_status "$c" cancelled 120
+for _ in $(seq 100); do [ "$(slurm_state "$sid")" = CANCELLED ] && break; sleep 0.2; done
+[ "$(slurm_state "$sid")" = CANCELLED ] || fail "Slurm job $sid is $(slurm_state "$sid"), not CANCELLED"
+ok "cancel: job cancelled at step $(job "$c" | field '["progress"]["step"]'), Slurm job $sid CANCELLED"
+
+stop_ndemd
+status=0
+echo "$NAME: all passed"

@@ -8,6 +8,7 @@
 #include "geometry.h"
 #include "scene.h"
 #include "sim.h"
+#include "ckpt3.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -80,6 +81,9 @@ START_TEST(floor_hits_equal_the_plane)
     ndem_job *job = test_job("%s", t.s);
     free(t.s);
     const ndem_geometry_def *plane = &job->scene.geometry[0], *mesh = &job->scene.geometry[1];
+    ndem_geometry_pose pp, pm; /* both at rest */
+    ndem_geometry_pose_init(plane, &pp);
+    ndem_geometry_pose_init(mesh, &pm);
     uint64_t seed = 12345;
     long hits = 0;
     for (int i = 0; i < 200000; i++) {
@@ -93,8 +97,8 @@ START_TEST(floor_hits_equal_the_plane)
         double x[3] = {u[0] * L, u[1] * L, 0.03 * u[2]}, r = 0.002 + 0.008 * u[3],
                margin = 0.01 * u[4];
         ndem_geo_hit hp[NDEM_GEO_HITS], hm[NDEM_GEO_HITS];
-        int np = ndem_geometry_collide(plane, x, r, margin, hp);
-        int nm = ndem_geometry_collide(mesh, x, r, margin, hm);
+        int np = ndem_geometry_collide(plane, &pp, x, r, margin, hp);
+        int nm = ndem_geometry_collide(mesh, &pm, x, r, margin, hm);
         /* the finite floor ends: only spheres whose reach stays inside it */
         double reach = r + margin;
         if (x[0] < reach || x[1] < reach || x[0] > L - reach || x[1] > L - reach) continue;
@@ -456,75 +460,6 @@ END_TEST
 
 /* ---- format 3 checkpoints still restore ---- */
 
-typedef struct bytes {
-    unsigned char *p;
-    size_t len;
-} bytes;
-
-static void put(bytes *o, const void *p, size_t n)
-{
-    o->p = realloc(o->p, o->len + n);
-    ck_assert_ptr_nonnull(o->p);
-    memcpy(o->p + o->len, p, n);
-    o->len += n;
-}
-
-/* Copies count keys of format 4 (two ints) at in as format 3 (one packed
- * int each); returns the bytes read. */
-static size_t keys_to_format3(bytes *o, const unsigned char *in, int64_t count)
-{
-    for (int64_t k = 0; k < count; k++) {
-        int two[2];
-        memcpy(two, in + 8 * k, 8);
-        int packed = two[1] < 0 ? two[0] : -1 - (two[0] * 8 + two[1]);
-        put(o, &packed, 4);
-    }
-    return 8 * (size_t)count;
-}
-
-/* A format 4 checkpoint (docs/engine.md) rewritten as format 3 had it: the
- * same layout with one int per history key (and per smooth-DEM spring key). */
-static bytes to_format3(const unsigned char *c, size_t len, long n, int geometry, int dem)
-{
-    bytes o = {0};
-    uint32_t v3 = 3;
-    put(&o, c, 8);
-    put(&o, &v3, 4);
-    size_t at = 12;
-    size_t head = 4 + 8 + 8 + 8 + (16 * 8 + 4 + 8) * (size_t)n + 96 * (size_t)geometry;
-    put(&o, c + at, head);
-    at += head;
-    int64_t hb, hc;
-    memcpy(&hb, c + at, 8);
-    memcpy(&hc, c + at + 8, 8);
-    size_t starts = 16 + (hb > 0 ? 8 * (size_t)(hb + 1) : 0);
-    put(&o, c + at, starts);
-    at += starts;
-    at += keys_to_format3(&o, c + at, hc);
-    size_t rest = 7 * 8 * (size_t)hc + sizeof(ndem_step_stats);
-    put(&o, c + at, rest);
-    at += rest;
-    if (dem) {
-        uint64_t dl;
-        memcpy(&dl, c + at, 8);
-        const unsigned char *b = c + at + 8;
-        int64_t dhb, dhc;
-        memcpy(&dhb, b, 8);
-        memcpy(&dhc, b + 8, 8);
-        uint64_t dl3 = dl - 4 * (uint64_t)dhc;
-        put(&o, &dl3, 8);
-        size_t pre = 24 + sizeof(long) * (size_t)(dhb + 1);
-        put(&o, b, pre);
-        size_t k = keys_to_format3(&o, b + pre, dhc);
-        put(&o, b + pre + k, dl - pre - k);
-        at += 8 + dl;
-    }
-    ck_assert_uint_eq(at, len - 4); /* everything but the CRC was read */
-    uint32_t crc = ndem_crc32c(0, o.p, o.len);
-    put(&o, &crc, 4);
-    return o;
-}
-
 START_TEST(checkpoint_format_3_still_restores)
 {
     for (int dem = 0; dem < 2; dem++) {
@@ -543,7 +478,7 @@ START_TEST(checkpoint_format_3_still_restores)
         void *buf;
         size_t len;
         ck_assert_int_eq(ndem_sim_checkpoint(a, &buf, &len), 0);
-        bytes old = to_format3(buf, len, ndem_sim_stats(a)->particles, 1, dem);
+        bytes old = ndem_test_to_format3(buf, len, ndem_sim_stats(a)->particles, 1, dem);
         ck_assert_uint_lt(old.len, len); /* the keys took 4 bytes less each */
         char err[256] = "";
         ndem_sim *b = ndem_sim_restore(&job->scene, old.p, old.len, err, sizeof err);

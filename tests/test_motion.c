@@ -4,7 +4,7 @@
  * `motion` equals the shorthand, poses survive checkpoints (formats 3 and
  * 4), and every new member of the document is checked with a pointer.
  * Expected numbers come from geometry and mechanics, never from a run. */
-#include "crc32c.h" /* internal: resealing a format 3 checkpoint */
+#include "ckpt3.h" /* format 3 checkpoints */
 #include "parser_util.h"
 #include "scene.h"
 #include "testutil.h"
@@ -428,27 +428,6 @@ START_TEST(checkpoint_keeps_the_poses)
 }
 END_TEST
 
-/* A format 4 buffer made format 3: the 10 pose doubles after each
- * geometry's 12 position doubles dropped, version 3, CRC sealed again.
- * Layout: core/checkpoint.c (40-byte header; 140 bytes a particle). */
-static size_t to_format3(unsigned char *buf, size_t len, int geometries)
-{
-    int64_t n;
-    memcpy(&n, buf + 32, 8);
-    size_t at = 40 + (size_t)n * (24 + 32 + 48 + 8 + 8 + 8 + 4 + sizeof(long));
-    len -= 4; /* the CRC */
-    for (int g = 0; g < geometries; g++) {
-        at += 12 * sizeof(double);
-        memmove(buf + at, buf + at + 80, len - at - 80);
-        len -= 80;
-    }
-    uint32_t v3 = 3, crc;
-    memcpy(buf + 8, &v3, 4);
-    crc = ndem_crc32c(0, buf, len);
-    memcpy(buf + len, &crc, 4);
-    return len + 4;
-}
-
 /* The shorthand scene of test_determinism in small (a moving box, a drum
  * turning in it): a format 3 checkpoint restores and then steps bit for
  * bit as never stopping. */
@@ -471,7 +450,10 @@ START_TEST(format3_checkpoint_still_restores)
     void *buf;
     size_t len;
     ck_assert_int_eq(ndem_sim_checkpoint(sim, &buf, &len), 0);
-    len = to_format3(buf, len, 2);
+    bytes v3 = ndem_test_to_format3(buf, len, ndem_sim_particle_count(sim), 2, 0);
+    free(buf);
+    buf = v3.p;
+    len = v3.len;
     char err[256];
     ndem_sim *back = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
     ck_assert_msg(back != NULL, "%s", err);

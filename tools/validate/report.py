@@ -1,0 +1,173 @@
+"""tools/validate/report.py - writes docs/validation.md from the template
+tools/validate/validation.md.in and the results of validate.py. The
+template holds the prose; `{{name}}` is replaced by the generated block of
+that name (tables, numbers, the list of runs). Standard library only."""
+import datetime
+import re
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def pct(x, digits=2):
+    return "" if x in ("", None) else "%.*f%%" % (digits, 100 * x)
+
+
+def column_blocks(res, cfg):
+    if not res:
+        return {"column_table": "_not run_", "column_summary": "_not run_"}
+    req = {}
+    for n, var, tol, it in res["required"]:
+        req[(n, var, tol)] = it
+    rows = []
+    ratios = {0.001: [], 0.01: [], 0.05: []}
+    for n in cfg["column_counts"]:
+        row = [n]
+        for tol in (0.001, 0.01, 0.05):
+            w, c = req.get((n, "warm", tol), ""), req.get((n, "cold", tol), "")
+            row += [w if w != "" else "> %d" % cfg["column_iterations"][-1],
+                    c if c != "" else "> %d" % cfg["column_iterations"][-1]]
+            if w != "" and c != "":
+                ratios[tol].append(c / w)
+        rows.append(row)
+    t = table(["particles", "0.1% warm", "0.1% cold", "1% warm", "1% cold", "5% warm", "5% cold"],
+              rows)
+    parts = []
+    for tol in (0.001, 0.01, 0.05):
+        r = ratios[tol]
+        if r:
+            parts.append("%s: cold needs %.1f times the iterations of warm on average "
+                         "(%.1f to %.1f over %d column sizes)" % (pct(tol, 1), sum(r) / len(r),
+                                                                 min(r), max(r), len(r)))
+    return {"column_table": t, "column_summary": "; ".join(parts) + "." if parts else "_no pairs_"}
+
+
+def pile_blocks(res):
+    if not res:
+        return {"pile_table": "_not run_", "pile_reference": "_not run_", "orders_pile": "_not run_"}
+    by = {}
+    for start, order, it, h, hd, eps, msps, wall in res["rows"]:
+        by[(start, order, it)] = (h, hd, eps, msps, wall)
+    its = sorted({k[2] for k in by if k[1] == "forward"})
+    rows = []
+    for it in its:
+        row = [it]
+        for v in ("warm", "warm-normal", "cold"):
+            x = by.get((v, "forward", it))
+            row.append("%.2f d (%s)" % (x[1], pct(x[2], 1)) if x else "not run")
+        rows.append(row)
+    t = table(["iterations", "warm (all rows)", "warm (normals only)", "cold"], rows)
+    ref = res.get("ref")
+    if ref:
+        rtxt = "reference pile (%s): %.3f m = %.2f d (%d particles, %.0f s of wall time)" % (
+            res["ref_from"], ref["height"], ref["height"] / 0.013, ref["particles"],
+            ref["wall_seconds"])
+    elif res.get("ref_height"):
+        rtxt = ("the small-step reference has not run yet; the errors are against the %s pile, "
+                "%.3f m = %.2f d" % (res["ref_from"], res["ref_height"], res["ref_height"] / 0.013))
+    else:
+        rtxt = "no reference pile has run yet"
+    orows = []
+    for (start, order, it), x in sorted(by.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+        if start == "warm" and (order != "forward" or any(
+                k[1] != "forward" and k[2] == it for k in by)):
+            orows.append([it, order, "%.2f d" % x[1], pct(x[2], 1), "%.2f" % x[3]])
+    ot = table(["iterations", "order", "height", "error", "ms/step"], orows) if orows else "_not run_"
+    return {"pile_table": t, "pile_reference": rtxt, "orders_pile": ot}
+
+
+def probe_blocks(res):
+    if not res or not res["rows"]:
+        return {"probe_table": "_not run_", "orders_probe": "_not run_", "probe_summary": "_not run_"}
+    curves = {}
+    wall = {}
+    for start, order, k, rn, rf, rr, err, w in res["rows"]:
+        curves.setdefault((start, order), {})[k] = (rn, rf, rr, err)
+        wall[(start, order)] = w
+    ks = [1, 5, 10, 25, 50, 100, 200]
+    rows = []
+    for (start, order), c in curves.items():
+        rows.append(["%s, %s" % (start, order)] +
+                    ["%.3g" % c[k][3] if k in c else "" for k in ks] +
+                    ["%.3g" % sum(c[max(c)][:3]), "%.3g" % (1e6 * wall[(start, order)])])
+    t = table(["start, order"] + ["eps_lambda at %d" % k for k in ks] +
+              ["residual at the end", "us/sweep"], rows)
+    summ = []
+    w, c = curves.get(("warm", "forward")), curves.get(("cold", "forward"))
+    if w and c:
+        for k in (1, 10, 50, 100):
+            if k in w and k in c and w[k][3] > 0:
+                summ.append("after %d sweep%s cold/warm = %.1f" % (k, "s" if k > 1 else "",
+                                                                   c[k][3] / w[k][3]))
+    # sweeps to reach 1% multiplier error, per curve: the orders' comparison
+    orows = []
+    for (start, order), cv in curves.items():
+        need = next((k for k in sorted(cv) if 0 <= cv[k][3] <= 0.01), None)
+        us = 1e6 * wall[(start, order)]
+        orows.append(["%s, %s" % (start, order), need if need else "> %d" % max(cv),
+                      "%.3g" % us, "%.3g" % (need * us / 1e3) if need else ""])
+    ot = table(["start, order", "sweeps to eps_lambda <= 1%", "us/sweep", "ms to 1%"], orows)
+    return {"probe_table": t, "probe_summary": "; ".join(summ) + "." if summ else "",
+            "orders_probe": ot}
+
+
+def drum_blocks(res):
+    if not res or not res["rows"]:
+        return {"drum_table": "_not run_"}
+    rows = [[it, start, "%.1f%% +- %.1f" % (100 * p, 100 * psd), "%.1f +- %.1f" % (a, asd), n]
+            for start, it, p, psd, a, asd, n, wall in sorted(res["rows"], key=lambda r: (r[1], r[0]))]
+    return {"drum_table": table(["iterations", "start", "plug fraction", "angle (deg)",
+                                 "snapshots"], rows)}
+
+
+def provenance(results, cfg, meta):
+    mode = "QUICK (coarse subset)" if meta["quick"] else "full"
+    lines = ["- mode: %s; machine: %s; written %s UTC; this pass took %.0f s of wall time "
+             "(results of earlier passes are reused)" % (
+                 mode, meta["machine"],
+                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+                 meta["elapsed"]),
+             "- every run: release build, one OpenMP thread, `nice`; results and logs per run in "
+             "`%s/runs/NAME/`" % meta["work"]]
+    expected = {
+        "column": 2 * len(cfg["column_counts"]) * len(cfg["column_iterations"]),
+        "pile": 1 + 3 * len(cfg["pile_iterations"]) + 2 * len(cfg["orders_iterations"]),
+        "drum": 2 * len(cfg["drum_iterations"]),
+        "probe": 7,
+    }
+    got = {
+        "column": len(results["column"]["runs"]) if results.get("column") else 0,
+        "pile": len(results["pile"]["rows"]) + (1 if results["pile"].get("ref") else 0)
+        if results.get("pile") else 0,
+        "drum": len(results["drum"]["rows"]) if results.get("drum") else 0,
+        "probe": len(results["probe"]["res"]) if results.get("probe") else 0,
+    }
+    for k in ("column", "probe", "drum", "pile"):
+        lines.append("- %s: %d of %d runs done%s" % (k, got[k], expected[k],
+                                                     "" if got[k] == expected[k] else
+                                                     " (**the rest has not run yet**)"))
+    return "\n".join(lines)
+
+
+def settings(cfg):
+    return "\n".join("- `%s`: %s" % (k, v) for k, v in cfg.items())
+
+
+def write(template, out, results, cfg, meta):
+    blocks = {"provenance": provenance(results, cfg, meta), "settings": settings(cfg),
+              "pile_count": str(cfg["pile_count"]), "drum_count": str(cfg["drum_count"])}
+    blocks.update(column_blocks(results.get("column"), cfg))
+    blocks.update(pile_blocks(results.get("pile")))
+    blocks.update(probe_blocks(results.get("probe")))
+    blocks.update(drum_blocks(results.get("drum")))
+    with open(template, encoding="utf-8") as f:
+        text = f.read()
+    missing = set(re.findall(r"\{\{(\w+)\}\}", text)) - set(blocks)
+    if missing:
+        raise SystemExit("validation.md.in: no block named %s" % ", ".join(sorted(missing)))
+    text = re.sub(r"\{\{(\w+)\}\}", lambda m: blocks[m.group(1)], text)
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -299,13 +299,15 @@ int ndem_sim_set_solver(ndem_sim *sim, const ndem_solver_def *solver, char *err,
  * (Wang et al. eq. 6) and the normal multipliers' mean relative error
  * against the last sweep's, <|l_last - l_k| / |l_last|> over the rows whose
  * last multiplier is not zero (eq. 13 with l_500 the last sweep when
- * solver.iterations is 500). rows has room for `capacity` sweeps (the step
- * makes solver.iterations); *count gets the sweeps recorded (0 when no row
- * was solved, and for smooth DEM). The step is the ordinary step otherwise:
- * the same state results. */
+ * solver.iterations is 500), and its load-weighted twin. rows has room for `capacity` sweeps (the
+ * step makes solver.iterations); *count gets the sweeps recorded (0 when no row was solved, and for
+ * smooth DEM). The step is the ordinary step otherwise: the same state results. */
 typedef struct ndem_probe_row {
     double residual_normal, residual_friction, residual_rolling;
     double multiplier_error; /* eq. 13; -1 when out of memory for the multipliers */
+    /* sum |l_last - l_k| / sum |l_last| over the same rows: eq. 13 weighted by
+     * the load, which rows barely touching (|l_last| tiny) cannot dominate */
+    double multiplier_error_total;
 } ndem_probe_row;
 ndem_status ndem_sim_probe_step(ndem_sim *sim, ndem_probe_row *rows, int capacity, int *count);
 

@@ -43,7 +43,7 @@ void ndem_probe_record(ndem_sim *sim, int it, const double res[3])
     if (it >= pr->capacity) return;
     ndem_probe_row *r = &pr->rows[it];
     r->residual_normal = res[0], r->residual_friction = res[1], r->residual_rolling = res[2];
-    r->multiplier_error = -1.0;
+    r->multiplier_error = r->multiplier_error_total = -1.0;
     pr->count = it + 1;
     const ndem_contacts *c = &sim->contacts;
     long rows = 0;
@@ -67,14 +67,18 @@ static void multiplier_errors(ndem_probe *pr)
     const float *last = pr->lam + (size_t)(pr->count - 1) * (size_t)n;
     for (int k = 0; k < pr->count; k++) {
         const float *lk = pr->lam + (size_t)k * (size_t)n;
-        double sum = 0;
+        double sum = 0, diff = 0, load = 0;
         long used = 0;
         for (long i = 0; i < n; i++) {
             if (last[i] == 0.0f) continue; /* separated or unloaded: no relative error */
-            sum += fabs((double)last[i] - (double)lk[i]) / fabs((double)last[i]);
+            double d = fabs((double)last[i] - (double)lk[i]);
+            sum += d / fabs((double)last[i]);
+            diff += d;
+            load += fabs((double)last[i]);
             used++;
         }
         pr->rows[k].multiplier_error = used ? sum / (double)used : 0.0;
+        pr->rows[k].multiplier_error_total = used ? diff / load : 0.0;
     }
 }
 

@@ -53,6 +53,10 @@ START_TEST(probe_records_every_sweep_of_the_ordinary_step)
     ck_assert_uint_eq(ndem_sim_state_hash(sim), ndem_sim_state_hash(twin));
     ck_assert_double_eq(rows[SWEEPS - 1].residual_normal, ndem_sim_stats(twin)->residual_normal);
     ck_assert_double_eq(rows[SWEEPS - 1].multiplier_error, 0.0);
+    ck_assert_double_eq(rows[SWEEPS - 1].multiplier_error_total, 0.0);
+    /* a cold start: every loaded row starts at zero, both measures near 1 */
+    ck_assert_double_gt(rows[0].multiplier_error_total, 0.5);
+    ck_assert_double_lt(rows[99].multiplier_error_total, rows[9].multiplier_error_total);
     fprintf(stderr, "probe, cold column: eq. 13 after 1, 10, 100 sweeps: %.3f %.3f %.4f\n",
             rows[0].multiplier_error, rows[9].multiplier_error, rows[99].multiplier_error);
     ck_assert_double_gt(rows[0].multiplier_error, 0.5);

@@ -58,12 +58,13 @@ def probe_plot(work, out, label):
     s += "set xlabel 'sweep k'\nset logscale y\nset logscale x\n"
     curves = [("warm", "forward"), ("cold", "forward"), ("warm", "reverse"), ("cold", "reverse"),
               ("warm", "symmetric"), ("cold", "symmetric"), ("warm", "serial")]
-    for title, y in (("multiplier error, eq. 13", "7"), ("mean residual (normal + friction + rolling)", None)):
+    for title, y in (("multiplier error, eq. 13 weighted by load", "$8"),
+                     ("mean residual, friction + rolling rows", "($5 + $6)")):
         s += 'set title "%s"\n' % title
-        s += "set ylabel '%s'\n" % ("eps_lambda" if y else "residual")
+        s += "set ylabel '%s'\n" % ("sum|l_K - l_k| / sum|l_K|" if y == "$8" else "residual")
         parts = []
         for st, o in curves:
-            expr = "$7" if y else "($4 + $5 + $6)"
+            expr = y
             parts.append("'%s' using 3:((strcol(1) eq \"%s\" && strcol(2) eq \"%s\") ? %s : 1/0) "
                          "with lines lw 2 title '%s, %s'" % (f, st, o, expr, st, o))
         s += "plot " + ", ".join(parts) + "\n"

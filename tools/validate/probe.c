@@ -4,7 +4,7 @@
  *
  * usage: ndem-probe JOB.json [--load FILE | --prepare T] [--save FILE]
  *                   [--iterations N] [--cold] [--settle T]
- *                   [--snapshots FILE --every K] [--sweeps K --out FILE.csv]
+ *                   [--snapshots FILE --every K] [--sweeps K [--steps M] --out FILE.csv]
  *
  *  --prepare T    run the job's solver for T seconds (or --load a state that
  *                 --save wrote after its --prepare: a checkpoint, restored
@@ -15,9 +15,11 @@
  *  --settle T     run T seconds more with it; with --snapshots, every K
  *                 steps of them one CSV block of the particles (time, x, y,
  *                 z, vx, vy, vz, radius), for the drum's plug zone and angle
- *  --sweeps K     then one step of K sweeps through ndem_sim_probe_step: per
- *                 sweep the mean residuals (eq. 6) and the normal multiplier
- *                 error against the last sweep (eq. 13), into --out
+ *  --sweeps K     then --steps M (default 1) steps of K sweeps through
+ *                 ndem_sim_probe_step: per sweep the mean residuals (eq. 6)
+ *                 and the normal multiplier error against the last sweep
+ *                 (eq. 13, and its load-weighted twin), averaged over the M
+ *                 steps, into --out
  * Standard error gets the wall seconds of each phase. */
 #include "job.h"
 #include "ndem.h"
@@ -30,7 +32,7 @@
 typedef struct opts {
     const char *job, *load, *save, *snapshots, *out;
     double prepare, settle;
-    int iterations, cold, sweeps, every;
+    int iterations, cold, sweeps, every, steps;
 } opts;
 
 static double now(void)
@@ -101,6 +103,7 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--iterations")) o->iterations = atoi(v), i++;
         else if (!strcmp(a, "--sweeps")) o->sweeps = atoi(v), i++;
         else if (!strcmp(a, "--every")) o->every = atoi(v), i++;
+        else if (!strcmp(a, "--steps")) o->steps = atoi(v), i++;
         else if (!strcmp(a, "--out")) o->out = v, i++;
         else if (!strcmp(a, "--load")) o->load = v, i++;
         else if (!strcmp(a, "--save")) o->save = v, i++;
@@ -113,31 +116,52 @@ static int parse(int argc, char **argv, opts *o)
 static int probe(ndem_sim *sim, ndem_solver_def solver, const opts *o)
 {
     char err[256];
-    ndem_probe_row *rows = calloc((size_t)o->sweeps, sizeof *rows);
-    solver.iterations = o->sweeps;
+    const int n = o->sweeps, steps = o->steps > 0 ? o->steps : 1;
+    ndem_probe_row *rows = calloc((size_t)n, sizeof *rows), *sum = calloc((size_t)n, sizeof *sum);
+    solver.iterations = n;
     solver.tolerance = 0;
-    int count = 0, rc = -1;
+    int count = n, rc = -1;
     double t0 = now(), before = ndem_sim_stats(sim)->kinetic_energy; /* of the settled state */
-    if (!rows) fprintf(stderr, "ndem-probe: out of memory\n");
+    double wall = 0;
+    if (!rows || !sum) fprintf(stderr, "ndem-probe: out of memory\n");
     else if (ndem_sim_set_solver(sim, &solver, err, sizeof err))
         fprintf(stderr, "ndem-probe: %s\n", err);
-    else if (ndem_sim_probe_step(sim, rows, o->sweeps, &count) != NDEM_OK)
-        fprintf(stderr, "ndem-probe: %s\n", ndem_sim_error(sim));
     else rc = 0;
+    for (int s = 0; s < steps && !rc; s++) {
+        int got = 0;
+        if (ndem_sim_probe_step(sim, rows, n, &got) != NDEM_OK) {
+            fprintf(stderr, "ndem-probe: %s\n", ndem_sim_error(sim));
+            rc = -1;
+        }
+        if (got < count) count = got; /* a step without rows records none */
+        wall += ndem_sim_stats(sim)->wall_solve;
+        for (int k = 0; k < got; k++) {
+            sum[k].residual_normal += rows[k].residual_normal / steps;
+            sum[k].residual_friction += rows[k].residual_friction / steps;
+            sum[k].residual_rolling += rows[k].residual_rolling / steps;
+            sum[k].multiplier_error += rows[k].multiplier_error / steps;
+            sum[k].multiplier_error_total += rows[k].multiplier_error_total / steps;
+        }
+    }
     FILE *f = rc ? NULL : o->out ? fopen(o->out, "w") : stdout;
     if (!rc && !f) perror(o->out), rc = -1;
     if (f) {
         const ndem_step_stats *s = ndem_sim_stats(sim);
-        fprintf(f, "# t=%.4f particles=%ld contacts=%ld warm=%d wall_solve=%.6f kinetic=%.6g\n",
-                s->time, s->particles, s->contacts, solver.warm_start, s->wall_solve, before);
-        fprintf(f, "sweep,residual_normal,residual_friction,residual_rolling,multiplier_error\n");
+        fprintf(f,
+                "# t=%.4f particles=%ld contacts=%ld warm=%d wall_solve=%.6f kinetic=%.6g "
+                "steps=%d\n",
+                s->time, s->particles, s->contacts, solver.warm_start, wall / steps, before, steps);
+        fprintf(f, "sweep,residual_normal,residual_friction,residual_rolling,multiplier_error,"
+                   "multiplier_error_total\n");
         for (int k = 0; k < count; k++)
-            fprintf(f, "%d,%.9g,%.9g,%.9g,%.9g\n", k + 1, rows[k].residual_normal,
-                    rows[k].residual_friction, rows[k].residual_rolling, rows[k].multiplier_error);
+            fprintf(f, "%d,%.9g,%.9g,%.9g,%.9g,%.9g\n", k + 1, sum[k].residual_normal,
+                    sum[k].residual_friction, sum[k].residual_rolling, sum[k].multiplier_error,
+                    sum[k].multiplier_error_total);
         if (f != stdout && fclose(f)) rc = -1;
     }
-    fprintf(stderr, "ndem-probe: probe step of %d sweeps: %.2f s\n", count, now() - t0);
+    fprintf(stderr, "ndem-probe: %d probe steps of %d sweeps: %.2f s\n", steps, n, now() - t0);
     free(rows);
+    free(sum);
     return rc;
 }
 
@@ -147,7 +171,7 @@ int main(int argc, char **argv)
     if (parse(argc, argv, &o)) {
         fprintf(stderr, "usage: ndem-probe JOB.json [--load FILE | --prepare T] [--save FILE] "
                         "[--iterations N] [--cold] [--settle T] [--snapshots FILE --every K] "
-                        "[--sweeps K --out FILE.csv]\n");
+                        "[--sweeps K [--steps M] --out FILE.csv]\n");
         return 2;
     }
     size_t len;

@@ -84,32 +84,35 @@ def probe_blocks(res):
         return {"probe_table": "_not run_", "orders_probe": "_not run_", "probe_summary": "_not run_"}
     curves = {}
     wall = {}
-    for start, order, k, rn, rf, rr, err, w in res["rows"]:
-        curves.setdefault((start, order), {})[k] = (rn, rf, rr, err)
+    for start, order, k, rn, rf, rr, err, tot, w in res["rows"]:
+        curves.setdefault((start, order), {})[k] = (rn, rf, rr, err, tot)
         wall[(start, order)] = w
     ks = [1, 5, 10, 25, 50, 100, 200]
     rows = []
     for (start, order), c in curves.items():
         rows.append(["%s, %s" % (start, order)] +
-                    ["%.3g" % c[k][3] if k in c else "" for k in ks] +
-                    ["%.3g" % sum(c[max(c)][:3]), "%.3g" % (1e6 * wall[(start, order)])])
-    t = table(["start, order"] + ["eps_lambda at %d" % k for k in ks] +
-              ["residual at the end", "us/sweep"], rows)
+                    ["%.3g (%.3g)" % (c[k][4], c[k][3]) if k in c else "" for k in ks] +
+                    ["%.3g / %.3g" % (c[1][1] + c[1][2], c[max(c)][1] + c[max(c)][2])])
+    t = table(["start, order"] + ["after %d" % k for k in ks] +
+              ["friction + rolling residual, first / last sweep"], rows)
     summ = []
     w, c = curves.get(("warm", "forward")), curves.get(("cold", "forward"))
     if w and c:
         for k in (1, 10, 50, 100):
-            if k in w and k in c and w[k][3] > 0:
-                summ.append("after %d sweep%s cold/warm = %.1f" % (k, "s" if k > 1 else "",
-                                                                   c[k][3] / w[k][3]))
+            if k in w and k in c and w[k][4] > 0:
+                summ.append("after %d sweep%s cold/warm = %.1f (eq. 13 literally: %.1f)" % (
+                    k, "s" if k > 1 else "", c[k][4] / w[k][4],
+                    c[k][3] / w[k][3] if w[k][3] > 0 else float("nan")))
     # sweeps to reach 1% multiplier error, per curve: the orders' comparison
     orows = []
     for (start, order), cv in curves.items():
-        need = next((k for k in sorted(cv) if 0 <= cv[k][3] <= 0.01), None)
+        need = next((k for k in sorted(cv) if 0 <= cv[k][4] <= 0.01), None)
         us = 1e6 * wall[(start, order)]
-        orows.append(["%s, %s" % (start, order), need if need else "> %d" % max(cv),
-                      "%.3g" % us, "%.3g" % (need * us / 1e3) if need else ""])
-    ot = table(["start, order", "sweeps to eps_lambda <= 1%", "us/sweep", "ms to 1%"], orows)
+        orows.append(["%s, %s" % (start, order), "%.3g" % cv[10][4] if 10 in cv else "",
+                      need if need else "> %d" % max(cv), "%.3g" % us,
+                      "%.3g" % (need * us / 1e3) if need else ""])
+    ot = table(["start, order", "weighted error after 10", "sweeps to weighted error <= 1%",
+                "us/sweep", "ms to 1%"], orows)
     return {"probe_table": t, "probe_summary": "; ".join(summ) + "." if summ else "",
             "orders_probe": ot}
 

@@ -49,6 +49,7 @@ FULL = {
     "pile_ref_step": 0.001,
     "probe_settle_iterations": 100,  # Fig. 9's N_it
     "probe_sweeps": 500,
+    "probe_steps": 10,               # probed steps averaged (one step is noisy)
     "orders_iterations": [50, 100],
     "drum_start": ms.DRUM_START,
     "drum_count": ms.DRUM_COUNT,
@@ -67,6 +68,7 @@ QUICK = {
     "pile_ref_step": 0.0025,
     "probe_settle_iterations": 100,
     "probe_sweeps": 200,
+    "probe_steps": 5,
     "orders_iterations": [50],
     "drum_start": 1200,
     "drum_count": 1200,
@@ -362,7 +364,8 @@ def study_probe(run, cfg):
     for start, order in variants:
         argv = [run.probe, os.path.join(prep_dir, "job.json"), "--load", ckpt, "--iterations",
                 str(cfg["probe_settle_iterations"]), "--settle", "1", "--sweeps",
-                str(cfg["probe_sweeps"]), "--out", "{dir}/probe.csv"]
+                str(cfg["probe_sweeps"]), "--steps", str(cfg["probe_steps"]), "--out",
+                "{dir}/probe.csv"]
         if start == "cold":
             argv.append("--cold")
         tasks.append(("probe-%d-%s-%s" % (n, start, order), job, argv, ORDERS[order], measure))
@@ -376,7 +379,7 @@ def study_probe(run, cfg):
                 rows.append([start, order, int(row[0])] + row[1:] + [per_sweep])
     write_csv(run, "pile_probe.csv", ["start", "order", "sweep", "residual_normal",
                                       "residual_friction", "residual_rolling", "multiplier_error",
-                                      "wall_per_sweep"], rows)
+                                      "multiplier_error_total", "wall_per_sweep"], rows)
     return {"rows": rows, "res": res, "variants": variants}
 
 

@@ -28,7 +28,7 @@ def column_plot(work, out, label):
         s += "plot "
         s += ", ".join(
             "'%s' using 1:((strcol(2) eq \"%s\" && abs($3 - %g) < 1e-9) ? $4 : 1/0) "
-            "with linespoints title '%s'" % (f, v, tol, v) for v in ("warm", "cold"))
+            "with linespoints title '%s'" % (f, v, tol, v) for v in ("warm", "cold", "warm-beta1"))
         s += "\n"
     s += "unset multiplot\n"
     return s
@@ -41,7 +41,7 @@ def pile_plot(work, out, label):
     s += "set xlabel 'iterations'\nset ylabel '(H_{ref} - H) / H_{ref}'\nset logscale x\n"
     s += "plot "
     parts = []
-    for v in ("warm", "warm-normal", "cold"):
+    for v in ("warm", "warm-normal", "cold", "warm-beta1"):
         parts.append("'%s' using 3:((strcol(1) eq \"%s\" && strcol(2) eq \"forward\") ? $6 : 1/0) "
                      "with linespoints title '%s'" % (f, v, v))
     for o in ("symmetric", "reverse"):
@@ -81,34 +81,38 @@ def drum_plot(work, out, label):
     s += "set yrange [0:1]\n"
     s += ("plot 0.58 with lines dt 2 lc rgb 'gray' title 'paper at 500: 58%', "
           + ", ".join("'%s' using 2:%s:4 with yerrorlines title '%s'" % (f, sel(1, v, 3), v)
-                      for v in ("warm", "cold")) + "\n")
+                      for v in ("warm", "cold", "warm-beta1")) + "\n")
     s += 'set title "dynamic angle of repose"\nset ylabel "degrees"\nset yrange [20:70]\n'
     s += ("plot 48 with lines dt 2 lc rgb 'gray' title 'paper at 500: 48 (cold), 50 (warm)', "
           "50 with lines dt 2 lc rgb 'gray' notitle, "
           + ", ".join("'%s' using 2:%s:6 with yerrorlines title '%s'" % (f, sel(1, v, 5), v)
-                      for v in ("warm", "cold")) + "\n")
+                      for v in ("warm", "cold", "warm-beta1")) + "\n")
     s += "unset multiplot\n"
     return s
 
 
-FIGURES = [("validation-column.png", "column_required.csv", column_plot),
-           ("validation-pile.png", "pile_height.csv", pile_plot),
-           ("validation-probe.png", "pile_probe.csv", probe_plot),
-           ("validation-drum.png", "drum.csv", drum_plot)]
+FIGURES = [("validation-column.png", "column", "column_required.csv", column_plot),
+           ("validation-pile.png", "pile", "pile_height.csv", pile_plot),
+           ("validation-probe.png", "probe", "pile_probe.csv", probe_plot),
+           ("validation-drum.png", "drum", "drum.csv", drum_plot)]
 
 
-def plot_all(work, images, label):
-    """Draws every figure whose CSV has rows; returns the names drawn."""
+def plot_all(sources, images):
+    """sources: study -> (work folder, label of the pass). Draws every figure
+    whose CSV has rows; returns the names drawn."""
     os.makedirs(images, exist_ok=True)
     drawn = []
-    for name, csv, make in FIGURES:
+    for name, study, csv, make in FIGURES:
+        if study not in sources:
+            continue
+        work, label = sources[study]
         path = os.path.join(work, csv)
         if not os.path.exists(path):
             continue
         with open(path, encoding="utf-8") as f:
             if len(f.readlines()) < 2:
                 continue
-        script = make(work, os.path.join(images, name), label)
+        script = make(work, os.path.join(images, name), label + " pass")
         with open(os.path.join(work, name + ".gp"), "w", encoding="utf-8") as f:
             f.write(script)
         subprocess.run(["gnuplot"], input=script, text=True, check=True)

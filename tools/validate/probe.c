@@ -3,15 +3,17 @@
  * section 4): prepare a state, switch the PGS effort, run on, record, probe.
  *
  * usage: ndem-probe JOB.json [--load FILE | --prepare T] [--save FILE]
- *                   [--iterations N] [--cold] [--settle T]
+ *                   [--iterations N] [--cold] [--factor B]
+ *                   [--impact-iterations M] [--settle T]
  *                   [--snapshots FILE --every K] [--sweeps K [--steps M] --out FILE.csv]
  *
  *  --prepare T    run the job's solver for T seconds (or --load a state that
  *                 --save wrote after its --prepare: a checkpoint, restored
  *                 under the same job)
- *  --iterations N, --cold
- *                 then the PGS effort: N iterations, no warm start
- *                 (ndem_sim_set_solver; the job's values otherwise)
+ *  --iterations N, --cold, --factor B, --impact-iterations M
+ *                 then the PGS effort: N iterations, no warm start, warm
+ *                 start factor B, M impact sweeps (ndem_sim_set_solver; the
+ *                 job's values otherwise)
  *  --settle T     run T seconds more with it; with --snapshots, every K
  *                 steps of them one CSV block of the particles (time, x, y,
  *                 z, vx, vy, vz, radius), for the drum's plug zone and angle
@@ -31,8 +33,8 @@
 
 typedef struct opts {
     const char *job, *load, *save, *snapshots, *out;
-    double prepare, settle;
-    int iterations, cold, sweeps, every, steps;
+    double prepare, settle, factor;
+    int iterations, cold, sweeps, every, steps, impact;
 } opts;
 
 static double now(void)
@@ -104,6 +106,8 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--sweeps")) o->sweeps = atoi(v), i++;
         else if (!strcmp(a, "--every")) o->every = atoi(v), i++;
         else if (!strcmp(a, "--steps")) o->steps = atoi(v), i++;
+        else if (!strcmp(a, "--factor")) o->factor = atof(v), i++;
+        else if (!strcmp(a, "--impact-iterations")) o->impact = atoi(v), i++;
         else if (!strcmp(a, "--out")) o->out = v, i++;
         else if (!strcmp(a, "--load")) o->load = v, i++;
         else if (!strcmp(a, "--save")) o->save = v, i++;
@@ -168,10 +172,13 @@ static int probe(ndem_sim *sim, ndem_solver_def solver, const opts *o)
 int main(int argc, char **argv)
 {
     opts o = {0};
+    o.impact = -1; /* the job's */
     if (parse(argc, argv, &o)) {
-        fprintf(stderr, "usage: ndem-probe JOB.json [--load FILE | --prepare T] [--save FILE] "
-                        "[--iterations N] [--cold] [--settle T] [--snapshots FILE --every K] "
-                        "[--sweeps K [--steps M] --out FILE.csv]\n");
+        fprintf(stderr,
+                "usage: ndem-probe JOB.json [--load FILE | --prepare T] [--save FILE] "
+                "[--iterations N] [--cold] [--factor B] [--impact-iterations M] [--settle T] "
+                "[--snapshots FILE --every K] "
+                "[--sweeps K [--steps M] --out FILE.csv]\n");
         return 2;
     }
     size_t len;
@@ -200,6 +207,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "ndem-probe: prepared t = %.3f s: %.2f s\n", ndem_sim_stats(sim)->time,
             now() - t0);
     if (o.iterations > 0) solver.iterations = o.iterations;
+    if (o.factor > 0) solver.warm_start_factor = o.factor;
+    if (o.impact >= 0) solver.impact_iterations = o.impact;
     solver.warm_start = !o.cold && solver.warm_start;
     if (ndem_sim_set_solver(sim, &solver, err, sizeof err)) {
         fprintf(stderr, "ndem-probe: %s\n", err);

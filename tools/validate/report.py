@@ -22,26 +22,27 @@ def column_blocks(res, cfg):
     req = {}
     for n, var, tol, it in res["required"]:
         req[(n, var, tol)] = it
+    top = "> %d" % cfg["column_iterations"][-1]
     rows = []
-    ratios = {0.001: [], 0.01: [], 0.05: []}
+    ratios = {(a, b, tol): [] for a, b in (("cold", "warm"), ("warm", "warm-beta1"))
+              for tol in (0.001, 0.01, 0.05)}
     for n in cfg["column_counts"]:
         row = [n]
         for tol in (0.001, 0.01, 0.05):
-            w, c = req.get((n, "warm", tol), ""), req.get((n, "cold", tol), "")
-            row += [w if w != "" else "> %d" % cfg["column_iterations"][-1],
-                    c if c != "" else "> %d" % cfg["column_iterations"][-1]]
-            if w != "" and c != "":
-                ratios[tol].append(c / w)
+            got = {v: req.get((n, v, tol), "") for v in ("warm", "cold", "warm-beta1")}
+            row += ["%s / %s / %s" % tuple(got[v] if got[v] != "" else top
+                                           for v in ("warm", "cold", "warm-beta1"))]
+            for (a, b, t), lst in ratios.items():
+                if t == tol and got[a] != "" and got[b] != "":
+                    lst.append(got[a] / got[b])
         rows.append(row)
-    t = table(["particles", "0.1% warm", "0.1% cold", "1% warm", "1% cold", "5% warm", "5% cold"],
-              rows)
+    t = table(["particles", "0.1%: warm / cold / warm beta=1", "1%", "5%"], rows)
     parts = []
-    for tol in (0.001, 0.01, 0.05):
-        r = ratios[tol]
+    for (a, b, tol), r in ratios.items():
         if r:
-            parts.append("%s: cold needs %.1f times the iterations of warm on average "
-                         "(%.1f to %.1f over %d column sizes)" % (pct(tol, 1), sum(r) / len(r),
-                                                                 min(r), max(r), len(r)))
+            parts.append("%s: %s needs %.1f times the iterations of %s on average "
+                         "(%.1f to %.1f over %d column sizes)" % (
+                             pct(tol, 1), a, sum(r) / len(r), b, min(r), max(r), len(r)))
     return {"column_table": t, "column_summary": "; ".join(parts) + "." if parts else "_no pairs_"}
 
 
@@ -55,11 +56,12 @@ def pile_blocks(res):
     rows = []
     for it in its:
         row = [it]
-        for v in ("warm", "warm-normal", "cold"):
+        for v in ("warm", "warm-normal", "cold", "warm-beta1"):
             x = by.get((v, "forward", it))
             row.append("%.2f d (%s)" % (x[1], pct(x[2], 1)) if x else "not run")
         rows.append(row)
-    t = table(["iterations", "warm (all rows)", "warm (normals only)", "cold"], rows)
+    t = table(["iterations", "warm (all rows)", "warm (normals only)", "cold", "warm, beta = 1"],
+              rows)
     ref = res.get("ref")
     if ref:
         rtxt = "reference pile (%s): %.3f m = %.2f d (%d particles, %.0f s of wall time)" % (
@@ -117,6 +119,15 @@ def probe_blocks(res):
             "orders_probe": ot}
 
 
+def creep_blocks(res):
+    if not res or not res["rows"]:
+        return {"creep_table": "_not run_"}
+    rows = [[name, it, "%.4g" % slope, "%.3g" % drop, "%.2g" % v2, "%.1f" % wall]
+            for name, it, slope, drop, v2, wall in res["rows"]]
+    return {"creep_table": table(["variant", "iterations", "centre of mass, mm/s",
+                                  "top drop (mm)", "mean v^2/2 (J/kg)", "wall s"], rows)}
+
+
 def drum_blocks(res):
     if not res or not res["rows"]:
         return {"drum_table": "_not run_"}
@@ -126,46 +137,62 @@ def drum_blocks(res):
                                  "snapshots"], rows)}
 
 
-def provenance(results, cfg, meta):
-    mode = "QUICK (coarse subset)" if meta["quick"] else "full"
-    lines = ["- mode: %s; machine: %s; written %s UTC; this pass took %.0f s of wall time "
-             "(results of earlier passes are reused)" % (
-                 mode, meta["machine"],
+def provenance(results, cfgs, meta):
+    lines = ["- written %s UTC on %s; this pass took %.0f s of wall time (results of earlier "
+             "passes are reused)" % (
                  datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
-                 meta["elapsed"]),
-             "- every run: release build, one OpenMP thread, `nice`; results and logs per run in "
-             "`%s/runs/NAME/`" % meta["work"]]
-    expected = {
-        "column": 2 * len(cfg["column_counts"]) * len(cfg["column_iterations"]),
-        "pile": 1 + 3 * len(cfg["pile_iterations"]) + 2 * len(cfg["orders_iterations"]),
-        "drum": 2 * len(cfg["drum_iterations"]),
-        "probe": 7,
-    }
-    got = {
-        "column": len(results["column"]["runs"]) if results.get("column") else 0,
-        "pile": len(results["pile"]["rows"]) + (1 if results["pile"].get("ref") else 0)
-        if results.get("pile") else 0,
-        "drum": len(results["drum"]["rows"]) if results.get("drum") else 0,
-        "probe": len(results["probe"]["res"]) if results.get("probe") else 0,
-    }
-    for k in ("column", "probe", "drum", "pile"):
-        lines.append("- %s: %d of %d runs done%s" % (k, got[k], expected[k],
-                                                     "" if got[k] == expected[k] else
-                                                     " (**the rest has not run yet**)"))
+                 meta["machine"], meta["elapsed"]),
+             "- every run: release build, one OpenMP thread, `nice`, on a machine shared with "
+             "other work (wall times are indicative only)"]
+    for k in ("column", "probe", "creep", "drum", "pile"):
+        if k not in cfgs:
+            lines.append("- %s: not run" % k)
+            continue
+        cfg = cfgs[k]
+        expected = {
+            "column": 3 * len(cfg["column_counts"]) * len(cfg["column_iterations"]),
+            "pile": 1 + 4 * len(cfg["pile_iterations"]) + 2 * len(cfg["orders_iterations"]),
+            "drum": 3 * len(cfg["drum_iterations"]),
+            "probe": 7,
+            "creep": meta["creep_variants"],
+        }[k]
+        r = results.get(k) or {}
+        got = {
+            "column": len(r.get("runs", [])),
+            "pile": len(r.get("rows", [])) + (1 if r.get("ref") else 0),
+            "drum": len(r.get("rows", [])),
+            "probe": len(r.get("res", {})),
+            "creep": len(r.get("rows", [])),
+        }[k]
+        label, work = meta["sources"][k]
+        lines.append("- %s: %s pass, %d of %d runs done%s; runs in `%s/runs/`" % (
+            k, label, got, expected,
+            "" if got == expected else " (**the rest has not run yet**)", work))
     return "\n".join(lines)
 
 
-def settings(cfg):
-    return "\n".join("- `%s`: %s" % (k, v) for k, v in cfg.items())
+def settings(cfgs, meta):
+    used = {id(c) for c in cfgs.values()}
+    out = []
+    for name, cfg in (("full", meta["full"]), ("QUICK", meta["quick_cfg"])):
+        if id(cfg) in used:
+            out.append("%s pass:\n\n" % name +
+                       "\n".join("- `%s`: %s" % (k, v) for k, v in cfg.items()))
+    return "\n\n".join(out)
 
 
-def write(template, out, results, cfg, meta):
-    blocks = {"provenance": provenance(results, cfg, meta), "settings": settings(cfg),
-              "pile_count": str(cfg["pile_count"]), "drum_count": str(cfg["drum_count"])}
-    blocks.update(column_blocks(results.get("column"), cfg))
+def write(template, out, results, cfgs, meta):
+    blocks = {"provenance": provenance(results, cfgs, meta), "settings": settings(cfgs, meta)}
+    for k in ("column", "probe", "creep", "drum", "pile"):
+        lab = meta["sources"].get(k, ("not run", ""))[0]
+        blocks["source_" + k] = "(%s pass)" % lab
+    blocks["pile_count"] = str(cfgs.get("pile", meta["full"])["pile_count"])
+    blocks["drum_count"] = str(cfgs.get("drum", meta["full"])["drum_count"])
+    blocks.update(column_blocks(results.get("column"), cfgs.get("column")))
     blocks.update(pile_blocks(results.get("pile")))
     blocks.update(probe_blocks(results.get("probe")))
     blocks.update(drum_blocks(results.get("drum")))
+    blocks.update(creep_blocks(results.get("creep")))
     with open(template, encoding="utf-8") as f:
         text = f.read()
     missing = set(re.findall(r"\{\{(\w+)\}\}", text)) - set(blocks)

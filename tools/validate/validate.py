@@ -51,6 +51,7 @@ FULL = {
     "probe_sweeps": 500,
     "probe_steps": 10,               # probed steps averaged (one step is noisy)
     "orders_iterations": [50, 100],
+    "creep_seconds": 5.0,
     "drum_start": ms.DRUM_START,
     "drum_count": ms.DRUM_COUNT,
     "drum_prepare": 20.0,
@@ -70,6 +71,7 @@ QUICK = {
     "probe_sweeps": 200,
     "probe_steps": 5,
     "orders_iterations": [50],
+    "creep_seconds": 3.0,
     "drum_start": 1200,
     "drum_count": 1200,
     "drum_prepare": 4.0,
@@ -77,11 +79,16 @@ QUICK = {
     "drum_average": 1.0,
     "drum_iterations": [10, 50, 200],
 }
-VARIANTS = {  # name: (warm_start, environment)
-    "warm": (True, {}),
-    "warm-normal": (True, {"NDEM_WARM_ROWS": "normal"}),
-    "cold": (False, {}),
+VARIANTS = {  # name: (warm_start, environment, solver fields)
+    "warm": (True, {}, {}),
+    "warm-normal": (True, {"NDEM_WARM_ROWS": "normal"}, {}),
+    "cold": (False, {}, {}),
+    # the warm start at full strength (beta = 1 instead of the paper's 0.85):
+    # the investigation's candidate (docs/validation.md, "Why the pile ...")
+    "warm-beta1": (True, {}, {"warm_start_factor": 1.0}),
 }
+COLUMN_VARIANTS = ("warm", "cold", "warm-beta1")
+DRUM_VARIANTS = ("warm", "cold", "warm-beta1")
 ORDERS = {  # sweep orders of the investigation: environment of the engine
     "forward": {},
     "reverse": {"NDEM_SWEEP": "reverse"},
@@ -97,14 +104,15 @@ def solver(h, duration, iterations, warm):
     return s
 
 
-def column_job(n, iterations, warm, duration):
+def column_job(n, iterations, var, duration):
+    warm, _, fields = VARIANTS[var]
     spheres = [[0, 0, ms.rnd((2 * k + 1) * ms.R), ms.R] for k in range(n)]
     return {"name": "column-%d" % n,
             "scene": ms.scene([{"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1],
                                 "material": "steel"}],
                               [{"type": "list", "material": "ore", "spheres": spheres}],
                               twisting=0.0),
-            "solver": solver(ms.COLUMN_TIME_STEP, duration, iterations, warm),
+            "solver": dict(solver(ms.COLUMN_TIME_STEP, duration, iterations, warm), **fields),
             "output": {"frame_interval": duration}}
 
 
@@ -123,13 +131,13 @@ def hertz_column_height(n):
     return h
 
 
-def pile_job(count, rest, h, iterations, warm):
+def pile_job(count, rest, h, iterations, warm, fields=None):
     job = ms.pile()
     em = job["scene"]["emitters"][0]
     stop = ms.rnd(count / ms.PILE_EFFECTIVE_RATE)
     em["max_count"], em["stop"] = count, stop
     job["name"] = "pile-%d" % count
-    job["solver"] = solver(h, ms.rnd(stop + rest), iterations, warm)
+    job["solver"] = dict(solver(h, ms.rnd(stop + rest), iterations, warm), **(fields or {}))
     job["output"] = {"frame_interval": ms.rnd(stop + rest)}
     return job
 
@@ -240,9 +248,9 @@ def ms_per_step(summ):
 def study_column(run, cfg):
     tasks = []
     for n in cfg["column_counts"]:
-        for var in ("warm", "cold"):
+        for var in COLUMN_VARIANTS:
             for it in cfg["column_iterations"]:
-                job = column_job(n, it, VARIANTS[var][0], cfg["column_duration"])
+                job = column_job(n, it, var, cfg["column_duration"])
 
                 def measure(d, n=n):
                     fin, summ = read_final(d)
@@ -254,7 +262,7 @@ def study_column(run, cfg):
     res = run.run_all(tasks)
     rows, req = [], []
     for n in cfg["column_counts"]:
-        for var in ("warm", "cold"):
+        for var in COLUMN_VARIANTS:
             got = [(it, res.get("column-%d-%s-%d" % (n, var, it))) for it in cfg["column_iterations"]]
             for it, r in got:
                 if r:
@@ -293,10 +301,11 @@ def study_pile(run, cfg):
                 "ms_per_step": ms_per_step(summ)}
     ref = "pile-%d-ref" % n
     tasks.append(run.ndem_run(ref, pile_job(n, rest, cfg["pile_ref_step"], 500, True), {}, measure))
-    for var, (warm, env) in VARIANTS.items():
+    for var, (warm, env, fields) in VARIANTS.items():
         for it in cfg["pile_iterations"]:
             tasks.append(run.ndem_run("pile-%d-%s-%d" % (n, var, it),
-                                      pile_job(n, rest, ms.PILE_TIME_STEP, it, warm), env, measure))
+                                      pile_job(n, rest, ms.PILE_TIME_STEP, it, warm, fields), env,
+                                      measure))
     # (the serial order runs one row at a time, ~40 times slower: probe only)
     for order in ("symmetric", "reverse"):
         for it in cfg["orders_iterations"]:
@@ -383,6 +392,81 @@ def study_probe(run, cfg):
     return {"rows": rows, "res": res, "variants": variants}
 
 
+# The resting pile's creep: from the state the probe study prepared (500
+# warm iterations), each variant runs creep_seconds; the slope of the centre
+# of mass height and the top's drop say whether the pile holds. Variants:
+# (name, iterations, extra ndem-probe arguments, environment).
+CREEP = [
+    ("warm-500", 500, [], {}),
+    ("warm-200", 200, [], {}),
+    ("warm-100", 100, [], {}),
+    ("warm-50", 50, [], {}),
+    ("warm-25", 25, [], {}),
+    ("cold-200", 200, ["--cold"], {}),
+    ("cold-100", 100, ["--cold"], {}),
+    ("cold-50", 50, ["--cold"], {}),
+    ("warm-normal-50", 50, [], {"NDEM_WARM_ROWS": "normal"}),
+    ("warm-50-beta1", 50, ["--factor", "1"], {}),
+    ("warm-25-beta1", 25, ["--factor", "1"], {}),
+    ("warm-50-noimpact", 50, ["--impact-iterations", "0"], {}),
+    ("warm-50-reverse", 50, [], ORDERS["reverse"]),
+    ("warm-50-symmetric", 50, [], ORDERS["symmetric"]),
+]
+
+
+def creep_metrics(path):
+    snaps = {}
+    with open(path, encoding="utf-8") as f:
+        f.readline()
+        for line in f:
+            t, x, y, z, vx, vy, vz, r = (float(v) for v in line.split(","))
+            s = snaps.setdefault(t, [0.0, 0.0, 0.0, 0])
+            s[0] += z
+            s[1] = max(s[1], z + r)
+            s[2] += 0.5 * (vx * vx + vy * vy + vz * vz)
+            s[3] += 1
+    ts = sorted(snaps)
+    zc = [snaps[t][0] / snaps[t][3] for t in ts]
+    tm, zm = mean(ts), mean(zc)
+    den = sum((t - tm) ** 2 for t in ts)
+    slope = sum((t - tm) * (z - zm) for t, z in zip(ts, zc)) / den if den > 0 else 0.0
+    return {"times": ts, "z_cm": zc, "top": [snaps[t][1] for t in ts],
+            "slope_mm_s": 1e3 * slope, "top_drop_mm": 1e3 * (snaps[ts[0]][1] - snaps[ts[-1]][1]),
+            "v2_mean": mean([snaps[t][2] / snaps[t][3] for t in ts])}
+
+
+def study_creep(run, cfg):
+    n = cfg["pile_count"]
+    prep_dir = os.path.join(run.work, "runs", "probe-%d-prepare" % n)
+    if not run.result("probe-%d-prepare" % n):
+        return {"rows": []}
+    with open(os.path.join(prep_dir, "job.json"), encoding="utf-8") as f:
+        job = json.load(f)
+    every = int(round(1.0 / ms.PILE_TIME_STEP))
+    tasks = []
+
+    def measure(d):
+        m = creep_metrics(os.path.join(d, "snapshots.csv"))
+        os.remove(os.path.join(d, "snapshots.csv"))
+        return m
+    for name, it, extra, env in CREEP:
+        argv = [run.probe, os.path.join(prep_dir, "job.json"), "--load",
+                os.path.join(prep_dir, "state.ckpt"), "--iterations", str(it), "--settle",
+                str(cfg["creep_seconds"]), "--snapshots", "{dir}/snapshots.csv", "--every",
+                str(every)] + extra
+        tasks.append(("creep-%d-%s" % (n, name), job, argv, env, measure))
+    res = run.run_all(tasks)
+    rows = []
+    for name, it, extra, env in CREEP:
+        r = res.get("creep-%d-%s" % (n, name))
+        if r:
+            rows.append([name, it, r["slope_mm_s"], r["top_drop_mm"], r["v2_mean"],
+                         r["wall_seconds"]])
+    write_csv(run, "pile_creep.csv", ["variant", "iterations", "z_cm_slope_mm_per_s",
+                                      "top_drop_mm", "mean_v2_half", "wall_seconds"], rows)
+    return {"rows": rows}
+
+
 def drum_metrics(path, t_from):
     """Plug fraction (v_r <= 0.15) and the dynamic angle of repose (the centre
     of mass against the rotation, from the vertical) per snapshot."""
@@ -426,17 +510,19 @@ def study_drum(run, cfg):
         plug, angle = drum_metrics(os.path.join(d, "snapshots.csv"), dur + cfg["drum_adapt"])
         os.remove(os.path.join(d, "snapshots.csv"))
         return {"plug": plug, "angle": angle}
-    for var in ("warm", "cold"):
+    for var in DRUM_VARIANTS:
         for it in cfg["drum_iterations"]:
             argv = [run.probe, os.path.join(prep_dir, "job.json"), "--load",
                     os.path.join(prep_dir, "state.ckpt"), "--iterations", str(it), "--settle",
                     str(settle), "--snapshots", "{dir}/snapshots.csv", "--every", str(every)]
             if var == "cold":
                 argv.append("--cold")
+            if var == "warm-beta1":
+                argv += ["--factor", "1"]
             tasks.append(("drum-%d-%s-%d" % (cfg["drum_count"], var, it), job, argv, {}, measure))
     res = run.run_all(tasks) if run.result(prep) else {}
     rows = []
-    for var in ("warm", "cold"):
+    for var in DRUM_VARIANTS:
         for it in cfg["drum_iterations"]:
             r = res.get("drum-%d-%s-%d" % (cfg["drum_count"], var, it))
             if r and r["plug"]:
@@ -472,7 +558,7 @@ def fmt(x):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="column,probe,drum,pile")
+    ap.add_argument("--only", default="column,probe,creep,drum,pile")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--ndem", default=os.path.join(ROOT, "build/release/ndem"))
@@ -487,23 +573,41 @@ def main():
     run = Runner(args)
     t0 = time.time()
     only = args.only.split(",")
-    studies = {"column": study_column, "probe": study_probe, "drum": study_drum,
-               "pile": study_pile}
-    results = {}
-    for name in ("column", "probe", "drum", "pile"):  # cheapest first
+    studies = {"column": study_column, "probe": study_probe, "creep": study_creep,
+               "drum": study_drum, "pile": study_pile}
+    results, cfgs, sources = {}, {}, {}
+    for name in ("column", "probe", "creep", "drum", "pile"):  # cheapest first
         if name in only:
             run.say("study %s" % name)
-            results[name] = studies[name](run, cfg)
+            results[name], cfgs[name] = studies[name](run, cfg), cfg
+            sources[name] = ("QUICK", args.work) if args.quick else ("full", args.work)
+    if not args.quick:
+        # a study the full pass has no results of yet is shown from the QUICK
+        # pass, if that ran, and named so
+        qargs = argparse.Namespace(**dict(vars(args), work=os.path.join(args.work, "quick"),
+                                          report_only=True))
+        if os.path.isdir(qargs.work):
+            qrun = Runner(qargs)
+            for name in results:
+                if not has_rows(results[name]):
+                    results[name], cfgs[name] = studies[name](qrun, QUICK), QUICK
+                    sources[name] = ("QUICK", qargs.work)
     import plots  # tools/validate/plots.py: gnuplot
     import report  # tools/validate/report.py: docs/validation.md
     images = os.path.join(args.docs, "images")
-    plots.plot_all(args.work, images, "quick" if args.quick else "full")
+    plots.plot_all({k: (w, lab) for k, (lab, w) in sources.items()}, images)
     report.write(os.path.join(HERE, "validation.md.in"), os.path.join(args.docs, "validation.md"),
-                 results, cfg, {"quick": args.quick, "machine": machine(),
-                                "work": os.path.relpath(args.work, ROOT),
-                                "elapsed": time.time() - t0})
+                 results, cfgs, {"quick": args.quick, "machine": machine(),
+                                 "sources": {k: (lab, os.path.relpath(w, ROOT))
+                                             for k, (lab, w) in sources.items()},
+                                 "creep_variants": len(CREEP), "full": FULL, "quick_cfg": QUICK,
+                                 "elapsed": time.time() - t0})
     run.say("wrote docs/validation.md and %s/validation-*.png" % os.path.relpath(images, ROOT))
     return 0
+
+
+def has_rows(res):
+    return bool(res) and any(bool(v) for k, v in res.items() if k in ("runs", "rows"))
 
 
 def machine():

@@ -33,7 +33,7 @@ def column_blocks(res, cfg):
             row += ["%s / %s / %s" % tuple(got[v] if got[v] != "" else top
                                            for v in ("warm", "cold", "warm-beta1"))]
             for (a, b, t), lst in ratios.items():
-                if t == tol and got[a] != "" and got[b] != "":
+                if t == tol and all(isinstance(got[v], int) for v in (a, b)):
                     lst.append(got[a] / got[b])
         rows.append(row)
     t = table(["particles", "0.1%: warm / cold / warm beta=1", "1%", "5%"], rows)
@@ -172,12 +172,13 @@ def provenance(results, cfgs, meta):
 
 
 def settings(cfgs, meta):
-    used = {id(c) for c in cfgs.values()}
-    out = []
-    for name, cfg in (("full", meta["full"]), ("QUICK", meta["quick_cfg"])):
-        if id(cfg) in used:
-            out.append("%s pass:\n\n" % name +
-                       "\n".join("- `%s`: %s" % (k, v) for k, v in cfg.items()))
+    seen, out = [], []
+    for k, cfg in cfgs.items():
+        if any(cfg is c for c in seen):
+            continue
+        seen.append(cfg)
+        out.append("%s pass:\n\n" % meta["sources"][k][0] +
+                   "\n".join("- `%s`: %s" % (key, v) for key, v in cfg.items()))
     return "\n\n".join(out)
 
 
@@ -186,8 +187,8 @@ def write(template, out, results, cfgs, meta):
     for k in ("column", "probe", "creep", "drum", "pile"):
         lab = meta["sources"].get(k, ("not run", ""))[0]
         blocks["source_" + k] = "(%s pass)" % lab
-    blocks["pile_count"] = str(cfgs.get("pile", meta["full"])["pile_count"])
-    blocks["drum_count"] = str(cfgs.get("drum", meta["full"])["drum_count"])
+    blocks["pile_count"] = str(cfgs["pile"]["pile_count"] if "pile" in cfgs else "")
+    blocks["drum_count"] = str(cfgs["drum"]["drum_count"] if "drum" in cfgs else "")
     blocks.update(column_blocks(results.get("column"), cfgs.get("column")))
     blocks.update(pile_blocks(results.get("pile")))
     blocks.update(probe_blocks(results.get("probe")))

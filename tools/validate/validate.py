@@ -283,6 +283,7 @@ def study_column(run, cfg):
                 req.append([n, var, tol, "" if need is None else need])
     write_csv(run, "column_runs.csv", ["particles", "start", "iterations", "height", "hertz_height",
                                        "eps_height", "eps_compression", "wall_seconds"], rows)
+    req.sort(key=lambda r: (r[2], r[1], r[0]))  # a curve's rows together: gnuplot joins them
     write_csv(run, "column_required.csv", ["particles", "start", "tolerance", "iterations"], req)
     return {"runs": rows, "required": req}
 

@@ -138,8 +138,8 @@ def drum_blocks(res):
 
 
 def provenance(results, cfgs, meta):
-    lines = ["- written %s UTC on %s; this pass took %.0f s of wall time (results of earlier "
-             "passes are reused)" % (
+    lines = ["- page written %s UTC on %s (this invocation: %.0f s; results of earlier "
+             "invocations are reused)" % (
                  datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
                  meta["machine"], meta["elapsed"]),
              "- every run: release build, one OpenMP thread, `nice`, on a machine shared with "
@@ -165,9 +165,12 @@ def provenance(results, cfgs, meta):
             "creep": len(r.get("rows", [])),
         }[k]
         label, work = meta["sources"][k]
-        lines.append("- %s: %s pass, %d of %d runs done%s; runs in `%s/runs/`" % (
-            k, label, got, expected,
-            "" if got == expected else " (**the rest has not run yet**)", work))
+        wall, _, first, last = meta["times"][k]
+        lines.append("- %s: %s pass, %d of %d runs done%s, %s to %s UTC, %.0f s of wall time "
+                     "in all (preparations included); runs in `%s/runs/`" % (
+                         k, label, got, expected,
+                         "" if got == expected else " (**the rest has not run yet**)", first,
+                         last, wall, work))
     return "\n".join(lines)
 
 

@@ -615,6 +615,11 @@ def main():
             if not has_rows(results[name]):
                 results[name], cfgs[name] = studies[name](orun, PASSES[other]), PASSES[other]
                 sources[name] = (other, oargs.work)
+    prefixes = {"column": lambda c: "column-", "probe": lambda c: "probe-%d-" % c["pile_count"],
+                "creep": lambda c: "creep-%d-" % c["pile_count"],
+                "drum": lambda c: "drum-%d-" % c["drum_count"],
+                "pile": lambda c: "pile-%d-" % c["pile_count"]}
+    times = {k: run_times(sources[k][1], prefixes[k](cfgs[k])) for k in sources}
     import plots  # tools/validate/plots.py: gnuplot
     import report  # tools/validate/report.py: docs/validation.md
     images = os.path.join(args.docs, "images")
@@ -623,10 +628,26 @@ def main():
                  results, cfgs, {"machine": machine(),
                                  "sources": {k: (lab, os.path.relpath(w, ROOT))
                                              for k, (lab, w) in sources.items()},
-                                 "creep_variants": len(CREEP),
+                                 "creep_variants": len(CREEP), "times": times,
                                  "elapsed": time.time() - t0})
     run.say("wrote docs/validation.md and %s/validation-*.png" % os.path.relpath(images, ROOT))
     return 0
+
+
+def run_times(work, prefix):
+    """(wall seconds summed, runs, first and last date) of the runs named
+    prefix* in work/runs: which runs produced a study's numbers, and when."""
+    total, count, dates = 0.0, 0, []
+    d = os.path.join(work, "runs")
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        path = os.path.join(d, name, "result.json")
+        if name.startswith(prefix) and os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                r = json.load(f)
+            total += r.get("wall_seconds", 0.0)
+            count += 1
+            dates.append(r.get("date", ""))
+    return total, count, min(dates) if dates else "", max(dates) if dates else ""
 
 
 def has_rows(res):

@@ -14,6 +14,14 @@ set grid
 SEL = '(strcol({c}) eq "{v}" ? ${y} : 1/0)'
 
 
+# one colour per variant in every figure
+COLOUR = {"warm": "#9400d3", "cold": "#009e73", "warm-beta1": "#e69f00", "warm-normal": "#56b4e9"}
+
+
+def lc(variant):
+    return "lc rgb '%s'" % COLOUR.get(variant, "black")
+
+
 def sel(col, val, y):
     return SEL.format(c=col, v=val, y=y)
 
@@ -28,7 +36,8 @@ def column_plot(work, out, label):
         s += "plot "
         s += ", ".join(
             "'%s' using 1:((strcol(2) eq \"%s\" && abs($3 - %g) < 1e-9) ? $4 : 1/0) "
-            "with linespoints title '%s'" % (f, v, tol, v) for v in ("warm", "cold", "warm-beta1"))
+            "with linespoints %s title '%s'" % (f, v, tol, lc(v), v)
+            for v in ("warm", "cold", "warm-beta1"))
         s += "\n"
     s += "unset multiplot\n"
     return s
@@ -43,7 +52,7 @@ def pile_plot(work, out, label):
     parts = []
     for v in ("warm", "warm-normal", "cold", "warm-beta1"):
         parts.append("'%s' using 3:((strcol(1) eq \"%s\" && strcol(2) eq \"forward\") ? $6 : 1/0) "
-                     "with linespoints title '%s'" % (f, v, v))
+                     "with linespoints %s title '%s'" % (f, v, lc(v), v))
     for o in ("symmetric", "reverse"):
         parts.append("'%s' using 3:(strcol(2) eq \"%s\" ? $6 : 1/0) with points ps 2 "
                      "title 'warm, %s order'" % (f, o, o))
@@ -80,12 +89,12 @@ def drum_plot(work, out, label):
     s += 'set title "plug-zone fraction (v_r <= 0.15)"\nset ylabel "N_{plug} / N_p"\n'
     s += "set yrange [0:1]\n"
     s += ("plot 0.58 with lines dt 2 lc rgb 'gray' title 'paper at 500: 58%', "
-          + ", ".join("'%s' using 2:%s:4 with yerrorlines title '%s'" % (f, sel(1, v, 3), v)
+          + ", ".join("'%s' using 2:%s:4 with yerrorlines %s title '%s'" % (f, sel(1, v, 3), lc(v), v)
                       for v in ("warm", "cold", "warm-beta1")) + "\n")
     s += 'set title "dynamic angle of repose"\nset ylabel "degrees"\nset yrange [20:70]\n'
     s += ("plot 48 with lines dt 2 lc rgb 'gray' title 'paper at 500: 48 (cold), 50 (warm)', "
           "50 with lines dt 2 lc rgb 'gray' notitle, "
-          + ", ".join("'%s' using 2:%s:6 with yerrorlines title '%s'" % (f, sel(1, v, 5), v)
+          + ", ".join("'%s' using 2:%s:6 with yerrorlines %s title '%s'" % (f, sel(1, v, 5), lc(v), v)
                       for v in ("warm", "cold", "warm-beta1")) + "\n")
     s += "unset multiplot\n"
     return s

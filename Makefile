@@ -155,7 +155,7 @@ $(REL)/ndem-probe: tools/validate/probe.c $(REL)/libndem.a
 	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $< $(REL)/libndem.a $(LIBS) -o $@
 validate: $(REL)/ndem $(REL)/ndem-probe
 	bash scripts/deps.sh validate
-	python3 tools/validate/validate.py --ndem $(REL)/ndem --probe $(REL)/ndem-probe \
+	nice python3 tools/validate/validate.py --ndem $(REL)/ndem --probe $(REL)/ndem-probe --jobs $(JOBS) \
 	  --work $(BUILD)/validate$(if $(filter 1,$(QUICK)), --quick)$(if $(filter 1,$(MEDIUM)), --pass medium)
 
 # the C sources `make format` rewrites and `make lint` checks (Debian's clang-format)

@@ -191,6 +191,7 @@ def write(template, out, results, cfgs, meta):
         lab = meta["sources"].get(k, ("not run", ""))[0]
         blocks["source_" + k] = "(%s pass)" % lab
     blocks["pile_count"] = str(cfgs["pile"]["pile_count"] if "pile" in cfgs else "")
+    blocks["pile_rest"] = str(cfgs["pile"]["pile_rest"] if "pile" in cfgs else "")
     blocks["drum_count"] = str(cfgs["drum"]["drum_count"] if "drum" in cfgs else "")
     blocks.update(column_blocks(results.get("column"), cfgs.get("column")))
     blocks.update(pile_blocks(results.get("pile")))

@@ -150,10 +150,16 @@ def drum_blocks(res, cfg):
                 cfg["drum_count"], hi, plug("warm", hi), plug("cold", hi), ang("warm", hi),
                 ang("cold", hi), lo, plug("warm", lo), plug("cold", lo), ang("warm", lo),
                 ang("cold", lo)))
+    b, w = by.get(("warm-beta1", hi)), by.get(("warm", hi))
+    verdict = ""
+    if b and w:
+        verdict = (": more of the drum co-rotates rigidly, the full-strength history keeping "
+                   "contacts stuck" if b[2] > w[2] + 0.05 else
+                   ": about the same" if abs(b[2] - w[2]) <= 0.05 else ": less co-rotates")
     beta = ("in the drum it gives a plug zone of %s at %d iterations and %s at %d, against %s "
-            "(beta = 0.85) and %s (cold) at %d: the full-strength history holds contacts stuck."
-            % (plug("warm-beta1", lo), lo, plug("warm-beta1", hi), hi, plug("warm", hi),
-               plug("cold", hi), hi))
+            "(beta = 0.85) and %s (cold) at %d%s." % (
+                plug("warm-beta1", lo), lo, plug("warm-beta1", hi), hi, plug("warm", hi),
+                plug("cold", hi), hi, verdict))
     note = "drum of %d spheres%s" % (cfg["drum_count"], " (QUICK)" if cfg["drum_count"] < 4864
                                      else "")
     rows = [[it, start, "%.1f%% +- %.1f" % (100 * p, 100 * psd), "%.1f +- %.1f" % (a, asd), n]

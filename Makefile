@@ -160,6 +160,20 @@ web/vendor/versions.json: $(WEB_NPM) web/build.mjs $(wildcard examples/*.json)
 bench: $(REL)/ndem
 	bash bench/run.sh $(REL)/ndem
 
+# ---- validation study (docs/validation.md; not part of `make test`) ----
+# Wang et al.'s convergence study: tools/validate/validate.py runs the scenes
+# it generates with the release `ndem` and `ndem-probe`, writes
+# $(BUILD)/validate/*.csv, plots docs/images/validation-*.png (gnuplot) and
+# regenerates docs/validation.md. QUICK=1: a coarse subset (minutes); MEDIUM=1:
+# the same with the pile at 1000 spheres.
+.PHONY: validate
+$(REL)/ndem-probe: tools/validate/probe.c $(REL)/libndem.a
+	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $< $(REL)/libndem.a $(LIBS) -o $@
+validate: $(REL)/ndem $(REL)/ndem-probe
+	bash scripts/deps.sh validate
+	nice python3 tools/validate/validate.py --ndem $(REL)/ndem --probe $(REL)/ndem-probe --jobs $(JOBS) \
+	  --work $(BUILD)/validate$(if $(filter 1,$(QUICK)), --quick)$(if $(filter 1,$(MEDIUM)), --pass medium)
+
 # the C sources `make format` rewrites and `make lint` checks (Debian's clang-format)
 FORMAT_SRC := $(wildcard core/*.[ch] api/*.[ch] cli/*.[ch] server/*.[ch] tests/*.[ch])
 lint: | $(DEPS_STAMP)

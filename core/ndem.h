@@ -350,6 +350,31 @@ void ndem_sim_geometry_position(const ndem_sim *sim, int g, double p[3]);
  * point torques on it are taken about. */
 void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3]);
 
+/* Changes the PGS effort between steps: iterations, impact_iterations,
+ * warm_start, warm_start_factor and tolerance of `solver` are taken (for
+ * convergence studies that start variants from one state, tools/validate);
+ * every other field must equal the simulation's, else -1 with a message.
+ * Checkpoints keep the creation definition's scene hash: restore them with
+ * that definition. */
+int ndem_sim_set_solver(ndem_sim *sim, const ndem_solver_def *solver, char *err, size_t err_len);
+
+/* Convergence probe (docs/engine.md): one step as ndem_sim_step takes it,
+ * measuring after every sweep k of the continuous stage the mean residuals
+ * (Wang et al. eq. 6) and the normal multipliers' mean relative error
+ * against the last sweep's, <|l_last - l_k| / |l_last|> over the rows whose
+ * last multiplier is not zero (eq. 13 with l_500 the last sweep when
+ * solver.iterations is 500), and its load-weighted twin. rows has room for `capacity` sweeps (the
+ * step makes solver.iterations); *count gets the sweeps recorded (0 when no row was solved, and for
+ * smooth DEM). The step is the ordinary step otherwise: the same state results. */
+typedef struct ndem_probe_row {
+    double residual_normal, residual_friction, residual_rolling;
+    double multiplier_error; /* eq. 13; -1 when out of memory for the multipliers */
+    /* sum |l_last - l_k| / sum |l_last| over the same rows: eq. 13 weighted by
+     * the load, which rows barely touching (|l_last| tiny) cannot dominate */
+    double multiplier_error_total;
+} ndem_probe_row;
+ndem_status ndem_sim_probe_step(ndem_sim *sim, ndem_probe_row *rows, int capacity, int *count);
+
 /* FNV-1a hash over the full particle state, for determinism checks. */
 uint64_t ndem_sim_state_hash(const ndem_sim *sim);
 

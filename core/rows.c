@@ -39,6 +39,15 @@ int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len)
     return -1;
 }
 
+int ndem_warm_rows_switch(const char *value, char *err, size_t err_len)
+{
+    if (!value || !value[0] || !strcmp(value, "all")) return 0;
+    if (!strcmp(value, "normal")) return 1;
+    snprintf(err, err_len, "NDEM_WARM_ROWS=%s: not a setting (\"all\", \"normal\", or unset)",
+             value);
+    return -1;
+}
+
 /* Greedy colouring in pair order with a colour mask per body (contacts.h):
  * contacts of one colour share no particle, so each colour is solved in
  * parallel, NDEM_LANES rows at a time, and the sweep equals a serial
@@ -166,7 +175,9 @@ static void warm_start(const ndem_sim *sim, ndem_packet *row, int l, int hist_in
     if (len > lim) r1 *= lim / len, r2 *= lim / len;
     double tl = mut * F, tw = ndem_min(ndem_max(beta * ndem_dot(rot, n), -tl), tl);
     double lam[6] = {lam0, f1, f2, r1, r2, tw};
-    for (int q = 0; q < 6; q++) row->lam[q][l] = (float)lam[q];
+    /* NDEM_WARM_ROWS=normal: the paper's "normal forces only" variant (section 4.2) */
+    int kept = sim->warm_normal_only ? 1 : 6;
+    for (int q = 0; q < kept; q++) row->lam[q][l] = (float)lam[q];
 }
 
 static void prepare_row(ndem_sim *sim, long k)

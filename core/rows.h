@@ -76,5 +76,12 @@ int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len)
 int ndem_solver_isa(const char *name, char *err, size_t err_len);
 /* The variant's name, "v4", "v3" or "base". */
 const char *ndem_solver_isa_name(int isa);
+/* The sweeps' colour order from NDEM_SWEEP (NULL or "": "forward";
+ * "reverse"; "symmetric": forward and backward in turn): its index, or -1
+ * with a message. */
+int ndem_sweep_order(const char *name, char *err, size_t err_len);
+/* NDEM_WARM_ROWS: NULL, "" or "all" (0), or "normal" (1: the warm start
+ * keeps last step's normal impulses only), else -1 with a message. */
+int ndem_warm_rows_switch(const char *value, char *err, size_t err_len);
 
 #endif

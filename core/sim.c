@@ -125,7 +125,10 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     const char *pmin = getenv("NDEM_PARALLEL_MIN");
     sim->parallel_min = pmin && atol(pmin) > 0 ? atol(pmin) : NDEM_PARALLEL_MIN_DEFAULT;
     sim->isa = ndem_solver_isa(getenv("NDEM_ISA"), err, err_len);
-    if (sim->isa < 0 ||
+    sim->sweep_order = sim->isa < 0 ? -1 : ndem_sweep_order(getenv("NDEM_SWEEP"), err, err_len);
+    sim->warm_normal_only =
+        sim->sweep_order < 0 ? -1 : ndem_warm_rows_switch(getenv("NDEM_WARM_ROWS"), err, err_len);
+    if (sim->isa < 0 || sim->sweep_order < 0 || sim->warm_normal_only < 0 ||
         ndem_overflow_switch(getenv("NDEM_OVERFLOW"), &sim->overflow_all, err, err_len)) {
         ndem_sim_destroy(sim);
         return NULL;

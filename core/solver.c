@@ -9,6 +9,7 @@
  * The sweeps run in float32 on velocity slots (sim.h); the double
  * velocities take the slots' change at the end, so bodies that no row
  * touched keep every bit. */
+#include "probe.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -159,18 +160,22 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
     }
 }
 
-/* One sweep over every packet of the stage, colour after colour. Called by
- * every thread of the enclosing parallel region. */
-NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual)
+/* One sweep over every packet of the stage, colour after colour, or from the
+ * last colour back when `reverse` (NDEM_SWEEP; the rows of one colour share
+ * no body, so their order within it changes no bit). Called by every
+ * thread of the enclosing parallel region. */
+NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual, int reverse)
 {
     ndem_contacts *c = x->c;
-    for (int q = 0; q < c->color_count; q++) {
+    for (int i = 0; i < c->color_count; i++) {
+        int q = reverse ? c->color_count - 1 - i : i;
         long lo = c->color_start[q], hi = c->color_start[q + 1];
         if (lo == hi) continue; /* an empty set costs no barrier (NDEM_OVERFLOW=all) */
         if (q == NDEM_COLOR_OVERFLOW) {
             /* overflow set: no colour was left, one thread solves it in order */
 #pragma omp single
-            for (long p = lo; p < hi; p++) solve_packet(x, p, st, want_residual);
+            for (long k = 0; k < hi - lo; k++)
+                solve_packet(x, reverse ? hi - 1 - k : lo + k, st, want_residual);
             continue;
         }
 #pragma omp for schedule(static)
@@ -183,12 +188,12 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual)
  * Explicit copies rather than target_clones, so that NDEM_ISA can force each
  * one and the tests compare their bits (sim->isa, chosen at creation). */
 #define NDEM_DEFINE_SWEEP(name, ...)                                                               \
-    __VA_ARGS__ static void name(const sweep_ctx *x, stage st, int want_residual)                  \
+    __VA_ARGS__ static void name(const sweep_ctx *x, stage st, int want_residual, int rev)         \
     {                                                                                              \
-        if (st == STAGE_CONTINUOUS && want_residual) sweep_stage(x, STAGE_CONTINUOUS, 1);          \
-        else if (st == STAGE_CONTINUOUS) sweep_stage(x, STAGE_CONTINUOUS, 0);                      \
-        else if (st == STAGE_WARM) sweep_stage(x, STAGE_WARM, 0);                                  \
-        else sweep_stage(x, STAGE_IMPACT, 0);                                                      \
+        if (st == STAGE_CONTINUOUS && want_residual) sweep_stage(x, STAGE_CONTINUOUS, 1, rev);     \
+        else if (st == STAGE_CONTINUOUS) sweep_stage(x, STAGE_CONTINUOUS, 0, rev);                 \
+        else if (st == STAGE_WARM) sweep_stage(x, STAGE_WARM, 0, 0);                               \
+        else sweep_stage(x, STAGE_IMPACT, 0, rev);                                                 \
     }
 NDEM_DEFINE_SWEEP(sweep_base)
 
@@ -210,7 +215,7 @@ static int isa_supported(int isa)
 static int isa_supported(int isa) { return isa == 0; }
 #endif
 
-typedef void (*sweep_fn)(const sweep_ctx *, stage, int);
+typedef void (*sweep_fn)(const sweep_ctx *, stage, int, int);
 
 /* Index = sim->isa: baseline, x86-64-v3, x86-64-v4. */
 static const struct {
@@ -248,9 +253,31 @@ const char *ndem_solver_isa_name(int isa)
     return isa >= 0 && isa < NDEM_SWEEP_VARIANTS ? sweep_variants[isa].name : "?";
 }
 
-static void sweep(const ndem_sim *sim, const sweep_ctx *x, stage st, int want_residual)
+/* Colour orders of the sweeps, by sweep parity (NDEM_SWEEP, read once at
+ * creation; docs/testing.md): the study of docs/validation.md compares them. */
+static const struct {
+    const char *name;
+    int reverse[2]; /* even, odd sweeps */
+} sweep_orders[] = {
+    {"forward", {0, 0}},
+    {"reverse", {1, 1}},
+    {"symmetric", {0, 1}}, /* forward, then backward: symmetric Gauss-Seidel */
+};
+
+int ndem_sweep_order(const char *name, char *err, size_t err_len)
 {
-    sweep_variants[sim->isa].fn(x, st, want_residual);
+    if (!name || !name[0]) return 0;
+    for (size_t i = 0; i < sizeof sweep_orders / sizeof sweep_orders[0]; i++)
+        if (!strcmp(name, sweep_orders[i].name)) return (int)i;
+    snprintf(err, err_len, "NDEM_SWEEP=%s: not a sweep order (forward, reverse or symmetric)",
+             name);
+    return -1;
+}
+
+static void sweep(const ndem_sim *sim, const sweep_ctx *x, stage st, int want_residual, int it)
+{
+    int rev = sweep_orders[sim->sweep_order].reverse[it & 1];
+    sweep_variants[sim->isa].fn(x, st, want_residual, rev);
 }
 
 /* Mean residuals per row type, summed in packet order so the result (and an
@@ -412,7 +439,7 @@ void ndem_solve_impact(ndem_sim *sim)
 #pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
     {
         load_slots(sim);
-        for (int it = 0; it < imp_it; it++) sweep(sim, &x, STAGE_IMPACT, 0);
+        for (int it = 0; it < imp_it; it++) sweep(sim, &x, STAGE_IMPACT, 0, it);
         store_slots(sim);
     }
 }
@@ -426,6 +453,7 @@ void ndem_solve_continuous(ndem_sim *sim)
     const int max_it = sim->solver.iterations;
     const double tol = sim->solver.tolerance;
     const int warm = sim->solver.warm_start;
+    const int probe = sim->probe != NULL; /* every sweep's residuals and multipliers */
     int iters_used = 0, stop = 0;
     double res[3] = {0, 0, 0};
     sweep_ctx x = make_ctx(sim);
@@ -446,16 +474,17 @@ void ndem_solve_continuous(ndem_sim *sim)
         }
         load_slots(sim);
         /* Warm step, Wang et al. eq. (8): v += M^-1 G^T lambda_0. */
-        if (warm) sweep(sim, &x, STAGE_WARM, 0);
+        if (warm) sweep(sim, &x, STAGE_WARM, 0, 0);
 
         for (int it = 0; it < max_it; it++) {
-            int want = it == max_it - 1 || tol > 0;
-            sweep(sim, &x, STAGE_CONTINUOUS, want);
+            int want = it == max_it - 1 || tol > 0 || probe;
+            sweep(sim, &x, STAGE_CONTINUOUS, want, it);
             if (want) {
 #pragma omp single
                 {
                     residuals(c, res);
                     iters_used = it + 1;
+                    if (probe) ndem_probe_record(sim, it, res);
                     if (tol > 0 && res[0] + res[1] + res[2] < tol) stop = 1;
                 }
                 if (stop) break;

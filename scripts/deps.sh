@@ -5,6 +5,7 @@
 #   scripts/deps.sh fuzz     plus clang's libFuzzer (`make fuzz`)
 #   scripts/deps.sh lint     plus cppcheck and clang-format (`make lint`, `make format`)
 #   scripts/deps.sh slurm    plus munge and Slurm's daemons and commands (`make test-slurm`)
+#   scripts/deps.sh validate plus gnuplot for the plots of `make validate`
 #   scripts/deps.sh --print  prints the list instead
 set -eu
 # engine, job documents, command line, their tests; python3 for
@@ -30,8 +31,9 @@ for group in "$@"; do
     fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;;  # libFuzzer, sanitizer runtimes, clang's OpenMP
     lint) pkgs="$pkgs cppcheck clang-format" ;;
     slurm) pkgs="$pkgs slurm-wlm munge" ;;  # slurmctld, slurmd, sbatch and friends, munged
+    validate) pkgs="$pkgs gnuplot-nox" ;;  # docs/images/validation-*.png
     --print) print=1 ;;
-    *) echo "deps: unknown group '$group' (fuzz, lint, slurm, --print)" >&2; exit 2 ;;
+    *) echo "deps: unknown group '$group' (fuzz, lint, slurm, validate, --print)" >&2; exit 2 ;;
   esac
 done
 if [ "$print" = 1 ]; then echo "$pkgs"; exit 0; fi

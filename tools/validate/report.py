@@ -1,0 +1,240 @@
+"""tools/validate/report.py - writes docs/validation.md from the template
+tools/validate/validation.md.in and the results of validate.py. The
+template holds the prose; `{{name}}` is replaced by the generated block of
+that name (tables, numbers, the list of runs). Standard library only."""
+import datetime
+import re
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def pct(x, digits=2):
+    return "" if x in ("", None) else "%.*f%%" % (digits, 100 * x)
+
+
+def column_blocks(res, cfg):
+    if not res:
+        return {"column_table": "_not run_", "column_summary": "_not run_"}
+    req = {}
+    for n, var, tol, it in res["required"]:
+        req[(n, var, tol)] = it
+    top = "> %d" % cfg["column_iterations"][-1]
+    rows = []
+    ratios = {(a, b, tol): [] for a, b in (("cold", "warm"), ("warm", "warm-beta1"))
+              for tol in (0.001, 0.01, 0.05)}
+    for n in cfg["column_counts"]:
+        row = [n]
+        for tol in (0.001, 0.01, 0.05):
+            got = {v: req.get((n, v, tol), "") for v in ("warm", "cold", "warm-beta1")}
+            row += ["%s / %s / %s" % tuple(got[v] if got[v] != "" else top
+                                           for v in ("warm", "cold", "warm-beta1"))]
+            for (a, b, t), lst in ratios.items():
+                if t == tol and all(isinstance(got[v], int) for v in (a, b)):
+                    lst.append(got[a] / got[b])
+        rows.append(row)
+    t = table(["particles", "0.1%: warm / cold / warm beta=1", "1%", "5%"], rows)
+    parts = []
+    for (a, b, tol), r in ratios.items():
+        if r:
+            parts.append("%s: %s needs %.1f times the iterations of %s on average "
+                         "(%.1f to %.1f over %d column sizes)" % (
+                             pct(tol, 1), a, sum(r) / len(r), b, min(r), max(r), len(r)))
+    return {"column_table": t, "column_summary": "; ".join(parts) + "." if parts else "_no pairs_"}
+
+
+def pile_blocks(res):
+    if not res:
+        return {"pile_table": "_not run_", "pile_reference": "_not run_", "orders_pile": "_not run_"}
+    by = {}
+    for start, order, it, h, hd, eps, msps, wall in res["rows"]:
+        by[(start, order, it)] = (h, hd, eps, msps, wall)
+    its = sorted({k[2] for k in by if k[1] == "forward"})
+    rows = []
+    for it in its:
+        row = [it]
+        for v in ("warm", "warm-normal", "cold", "warm-beta1"):
+            x = by.get((v, "forward", it))
+            row.append("%.2f d (%s)" % (x[1], pct(x[2], 1)) if x else "not run")
+        rows.append(row)
+    t = table(["iterations", "warm (all rows)", "warm (normals only)", "cold", "warm, beta = 1"],
+              rows)
+    ref = res.get("ref")
+    if ref:
+        rtxt = "reference pile (%s): %.3f m = %.2f d (%d particles, %.0f s of wall time)" % (
+            res["ref_from"], ref["height"], ref["height"] / 0.013, ref["particles"],
+            ref["wall_seconds"])
+    elif res.get("ref_height"):
+        rtxt = ("the small-step reference has not run yet; the errors are against the %s pile, "
+                "%.3f m = %.2f d" % (res["ref_from"], res["ref_height"], res["ref_height"] / 0.013))
+    else:
+        rtxt = "no reference pile has run yet"
+    orows = []
+    for (start, order, it), x in sorted(by.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+        if start == "warm" and (order != "forward" or any(
+                k[1] != "forward" and k[2] == it for k in by)):
+            orows.append([it, order, "%.2f d" % x[1], pct(x[2], 1), "%.2f" % x[3]])
+    ot = table(["iterations", "order", "height", "error", "ms/step"], orows) if orows else "_not run_"
+    return {"pile_table": t, "pile_reference": rtxt, "orders_pile": ot}
+
+
+def probe_blocks(res):
+    if not res or not res["rows"]:
+        return {"probe_table": "_not run_", "orders_probe": "_not run_", "probe_summary": "_not run_"}
+    curves = {}
+    wall = {}
+    for start, order, k, rn, rf, rr, err, tot, w in res["rows"]:
+        curves.setdefault((start, order), {})[k] = (rn, rf, rr, err, tot)
+        wall[(start, order)] = w
+    ks = [1, 5, 10, 25, 50, 100, 200]
+    rows = []
+    for (start, order), c in curves.items():
+        rows.append(["%s, %s" % (start, order)] +
+                    ["%.3g (%.3g)" % (c[k][4], c[k][3]) if k in c else "" for k in ks] +
+                    ["%.3g / %.3g" % (c[1][1] + c[1][2], c[max(c)][1] + c[max(c)][2])])
+    t = table(["start, order"] + ["after %d" % k for k in ks] +
+              ["friction + rolling residual, first / last sweep"], rows)
+    summ = []
+    w, c = curves.get(("warm", "forward")), curves.get(("cold", "forward"))
+    if w and c:
+        for k in (1, 10, 50, 100):
+            if k in w and k in c and w[k][4] > 0:
+                summ.append("after %d sweep%s cold/warm = %.1f (eq. 13 literally: %.1f)" % (
+                    k, "s" if k > 1 else "", c[k][4] / w[k][4],
+                    c[k][3] / w[k][3] if w[k][3] > 0 else float("nan")))
+    # sweeps to reach 1% multiplier error, per curve: the orders' comparison
+    orows = []
+    for (start, order), cv in curves.items():
+        need = next((k for k in sorted(cv) if 0 <= cv[k][4] <= 0.01), None)
+        us = 1e6 * wall[(start, order)]
+        orows.append(["%s, %s" % (start, order), "%.3g" % cv[10][4] if 10 in cv else "",
+                      need if need else "> %d" % max(cv), "%.3g" % us,
+                      "%.3g" % (need * us / 1e3) if need else ""])
+    ot = table(["start, order", "weighted error after 10", "sweeps to weighted error <= 1%",
+                "us/sweep", "ms to 1%"], orows)
+    return {"probe_table": t, "probe_summary": "; ".join(summ) + "." if summ else "",
+            "orders_probe": ot}
+
+
+def creep_blocks(res):
+    if not res or not res["rows"]:
+        return {"creep_table": "_not run_"}
+    rows = [[name, it, "%.4g" % slope, "%.3g" % drop, "%.2g" % v2, "%.1f" % wall]
+            for name, it, slope, drop, v2, wall in res["rows"]]
+    return {"creep_table": table(["variant", "iterations", "centre of mass, mm/s",
+                                  "top drop (mm)", "mean v^2/2 (J/kg)", "wall s"], rows)}
+
+
+def drum_blocks(res, cfg):
+    if not res or not res["rows"]:
+        return {"drum_table": "_not run_", "drum_findings": "Drum: not run.", "drum_beta": "",
+                "drum_pass_note": "no drum"}
+    by = {(r[0], r[1]): r for r in res["rows"]}
+    its = sorted({r[1] for r in res["rows"]})
+    hi, lo = its[-1], its[0]
+
+    def plug(v, it):
+        r = by.get((v, it))
+        return "%.0f%%" % (100 * r[2]) if r else "not run"
+
+    def ang(v, it):
+        r = by.get((v, it))
+        return "%.0f" % r[4] if r else "not run"
+    find = ("Drum (Figs. 12, 13; %d spheres): with %d iterations the plug zone is %s warm and %s "
+            "cold (the paper: 58%% +- 5%% at 500) and the angle %s degrees warm, %s cold (the "
+            "paper: 50 warm, 48 cold); with few iterations both fall, less with warm starting "
+            "(%d iterations: %s warm, %s cold; angle %s and %s)." % (
+                cfg["drum_count"], hi, plug("warm", hi), plug("cold", hi), ang("warm", hi),
+                ang("cold", hi), lo, plug("warm", lo), plug("cold", lo), ang("warm", lo),
+                ang("cold", lo)))
+    b, w = by.get(("warm-beta1", hi)), by.get(("warm", hi))
+    verdict = ""
+    if b and w:
+        verdict = (": more of the drum co-rotates rigidly, the full-strength history keeping "
+                   "contacts stuck" if b[2] > w[2] + 0.05 else
+                   ": about the same" if abs(b[2] - w[2]) <= 0.05 else ": less co-rotates")
+    beta = ("in the drum it gives a plug zone of %s at %d iterations and %s at %d, against %s "
+            "(beta = 0.85) and %s (cold) at %d%s." % (
+                plug("warm-beta1", lo), lo, plug("warm-beta1", hi), hi, plug("warm", hi),
+                plug("cold", hi), hi, verdict))
+    note = "drum of %d spheres%s" % (cfg["drum_count"], " (QUICK)" if cfg["drum_count"] < 4864
+                                     else "")
+    rows = [[it, start, "%.1f%% +- %.1f" % (100 * p, 100 * psd), "%.1f +- %.1f" % (a, asd), n]
+            for start, it, p, psd, a, asd, n, wall in sorted(res["rows"], key=lambda r: (r[1], r[0]))]
+    return {"drum_table": table(["iterations", "start", "plug fraction", "angle (deg)",
+                                 "snapshots"], rows),
+            "drum_findings": find, "drum_beta": beta, "drum_pass_note": note}
+
+
+def provenance(results, cfgs, meta):
+    lines = ["- page written %s UTC on %s (this invocation: %.0f s; results of earlier "
+             "invocations are reused)" % (
+                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+                 meta["machine"], meta["elapsed"]),
+             "- every run: release build, one OpenMP thread, `nice`, on a machine shared with "
+             "other work (wall times are indicative only)"]
+    for k in ("column", "probe", "creep", "drum", "pile"):
+        if k not in cfgs:
+            lines.append("- %s: not run" % k)
+            continue
+        cfg = cfgs[k]
+        expected = {
+            "column": 3 * len(cfg["column_counts"]) * len(cfg["column_iterations"]),
+            "pile": 1 + 4 * len(cfg["pile_iterations"]) + 2 * len(cfg["orders_iterations"]),
+            "drum": 3 * len(cfg["drum_iterations"]),
+            "probe": 7,
+            "creep": meta["creep_variants"],
+        }[k]
+        r = results.get(k) or {}
+        got = {
+            "column": len(r.get("runs", [])),
+            "pile": len(r.get("rows", [])) + (1 if r.get("ref") else 0),
+            "drum": len(r.get("rows", [])),
+            "probe": len(r.get("res", {})),
+            "creep": len(r.get("rows", [])),
+        }[k]
+        label, work = meta["sources"][k]
+        wall, _, first, last = meta["times"][k]
+        lines.append("- %s: %s pass, %d of %d runs done%s, %s to %s UTC, %.0f s of wall time "
+                     "in all (preparations included); runs in `%s/runs/`" % (
+                         k, label, got, expected,
+                         "" if got == expected else " (**the rest has not run yet**)", first,
+                         last, wall, work))
+    return "\n".join(lines)
+
+
+def settings(cfgs, meta):
+    seen, out = [], []
+    for k, cfg in cfgs.items():
+        if any(cfg is c for c in seen):
+            continue
+        seen.append(cfg)
+        out.append("%s pass:\n\n" % meta["sources"][k][0] +
+                   "\n".join("- `%s`: %s" % (key, v) for key, v in cfg.items()))
+    return "\n\n".join(out)
+
+
+def write(template, out, results, cfgs, meta):
+    blocks = {"provenance": provenance(results, cfgs, meta), "settings": settings(cfgs, meta)}
+    for k in ("column", "probe", "creep", "drum", "pile"):
+        lab = meta["sources"].get(k, ("not run", ""))[0]
+        blocks["source_" + k] = "(%s pass)" % lab
+    blocks["pile_count"] = str(cfgs["pile"]["pile_count"] if "pile" in cfgs else "")
+    blocks["pile_rest"] = str(cfgs["pile"]["pile_rest"] if "pile" in cfgs else "")
+    blocks["drum_count"] = str(cfgs["drum"]["drum_count"] if "drum" in cfgs else "")
+    blocks.update(column_blocks(results.get("column"), cfgs.get("column")))
+    blocks.update(pile_blocks(results.get("pile")))
+    blocks.update(probe_blocks(results.get("probe")))
+    blocks.update(drum_blocks(results.get("drum"), cfgs.get("drum")))
+    blocks.update(creep_blocks(results.get("creep")))
+    with open(template, encoding="utf-8") as f:
+        text = f.read()
+    missing = set(re.findall(r"\{\{(\w+)\}\}", text)) - set(blocks)
+    if missing:
+        raise SystemExit("validation.md.in: no block named %s" % ", ".join(sorted(missing)))
+    text = re.sub(r"\{\{(\w+)\}\}", lambda m: blocks[m.group(1)], text)
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -8,6 +8,7 @@
 
 #include "jobdir.h"
 #include "log.h"
+#include "mesh_files.h"
 #include "sweep.h"
 
 #include <errno.h>
@@ -194,8 +195,13 @@ static int build_variant(ndem_app *app, const ndem_sweep *s, long k, ndem_job_ro
     cJSON_Delete(doc);
     ndem_job *job = NULL;
     ndem_job_errors errs = {0};
+    /* uploaded meshes resolve as for POST /jobs; the normalised document
+     * carries them inline, so the sweep's jobs need not hold them */
+    ndem_mesh_resolver meshes;
+    ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&meshes, app->cfg.data);
     ndem_job_status st =
-        text ? ndem_job_parse(text, strlen(text), &job, &errs) : NDEM_JOB_MALFORMED;
+        text ? ndem_job_parse_with(text, strlen(text), &opts, &job, &errs) : NDEM_JOB_MALFORMED;
+    ndem_mesh_resolver_free(&meshes);
     long steps = 0;
     if (st == NDEM_JOB_OK) {
         steps = ndem_job_steps(job);

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -472,6 +473,25 @@ ndem_job_status ndem_job_parse_with(const char *text, size_t len, const ndem_job
     }
     *out = job;
     return NDEM_JOB_OK;
+}
+
+void ndem_job_errors_add(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
+{
+    if (errs->count == errs->capacity) {
+        int cap = errs->capacity ? 2 * errs->capacity : 4;
+        ndem_job_error *grown = realloc(errs->items, (size_t)cap * sizeof *grown);
+        if (!grown) return;
+        errs->items = grown;
+        errs->capacity = cap;
+    }
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    errs->items[errs->count].pointer = strdup(pointer);
+    errs->items[errs->count].message = strdup(msg);
+    errs->count++;
 }
 
 void ndem_job_destroy(ndem_job *job)

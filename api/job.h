@@ -99,6 +99,11 @@ ndem_job_status ndem_job_parse_with(const char *text, size_t len, const ndem_job
 ndem_job_status ndem_job_scan(const char *text, size_t len, long max_particles, size_t *values,
                               ndem_job_errors *errs);
 void ndem_job_errors_clear(ndem_job_errors *errs);
+/* Appends an error at pointer (printf-style message), for checks made
+ * outside the parser (the daemon's limits, sweeps); dropped when out of
+ * memory. */
+void ndem_job_errors_add(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Puts errs in document order (docs/job.md "Errors"): by JSON Pointer,
  * members in the order text (the document, len bytes) writes them, array

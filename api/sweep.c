@@ -7,27 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
-{
-    if (errs->count == errs->capacity) {
-        int cap = errs->capacity ? 2 * errs->capacity : 4;
-        ndem_job_error *grown = realloc(errs->items, (size_t)cap * sizeof *grown);
-        if (!grown) return;
-        errs->items = grown;
-        errs->capacity = cap;
-    }
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    errs->items[errs->count].pointer = strdup(pointer);
-    errs->items[errs->count].message = strdup(msg);
-    errs->count++;
-}
-
 static const char *const members[] = {"base", "parameters", "mode"};
 
 static void read_param(const cJSON *p, int i, ndem_sweep_param *out, ndem_job_errors *errs)
@@ -35,37 +14,39 @@ static void read_param(const cJSON *p, int i, ndem_sweep_param *out, ndem_job_er
     char where[64];
     snprintf(where, sizeof where, "/parameters/%d", i);
     if (!cJSON_IsObject(p)) {
-        add_error(errs, where, "a parameter must be an object {\"pointer\", \"values\"}");
+        ndem_job_errors_add(errs, where, "a parameter must be an object {\"pointer\", \"values\"}");
         return;
     }
     for (const cJSON *m = p->child; m; m = m->next)
         if (strcmp(m->string, "pointer") && strcmp(m->string, "values")) {
             char at[600];
             snprintf(at, sizeof at, "%s/%s", where, m->string);
-            add_error(errs, at, "unknown field '%s' (a parameter has pointer and values)",
-                      m->string);
+            ndem_job_errors_add(errs, at, "unknown field '%s' (a parameter has pointer and values)",
+                                m->string);
         }
     const cJSON *ptr = cJSON_GetObjectItemCaseSensitive(p, "pointer");
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(p, "values");
     char at[96];
     snprintf(at, sizeof at, "%s/pointer", where);
     if (!cJSON_IsString(ptr))
-        add_error(errs, at, "pointer must be a JSON Pointer string such as \"/solver/iterations\"");
+        ndem_job_errors_add(errs, at,
+                            "pointer must be a JSON Pointer string such as \"/solver/iterations\"");
     else if (ptr->valuestring[0] != '/')
-        add_error(errs, at, "pointer '%s' must start with '/' (a JSON Pointer into base)",
-                  ptr->valuestring);
+        ndem_job_errors_add(errs, at, "pointer '%s' must start with '/' (a JSON Pointer into base)",
+                            ptr->valuestring);
     else out->pointer = ptr->valuestring;
     if (ptr && cJSON_IsString(ptr))
         for (const char *c = ptr->valuestring; *c; c++)
             if (*c == '~' && c[1] != '0' && c[1] != '1') {
-                add_error(errs, at, "pointer '%s': '~' must be followed by 0 or 1 (RFC 6901)",
-                          ptr->valuestring);
+                ndem_job_errors_add(errs, at,
+                                    "pointer '%s': '~' must be followed by 0 or 1 (RFC 6901)",
+                                    ptr->valuestring);
                 out->pointer = NULL;
                 break;
             }
     snprintf(at, sizeof at, "%s/values", where);
     if (!cJSON_IsArray(vals) || cJSON_GetArraySize(vals) == 0)
-        add_error(errs, at, "values must be a non-empty array");
+        ndem_job_errors_add(errs, at, "values must be a non-empty array");
     else out->values = vals, out->count = cJSON_GetArraySize(vals);
 }
 
@@ -75,7 +56,7 @@ int ndem_sweep_read(cJSON *body, long max_variants, ndem_sweep *s, ndem_job_erro
     s->body = body;
     int before = errs->count;
     if (!cJSON_IsObject(body)) {
-        add_error(errs, "", "a sweep is an object {\"base\", \"parameters\", \"mode\"}");
+        ndem_job_errors_add(errs, "", "a sweep is an object {\"base\", \"parameters\", \"mode\"}");
         return -1;
     }
     for (const cJSON *m = body->child; m; m = m->next) {
@@ -85,28 +66,29 @@ int ndem_sweep_read(cJSON *body, long max_variants, ndem_sweep *s, ndem_job_erro
         if (!known) {
             char at[600];
             snprintf(at, sizeof at, "/%s", m->string);
-            add_error(errs, at, "unknown field '%s' (a sweep has base, parameters and mode)",
-                      m->string);
+            ndem_job_errors_add(
+                errs, at, "unknown field '%s' (a sweep has base, parameters and mode)", m->string);
         }
     }
     s->base = cJSON_GetObjectItemCaseSensitive(body, "base");
-    if (!cJSON_IsObject(s->base)) add_error(errs, "/base", "base must be a job document (object)");
+    if (!cJSON_IsObject(s->base))
+        ndem_job_errors_add(errs, "/base", "base must be a job document (object)");
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(body, "mode");
     if (mode && !(cJSON_IsString(mode) &&
                   (!strcmp(mode->valuestring, "product") || !strcmp(mode->valuestring, "zip"))))
-        add_error(errs, "/mode", "mode must be \"product\" or \"zip\"");
+        ndem_job_errors_add(errs, "/mode", "mode must be \"product\" or \"zip\"");
     else s->zip = mode && !strcmp(mode->valuestring, "zip");
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(body, "parameters");
     int n = cJSON_IsArray(params) ? cJSON_GetArraySize(params) : 0;
     if (n == 0) {
-        add_error(errs, "/parameters",
-                  "parameters must be a non-empty array of {\"pointer\", "
-                  "\"values\"}");
+        ndem_job_errors_add(errs, "/parameters",
+                            "parameters must be a non-empty array of {\"pointer\", "
+                            "\"values\"}");
         return -1;
     }
     s->params = calloc((size_t)n, sizeof *s->params);
     if (!s->params) {
-        add_error(errs, "", "out of memory");
+        ndem_job_errors_add(errs, "", "out of memory");
         return -1;
     }
     s->nparams = n;
@@ -118,27 +100,29 @@ int ndem_sweep_read(cJSON *body, long max_variants, ndem_sweep *s, ndem_job_erro
                 !strcmp(s->params[i].pointer, s->params[j].pointer)) {
                 char at[64];
                 snprintf(at, sizeof at, "/parameters/%d/pointer", i);
-                add_error(errs, at, "pointer '%s' is already parameter %d", s->params[i].pointer,
-                          j);
+                ndem_job_errors_add(errs, at, "pointer '%s' is already parameter %d",
+                                    s->params[i].pointer, j);
             }
     if (errs->count > before) return -1;
     /* the number of variants, saturating above the cap */
     double variants = s->zip ? s->params[0].count : 1;
     for (i = 0; i < n; i++) {
         if (s->zip && s->params[i].count != s->params[0].count) {
-            add_error(errs, "/parameters",
-                      "zip needs values of one length: parameter 0 (%s) has %d, parameter %d "
-                      "(%s) has %d",
-                      s->params[0].pointer, s->params[0].count, i, s->params[i].pointer,
-                      s->params[i].count);
+            ndem_job_errors_add(
+                errs, "/parameters",
+                "zip needs values of one length: parameter 0 (%s) has %d, parameter %d "
+                "(%s) has %d",
+                s->params[0].pointer, s->params[0].count, i, s->params[i].pointer,
+                s->params[i].count);
             return -1;
         }
         if (!s->zip) variants *= s->params[i].count;
     }
     if (variants > (double)max_variants) {
-        add_error(errs, "/parameters",
-                  "the sweep has %.0f variants; this server allows %ld (--max-sweep-jobs)",
-                  variants, max_variants);
+        ndem_job_errors_add(
+            errs, "/parameters",
+            "the sweep has %.0f variants; this server allows %ld (--max-sweep-jobs)", variants,
+            max_variants);
         return -1;
     }
     s->variants = (long)variants;

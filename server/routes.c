@@ -67,55 +67,37 @@ static void reply_resource(ndem_app *app, ndem_request *req, int status, const c
 
 /* ---- POST /api/v1/jobs ---- */
 
-static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void add_error(ndem_job_errors *errs, const char *pointer, const char *fmt, ...)
-{
-    if (errs->count == errs->capacity) {
-        int cap = errs->capacity ? 2 * errs->capacity : 4;
-        ndem_job_error *grown = realloc(errs->items, (size_t)cap * sizeof *grown);
-        if (!grown) return;
-        errs->items = grown;
-        errs->capacity = cap;
-    }
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    errs->items[errs->count].pointer = strdup(pointer);
-    errs->items[errs->count].message = strdup(msg);
-    errs->count++;
-}
-
 /* The daemon's limits (--max-*), as errors with pointers like the parser's. */
 void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
                        ndem_job_errors *errs)
 {
     long particles = ndem_job_particle_estimate(job);
     if (particles > cfg->max_particles)
-        add_error(errs, "/scene/particles",
-                  "the job can hold up to %ld particles; this server allows %ld (--max-particles)",
-                  particles, cfg->max_particles);
+        ndem_job_errors_add(
+            errs, "/scene/particles",
+            "the job can hold up to %ld particles; this server allows %ld (--max-particles)",
+            particles, cfg->max_particles);
     if (job->scene.solver.duration > cfg->max_duration)
-        add_error(errs, "/solver/duration",
-                  "%g s of simulated time; this server allows %g s (--max-duration)",
-                  job->scene.solver.duration, cfg->max_duration);
+        ndem_job_errors_add(errs, "/solver/duration",
+                            "%g s of simulated time; this server allows %g s (--max-duration)",
+                            job->scene.solver.duration, cfg->max_duration);
     if (steps > cfg->max_steps)
-        add_error(errs, "/solver/time_step",
-                  "duration / time_step is %ld steps; this server allows %ld (--max-steps)", steps,
-                  cfg->max_steps);
+        ndem_job_errors_add(
+            errs, "/solver/time_step",
+            "duration / time_step is %ld steps; this server allows %ld (--max-steps)", steps,
+            cfg->max_steps);
     double bytes = ndem_job_output_estimate(job);
     if (cfg->max_output > 0 && bytes > (double)cfg->max_output)
-        add_error(errs, "/output/frame_interval",
-                  "the job would write about %.0f bytes of frames and series (%.0f frames of up "
-                  "to %ld particles, one series row per step); this server allows %ld bytes "
-                  "(--max-output): a longer frame_interval writes less",
-                  bytes,
-                  fmin(floor(job->scene.solver.duration / job->output.frame_interval + 1e-9),
-                       (double)steps) +
-                      1,
-                  particles, cfg->max_output);
+        ndem_job_errors_add(
+            errs, "/output/frame_interval",
+            "the job would write about %.0f bytes of frames and series (%.0f frames of up "
+            "to %ld particles, one series row per step); this server allows %ld bytes "
+            "(--max-output): a longer frame_interval writes less",
+            bytes,
+            fmin(floor(job->scene.solver.duration / job->output.frame_interval + 1e-9),
+                 (double)steps) +
+                1,
+            particles, cfg->max_output);
 }
 
 long ndem_job_steps(const ndem_job *job)

@@ -31,6 +31,32 @@ static int take(ndem_parse_budget *b, long long n)
     return 1;
 }
 
+/* Takes the budget for parsing copies of a body of len bytes and `values`
+ * JSON values: the bytes taken, or -1 after answering 413 (never fits) or
+ * 503 (busy now). */
+static long long reserve(ndem_parse_budget *budget, ndem_request *req, size_t values, size_t len,
+                         int copies)
+{
+    long long need = ((long long)values * NODE_BYTES + (long long)len) * copies;
+    if (need > budget->limit) {
+        ndem_http_problem(req, 413, NULL,
+                          "the %s has %zu JSON values; parsing it%s would take about %lld MiB, "
+                          "more than this server parses at once (--parse-budget %lld MiB)",
+                          copies > 1 ? "sweep" : "document", values,
+                          copies > 1 ? " and its variants" : "", need >> 20, budget->limit >> 20);
+        return -1;
+    }
+    if (!take(budget, need)) {
+        req->retry_after = 1;
+        ndem_http_problem(req, 503, NULL,
+                          "other job documents are being parsed (--parse-budget %lld MiB is in "
+                          "use); try again",
+                          budget->limit >> 20);
+        return -1;
+    }
+    return need;
+}
+
 int ndem_intake_job(ndem_parse_budget *budget, long max_particles, const ndem_job_parse_opts *opts,
                     ndem_request *req, ndem_job **job, ndem_job_errors *errs, ndem_job_status *st)
 {
@@ -39,22 +65,8 @@ int ndem_intake_job(ndem_parse_budget *budget, long max_particles, const ndem_jo
     *job = NULL;
     *st = ndem_job_scan(text, len, max_particles, &values, errs);
     if (*st != NDEM_JOB_OK) return 0;
-    long long need = (long long)values * NODE_BYTES + (long long)len;
-    if (need > budget->limit) {
-        ndem_http_problem(req, 413, NULL,
-                          "the document has %zu JSON values; parsing it would take about %lld "
-                          "MiB, more than this server parses at once (--parse-budget %lld MiB)",
-                          values, need >> 20, budget->limit >> 20);
-        return 1;
-    }
-    if (!take(budget, need)) {
-        req->retry_after = 1;
-        ndem_http_problem(req, 503, NULL,
-                          "other job documents are being parsed (--parse-budget %lld MiB is in "
-                          "use); try again",
-                          budget->limit >> 20);
-        return 1;
-    }
+    long long need = reserve(budget, req, values, len, 1);
+    if (need < 0) return 1;
     *st = ndem_job_parse_with(text, len, opts, job, errs);
     atomic_fetch_sub(&budget->used, need);
 #ifdef __GLIBC__
@@ -72,23 +84,8 @@ int ndem_intake_json(ndem_parse_budget *budget, long max_particles, ndem_request
     *held = 0;
     *st = ndem_job_scan(text, len, max_particles, &values, errs);
     if (*st != NDEM_JOB_OK) return 0;
-    long long need = ((long long)values * NODE_BYTES + (long long)len) * copies;
-    if (need > budget->limit) {
-        ndem_http_problem(req, 413, NULL,
-                          "the sweep has %zu JSON values; parsing it and its variants would take "
-                          "about %lld MiB, more than this server parses at once (--parse-budget "
-                          "%lld MiB)",
-                          values, need >> 20, budget->limit >> 20);
-        return 1;
-    }
-    if (!take(budget, need)) {
-        req->retry_after = 1;
-        ndem_http_problem(req, 503, NULL,
-                          "other job documents are being parsed (--parse-budget %lld MiB is in "
-                          "use); try again",
-                          budget->limit >> 20);
-        return 1;
-    }
+    long long need = reserve(budget, req, values, len, copies);
+    if (need < 0) return 1;
     const char *end = NULL;
     *tree = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     /* nothing but white space may follow the value */

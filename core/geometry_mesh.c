@@ -18,6 +18,7 @@
  * translation since placement). */
 #include "geometry.h"
 #include "geometry_mesh.h"
+#include "hash.h"
 #include "sim.h"
 #include "vec.h"
 

@@ -11,16 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t ndem_hash_bytes(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 #define HASH(h, x) ((h) = ndem_hash_bytes((h), &(x), sizeof(x)))
 #define HASH_N(h, p, n) ((h) = ndem_hash_bytes((h), (p), sizeof(*(p)) * (size_t)(n)))
 

@@ -4,6 +4,8 @@
 #ifndef NDEM_STEP_H
 #define NDEM_STEP_H
 
+#include "hash.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +26,5 @@ void ndem_apply_external_forces(ndem_sim *sim);
 int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, size_t err_len);
 /* The emit stage: emitters place this step's particles (generate.c). */
 int ndem_emit(ndem_sim *sim);
-
-uint64_t ndem_hash_bytes(uint64_t h, const void *data, size_t len);
 
 #endif

@@ -2,11 +2,16 @@
 """tools/make_excavation.py - writes the excavation example (docs/excavation.md).
 
 usage: python3 tools/make_excavation.py [--out DIR] [--check] [--small]
+                                       [--count N --duration T]
   --out DIR  write into DIR instead of examples/
   --check    write nothing; exit 1 naming each file that differs from what
              this script would write
   --small    the test variant instead (excavation-small.json: a few hundred
              spheres, 0.2 s; tests/cli_ndem.sh runs it)
+  --count N --duration T  a larger or smaller bed for timing runs instead
+             (excavation-N.json: N spheres, the box's length and width times
+             sqrt(N / 10^4) for the same depth of bed, T seconds simulated;
+             docs/excavation.md's 10^5 run is --count 100000 --duration 0.3)
 
 Writes excavation.json and bucket.stl (tools/make_bucket.py with its
 default width, radius and depth). The job: a bed of 10^4 bi-disperse ore
@@ -36,11 +41,12 @@ DUMPED = [SIN45, 0, SIN45, 0]   # a quarter turn about +y: the mouth (+x) faces 
 
 # ---- the example: 10^4 spheres, a 0.7 x 0.3 m box ----
 # The bed's spheres start at about 25% by volume in the box less MARGIN
-# (top BED_POUR_TOP) and settle to about 0.066 m deep. The bucket's centre
-# (its reference point, the shell's axis) moves through KEYFRAMES (time s,
-# centre m, orientation): hold above until the bed has settled, down until
-# its floor is 0.035 m above the box floor (about 3 cm into the bed), drag
-# 0.3 m along x, up, then dump.
+# (top BED_POUR_TOP) and settle to a bed about 0.086 m deep (measured,
+# docs/excavation.md). The bucket's centre (its reference point, the
+# shell's axis) moves through KEYFRAMES (time s, centre m, orientation):
+# hold above until the bed has settled, down until its floor is 0.035 m
+# above the box floor (about 5 cm into the bed), drag 0.3 m along x, up,
+# then dump.
 BOX = [0.7, 0.3, 0.45]
 BED_COUNT = 10000
 BED_POUR_TOP = 0.178
@@ -85,17 +91,19 @@ def box(size):
     return {"type": "box", "min": [0, 0, 0], "max": size, "inside": True, "material": "steel"}
 
 
-def excavation():
+def excavation(count=BED_COUNT, duration=DURATION):
     m = ms.rnd(ms.MARGIN)
+    k = (count / BED_COUNT) ** 0.5
+    size = [round(BOX[0] * k, 4), round(BOX[1] * k, 4), BOX[2]] if count != BED_COUNT else BOX
     return {
-        "name": "excavation",
+        "name": "excavation" if count == BED_COUNT else "excavation-%d" % count,
         "scene": ms.scene(
-            [box(BOX), bucket(KEYFRAMES)],
+            [box(size), bucket(KEYFRAMES)],
             [{"type": "random", "min": [m, m, m],
-              "max": [ms.rnd(BOX[0] - m), ms.rnd(BOX[1] - m), BED_POUR_TOP],
-              "count": BED_COUNT, "radius": ms.BIDISPERSE, "material": "ore", "seed": 1}],
+              "max": [ms.rnd(size[0] - m), ms.rnd(size[1] - m), BED_POUR_TOP],
+              "count": count, "radius": ms.BIDISPERSE, "material": "ore", "seed": 1}],
             twisting=0.0),
-        "solver": ms.solver(TIME_STEP, DURATION, ITERATIONS),
+        "solver": ms.solver(TIME_STEP, duration, ITERATIONS),
         "output": {"frame_interval": FRAME_INTERVAL},
     }
 
@@ -120,9 +128,16 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "examples"))
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--small", action="store_true")
+    ap.add_argument("--count", type=int)
+    ap.add_argument("--duration", type=float, default=DURATION)
     args = ap.parse_args()
     name, make = ("excavation-small.json", excavation_small) if args.small else \
         ("excavation.json", excavation)
+    if args.count is not None:
+        if args.count < 1:
+            ap.error("--count must be at least 1")
+        name = "excavation-%d.json" % args.count
+        make = lambda: excavation(args.count, args.duration)  # noqa: E731
     files = {name: (ms.dump(make()) + "\n").encode("utf-8"),
              "bucket.stl": make_bucket.binary_stl(make_bucket.bucket_triangles())}
     differ = []

@@ -87,6 +87,40 @@ END_TEST
 START_TEST(bed_weighs_on_its_box_dem) { check_bed_weight(1, DEM_SOLVER, 0.3); }
 END_TEST
 
+/* Validation 3 (issue 13): the same bed at rest in an open mesh tray named
+ * "tray", a floor and four walls as one inline mesh (8 corners, 10
+ * triangles, open at the top; the floor is [-0.03, 0.03]^2 at z = 0, the
+ * walls 0.05 high). After settling, the tray's vertical force is minus the
+ * bed's weight within 0.5%, its horizontal force within 0.5% of the weight
+ * of zero (the walls' pushes cancel). */
+START_TEST(bed_weighs_in_its_mesh_tray_ndem)
+{
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"geometry\": [{\"type\": \"mesh\", \"name\": "
+        "\"tray\", \"material\": \"steel\", \"vertices\": [[-0.03, -0.03, 0], [0.03, -0.03, 0], "
+        "[0.03, 0.03, 0], [-0.03, 0.03, 0], [-0.03, -0.03, 0.05], [0.03, -0.03, 0.05], "
+        "[0.03, 0.03, 0.05], [-0.03, 0.03, 0.05]], \"triangles\": [[0, 2, 1], [0, 3, 2], "
+        "[0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5], [2, 3, 7], [2, 7, 6], [3, 0, 4], "
+        "[3, 4, 7]]}], \"particles\": [{\"type\": \"lattice\", \"min\": [-0.018, -0.018, "
+        "0.0052], \"max\": [0.018, 0.018, 0.016], \"spacing\": 0.0105, \"radius\": 0.005, "
+        "\"material\": \"ore\"}]}, \"solver\": {" NDEM_SOLVER ", \"duration\": 1}}");
+    ck_assert_int_eq(job->scene.geometry[0].type, NDEM_GEOMETRY_MESH);
+    ck_assert_str_eq(job->scene.geometry[0].name, "tray");
+    ndem_sim *sim = test_sim(job);
+    run_for(sim, 0.5, job->scene.solver.time_step);
+    double w = particle_mass(sim, 2500) * G, f[3], t[3];
+    ck_assert_int_eq(ndem_sim_geometry_load(sim, 0, f, t), 0);
+    fprintf(stderr, "bed in a mesh tray: %ld particles, weight %.6g N, F = (%.3g, %.3g, %.6g) N\n",
+            ndem_sim_particle_count(sim), w, f[0], f[1], f[2]);
+    ck_assert_int_eq(ndem_sim_particle_count(sim), 32);
+    ck_assert_msg(fabs(-f[2] - w) < 0.005 * w, "Fz %.6g N, weight %.6g N", f[2], w);
+    ck_assert_double_lt(fabs(f[0]), 0.005 * w);
+    ck_assert_double_lt(fabs(f[1]), 0.005 * w);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* One sphere (radius r, ore) resting on the plane through the origin with
  * normal (sin(theta), 0, cos(theta)), touching it at `at` along the slope
  * (x' direction); friction 0.6 > tan(theta) and locked rotation hold it
@@ -397,6 +431,7 @@ int main(void)
     tcase_add_test(tc, bed_weighs_on_its_box_ndem);
     tcase_add_test(tc, bed_weighs_on_its_floor_dem);
     tcase_add_test(tc, bed_weighs_on_its_box_dem);
+    tcase_add_test(tc, bed_weighs_in_its_mesh_tray_ndem);
     tcase_add_test(tc, incline_normal_and_tangential_ndem);
     tcase_add_test(tc, incline_normal_and_tangential_dem);
     tcase_add_test(tc, torque_is_weight_times_lever_arm);

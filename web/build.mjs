@@ -36,6 +36,9 @@ for (const f of readdirSync(exSrc).filter((f) => f.endsWith('.json')).sort()) {
   let name = f.replace(/\.json$/, ''), n = null;
   try {
     const doc = JSON.parse(text);
+    // a mesh read from a file next to the job is for `ndem run` only: ndemd
+    // never reads a client's paths (docs/meshes.md), so the page skips it
+    if ((doc.scene?.geometry || []).some((g) => g.file !== undefined)) continue;
     name = doc.name || name;
     n = particles(doc);
   } catch { /* listed anyway: the API will say what is wrong */ }

@@ -78,9 +78,12 @@ echo "scene: $name, $duration s simulated; LIGGGHTS $np MPI ranks, ndem $threads
 # frame 0: the particles ndem places (one NDEM step is the shortest run)
 h_ndem=$(sed -nE 's/.*"time_step"[[:space:]]*:[[:space:]]*([0-9.eE+-]+).*/\1/p' "$scene" | head -1)
 sed -E "s/\"duration\"[[:space:]]*:[[:space:]]*[0-9.eE+-]+/\"duration\": $h_ndem/" "$scene" > "$work/frame0.json"
-"$bin" run "$work/frame0.json" --out "$work/frame0" --quiet --no-vtk --threads "$threads" > /dev/null
-read -r h_lig steps_lig < <(python3 "$here/peers/liggghts_input.py" "$scene" \
-    "$work/frame0/frames/000000.ndf" "$work/liggghts" --duration "$duration")
+"$bin" run "$work/frame0.json" --out "$work/frame0" --quiet --no-vtk --threads "$threads" \
+    > "$work/frame0.log" 2>&1 || { echo "peers: ndem failed on $name:" >&2; tail -5 "$work/frame0.log" >&2; exit 1; }
+# (an assignment, not `read < <(...)`, so that set -e stops on a failure)
+gen=$(python3 "$here/peers/liggghts_input.py" "$scene" "$work/frame0/frames/000000.ndf" \
+    "$work/liggghts" --duration "$duration")
+read -r h_lig steps_lig <<< "$gen"
 
 # LIGGGHTS
 (cd "$work/liggghts" && mpirun -np "$np" liggghts -in in.bed -log log.liggghts > out.txt 2>&1) || {
@@ -93,11 +96,13 @@ read -r w_lig t_lig atoms_lig z_lig <<< "$lig"
 
 # ndem NDEM: the bench scene as it is; smooth Hertz DEM at LIGGGHTS' step
 job "$scene" "$work/ndem.json"
-read -r w_ndem t_ndem steps_ndem z_ndem < <(run_ndem ndem)
+res=$(run_ndem ndem)
+read -r w_ndem t_ndem steps_ndem z_ndem <<< "$res"
 job "$scene" "$work/dem.json" \
     -e 's/"method"[[:space:]]*:[[:space:]]*"ndem"/"method": "dem", "contact_model": "hertz"/' \
     -e "s/\"time_step\"[[:space:]]*:[[:space:]]*[0-9.eE+-]+/\"time_step\": $h_lig/"
-read -r w_dem t_dem steps_dem z_dem < <(run_ndem dem)
+res=$(run_ndem dem)
+read -r w_dem t_dem steps_dem z_dem <<< "$res"
 
 echo
 printf '%-26s %10s %8s %9s %10s %12s %14s\n' code "time step" steps "wall s" "sim s/s" "vs LIGGGHTS" "mean z (mm)"

@@ -45,7 +45,7 @@ REL := $(BUILD)/release$(if $(filter 1,$(NATIVE)),-native)
 SAN := $(BUILD)/asan
 DEPS_STAMP := $(BUILD)/.deps
 
-.PHONY: all deps test run bench lint format fuzz clean check-tests ci-extra test-slurm
+.PHONY: all deps test run bench bench-peers lint format fuzz clean check-tests ci-extra test-slurm
 
 all: $(REL)/ndem $(REL)/ndemd
 
@@ -159,6 +159,13 @@ web/vendor/versions.json: $(WEB_NPM) web/build.mjs $(wildcard examples/*.json)
 
 bench: $(REL)/ndem
 	bash bench/run.sh $(REL)/ndem
+
+# LIGGGHTS beside ndem on the same bed (bench/peers.sh, docs/performance.md);
+# BENCH_PEERS_LARGE=1: bed-100k; PEERS_ARGS: more options (--duration S, ...).
+# A benchmark, not a test: installs Debian's liggghts (scripts/deps.sh peers).
+bench-peers: $(REL)/ndem
+	bash scripts/deps.sh peers
+	bash bench/peers.sh $(if $(filter 1,$(BENCH_PEERS_LARGE)),--large) $(PEERS_ARGS) $(REL)/ndem
 
 # ---- validation study (docs/validation.md; not part of `make test`) ----
 # Wang et al.'s convergence study: tools/validate/validate.py runs the scenes

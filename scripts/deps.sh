@@ -6,6 +6,7 @@
 #   scripts/deps.sh lint     plus cppcheck and clang-format (`make lint`, `make format`)
 #   scripts/deps.sh slurm    plus munge and Slurm's daemons and commands (`make test-slurm`)
 #   scripts/deps.sh validate plus gnuplot for the plots of `make validate`
+#   scripts/deps.sh peers    plus LIGGGHTS and Open MPI's mpirun (`make bench-peers`)
 #   scripts/deps.sh --print  prints the list instead
 set -eu
 # engine, job documents, command line, their tests; python3 for
@@ -32,8 +33,9 @@ for group in "$@"; do
     lint) pkgs="$pkgs cppcheck clang-format" ;;
     slurm) pkgs="$pkgs slurm-wlm munge" ;;  # slurmctld, slurmd, sbatch and friends, munged
     validate) pkgs="$pkgs gnuplot-nox" ;;  # docs/images/validation-*.png
+    peers) pkgs="$pkgs liggghts openmpi-bin" ;;  # bench/peers.sh: LIGGGHTS 3.8, mpirun
     --print) print=1 ;;
-    *) echo "deps: unknown group '$group' (fuzz, lint, slurm, validate, --print)" >&2; exit 2 ;;
+    *) echo "deps: unknown group '$group' (fuzz, lint, slurm, validate, peers, --print)" >&2; exit 2 ;;
   esac
 done
 if [ "$print" = 1 ]; then echo "$pkgs"; exit 0; fi

@@ -259,7 +259,7 @@ static sqlite3_stmt *use(ndem_db *db, int q)
     return db->q[q];
 }
 
-static void done(ndem_db *db, sqlite3_stmt *st)
+void ndem_db_done(ndem_db *db, sqlite3_stmt *st)
 {
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
@@ -314,7 +314,7 @@ int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row)
     int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
     if (rc == 0) ndem_db_read_row(st, row);
     if (rc < 0) ndem_db_error(db, "reading a job");
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -331,7 +331,7 @@ int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, nd
     int s;
     while (*count < limit && (s = sqlite3_step(st)) == SQLITE_ROW)
         ndem_db_read_row(st, &(*rows)[(*count)++]);
-    done(db, st);
+    ndem_db_done(db, st);
     return 0;
 }
 
@@ -346,7 +346,7 @@ int ndem_db_claim(ndem_db *db, ndem_job_row *row)
         sqlite3_step(st);
     }
     if (rc < 0) ndem_db_error(db, "claiming a job");
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -368,7 +368,7 @@ int ndem_db_progress(ndem_db *db, const char *id, const ndem_progress *p)
     bind_progress(st, 2, p);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     if (rc) ndem_db_error(db, "recording progress");
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -383,7 +383,7 @@ int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *
     if (strcmp(status, "queued")) sqlite3_bind_int64(st, 11, ndem_now_us());
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     if (rc) ndem_db_error(db, "finishing a job");
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -393,7 +393,7 @@ int ndem_db_cancel_queued(ndem_db *db, const char *id)
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, ndem_now_us());
     int rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(db->conn) > 0 : -1;
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -465,7 +465,7 @@ int ndem_db_restore(ndem_db *db, const ndem_job_row *r)
     sqlite3_bind_int64(st, 18, r->interrupted);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     if (rc) ndem_db_error(db, "restoring a job");
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -509,7 +509,7 @@ int ndem_db_count_by_status(ndem_db *db, long counts[NDEM_STATUS_COUNT])
         for (int i = 0; name && i < NDEM_STATUS_COUNT; i++)
             if (!strcmp(name, ndem_status_names[i])) counts[i] = (long)sqlite3_column_int64(st, 1);
     }
-    done(db, st);
+    ndem_db_done(db, st);
     return s == SQLITE_DONE ? 0 : -1;
 }
 
@@ -523,7 +523,7 @@ int ndem_db_frame_add(ndem_db *db, const char *id, const ndem_frame_row *f)
     sqlite3_bind_int64(st, 5, f->particles);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     if (rc) ndem_db_error(db, "indexing a frame");
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -533,7 +533,7 @@ int ndem_db_frames_truncate(ndem_db *db, const char *id, long from)
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, from);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -566,7 +566,7 @@ int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *cou
         read_frame(st, &(*rows)[(*count)++]);
     }
     if (s != SQLITE_DONE) rc = -1;
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -577,7 +577,7 @@ int ndem_db_frame(ndem_db *db, const char *id, long index, ndem_frame_row *row)
     if (index >= 0) sqlite3_bind_int64(st, 2, index);
     int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
     if (rc == 0) read_frame(st, row);
-    done(db, st);
+    ndem_db_done(db, st);
     return rc;
 }
 

@@ -68,6 +68,9 @@ struct ndem_db {
 void ndem_db_error(ndem_db *db, const char *what);
 /* Steps statement q once and resets it (lock held): 0 when it is done. */
 int ndem_db_exec_locked(ndem_db *db, int q);
+/* Resets st, clears its bindings and releases the lock: the end of every
+ * statement run under db->lock. */
+void ndem_db_done(ndem_db *db, sqlite3_stmt *st);
 /* A row of NDEM_DB_JOB_COLUMNS. */
 void ndem_db_read_row(sqlite3_stmt *st, ndem_job_row *r);
 

@@ -115,9 +115,7 @@ int ndem_db_sweep_get(ndem_db *db, const char *id, ndem_sweep_row *row)
     int s = sqlite3_step(st), rc = s == SQLITE_ROW ? 0 : s == SQLITE_DONE ? 1 : -1;
     if (rc == 0) read_sweep(st, row);
     if (rc < 0) ndem_db_error(db, "reading a sweep");
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    pthread_mutex_unlock(&db->lock);
+    ndem_db_done(db, st);
     return rc;
 }
 
@@ -133,9 +131,7 @@ int ndem_db_sweep_list(ndem_db *db, long before_seq, int limit, ndem_sweep_row *
     int s = SQLITE_DONE;
     while (*count < limit && (s = sqlite3_step(st)) == SQLITE_ROW)
         read_sweep(st, &(*rows)[(*count)++]);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    pthread_mutex_unlock(&db->lock);
+    ndem_db_done(db, st);
     return s == SQLITE_ROW || s == SQLITE_DONE ? 0 : -1;
 }
 
@@ -161,9 +157,7 @@ int ndem_db_sweep_jobs(ndem_db *db, const char *id, ndem_job_row **rows, int *co
         ndem_db_read_row(st, &(*rows)[(*count)++]);
     }
     if (s != SQLITE_DONE && s != SQLITE_ROW) rc = -1;
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    pthread_mutex_unlock(&db->lock);
+    ndem_db_done(db, st);
     return rc;
 }
 

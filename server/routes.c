@@ -221,6 +221,23 @@ static void post_job(void *ctx, ndem_request *req)
 
 /* ---- GET /api/v1/jobs ---- */
 
+int ndem_list_page(ndem_request *req, long *limit, long *before)
+{
+    const char *limit_s = ndem_http_query(req, "limit");
+    const char *cursor = ndem_http_query(req, "cursor");
+    *limit = LIST_DEFAULT;
+    *before = 0;
+    if (limit_s && ndem_parse_long(limit_s, 1, LIST_MAX, limit)) {
+        ndem_http_problem(req, 400, NULL, "limit must be a whole number from 1 to %d", LIST_MAX);
+        return -1;
+    }
+    if (cursor && ndem_parse_long(cursor, 1, LONG_MAX, before)) {
+        ndem_http_problem(req, 400, NULL, "cursor '%s' is not one this server gave", cursor);
+        return -1;
+    }
+    return 0;
+}
+
 int ndem_parse_long(const char *s, long min, long max, long *out)
 {
     char *end;
@@ -235,10 +252,8 @@ static void list_jobs(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
     const char *status = ndem_http_query(req, "status");
-    const char *limit_s = ndem_http_query(req, "limit");
-    const char *cursor = ndem_http_query(req, "cursor");
     const char *view = ndem_http_query(req, "view");
-    long limit = LIST_DEFAULT, before = 0;
+    long limit, before;
     /* summaries by default: a list of 100 documents of 10^4 spheres each
      * is megabytes nobody asked for; ?view=full includes them */
     int full = view && !strcmp(view, "full");
@@ -257,14 +272,7 @@ static void list_jobs(void *ctx, ndem_request *req)
             return;
         }
     }
-    if (limit_s && ndem_parse_long(limit_s, 1, LIST_MAX, &limit)) {
-        ndem_http_problem(req, 400, NULL, "limit must be a whole number from 1 to %d", LIST_MAX);
-        return;
-    }
-    if (cursor && ndem_parse_long(cursor, 1, LONG_MAX, &before)) {
-        ndem_http_problem(req, 400, NULL, "cursor '%s' is not one this server gave", cursor);
-        return;
-    }
+    if (ndem_list_page(req, &limit, &before)) return;
     ndem_job_row *rows;
     int n;
     if (ndem_db_list(app->db, status, before, (int)limit, &rows, &n)) {

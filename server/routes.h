@@ -18,6 +18,9 @@ void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
                        ndem_job_errors *errs);
 /* A whole number of s in [min, max]: 0, else -1. */
 int ndem_parse_long(const char *s, long min, long max, long *out);
+/* ?limit= (1..1000, default 50) and ?cursor= of a list route: 0, or -1
+ * after answering 400. */
+int ndem_list_page(ndem_request *req, long *limit, long *before);
 /* 1 when the Accept header names type. */
 int ndem_accepts(ndem_request *req, const char *type);
 

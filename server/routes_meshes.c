@@ -7,15 +7,12 @@
 
 #include "jsonw.h"
 #include "log.h"
+#include "routes.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define LIST_DEFAULT 50
-#define LIST_MAX 1000
 
 static cJSON *vec3(const double v[3]) { return cJSON_CreateDoubleArray(v, 3); }
 
@@ -137,30 +134,11 @@ void ndem_post_mesh(void *ctx, ndem_request *req)
     reply_json(req, 201, mesh_resource(&info));
 }
 
-static int parse_long(const char *s, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < min || v > max) return -1;
-    *out = v;
-    return 0;
-}
-
 void ndem_list_meshes(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
-    const char *limit_s = ndem_http_query(req, "limit");
-    const char *cursor = ndem_http_query(req, "cursor");
-    long limit = LIST_DEFAULT, before = 0;
-    if (limit_s && parse_long(limit_s, 1, LIST_MAX, &limit)) {
-        ndem_http_problem(req, 400, NULL, "limit must be a whole number from 1 to %d", LIST_MAX);
-        return;
-    }
-    if (cursor && parse_long(cursor, 1, LONG_MAX, &before)) {
-        ndem_http_problem(req, 400, NULL, "cursor '%s' is not one this server gave", cursor);
-        return;
-    }
+    long limit, before;
+    if (ndem_list_page(req, &limit, &before)) return;
     ndem_mesh_info *rows;
     long *seqs;
     int n;

@@ -12,14 +12,11 @@
 #include "sweep.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LIST_DEFAULT 50
-#define LIST_MAX 1000
 #define MAX_REPORTED 200 /* errors listed in one 422 */
 
 /* ---- the sweep resource ---- */
@@ -362,17 +359,8 @@ void ndem_post_sweep(void *ctx, ndem_request *req)
 void ndem_list_sweeps(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
-    const char *limit_s = ndem_http_query(req, "limit");
-    const char *cursor = ndem_http_query(req, "cursor");
-    long limit = LIST_DEFAULT, before = 0;
-    if (limit_s && ndem_parse_long(limit_s, 1, LIST_MAX, &limit)) {
-        ndem_http_problem(req, 400, NULL, "limit must be a whole number from 1 to %d", LIST_MAX);
-        return;
-    }
-    if (cursor && ndem_parse_long(cursor, 1, LONG_MAX, &before)) {
-        ndem_http_problem(req, 400, NULL, "cursor '%s' is not one this server gave", cursor);
-        return;
-    }
+    long limit, before;
+    if (ndem_list_page(req, &limit, &before)) return;
     ndem_sweep_row *rows;
     int n;
     if (ndem_db_sweep_list(app->db, before, (int)limit, &rows, &n)) {

@@ -41,16 +41,7 @@ fake=$root/tests/slurm/fake
 start_ndemd --slurm-bin "$fake"
 
 # ---- 1. two small jobs ----
-a=$(submit "$small" small-a 0.5)
-b=$(submit "$small" small-b 0.7)
-wait_status "$a" succeeded 120
-wait_status "$b" succeeded 120
-"$ndem" run "$work/small-a.json" --out "$work/ref-a" --quiet --no-vtk > /dev/null
-"$ndem" run "$work/small-b.json" --out "$work/ref-b" --quiet --no-vtk > /dev/null
-same_as_reference "$a" "$work/ref-a"
-sa=$summary
-same_as_reference "$b" "$work/ref-b"
-ok "two jobs, as ndem run: $sa; $summary"
+two_jobs_as_ndem_run "two jobs, as ndem run"
 
 # ---- 2. killed mid-run ----
 printf "$medium" medium 5 > "$work/medium.json"

@@ -141,3 +141,19 @@ check_secret() {
     [ "$code" = 401 ] || fail "a report with secret '$secret' got $code, not 401"
   done
 }
+
+# Two small jobs (the scene $small at two densities) through Slurm, each
+# the same as `ndem run` of its document; ok with $1 and what they gave.
+two_jobs_as_ndem_run() {
+  local sa # a and b stay set: later checks use the finished jobs
+  a=$(submit "$small" small-a 0.5)
+  b=$(submit "$small" small-b 0.7)
+  wait_status "$a" succeeded 120
+  wait_status "$b" succeeded 120
+  "$ndem" run "$work/small-a.json" --out "$work/ref-a" --quiet --no-vtk > /dev/null
+  "$ndem" run "$work/small-b.json" --out "$work/ref-b" --quiet --no-vtk > /dev/null
+  same_as_reference "$a" "$work/ref-a"
+  sa=$summary
+  same_as_reference "$b" "$work/ref-b"
+  ok "$1: $sa; $summary"
+}

@@ -40,16 +40,7 @@ eval "$(bash tests/slurm/start.sh "$work/slurm")"
 start_ndemd
 
 # ---- 1. two small jobs ----
-a=$(submit "$small" small-a 0.5)
-b=$(submit "$small" small-b 0.7)
-wait_status "$a" succeeded 120
-wait_status "$b" succeeded 120
-"$ndem" run "$work/small-a.json" --out "$work/ref-a" --quiet --no-vtk > /dev/null
-"$ndem" run "$work/small-b.json" --out "$work/ref-b" --quiet --no-vtk > /dev/null
-same_as_reference "$a" "$work/ref-a"
-sa=$summary
-same_as_reference "$b" "$work/ref-b"
-ok "two jobs through Slurm, as ndem run: $sa; $summary"
+two_jobs_as_ndem_run "two jobs through Slurm, as ndem run"
 
 # ---- the reference of the long job, uninterrupted ----
 printf "$long" long 6 > "$work/long.json"

@@ -64,22 +64,37 @@ static void unturn(const double *m, const double *v, double *out)
     for (int i = 0; i < 3; i++) out[i] = m[i] * v[0] + m[3 + i] * v[1] + m[6 + i] * v[2];
 }
 
-int ndem_geometry_collide(const ndem_geometry_def *g, const ndem_geometry_pose *p, const double *x,
-                          double r, double margin, ndem_geo_hit hits[NDEM_GEO_HITS])
+/* The world point x in g's reference frame: from + R^T (x - to). At rest,
+ * or moved only by translate, the def is where the shape is: x itself. */
+static void to_reference(const ndem_geometry_pose *p, const double *x, double *xr)
 {
-    const ndem_geometry_ops *ops = ndem_geometry_ops_of(g);
-    /* at rest, or moved only by translate: the def is where the shape is */
-    if (!p->rotate && !p->offset) return ops->collide(g, x, r, margin, hits);
-    double d[3] = {x[0] - p->to[0], x[1] - p->to[1], x[2] - p->to[2]}, xr[3];
+    if (!p->rotate && !p->offset) {
+        for (int k = 0; k < 3; k++) xr[k] = x[k];
+        return;
+    }
+    double d[3] = {x[0] - p->to[0], x[1] - p->to[1], x[2] - p->to[2]};
     if (p->rotate) unturn(p->rot, d, xr);
     else xr[0] = d[0], xr[1] = d[1], xr[2] = d[2];
     for (int k = 0; k < 3; k++) xr[k] += p->from[k];
-    int n = ops->collide(g, xr, r, margin, hits);
-    if (p->rotate)
-        for (int i = 0; i < n; i++) {
-            double nr[3] = {hits[i].n[0], hits[i].n[1], hits[i].n[2]};
-            turn(p->rot, nr, hits[i].n);
-        }
+}
+
+/* Hit normals of the reference frame turned into the world. */
+static void normals_to_world(const ndem_geometry_pose *p, ndem_geo_hit *hits, int n)
+{
+    if (!p->rotate) return;
+    for (int i = 0; i < n; i++) {
+        double nr[3] = {hits[i].n[0], hits[i].n[1], hits[i].n[2]};
+        turn(p->rot, nr, hits[i].n);
+    }
+}
+
+int ndem_geometry_collide(const ndem_geometry_def *g, const ndem_geometry_pose *p, const double *x,
+                          double r, double margin, ndem_geo_hit hits[NDEM_GEO_HITS])
+{
+    double xr[3];
+    to_reference(p, x, xr);
+    int n = ndem_geometry_ops_of(g)->collide(g, xr, r, margin, hits);
+    normals_to_world(p, hits, n);
     return n;
 }
 
@@ -87,13 +102,8 @@ void ndem_geometry_feature_hit(const ndem_geometry_def *g, const ndem_geometry_p
                                const double *x, double r, int feature, ndem_geo_hit *hit)
 {
     const ndem_geometry_ops *ops = ndem_geometry_ops_of(g);
-    double xr[3] = {x[0], x[1], x[2]};
-    if (p->rotate || p->offset) { /* into the reference frame, as collide */
-        double d[3] = {x[0] - p->to[0], x[1] - p->to[1], x[2] - p->to[2]};
-        if (p->rotate) unturn(p->rot, d, xr);
-        else xr[0] = d[0], xr[1] = d[1], xr[2] = d[2];
-        for (int k = 0; k < 3; k++) xr[k] += p->from[k];
-    }
+    double xr[3];
+    to_reference(p, x, xr);
     if (!ops->feature_hit || !ops->feature_hit(g, xr, r, feature, hit)) {
         ndem_geo_hit hits[NDEM_GEO_HITS];
         int m = ops->collide(g, xr, r, INFINITY, hits), t = 0;
@@ -101,10 +111,7 @@ void ndem_geometry_feature_hit(const ndem_geometry_def *g, const ndem_geometry_p
         if (m > 0) *hit = hits[t];
         else *hit = (ndem_geo_hit){{0, 0, 1}, -INFINITY, feature}; /* nothing: far apart */
     }
-    if (p->rotate) {
-        double nr[3] = {hit->n[0], hit->n[1], hit->n[2]};
-        turn(p->rot, nr, hit->n);
-    }
+    normals_to_world(p, hit, 1);
 }
 
 void ndem_geometry_surface_velocity(const ndem_geometry_pose *p, const double *x, double *u)

@@ -142,13 +142,7 @@ static void emit_motion(ndem_jw *w, const ndem_geometry_def *g)
         ndem_jw_begin(w, '{', 1);
         ndem_jw_knumber(w, "time", f->time);
         ndem_jw_kvec3(w, "position", f->position);
-        ndem_jw_key(w, "orientation");
-        ndem_jw_begin(w, '[', 1);
-        for (int j = 0; j < 4; j++) {
-            ndem_jw_next(w);
-            ndem_jw_number(w, f->orientation[j]);
-        }
-        ndem_jw_end(w);
+        ndem_jw_kquat(w, "orientation", f->orientation);
         ndem_jw_end(w);
     }
     ndem_jw_end(w);
@@ -202,12 +196,7 @@ static void emit_per_sphere(ndem_jw *w, const char *key, const double *a, int wi
     ndem_jw_begin(w, '[', 0);
     for (long k = 0; k < n; k++) {
         ndem_jw_next(w);
-        ndem_jw_begin(w, '[', 1);
-        for (int j = 0; j < width; j++) {
-            ndem_jw_next(w);
-            ndem_jw_number(w, a[(size_t)width * (size_t)k + (size_t)j]);
-        }
-        ndem_jw_end(w);
+        ndem_jw_vec(w, a + (size_t)width * (size_t)k, width);
     }
     ndem_jw_end(w);
 }
@@ -218,12 +207,7 @@ static void emit_list(ndem_jw *w, const ndem_generator_def *g)
     ndem_jw_begin(w, '[', 0);
     for (long k = 0; k < g->list_count && g->spheres; k++) {
         ndem_jw_next(w);
-        ndem_jw_begin(w, '[', 1);
-        for (int j = 0; j < 4; j++) {
-            ndem_jw_next(w);
-            ndem_jw_number(w, g->spheres[4 * k + j]);
-        }
-        ndem_jw_end(w);
+        ndem_jw_vec(w, g->spheres + 4 * k, 4);
     }
     ndem_jw_end(w);
     if (g->bond_pair_count > 0) {

@@ -323,13 +323,7 @@ void ndem_job_emit_mesh(ndem_jw *w, const ndem_geometry_def *g)
     ndem_jw_end(w);
     if (!s->source) return; /* already placed */
     ndem_jw_kvec3(w, "position", s->position);
-    ndem_jw_key(w, "orientation");
-    ndem_jw_begin(w, '[', 1);
-    for (int k = 0; k < 4; k++) {
-        ndem_jw_next(w);
-        ndem_jw_number(w, s->orientation[k]);
-    }
-    ndem_jw_end(w);
+    ndem_jw_kquat(w, "orientation", s->orientation);
     ndem_jw_knumber(w, "scale", s->scale);
     ndem_jw_knumber(w, "weld_tolerance", 0.0);
 }

@@ -195,15 +195,17 @@ void ndem_jw_bool(ndem_jw *w, int b)
 
 void ndem_jw_null(ndem_jw *w) { ndem_jw_raw(w, "null", 4); }
 
-void ndem_jw_vec3(ndem_jw *w, const double v[3])
+void ndem_jw_vec(ndem_jw *w, const double *v, int n)
 {
     ndem_jw_begin(w, '[', 1);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < n; i++) {
         ndem_jw_next(w);
         ndem_jw_number(w, v[i]);
     }
     ndem_jw_end(w);
 }
+
+void ndem_jw_vec3(ndem_jw *w, const double v[3]) { ndem_jw_vec(w, v, 3); }
 
 void ndem_jw_kstring(ndem_jw *w, const char *key, const char *s)
 {
@@ -233,6 +235,12 @@ void ndem_jw_kvec3(ndem_jw *w, const char *key, const double v[3])
 {
     ndem_jw_key(w, key);
     ndem_jw_vec3(w, v);
+}
+
+void ndem_jw_kquat(ndem_jw *w, const char *key, const double q[4])
+{
+    ndem_jw_key(w, key);
+    ndem_jw_vec(w, q, 4);
 }
 
 char *ndem_jw_finish(ndem_jw *w)

@@ -40,7 +40,8 @@ void ndem_jw_number(ndem_jw *w, double x); /* exact; null when not finite */
 void ndem_jw_long(ndem_jw *w, long long v);
 void ndem_jw_bool(ndem_jw *w, int b);
 void ndem_jw_null(ndem_jw *w);
-void ndem_jw_vec3(ndem_jw *w, const double v[3]); /* [x, y, z] on one line */
+void ndem_jw_vec(ndem_jw *w, const double *v, int n); /* n numbers on one line */
+void ndem_jw_vec3(ndem_jw *w, const double v[3]);     /* [x, y, z] on one line */
 
 /* Member shortcuts: key then value. */
 void ndem_jw_kstring(ndem_jw *w, const char *key, const char *s);
@@ -48,6 +49,7 @@ void ndem_jw_knumber(ndem_jw *w, const char *key, double x);
 void ndem_jw_klong(ndem_jw *w, const char *key, long long v);
 void ndem_jw_kbool(ndem_jw *w, const char *key, int b);
 void ndem_jw_kvec3(ndem_jw *w, const char *key, const double v[3]);
+void ndem_jw_kquat(ndem_jw *w, const char *key, const double q[4]); /* [w, x, y, z] */
 
 /* The NUL-terminated text (caller frees), or NULL when anything failed. */
 char *ndem_jw_finish(ndem_jw *w);

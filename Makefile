@@ -25,7 +25,8 @@ endif
 # the engine is a bug (inverse masses of geometry are 0, never 1/0).
 SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-divide-by-zero \
            -fno-sanitize-recover=all -DNDEM_CHECKS=1
-LIBS    := -lcjson -lm
+# qhull_r: convex hulls of polyhedral particle shapes; ccd: their GJK test
+LIBS    := -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqhull_r -lm
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
 CLI_LIBS := -lcurl
 SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread

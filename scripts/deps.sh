@@ -12,6 +12,9 @@ set -eu
 # engine, job documents, command line, their tests; python3 for
 # bench/make_scenes.py (checked by tests/cli_ndem.sh)
 pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev python3"
+# particle shapes (core/shape.c, core/shape_collide.c): convex hulls by
+# qhull (reentrant libqhull_r), the GJK overlap test of libccd
+pkgs="$pkgs libqhull-dev libccd-dev"
 # the Python client (clients/python) and tests/cli_python.sh: `python3 -m venv
 # --system-site-packages` (python3-venv), then `pip install
 # --no-build-isolation --no-index`, which builds with Debian's setuptools and wheel

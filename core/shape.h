@@ -1,0 +1,84 @@
+/* shape.h (internal) - particle shape templates: a sphere, a clump of
+ * spheres (rigid cluster) or a convex polyhedron (the hull of points, by
+ * qhull), each in its body frame and scaled so that its bounding sphere
+ * about the body-frame origin has the particle's radius. A scene keeps one
+ * table of templates; a particle refers to one by index (docs/shapes.md).
+ * Not wired into bodies, rows or the step yet. */
+#ifndef NDEM_SHAPE_H
+#define NDEM_SHAPE_H
+
+#include "mass_props.h"
+
+#include <stddef.h>
+
+typedef enum ndem_shape_type {
+    NDEM_SHAPE_SPHERE = 0,
+    NDEM_SHAPE_CLUMP,
+    NDEM_SHAPE_POLYHEDRON,
+    NDEM_SHAPE_TYPES
+} ndem_shape_type;
+
+/* A convex polyhedron. Faces are polygons (coplanar hull triangles merged):
+ * face f is the loop face_vertices[face_start[f] .. face_start[f + 1]),
+ * counter-clockwise seen from outside, on the plane n . x = d with n the
+ * unit outward normal. Edge e joins edges[2e] -> edges[2e + 1], which face
+ * edge_faces[2e] walks in that direction and edge_faces[2e + 1] the other
+ * way. */
+typedef struct ndem_polyhedron {
+    int n_vertices, n_faces, n_edges;
+    double *vertices;    /* 3 per vertex */
+    int *face_start;     /* n_faces + 1 */
+    int *face_vertices;  /* face_start[n_faces] */
+    double *face_normal; /* 3 per face */
+    double *face_d;      /* per face */
+    int *edges;          /* 2 per edge */
+    int *edge_faces;     /* 2 per edge */
+    int *face_edge;      /* per loop slot k: the edge from vertex k to the next */
+} ndem_polyhedron;
+
+/* The most vertices one face may have (a particle's hull has few). */
+#define NDEM_FACE_MAX 64
+
+typedef struct ndem_shape {
+    ndem_shape_type type;
+    double radius;        /* bounding sphere about the body-frame origin */
+    int n_spheres;        /* clump: members */
+    double *spheres;      /* clump: x, y, z, r per member, body frame */
+    ndem_polyhedron poly; /* polyhedron only */
+    ndem_mass_props mass; /* body frame, per unit density */
+} ndem_shape;
+
+/* The name of a type ("sphere", "clump", "polyhedron"). */
+const char *ndem_shape_type_name(ndem_shape_type type);
+
+/* Builds a shape in *out (its members owned by it: ndem_shape_clear frees
+ * them). radius > 0 is the bounding radius wanted; the given geometry is
+ * scaled about the body-frame origin to reach it. Each returns 0, or -1
+ * with a message naming the offending sphere or point. */
+int ndem_shape_sphere(double radius, ndem_shape *out, char *err, size_t err_len);
+int ndem_shape_clump(const double *spheres, int count, double radius, ndem_shape *out, char *err,
+                     size_t err_len);
+/* The convex hull of count points (x, y, z): at least 4, finite, no two
+ * the same, not all on one plane. */
+int ndem_shape_polyhedron(const double *points, int count, double radius, ndem_shape *out,
+                          char *err, size_t err_len);
+void ndem_shape_clear(ndem_shape *s);
+
+/* The farthest vertex of p along direction dir (support point); returns its
+ * index. */
+int ndem_polyhedron_support(const ndem_polyhedron *p, const double dir[3]);
+
+/* A table of shape templates, index = a particle's shape. */
+typedef struct ndem_shape_table {
+    int count, capacity;
+    ndem_shape *shapes;
+} ndem_shape_table;
+
+ndem_shape_table *ndem_shape_table_create(void);
+void ndem_shape_table_destroy(ndem_shape_table *t);
+/* Moves *s into the table (s is left empty); returns its index, or -1 when
+ * out of memory (s is then cleared). */
+int ndem_shape_table_add(ndem_shape_table *t, ndem_shape *s);
+const ndem_shape *ndem_shape_table_get(const ndem_shape_table *t, int index);
+
+#endif

@@ -117,11 +117,10 @@ static int run_qhull(double *pts, int count, hull_raw *h, char *err, size_t err_
     int rc = qh_new_qhull(qh, 3, count, pts, False, cmd, NULL, errfile);
     int fail = 0;
     if (rc == 0) {
-        facetT *facet;
-        vertexT *vertex, **vertexp;
+        /* qhull's FORALLfacets and FOREACHvertex_ written out (cppcheck
+         * reads no system headers) */
         int nf = 0, nl = 0;
-        FORALLfacets
-        {
+        for (facetT *facet = qh->facet_list; facet && facet->next; facet = facet->next) {
             nf++;
             nl += qh_setsize(qh, facet->vertices);
         }
@@ -136,12 +135,15 @@ static int run_qhull(double *pts, int count, hull_raw *h, char *err, size_t err_
             fail = 1;
         } else {
             int f = 0, k = 0;
-            FORALLfacets
-            {
+            for (facetT *facet = qh->facet_list; facet && facet->next; facet = facet->next) {
                 h->loop_start[f] = k;
                 for (int a = 0; a < 3; a++) h->normal[3 * f + a] = facet->normal[a];
                 h->offset[f] = facet->offset;
-                FOREACHvertex_(facet->vertices) h->loop[k++] = qh_pointid(qh, vertex->point);
+                int m = qh_setsize(qh, facet->vertices);
+                for (int i = 0; i < m; i++) {
+                    const vertexT *vertex = facet->vertices->e[i].p;
+                    h->loop[k++] = qh_pointid(qh, vertex->point);
+                }
                 f++;
             }
             h->loop_start[f] = k;

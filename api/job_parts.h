@@ -29,6 +29,9 @@ int ndem_job_quaternion_value(ndem_jc *c, const cJSON *v, double out[4]);
 double *ndem_job_list_array(ndem_jc *c, ndem_job *job, size_t doubles);
 void ndem_job_read_particles(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
+/* A generator's or emitter's "shape" (job_shape.c): checked in full, then
+ * refused at its pointer (the engine takes no shapes yet). */
+void ndem_job_read_shape(ndem_jc *c, const cJSON *item);
 
 /* A quaternion [w, x, y, z] value (v already pushed), normalised into out;
  * the zero quaternion is an error. */

@@ -21,7 +21,8 @@ static const char *const geometry_keys[] = {
     "radius",        "length", "vertices",       "triangles", "stl", "mesh",   "file",   "position",
     "orientation",   "scale",  "weld_tolerance", NULL};
 
-#define GENERATOR_COMMON "type", "material", "fixed_rotation", "bonded", "force", "force_rate"
+#define GENERATOR_COMMON                                                                           \
+    "type", "material", "fixed_rotation", "bonded", "force", "force_rate", "shape"
 static const char *const lattice_keys[] = {GENERATOR_COMMON, "min",    "max",      "spacing",
                                            "count",          "radius", "velocity", NULL};
 static const char *const random_keys[] = {GENERATOR_COMMON, "min",  "max",      "count",
@@ -42,9 +43,9 @@ static const char *const generator_keys[] = {GENERATOR_COMMON,
                                              "angular_velocities",
                                              NULL};
 
-static const char *const emitter_keys[] = {"type",     "min",      "max",       "rate",
-                                           "start",    "stop",     "max_count", "radius",
-                                           "material", "velocity", "seed",      NULL};
+static const char *const emitter_keys[] = {"type", "min",       "max",    "rate",     "start",
+                                           "stop", "max_count", "radius", "material", "velocity",
+                                           "seed", "shape",     NULL};
 
 static const char *const uniform_keys[] = {"min", "max", NULL};
 static const char *const values_keys[] = {"values", "weights", NULL};
@@ -605,6 +606,7 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
     ndem_jc_bool(c, item, "bonded", &g->bonded, 0);
     ndem_jc_vec3(c, item, "force", g->force, 0);
     ndem_jc_vec3(c, item, "force_rate", g->force_rate, 0);
+    ndem_job_read_shape(c, item);
     if (g->type == NDEM_GENERATOR_LIST) {
         read_list(c, item, job, g);
         read_list_bonds(c, item, job, g);
@@ -659,6 +661,7 @@ static void read_emitter(ndem_jc *c, const cJSON *item, ndem_job *job, int mater
     ndem_jc_vec3(c, item, "velocity", e->velocity, 0);
     if (ndem_jc_integer(c, item, "seed", &v, 0, NDEM_JC_INT_MAX, 0) == NDEM_JC_OK)
         e->seed = (uint64_t)v;
+    ndem_job_read_shape(c, item);
 }
 
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok)

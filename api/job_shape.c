@@ -1,0 +1,106 @@
+/* job_shape.c - the optional "shape" of a generator or emitter (a clump of
+ * spheres or a convex polyhedron, docs/shapes.md). It is read and checked in
+ * full, the template built as the engine would build it (so a flat or
+ * repeated set of points is reported where it is), and then refused at its
+ * pointer: the engine does not take shapes yet, and a shape silently run as
+ * spheres would be a wrong answer. */
+#include "job_parts.h"
+#include "shape.h"
+
+#include <stdlib.h>
+
+/* The most spheres or vertices one shape may list (qhull and the duplicate
+ * check stay quick). */
+#define SHAPE_MAX_ENTRIES 1024
+
+static const char *const shape_types[] = {"clump", "polyhedron", NULL};
+static const char *const clump_keys[] = {"type", "spheres", NULL};
+static const char *const polyhedron_keys[] = {"type", "vertices", NULL};
+static const char *const shape_keys[] = {"type", "spheres", "vertices", NULL};
+
+/* The array member key of width-tuples of numbers (the last > 0 when
+ * last_positive), malloc'd into *out; returns the count, or -1 after
+ * reporting. */
+static int read_tuples(ndem_jc *c, const cJSON *obj, const char *key, int width, int last_positive,
+                       const char *what, double **out)
+{
+    const cJSON *arr, *e;
+    *out = NULL;
+    int n = ndem_jc_array(c, obj, key, 1, SHAPE_MAX_ENTRIES, NDEM_JC_REQUIRED, &arr);
+    if (n <= 0) return -1;
+    double *v = calloc((size_t)n * (size_t)width, sizeof *v);
+    if (!v) {
+        c->oom = 1;
+        return -1;
+    }
+    int before = ndem_jc_failed(c), i = 0;
+    size_t mark = ndem_jc_push_key(c, key);
+    cJSON_ArrayForEach(e, arr)
+    {
+        size_t m2 = ndem_jc_push_index(c, i);
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != width) {
+            ndem_jc_error(c, "must be an array of %d numbers %s", width, what);
+        } else {
+            const cJSON *x;
+            int k = 0;
+            cJSON_ArrayForEach(x, e)
+            {
+                size_t m3 = ndem_jc_push_index(c, k);
+                const ndem_jc_bound *b =
+                    last_positive && k == width - 1 ? &ndem_jc_positive : &ndem_jc_any;
+                ndem_jc_number_value(c, x, &v[(size_t)i * (size_t)width + (size_t)k], b);
+                ndem_jc_pop(c, m3);
+                k++;
+            }
+        }
+        ndem_jc_pop(c, m2);
+        i++;
+    }
+    ndem_jc_pop(c, mark);
+    if (ndem_jc_failed(c) != before) {
+        free(v);
+        return -1;
+    }
+    *out = v;
+    return n;
+}
+
+void ndem_job_read_shape(ndem_jc *c, const cJSON *item)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, "shape");
+    if (!v) return;
+    size_t mark = ndem_jc_push_key(c, "shape");
+    if (!ndem_jc_expect_object(c, v)) {
+        ndem_jc_pop(c, mark);
+        return;
+    }
+    int before = ndem_jc_failed(c), type = -1;
+    if (ndem_jc_enum(c, v, "type", shape_types, "one of \"clump\", \"polyhedron\"", &type,
+                     NDEM_JC_REQUIRED) != NDEM_JC_OK) {
+        ndem_jc_members(c, v, shape_keys, NULL, NULL);
+        ndem_jc_pop(c, mark);
+        return;
+    }
+    ndem_jc_members(c, v, type == 0 ? clump_keys : polyhedron_keys, shape_keys,
+                    type == 0 ? "not a field of a clump" : "not a field of a polyhedron");
+    const char *key = type == 0 ? "spheres" : "vertices";
+    double *data;
+    int n = type == 0 ? read_tuples(c, v, key, 4, 1, "[x, y, z, r]", &data)
+                      : read_tuples(c, v, key, 3, 0, "[x, y, z]", &data);
+    if (n > 0) {
+        /* built at radius 1: the shape is scaled to each particle's radius */
+        ndem_shape s;
+        char err[256];
+        int rc = type == 0 ? ndem_shape_clump(data, n, 1.0, &s, err, sizeof err)
+                           : ndem_shape_polyhedron(data, n, 1.0, &s, err, sizeof err);
+        if (rc) ndem_jc_error_at(c, key, "%s", err);
+        else ndem_shape_clear(&s);
+        free(data);
+    }
+    if (ndem_jc_failed(c) == before)
+        ndem_jc_error(c,
+                      "shape \"%s\" is not supported by the engine yet: particles are spheres in "
+                      "this version (docs/shapes.md)",
+                      shape_types[type]);
+    ndem_jc_pop(c, mark);
+}

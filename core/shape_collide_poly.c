@@ -26,6 +26,7 @@
 typedef struct placed {
     const ndem_polyhedron *p;
     double *v, *n, *d;
+    double *arc;   /* per edge: its faces' normals n0, n1 and n1 x n0 (its Gauss-map arc) */
     double c[3];   /* centroid, an interior point */
     double margin; /* GJK inflation */
 } placed;
@@ -42,7 +43,14 @@ static void world_dir(const ndem_collider *c, const double *l, double *w)
         w[i] = c->rot[3 * i] * l[0] + c->rot[3 * i + 1] * l[1] + c->rot[3 * i + 2] * l[2];
 }
 
-/* Places c's polyhedron into buf (4 doubles per vertex and face). */
+/* Doubles place() needs for c's polyhedron. */
+static size_t place_size(const ndem_collider *c)
+{
+    const ndem_polyhedron *p = &c->shape->poly;
+    return 3 * (size_t)p->n_vertices + 4 * (size_t)p->n_faces + 9 * (size_t)p->n_edges;
+}
+
+/* Places c's polyhedron into buf (place_size doubles). */
 static void place(const ndem_collider *c, double *buf, placed *out)
 {
     const ndem_polyhedron *p = &c->shape->poly;
@@ -50,6 +58,7 @@ static void place(const ndem_collider *c, double *buf, placed *out)
     out->v = buf;
     out->n = buf + 3 * p->n_vertices;
     out->d = out->n + 3 * p->n_faces;
+    out->arc = out->d + p->n_faces;
     out->margin = 0.0;
     for (int i = 0; i < p->n_vertices; i++) world_point(c, p->vertices + 3 * i, out->v + 3 * i);
     for (int f = 0; f < p->n_faces; f++) {
@@ -57,6 +66,12 @@ static void place(const ndem_collider *c, double *buf, placed *out)
         world_dir(c, p->face_normal + 3 * f, n);
         /* a vertex of the face lies on its plane */
         out->d[f] = ndem_dot(n, out->v + 3 * p->face_vertices[p->face_start[f]]);
+    }
+    for (int e = 0; e < p->n_edges; e++) { /* side by side: the edge loop reads only these */
+        double *arc = out->arc + 9 * e;
+        memcpy(arc, out->n + 3 * p->edge_faces[2 * e], 3 * sizeof *arc);
+        memcpy(arc + 3, out->n + 3 * p->edge_faces[2 * e + 1], 3 * sizeof *arc);
+        ndem_cross(arc + 3, arc, arc + 6);
     }
     world_point(c, c->shape->mass.centroid, out->c);
 }
@@ -124,16 +139,19 @@ static void face_query(const placed *p, const placed *q, int *face, double *sep)
     }
 }
 
-/* Arcs a-b and c-d (unit normals, c and d of the other body negated) cross
- * on the Gauss map: the edges make a face of the Minkowski difference. */
-static int minkowski_face(const double *a, const double *b, const double *c, const double *d)
+/* Edge i of a and edge j of b make a face of the Minkowski difference
+ * when their arcs cross on the Gauss map (Gregorius' test with b's normals
+ * negated): with a's normals na, nb and arc bxa = nb x na, b's nc, nd and
+ * arc dxc = nd x nc, the signs are cba = -nc.bxa, dba = -nd.bxa, adc =
+ * na.dxc, bdc = nb.dxc, and the test cba dba < 0, adc bdc < 0, cba bdc > 0.
+ * The first two dots reject most pairs. */
+static int minkowski_face(const placed *a, int i, const placed *b, int j)
 {
-    double bxa[3], dxc[3];
-    ndem_cross(b, a, bxa);
-    ndem_cross(d, c, dxc);
-    double cba = ndem_dot(c, bxa), dba = ndem_dot(d, bxa);
-    double adc = ndem_dot(a, dxc), bdc = ndem_dot(b, dxc);
-    return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+    const double *ea = a->arc + 9 * i, *eb = b->arc + 9 * j;
+    double u = ndem_dot(eb, ea + 6), w = ndem_dot(eb + 3, ea + 6);
+    if (!(u * w < 0.0)) return 0;
+    double adc = ndem_dot(ea, eb + 6), bdc = ndem_dot(ea + 3, eb + 6);
+    return adc * bdc < 0.0 && u * bdc < 0.0;
 }
 
 static void edge_query(const placed *a, const placed *b, axis *best)
@@ -143,14 +161,9 @@ static void edge_query(const placed *a, const placed *b, axis *best)
     best->fa = best->fb = -1;
     for (int i = 0; i < pa->n_edges; i++) {
         const double *a0 = a->v + 3 * pa->edges[2 * i], *a1 = a->v + 3 * pa->edges[2 * i + 1];
-        const double *na = a->n + 3 * pa->edge_faces[2 * i],
-                     *nb = a->n + 3 * pa->edge_faces[2 * i + 1];
         double ea[3] = {a1[0] - a0[0], a1[1] - a0[1], a1[2] - a0[2]};
         for (int j = 0; j < pb->n_edges; j++) {
-            const double *nc = b->n + 3 * pb->edge_faces[2 * j],
-                         *nd = b->n + 3 * pb->edge_faces[2 * j + 1];
-            double mc[3] = {-nc[0], -nc[1], -nc[2]}, md[3] = {-nd[0], -nd[1], -nd[2]};
-            if (!minkowski_face(na, nb, mc, md)) continue;
+            if (!minkowski_face(a, i, b, j)) continue;
             const double *b0 = b->v + 3 * pb->edges[2 * j], *b1 = b->v + 3 * pb->edges[2 * j + 1];
             double eb[3] = {b1[0] - b0[0], b1[1] - b0[1], b1[2] - b0[2]}, n[3];
             ndem_cross(ea, eb, n);
@@ -318,9 +331,7 @@ static void segment_closest(const double *p0, const double *p1, const double *q0
 static int placed_pair(const ndem_collider *a, const ndem_collider *b, placed *pa, placed *pb,
                        double **buf)
 {
-    const ndem_polyhedron *p = &a->shape->poly, *q = &b->shape->poly;
-    size_t na = 4 * (size_t)(p->n_vertices + p->n_faces),
-           nb = 4 * (size_t)(q->n_vertices + q->n_faces);
+    size_t na = place_size(a), nb = place_size(b);
     *buf = malloc((na + nb) * sizeof **buf);
     if (!*buf) return -1;
     place(a, *buf, pa);

@@ -18,6 +18,7 @@
  * loopback, --auth off beyond loopback refused without --insecure), and
  * jobs made without authentication (owner null) are visible to admins
  * only once it is on. */
+#include "authutil.h"
 #include "daemon.h"
 #include "raw.h"
 #include "testutil.h"
@@ -25,85 +26,11 @@
 static td_daemon ad; /* authentication on (0.0.0.0), shared by the cases */
 static char tok_alice[128], tok_bob[128], tok_root[128], tok_carol[128];
 
-/* ---- the token commands ---- */
-
-/* Runs `ndemd token ARGS --data DIR`; its stdout into out (may be NULL),
- * its exit status returned. */
-static int token_cmd(const char *dir, const char *args, char *out, size_t len)
-{
-    char cmd[1024];
-    ck_assert(dir[0]); /* never the system's /var */
-    snprintf(cmd, sizeof cmd, "%s token %s --data %s/var 2>%s/token.err", td_bin(), args, dir, dir);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, p);
-    buf[n] = 0;
-    int st = pclose(p);
-    if (out) snprintf(out, len, "%s", buf);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* `ndemd token create` must succeed; the token (one line) into tok. */
-static void create_token(const char *dir, const char *name, int admin, char *tok)
-{
-    char args[128];
-    snprintf(args, sizeof args, "create %s%s", name, admin ? " --admin" : "");
-    ck_assert_int_eq(token_cmd(dir, args, tok, 128), 0);
-    tok[strcspn(tok, "\n")] = 0;
-    ck_assert_msg(strlen(tok) == 48 && !strncmp(tok, "ndem_", 5), "token '%s'", tok);
-}
-
-/* ---- HTTP with a token ---- */
-
-typedef struct auth_resp {
-    td_resp r;
-    int bearer_challenge; /* a WWW-Authenticate: Bearer header came */
-} auth_resp;
-
-static size_t header_cb(char *data, size_t size, size_t n, void *user)
-{
-    auth_resp *a = user;
-    size_t len = size * n;
-    if (len > 24 && !strncasecmp(data, "WWW-Authenticate: Bearer", 24)) a->bearer_challenge = 1;
-    return td_header_cb(data, size, n, &a->r);
-}
-
-/* method path of d with "Authorization: Bearer token" (token NULL: none). */
-static auth_resp call_d(const td_daemon *d, const char *token, const char *method, const char *path,
-                        const char *type, const char *body, size_t len)
-{
-    auth_resp a;
-    memset(&a, 0, sizeof a);
-    struct curl_slist *hdrs;
-    CURL *c = td_easy(d, &a.r, method, path, type, body, len, NULL, &hdrs);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_cb);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &a);
-    if (token) {
-        char h[256];
-        snprintf(h, sizeof h, "Authorization: Bearer %s", token);
-        hdrs = curl_slist_append(hdrs, h);
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-    }
-    CURLcode rc = curl_easy_perform(c);
-    ck_assert_msg(rc == CURLE_OK, "%s %s: %s", method, path, curl_easy_strerror(rc));
-    td_finish(c, &a.r);
-    curl_slist_free_all(hdrs);
-    curl_easy_cleanup(c);
-    return a;
-}
-
 /* The same on the shared daemon. */
 static auth_resp call(const char *token, const char *method, const char *path, const char *type,
                       const char *body, size_t len)
 {
     return call_d(&ad, token, method, path, type, body, len);
-}
-
-static void expect(auth_resp *a, long status, const char *what)
-{
-    ck_assert_msg(a->r.status == status, "%s: %ld, wanted %ld: %s", what, a->r.status, status,
-                  a->r.body ? a->r.body : "");
 }
 
 /* GET path as token, expecting 200; the body as JSON. */
@@ -118,30 +45,6 @@ static cJSON *get_json(const char *token, const char *path)
 }
 
 /* ---- resources ---- */
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    ck_assert_int_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
-
-/* 1 when the bytes hold text (memmem is a GNU extension). */
-static int contains(const char *bytes, size_t len, const char *text)
-{
-    size_t n = strlen(text);
-    for (size_t i = 0; i + n <= len; i++)
-        if (!memcmp(bytes + i, text, n)) return 1;
-    return 0;
-}
 
 /* POSTs and returns the new resource's id (into id, 64 bytes); checks its owner. */
 static void create(const char *token, const char *owner, const char *path, const char *type,
@@ -218,32 +121,11 @@ static void wait_sweep(const char *id)
 
 /* ---- the daemon ---- */
 
-/* Starts ndemd on 0.0.0.0 (HTTP and streams) with the extra options (NULL
- * ended) in a fresh directory where the tokens of names[] were made first. */
-static void start_exposed(td_daemon *d, const char *const *extra)
-{
-    static char listen_arg[2][64], ws_arg[2][64];
-    static int k;
-    k = (k + 1) % 2;
-    td_make_dir(d);
-    snprintf(d->log, sizeof d->log, "%s/ndemd.log", d->dir);
-    d->port = td_free_ports();
-    ck_assert_int_gt(d->port, 0);
-    d->ws_port = d->port + 1;
-    snprintf(d->base, sizeof d->base, "http://127.0.0.1:%d", d->port);
-    snprintf(listen_arg[k], sizeof listen_arg[k], "0.0.0.0:%d", d->port);
-    snprintf(ws_arg[k], sizeof ws_arg[k], "0.0.0.0:%d", d->ws_port);
-    d->args[d->nargs++] = "--listen";
-    d->args[d->nargs++] = listen_arg[k];
-    d->args[d->nargs++] = "--ws-listen";
-    d->args[d->nargs++] = ws_arg[k];
-    for (; extra && *extra; extra++) d->args[d->nargs++] = *extra;
-}
-
 static void auth_start(void)
 {
     static const char *const extra[] = {"--workers", "2", NULL};
-    start_exposed(&ad, extra);
+    static char hostports[2][64];
+    prepare_exposed(&ad, hostports, extra);
     create_token(ad.dir, "alice", 0, tok_alice);
     create_token(ad.dir, "bob", 0, tok_bob);
     create_token(ad.dir, "root", 1, tok_root);
@@ -804,7 +686,8 @@ START_TEST(auth_is_off_on_loopback_and_refused_off_beyond_it)
     td_stop(&d);
     td_daemon open;
     static const char *const insecure[] = {"--auth", "off", "--insecure", NULL};
-    start_exposed(&open, insecure);
+    char hostports[2][64];
+    prepare_exposed(&open, hostports, insecure);
     td_spawn(&open);
     a = call_d(&open, NULL, "GET", "/api/v1/jobs", NULL, NULL, 0);
     expect(&a, 200, "--auth off --insecure on 0.0.0.0, no token");

@@ -158,6 +158,13 @@ void ndem_config_help(FILE *out)
     }
     fprintf(out, "  %-30s %s\n", "--help", "prints this and exits");
     fprintf(out, "  %-30s %s\n", "--help-markdown", "prints the options as a Markdown table");
+    fprintf(
+        out,
+        "\ncommands (docs/api.md, \"Authentication\"):\n"
+        "  ndemd token create NAME [--admin] [--data DIR]   prints a new bearer token once\n"
+        "  ndemd token list [--data DIR]                    the tokens' names, never the tokens\n"
+        "  ndemd token revoke NAME [--data DIR]             refused from the next request on\n"
+        "  ndemd routes                                     every route and who may call it\n");
 }
 
 /* The table of docs/api.md, from the same entries as --help. */

@@ -16,7 +16,9 @@
  * body is gathered up to --max-body (413 at once when Content-Length says
  * more; any chunked body gets 411 before a chunk is read, as
  * libmicrohttpd tells no chunk sizes and waited forever for a chunk of
- * 2^64 - 1 bytes), unknown paths get 404 and known paths with
+ * 2^64 - 1 bytes), a route that needs a bearer token (its access in the
+ * table, NDEM_ACCESS_*) gets 401 without a valid one before its body is
+ * read, unknown paths get 404 and known paths with
  * the wrong method 405 (with Allow), every error of ours is
  * application/problem+json (RFC 9457) with a valid UTF-8 detail, and every
  * request ends with one log line: method, path, status, bytes, time. */

@@ -13,7 +13,9 @@
  * new progress message an unsent older progress message. A slow client thus
  * holds at most one frame besides the one libwebsockets is sending it, and
  * simply misses the frames in between. A handshake whose Origin is not
- * one the daemon serves (--public-url, --allow-origin) is refused. */
+ * one the daemon serves (--public-url, --allow-origin) is refused; with
+ * authentication on, so is one without a valid bearer token (?token= or
+ * Authorization: 401) or for a job the token may not see (404). */
 #include "stream.h"
 
 #include "frame_bin.h"

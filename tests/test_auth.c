@@ -353,6 +353,28 @@ START_TEST(every_route_needs_a_valid_token_and_hides_other_owners)
 }
 END_TEST
 
+/* The token is checked from the request's head, before the body is read
+ * or parsed: 4 MiB of spaces (400, not JSON, with a token) is 401 without
+ * one. Over --max-body the gate's 413 comes first, token or not (gate.c
+ * refuses it from the Content-Length before any route is known). */
+START_TEST(no_token_is_refused_before_the_body)
+{
+    size_t len = 4u << 20;
+    char *big = malloc(len);
+    memset(big, ' ', len);
+    auth_resp a = call(NULL, "POST", "/api/v1/jobs", "application/json", big, len);
+    long without = a.r.status;
+    int challenge = a.bearer_challenge;
+    td_resp_free(&a.r);
+    a = call(tok_alice, "POST", "/api/v1/jobs", "application/json", big, len);
+    long with = a.r.status;
+    td_resp_free(&a.r);
+    free(big);
+    ck_assert_msg(without == 401 && challenge, "4 MiB without a token: %ld", without);
+    ck_assert_msg(with == 400, "4 MiB of spaces with a token: %ld", with);
+}
+END_TEST
+
 /* ---- lists ---- */
 
 /* Every id of GET path as token, paged with ?limit=1 and the cursor;
@@ -704,6 +726,7 @@ static Suite *auth_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, the_table_has_every_route_of_the_daemon);
     tcase_add_test(tc, every_route_needs_a_valid_token_and_hides_other_owners);
+    tcase_add_test(tc, no_token_is_refused_before_the_body);
     tcase_add_test(tc, lists_show_each_owner_its_own_and_admins_all);
     tcase_add_test(tc, another_owners_mesh_is_an_unknown_mesh);
     tcase_add_test(tc, another_owner_cannot_cancel_a_running_job);

@@ -29,7 +29,8 @@ SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-div
 LIBS    := -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqhull_r -lm
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
 CLI_LIBS := -lcurl
-SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread
+# libcrypto (OpenSSL): SHA-256 of bearer tokens, compared with CRYPTO_memcmp
+SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lcrypto -lpthread
 # daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)
 TEST_LIBS := -lcurl -lwebsockets -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)

@@ -21,6 +21,8 @@ pkgs="$pkgs libqhull-dev libccd-dev"
 pkgs="$pkgs python3-venv python3-pip python3-setuptools python3-wheel"
 # ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
+# ndemd's bearer tokens: SHA-256 and constant-time comparison from libcrypto
+pkgs="$pkgs libssl-dev"
 # `ndem run --report` links libcurl (above); tests/cli_slurm.sh and
 # tests/slurm/test.sh drive ndemd with the curl command and find a run's
 # process with pgrep

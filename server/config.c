@@ -124,6 +124,13 @@ static const opt options[] = {
      "discarded)"},
     {"slurm-poll", OPT_DOUBLE, "5", 0.1, 3600, "NDEM_SLURM_POLL", offsetof(ndem_config, slurm_poll),
      0, "wall seconds between Slurm state queries of each running job"},
+    {"auth", OPT_STRING, "auto", 0, 0, "NDEM_AUTH", offsetof(ndem_config, auth_mode),
+     sizeof(((ndem_config *)0)->auth_mode),
+     "bearer tokens on every route but /health: on, off, or auto (on unless --listen and "
+     "--ws-listen are loopback addresses)"},
+    {"insecure", OPT_FLAG, "0", 0, 1, NULL, offsetof(ndem_config, insecure), 0,
+     "allow --auth off on an address that is not loopback (anyone who reaches it may run, "
+     "read and delete every job)"},
     {"recover", OPT_FLAG, "0", 0, 1, NULL, offsetof(ndem_config, recover), 0,
      "rebuild DATA/ndem.db from the job directories (the old file kept aside), then start"},
 };
@@ -151,6 +158,13 @@ void ndem_config_help(FILE *out)
     }
     fprintf(out, "  %-30s %s\n", "--help", "prints this and exits");
     fprintf(out, "  %-30s %s\n", "--help-markdown", "prints the options as a Markdown table");
+    fprintf(
+        out,
+        "\ncommands (docs/api.md, \"Authentication\"):\n"
+        "  ndemd token create NAME [--admin] [--data DIR]   prints a new bearer token once\n"
+        "  ndemd token list [--data DIR]                    the tokens' names, never the tokens\n"
+        "  ndemd token revoke NAME [--data DIR]             refused from the next request on\n"
+        "  ndemd routes                                     every route and who may call it\n");
 }
 
 /* The table of docs/api.md, from the same entries as --help. */
@@ -322,5 +336,32 @@ int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err)
         fprintf(err, "ndemd: --slurm-ndem and --slurm-log may not contain a single quote\n");
         return -1;
     }
+    if (ndem_config_decide_auth(c, err)) return -1;
     return derive_origin(c, err);
+}
+
+int ndem_config_loopback(const char *host)
+{
+    return !strcmp(host, "localhost") || !strncmp(host, "127.", 4) || !strcmp(host, "::1") ||
+           !strcmp(host, "[::1]");
+}
+
+int ndem_config_decide_auth(ndem_config *c, FILE *err)
+{
+    int exposed = !ndem_config_loopback(c->http_host) || !ndem_config_loopback(c->ws_host);
+    if (!strcmp(c->auth_mode, "auto")) c->auth = exposed;
+    else if (!strcmp(c->auth_mode, "on")) c->auth = 1;
+    else if (!strcmp(c->auth_mode, "off")) c->auth = 0;
+    else {
+        fprintf(err, "ndemd: --auth wants on, off or auto, not '%s'\n", c->auth_mode);
+        return -1;
+    }
+    if (!c->auth && exposed && !c->insecure) {
+        fprintf(err,
+                "ndemd: --auth off on %s (not a loopback address) would let anyone who reaches "
+                "it run, read and delete every job: add --insecure if that is meant\n",
+                ndem_config_loopback(c->http_host) ? c->ws_listen : c->listen);
+        return -1;
+    }
+    return 0;
 }

@@ -34,6 +34,8 @@ typedef struct ndem_config {
     double stuck_after;         /* wall seconds without a step: a worker is stuck */
     double stop_timeout;        /* wall seconds a shutdown waits for running jobs */
     long recover;               /* --recover: rebuild the database, then start */
+    char auth_mode[8];          /* --auth: "on", "off" or "auto" */
+    long insecure;              /* --insecure: --auth off may listen beyond loopback */
     char executor[16];          /* "local" (worker threads) or "slurm" (docs/scale-out.md) */
     char slurm_bin[1024];       /* directory of sbatch, scontrol, scancel; "" = PATH */
     char slurm_partition[128];  /* sbatch --partition; "" = Slurm's default */
@@ -53,12 +55,19 @@ typedef struct ndem_config {
     char alt_origin[300];
     char public_host[300]; /* the host of origin, for links.stream */
     int public_tls;        /* origin is https: streams are wss */
+    int auth;              /* from auth_mode: every route but the public ones needs a token */
 } ndem_config;
 
 /* Fills c from defaults, then the environment, then argv. Returns 0 to run,
  * 1 when --help was printed (exit 0), -1 after printing an error to err. */
 int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err);
 void ndem_config_help(FILE *out);
+/* 1 when host is a loopback address (127.0.0.0/8, ::1, localhost). */
+int ndem_config_loopback(const char *host);
+/* Sets c->auth from c->auth_mode and the listen hosts (auto: on unless both
+ * are loopback); -1 with a message for an unknown mode, or for --auth off
+ * beyond loopback without --insecure. */
+int ndem_config_decide_auth(ndem_config *c, FILE *err);
 /* Splits "HOST:PORT" ("[v6]:PORT" too); -1 when malformed. */
 int ndem_config_split_hostport(const char *s, char *host, size_t host_len, int *port);
 

@@ -25,13 +25,15 @@ const char *const ndem_status_names[NDEM_STATUS_COUNT] = {"queued", "running", "
 #define JOB_COLUMNS NDEM_DB_JOB_COLUMNS
 
 static const char *const sql_text[Q_N] = {
-    [Q_INSERT] = "INSERT INTO jobs (id, name, status, document, created_us, steps_total, duration)"
-                 " VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6)",
+    [Q_INSERT] = "INSERT INTO jobs (id, name, status, document, created_us, steps_total, duration,"
+                 " owner) VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, nullif(?7, ''))",
     [Q_COUNT_QUEUED] = "SELECT count(*) FROM jobs WHERE status = 'queued'",
     [Q_GET] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
-    [Q_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2",
+    /* ?4 NULL: every owner */
+    [Q_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE seq < ?1 AND (?4 IS NULL OR owner = ?4)"
+               " ORDER BY seq DESC LIMIT ?2",
     [Q_LIST_STATUS] = "SELECT " JOB_COLUMNS " FROM jobs WHERE seq < ?1 AND status = ?3"
-                      " ORDER BY seq DESC LIMIT ?2",
+                      " AND (?4 IS NULL OR owner = ?4) ORDER BY seq DESC LIMIT ?2",
     [Q_CLAIM] = "UPDATE jobs SET status = 'running', attempts = attempts + 1,"
                 " started_us = coalesce(started_us, ?1)"
                 " WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued' ORDER BY seq LIMIT 1)"
@@ -51,9 +53,9 @@ static const char *const sql_text[Q_N] = {
     [Q_REQUEUE] = "UPDATE jobs SET status = 'queued' WHERE status = 'running' RETURNING id",
     [Q_RESTORE] = "INSERT INTO jobs (id, name, status, document, created_us, started_us,"
                   " finished_us, step, steps_total, sim_time, duration, particles, contacts,"
-                  " kinetic_energy, wall_seconds, attempts, error, interrupted) VALUES (?1, ?2,"
-                  " ?3, ?4, ?5, nullif(?6, 0), nullif(?7, 0), ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-                  " ?15, ?16, ?17, ?18)",
+                  " kinetic_energy, wall_seconds, attempts, error, interrupted, owner) VALUES (?1,"
+                  " ?2, ?3, ?4, ?5, nullif(?6, 0), nullif(?7, 0), ?8, ?9, ?10, ?11, ?12, ?13,"
+                  " ?14, ?15, ?16, ?17, ?18, nullif(?19, ''))",
     [Q_STATUS_OF] = "SELECT status FROM jobs WHERE id = ?1",
     [Q_DELETE_FRAMES] = "DELETE FROM frames WHERE job_id = ?1",
     [Q_DELETE] = "DELETE FROM jobs WHERE id = ?1",
@@ -250,6 +252,7 @@ void ndem_db_read_row(sqlite3_stmt *st, ndem_job_row *r)
     copy_text(st, 19, r->sweep, sizeof r->sweep);
     r->sweep_index = sqlite3_column_type(st, 20) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 20);
     r->sweep_values = dup_text(st, 21);
+    copy_text(st, 22, r->owner, sizeof r->owner);
 }
 
 /* Takes the lock and hands out a reset statement; done() releases both. */
@@ -293,6 +296,7 @@ int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued)
     sqlite3_bind_int64(st, 4, row->created_us);
     sqlite3_bind_int64(st, 5, row->steps_total);
     sqlite3_bind_double(st, 6, row->duration);
+    sqlite3_bind_text(st, 7, row->owner, -1, SQLITE_STATIC);
     int step_rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
@@ -318,8 +322,8 @@ int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row)
     return rc;
 }
 
-int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, ndem_job_row **rows,
-                 int *count)
+int ndem_db_list(ndem_db *db, const char *status, const char *owner, long before_seq, int limit,
+                 ndem_job_row **rows, int *count)
 {
     *rows = calloc((size_t)(limit > 0 ? limit : 1), sizeof **rows);
     *count = 0;
@@ -328,6 +332,7 @@ int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, nd
     sqlite3_bind_int64(st, 1, before_seq > 0 ? before_seq : INT64_MAX);
     sqlite3_bind_int(st, 2, limit);
     if (status) sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
+    if (owner) sqlite3_bind_text(st, 4, owner, -1, SQLITE_STATIC);
     int s;
     while (*count < limit && (s = sqlite3_step(st)) == SQLITE_ROW)
         ndem_db_read_row(st, &(*rows)[(*count)++]);
@@ -463,6 +468,7 @@ int ndem_db_restore(ndem_db *db, const ndem_job_row *r)
     sqlite3_bind_int64(st, 16, r->attempts);
     if (r->error) sqlite3_bind_text(st, 17, r->error, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 18, r->interrupted);
+    sqlite3_bind_text(st, 19, r->owner, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     if (rc) ndem_db_error(db, "restoring a job");
     ndem_db_done(db, st);

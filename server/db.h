@@ -27,6 +27,7 @@ typedef struct ndem_job_row {
     char sweep[NDEM_ID_LEN + 1]; /* the sweep it belongs to; "" none */
     int sweep_index;             /* its place in the sweep; -1 none */
     char *sweep_values;          /* its parameter values, a JSON array; NULL none */
+    char owner[65];              /* the token name that made it; "" none (NULL) */
 } ndem_job_row;
 
 typedef char ndem_id[NDEM_ID_LEN + 1];
@@ -55,15 +56,16 @@ void ndem_job_row_free(ndem_job_row *row);
 int ndem_job_row_finished(const ndem_job_row *row);
 
 /* Inserts a queued job (row: id, name, document, created_us, steps_total,
- * duration). 0 when committed, 1 when max_queued jobs already wait, -1 on
+ * duration, owner). 0 when committed, 1 when max_queued jobs already wait, -1 on
  * error. */
 int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued);
 /* 0 found, 1 unknown, -1 error. */
 int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row);
-/* Newest first; status may be NULL; before_seq 0 starts at the newest.
+/* Newest first; status may be NULL; before_seq 0 starts at the newest;
+ * owner NULL lists every owner's jobs, else only those of owner.
  * *rows is malloc'd (free each with ndem_job_row_free, then free()). */
-int ndem_db_list(ndem_db *db, const char *status, long before_seq, int limit, ndem_job_row **rows,
-                 int *count);
+int ndem_db_list(ndem_db *db, const char *status, const char *owner, long before_seq, int limit,
+                 ndem_job_row **rows, int *count);
 /* Atomically moves the oldest queued job to running (attempts + 1,
  * started_us set the first time). 0 claimed into row, 1 none, -1 error. */
 int ndem_db_claim(ndem_db *db, ndem_job_row *row);
@@ -103,6 +105,7 @@ typedef struct ndem_sweep_row {
     char mode[8];     /* product or zip */
     char *parameters; /* the submitted [{"pointer", "values"}] as JSON text */
     int64_t created_us;
+    char owner[65]; /* as a job's (its jobs have the same) */
 } ndem_sweep_row;
 
 void ndem_sweep_row_free(ndem_sweep_row *row);
@@ -114,8 +117,10 @@ int ndem_db_sweep_insert(ndem_db *db, const ndem_sweep_row *sweep, const ndem_jo
                          long max_queued);
 /* 0 found, 1 unknown, -1 error. */
 int ndem_db_sweep_get(ndem_db *db, const char *id, ndem_sweep_row *row);
-/* Newest first, like ndem_db_list (*rows malloc'd: ndem_sweep_row_free each, then free()). */
-int ndem_db_sweep_list(ndem_db *db, long before_seq, int limit, ndem_sweep_row **rows, int *count);
+/* Newest first, like ndem_db_list (owner NULL: all; *rows malloc'd:
+ * ndem_sweep_row_free each, then free()). */
+int ndem_db_sweep_list(ndem_db *db, const char *owner, long before_seq, int limit,
+                       ndem_sweep_row **rows, int *count);
 /* The sweep's jobs by sweep_index, without their documents (*rows malloc'd). */
 int ndem_db_sweep_jobs(ndem_db *db, const char *id, ndem_job_row **rows, int *count);
 /* Deletes the sweep, its jobs and their frame rows in one transaction: 0

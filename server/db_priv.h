@@ -12,7 +12,7 @@
 #define NDEM_DB_JOB_COLUMNS                                                                        \
     "seq, id, name, status, document, created_us, started_us, finished_us, step, steps_total, "    \
     "sim_time, duration, particles, contacts, kinetic_energy, wall_seconds, attempts, error, "     \
-    "interrupted, sweep_id, sweep_index, sweep_values"
+    "interrupted, sweep_id, sweep_index, sweep_values, owner"
 
 enum {
     Q_INSERT,

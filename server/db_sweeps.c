@@ -11,20 +11,22 @@
 #include <string.h>
 
 const char *const ndem_db_sweep_sql[NDEM_DB_Q_ALL - Q_N] = {
-    [QS_INSERT_SWEEP - Q_N] = "INSERT INTO sweeps (id, mode, parameters, created_us)"
-                              " VALUES (?1, ?2, ?3, ?4)",
+    [QS_INSERT_SWEEP - Q_N] = "INSERT INTO sweeps (id, mode, parameters, created_us, owner)"
+                              " VALUES (?1, ?2, ?3, ?4, nullif(?5, ''))",
     [QS_INSERT_JOB - Q_N] =
         "INSERT INTO jobs (id, name, status, document, created_us, steps_total, duration,"
-        " sweep_id, sweep_index, sweep_values) VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8,"
-        " ?9)",
-    [QS_GET - Q_N] = "SELECT seq, id, mode, parameters, created_us FROM sweeps WHERE id = ?1",
-    [QS_LIST - Q_N] = "SELECT seq, id, mode, parameters, created_us FROM sweeps WHERE seq < ?1"
-                      " ORDER BY seq DESC LIMIT ?2",
+        " sweep_id, sweep_index, sweep_values, owner) VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6,"
+        " ?7, ?8, ?9, nullif(?10, ''))",
+    [QS_GET - Q_N] =
+        "SELECT seq, id, mode, parameters, created_us, owner FROM sweeps WHERE id = ?1",
+    /* ?3 NULL: every owner */
+    [QS_LIST - Q_N] = "SELECT seq, id, mode, parameters, created_us, owner FROM sweeps"
+                      " WHERE seq < ?1 AND (?3 IS NULL OR owner = ?3) ORDER BY seq DESC LIMIT ?2",
     /* the document is left out (NULL): a table of jobs never needs it */
     [QS_JOBS - Q_N] =
         "SELECT seq, id, name, status, NULL, created_us, started_us, finished_us, step,"
         " steps_total, sim_time, duration, particles, contacts, kinetic_energy, wall_seconds,"
-        " attempts, error, interrupted, sweep_id, sweep_index, sweep_values FROM jobs"
+        " attempts, error, interrupted, sweep_id, sweep_index, sweep_values, owner FROM jobs"
         " WHERE sweep_id = ?1 ORDER BY sweep_index",
     [QS_UNFINISHED - Q_N] = "SELECT count(*) FROM jobs WHERE sweep_id = ?1 AND status IN"
                             " ('queued', 'running')",
@@ -51,6 +53,8 @@ static void read_sweep(sqlite3_stmt *st, ndem_sweep_row *r)
     t = sqlite3_column_text(st, 3);
     r->parameters = strdup(t ? (const char *)t : "[]");
     r->created_us = sqlite3_column_int64(st, 4);
+    t = sqlite3_column_text(st, 5);
+    snprintf(r->owner, sizeof r->owner, "%s", t ? (const char *)t : "");
 }
 
 /* Steps an insert to its end and resets it (lock held). */
@@ -80,6 +84,7 @@ int ndem_db_sweep_insert(ndem_db *db, const ndem_sweep_row *sw, const ndem_job_r
     sqlite3_bind_text(st, 2, sw->mode, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, sw->parameters, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, sw->created_us);
+    sqlite3_bind_text(st, 5, sw->owner, -1, SQLITE_STATIC);
     if (step_done(st)) goto fail;
     st = db->q[QS_INSERT_JOB];
     for (int i = 0; i < n; i++) {
@@ -93,6 +98,7 @@ int ndem_db_sweep_insert(ndem_db *db, const ndem_sweep_row *sw, const ndem_job_r
         sqlite3_bind_text(st, 7, sw->id, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 8, r->sweep_index);
         sqlite3_bind_text(st, 9, r->sweep_values ? r->sweep_values : "[]", -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 10, sw->owner, -1, SQLITE_STATIC);
         if (step_done(st)) goto fail;
     }
     if (ndem_db_exec_locked(db, Q_COMMIT)) goto fail;
@@ -119,7 +125,8 @@ int ndem_db_sweep_get(ndem_db *db, const char *id, ndem_sweep_row *row)
     return rc;
 }
 
-int ndem_db_sweep_list(ndem_db *db, long before_seq, int limit, ndem_sweep_row **rows, int *count)
+int ndem_db_sweep_list(ndem_db *db, const char *owner, long before_seq, int limit,
+                       ndem_sweep_row **rows, int *count)
 {
     *rows = calloc((size_t)(limit > 0 ? limit : 1), sizeof **rows);
     *count = 0;
@@ -128,6 +135,7 @@ int ndem_db_sweep_list(ndem_db *db, long before_seq, int limit, ndem_sweep_row *
     sqlite3_stmt *st = db->q[QS_LIST];
     sqlite3_bind_int64(st, 1, before_seq > 0 ? before_seq : INT64_MAX);
     sqlite3_bind_int(st, 2, limit);
+    if (owner) sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
     int s = SQLITE_DONE;
     while (*count < limit && (s = sqlite3_step(st)) == SQLITE_ROW)
         read_sweep(st, &(*rows)[(*count)++]);

@@ -16,7 +16,9 @@
  * body is gathered up to --max-body (413 at once when Content-Length says
  * more; any chunked body gets 411 before a chunk is read, as
  * libmicrohttpd tells no chunk sizes and waited forever for a chunk of
- * 2^64 - 1 bytes), unknown paths get 404 and known paths with
+ * 2^64 - 1 bytes), a route that needs a bearer token (its access in the
+ * table, NDEM_ACCESS_*) gets 401 without a valid one before its body is
+ * read, unknown paths get 404 and known paths with
  * the wrong method 405 (with Allow), every error of ours is
  * application/problem+json (RFC 9457) with a valid UTF-8 detail, and every
  * request ends with one log line: method, path, status, bytes, time. */
@@ -46,6 +48,7 @@ struct ndem_http {
     size_t max_body;
     int (*origin_ok)(void *app, const char *origin);
     int (*host_ok)(void *app, const char *host);
+    int (*authenticate)(void *app, const char *token, char *owner, int *admin);
     atomic_long requests;
 };
 
@@ -73,6 +76,8 @@ const char *ndem_http_status_title(int status)
     switch (status) {
     case 400:
         return "Bad Request";
+    case 401:
+        return "Unauthorized";
     case 403:
         return "Forbidden";
     case 404:
@@ -299,6 +304,47 @@ static int refuse_early(ndem_http *h, ndem_request *req, const ndem_route *r, co
     return 0;
 }
 
+const char *ndem_http_bearer(const char *authorization)
+{
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7)) return NULL;
+    const char *t = authorization + 7;
+    while (*t == ' ') t++;
+    return *t ? t : NULL;
+}
+
+/* Who asks, for the route's access (NDEM_ACCESS_*): 0 to go on, else the
+ * status of the problem it got (401 without a valid token, 403 for a
+ * non-admin token on an admin route). Without authentication every
+ * request may see everything. */
+static int refuse_unauthorized(ndem_http *h, ndem_request *req, const ndem_route *r)
+{
+    req->owner[0] = 0;
+    req->admin = 1;
+    if (!h->authenticate || r->access == NDEM_ACCESS_PUBLIC || r->access == NDEM_ACCESS_INTERNAL)
+        return 0;
+    req->admin = 0;
+    const char *token = ndem_http_bearer(ndem_http_header(req, MHD_HTTP_HEADER_AUTHORIZATION));
+    int rc = token ? h->authenticate(h->app, token, req->owner, &req->admin) : 1;
+    if (rc < 0) {
+        ndem_http_problem(req, 500, NULL, "the token store failed");
+        return 500;
+    }
+    if (rc > 0) {
+        req->unauthorized = 1;
+        ndem_http_problem(req, 401, NULL,
+                          token ? "the bearer token is not valid (unknown or revoked)"
+                                : "%s %s needs Authorization: Bearer TOKEN (ndemd token create)",
+                          req->method, req->path);
+        return 401;
+    }
+    if (r->access == NDEM_ACCESS_ADMIN && !req->admin) {
+        ndem_http_problem(req, 403, NULL, "%s %s needs an admin token (ndemd token create --admin)",
+                          req->method, req->path);
+        return 403;
+    }
+    return 0;
+}
+
 static enum MHD_Result send_response(ndem_request *req)
 {
     struct MHD_Response *r =
@@ -311,6 +357,8 @@ static enum MHD_Result send_response(ndem_request *req)
      * would not pass the gate (gate.c, docs/api.md) */
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     if (req->location[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, req->location);
+    if (req->unauthorized)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"ndem\"");
     if (req->status == 405 && req->allow[0])
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, req->allow);
     if (req->retry_after > 0) {
@@ -363,7 +411,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         int known;
         const ndem_route *r = route_of(h, req, &known);
-        if (r && refuse_early(h, req, r, &f)) return send_response(req);
+        if (r && (refuse_unauthorized(h, req, r) || refuse_early(h, req, r, &f)))
+            return send_response(req);
         return MHD_YES;
     }
     if (req->responded) { /* an early answer: ignore the rest of the body */
@@ -461,6 +510,7 @@ ndem_http *ndem_http_start(const char *host, int port, const ndem_http_opts *opt
     h->max_body = (size_t)opts->max_body;
     h->origin_ok = opts->origin_ok;
     h->host_ok = opts->host_ok;
+    h->authenticate = opts->authenticate;
     /* epoll: no FD_SETSIZE ceiling of about 1020 connections; the limits
      * and the idle timeout bound what slow or many clients can hold (a
      * client sending one byte just before each timeout still keeps its

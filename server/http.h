@@ -28,6 +28,12 @@ struct ndem_request {
     char location[256];
     char allow[64];
     int retry_after;
+    int unauthorized; /* a 401: the answer names the Bearer scheme */
+    /* who asks (filled before the handler runs): the token's name, "" when
+     * authentication is off or the route is public; admin is 1 for admin
+     * tokens and whenever authentication is off (everything is visible) */
+    char owner[65];
+    int admin;
 };
 
 /* What a route's body is: its Content-Types (http.c) and whether --max-body
@@ -35,13 +41,25 @@ struct ndem_request {
  * still wants application/json (no cross-site form can send it). */
 enum { NDEM_BODY_NONE = 0, NDEM_BODY_JSON = 1, NDEM_BODY_STL = 2 };
 
+/* Who may call a route when authentication is on. The default (0, what a
+ * route that says nothing gets) needs a valid bearer token: a new route is
+ * protected unless it declares itself otherwise. */
+enum {
+    NDEM_ACCESS_TOKEN = 0,    /* any valid token; the handler filters by owner */
+    NDEM_ACCESS_ADMIN = 1,    /* an admin token (403 for others) */
+    NDEM_ACCESS_PUBLIC = 2,   /* no token (GET /health) */
+    NDEM_ACCESS_INTERNAL = 3, /* no bearer token: the handler checks its own secret */
+};
+
 /* A route: method, pattern of "/"-separated segments where "{name}" matches
- * any one segment, handler, and its body (NDEM_BODY_*). */
+ * any one segment, handler, its body (NDEM_BODY_*) and who may call it
+ * (NDEM_ACCESS_*). */
 typedef struct ndem_route {
     const char *method;
     const char *pattern;
     void (*handler)(void *app, ndem_request *req);
     int body;
+    int access;
 } ndem_route;
 
 typedef void (*ndem_fallback)(void *app, ndem_request *req);
@@ -59,7 +77,15 @@ typedef struct ndem_http_opts {
     int (*origin_ok)(void *app, const char *origin);
     /* 1 when a Host header names this server (NULL: any); others get 421 */
     int (*host_ok)(void *app, const char *host);
+    /* NULL: no authentication (every request is admin). Else checks the
+     * token of "Authorization: Bearer TOKEN" (NULL when there is none): 0
+     * with owner (65 bytes) and *admin filled, 1 when it is no valid
+     * token, -1 when the store failed. */
+    int (*authenticate)(void *app, const char *token, char *owner, int *admin);
 } ndem_http_opts;
+
+/* The token of an "Authorization: Bearer TOKEN" header value, or NULL. */
+const char *ndem_http_bearer(const char *authorization);
 
 /* routes ends with an entry whose method is NULL; fallback answers GET
  * requests no route matches (static files). */

@@ -103,6 +103,7 @@ int ndem_jobdir_save_status(const char *data, const ndem_job_row *r)
     cJSON_AddNumberToObject(o, "contacts", (double)r->contacts);
     cJSON_AddNumberToObject(o, "kinetic_energy", r->kinetic_energy);
     cJSON_AddNumberToObject(o, "wall_seconds", r->wall_seconds);
+    if (r->owner[0]) cJSON_AddStringToObject(o, "owner", r->owner); /* --recover keeps it */
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text) {
@@ -227,6 +228,8 @@ int ndem_jobdir_load(const char *data, const char *id, ndem_job_row *row, char *
     if (cJSON_IsString(s)) snprintf(row->status, sizeof row->status, "%s", s->valuestring);
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
     if (cJSON_IsString(e)) row->error = strdup(e->valuestring);
+    const cJSON *owner = cJSON_GetObjectItemCaseSensitive(o, "owner");
+    if (cJSON_IsString(owner)) snprintf(row->owner, sizeof row->owner, "%s", owner->valuestring);
     row->created_us = (int64_t)num(o, "created_us");
     row->started_us = (int64_t)num(o, "started_us");
     row->finished_us = (int64_t)num(o, "finished_us");

@@ -91,6 +91,12 @@ static int host_ok(void *ctx, const char *host)
     return ndem_host_allowed(&app->cfg, host);
 }
 
+static int authenticate(void *ctx, const char *token, char *owner, int *admin)
+{
+    const ndem_app *app = ctx;
+    return ndem_auth_check(app->auth, token, owner, admin);
+}
+
 /* Jobs still `running` were interrupted by a crash or a kill: back to the
  * queue, or failed once they were interrupted --max-attempts times (a job
  * that crashes or hangs the daemon must not do so forever). */
@@ -127,6 +133,7 @@ static void shutdown_app(ndem_app *app)
     ndem_store_close(app->store);
     ndem_stream_stop(app->stream);
     ndem_meshes_close(app->meshes);
+    ndem_auth_close(app->auth);
     ndem_db_close(app->db);
     ndem_health_destroy(app->health);
 }
@@ -139,6 +146,8 @@ int main(int argc, char **argv)
      * system instead of fragmenting the heap (about 20% of a bed's peak). */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
+    if (argc > 1 && !strcmp(argv[1], "token")) return ndem_token_main(argc - 1, argv + 1);
+    if (argc == 2 && !strcmp(argv[1], "routes")) return ndem_routes_main();
     ndem_app app;
     memset(&app, 0, sizeof app);
     int rc = ndem_config_load(&app.cfg, argc, argv, stderr);
@@ -185,6 +194,7 @@ int main(int argc, char **argv)
         goto fail;
     }
     if (!(app.meshes = ndem_meshes_open(path, err, sizeof err))) goto fail;
+    if (!(app.auth = ndem_auth_open(path, err, sizeof err))) goto fail;
     if (ndem_mesh_files_sweep(app.cfg.data) > 0)
         ndem_log("meshes: removed the temporary files of interrupted uploads");
     ndem_meshes_reconcile(app.meshes, app.cfg.data, app.cfg.recover);
@@ -202,7 +212,8 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame, origin_ok};
+    ndem_stream_hooks hooks = {&app, ndem_resource_describe, ndem_resource_latest_frame, origin_ok,
+                               ndem_resource_may_stream};
     if (!(app.stream = ndem_stream_start(app.cfg.ws_host, app.cfg.ws_port,
                                          app.cfg.max_stream_clients, &hooks, err, sizeof err)))
         goto fail;
@@ -215,7 +226,8 @@ int main(int argc, char **argv)
                            .connection_limit = app.cfg.connection_limit,
                            .per_ip_limit = app.cfg.per_ip_limit,
                            .origin_ok = origin_ok,
-                           .host_ok = host_ok};
+                           .host_ok = host_ok,
+                           .authenticate = app.cfg.auth ? authenticate : NULL};
     if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, &http, ndem_routes,
                                      ndem_static_file, &app, err, sizeof err)))
         goto fail;
@@ -226,10 +238,10 @@ int main(int argc, char **argv)
     if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld (--threads)", app.cfg.threads);
     const char *wait = getenv("OMP_WAIT_POLICY");
     ndem_log("ndemd: listening on http://%s:%d (streams on ws://%s:%d), data in %s, "
-             "%ld worker(s), threads per job: %s, OMP_WAIT_POLICY=%s",
+             "%ld worker(s), threads per job: %s, OMP_WAIT_POLICY=%s, authentication %s",
              app.cfg.http_host, ndem_http_port(app.http), app.cfg.ws_host,
              ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads,
-             wait ? wait : "(runtime default)");
+             wait ? wait : "(runtime default)", app.cfg.auth ? "on (bearer tokens)" : "off");
 
     for (;;) {
         struct timespec tick = {1, 0};

@@ -181,6 +181,7 @@ int ndem_mesh_resolve(void *ctx, const char *id, char **bytes, size_t *len)
     ndem_mesh_resolver *r = ctx;
     *bytes = NULL;
     *len = 0;
+    if (r->visible && r->owner && !r->visible(r->visible_ctx, id, r->owner)) return -1;
     if (ndem_mesh_file_read(r->data, id, bytes, len)) return -1;
     record(r, id);
     return 0;

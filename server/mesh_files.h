@@ -36,6 +36,11 @@ typedef struct ndem_mesh_resolver {
     char (*ids)[NDEM_MESH_ID_LEN + 1];
     int count, capacity;
     int failed; /* an id could not be recorded (out of memory) */
+    /* NULL, or 0 for an id the submitter may not use (another owner's
+     * mesh): it resolves as an unknown id */
+    int (*visible)(void *ctx, const char *id, const char *owner);
+    void *visible_ctx;
+    const char *owner; /* NULL: every mesh */
 } ndem_mesh_resolver;
 
 /* opts for ndem_job_parse_with that resolve mesh ids through r (base_dir

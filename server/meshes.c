@@ -21,7 +21,7 @@
 #define MESH_COLUMNS                                                                               \
     "id, name, created_us, bytes, format, input_triangles, triangles, vertices, welded, "          \
     "degenerate, duplicate, closed, oriented, min_x, min_y, min_z, max_x, max_y, max_z, area, "    \
-    "volume, seq"
+    "volume, seq, owner"
 
 /* a reference that blocks a delete: being submitted, or its job waits or runs */
 #define BLOCKING_REF                                                                               \
@@ -46,10 +46,13 @@ enum {
 static const char *const sql_text[Q_N] = {
     [Q_INSERT] = "INSERT INTO meshes (id, name, created_us, bytes, format, input_triangles,"
                  " triangles, vertices, welded, degenerate, duplicate, closed, oriented, min_x,"
-                 " min_y, min_z, max_x, max_y, max_z, area, volume) VALUES (?1, ?2, ?3, ?4, ?5,"
-                 " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+                 " min_y, min_z, max_x, max_y, max_z, area, volume, owner) VALUES (?1, ?2, ?3, ?4,"
+                 " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
+                 " nullif(?22, ''))",
     [Q_GET] = "SELECT " MESH_COLUMNS " FROM meshes WHERE id = ?1",
-    [Q_LIST] = "SELECT " MESH_COLUMNS " FROM meshes WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2",
+    /* ?3 NULL: every owner */
+    [Q_LIST] = "SELECT " MESH_COLUMNS " FROM meshes WHERE seq < ?1 AND (?3 IS NULL OR owner = ?3)"
+               " ORDER BY seq DESC LIMIT ?2",
     [Q_DELETE] = "DELETE FROM meshes WHERE id = ?1 AND NOT EXISTS (SELECT 1" BLOCKING_REF ")",
     [Q_BLOCKER] = "SELECT r.job_id" BLOCKING_REF " LIMIT 1",
     [Q_HOLD] = "INSERT OR IGNORE INTO job_meshes (job_id, mesh_id, pending)"
@@ -196,6 +199,7 @@ int ndem_meshes_add(ndem_meshes *m, const ndem_mesh_info *in)
     }
     sqlite3_bind_double(st, 20, in->area);
     sqlite3_bind_double(st, 21, in->volume);
+    sqlite3_bind_text(st, 22, in->owner, -1, SQLITE_STATIC);
     int rc = step_done(m, st, "insert");
     done(m, st);
     return rc;
@@ -224,6 +228,15 @@ static void read_row(sqlite3_stmt *st, ndem_mesh_info *o, long *seq)
     o->area = sqlite3_column_double(st, 19);
     o->volume = sqlite3_column_double(st, 20);
     if (seq) *seq = (long)sqlite3_column_int64(st, 21);
+    t = sqlite3_column_text(st, 22);
+    snprintf(o->owner, sizeof o->owner, "%s", t ? (const char *)t : "");
+}
+
+int ndem_meshes_visible(void *ctx, const char *id, const char *owner)
+{
+    ndem_mesh_info info;
+    if (ndem_meshes_get(ctx, id, &info)) return 0;
+    return !owner || !strcmp(info.owner, owner);
 }
 
 int ndem_meshes_get(ndem_meshes *m, const char *id, ndem_mesh_info *info)
@@ -237,8 +250,8 @@ int ndem_meshes_get(ndem_meshes *m, const char *id, ndem_mesh_info *info)
     return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
 }
 
-int ndem_meshes_list(ndem_meshes *m, long before_seq, int limit, ndem_mesh_info **rows, long **seqs,
-                     int *count)
+int ndem_meshes_list(ndem_meshes *m, const char *owner, long before_seq, int limit,
+                     ndem_mesh_info **rows, long **seqs, int *count)
 {
     *rows = NULL;
     *count = 0;
@@ -253,6 +266,7 @@ int ndem_meshes_list(ndem_meshes *m, long before_seq, int limit, ndem_mesh_info 
     sqlite3_stmt *st = stmt(m, Q_LIST);
     sqlite3_bind_int64(st, 1, before_seq > 0 ? before_seq : INT64_MAX);
     sqlite3_bind_int(st, 2, limit);
+    if (owner) sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
     int n = 0, rc = SQLITE_DONE;
     while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         read_row(st, &r[n], &s[n]);
@@ -401,7 +415,7 @@ int ndem_meshes_rehold(ndem_meshes *m, ndem_db *db, const char *data)
         long before = 0;
         for (int n = PAGE; n == PAGE;) {
             ndem_job_row *rows;
-            if (ndem_db_list(db, statuses[k], before, PAGE, &rows, &n)) return -1;
+            if (ndem_db_list(db, statuses[k], NULL, before, PAGE, &rows, &n)) return -1;
             for (int i = 0; i < n; i++) {
                 ndem_mesh_resolver r;
                 ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&r, data);

@@ -24,6 +24,7 @@ typedef struct ndem_mesh_info {
     int closed, oriented;
     double min[3], max[3];
     double area, volume; /* volume 0 unless closed and oriented */
+    char owner[65];      /* the token name that uploaded it; "" none (NULL) */
 } ndem_mesh_info;
 
 /* Checks STL bytes as a job would load them (ndem_stl_parse, then
@@ -56,10 +57,14 @@ int ndem_meshes_rehold(ndem_meshes *m, ndem_db *db, const char *data);
 int ndem_meshes_add(ndem_meshes *m, const ndem_mesh_info *info);
 /* 0 found, 1 unknown, -1 error. */
 int ndem_meshes_get(ndem_meshes *m, const char *id, ndem_mesh_info *info);
-/* Newest first, rows with seq < before_seq (0: from the newest), at most
- * limit; *rows malloc'd, *seqs (may be NULL) the seq of each. 0 or -1. */
-int ndem_meshes_list(ndem_meshes *m, long before_seq, int limit, ndem_mesh_info **rows, long **seqs,
-                     int *count);
+/* Newest first, rows with seq < before_seq (0: from the newest) of owner
+ * (NULL: every owner), at most limit; *rows malloc'd, *seqs (may be NULL)
+ * the seq of each. 0 or -1. */
+int ndem_meshes_list(ndem_meshes *m, const char *owner, long before_seq, int limit,
+                     ndem_mesh_info **rows, long **seqs, int *count);
+/* The resolver's visible hook (ctx is the ndem_meshes): 1 when mesh id
+ * exists and belongs to owner (NULL: to anyone). */
+int ndem_meshes_visible(void *ctx, const char *id, const char *owner);
 /* Deletes the row unless a queued or running job (or one being submitted)
  * references the mesh: 0 deleted, 1 unknown, 2 referenced (blocker gets
  * one such job's id), -1 error. The file is the caller's to remove. */

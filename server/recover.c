@@ -155,7 +155,7 @@ int ndem_recover_backfill(const char *data, ndem_db *db)
     for (;;) {
         ndem_job_row *rows;
         int n;
-        if (ndem_db_list(db, NULL, before, 500, &rows, &n)) return -1;
+        if (ndem_db_list(db, NULL, NULL, before, 500, &rows, &n)) return -1;
         for (int i = 0; i < n; i++) {
             char path[1200];
             snprintf(path, sizeof path, "%s/jobs/%s/job.json", data, rows[i].id);

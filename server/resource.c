@@ -9,6 +9,7 @@
 
 #include "frame_bin.h"
 #include "log.h"
+#include "routes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", row->id);
     cJSON_AddStringToObject(o, "name", row->name);
+    ndem_add_owner(o, row->owner);
     cJSON_AddStringToObject(o, "status", row->status);
     add_time(o, "created_at", row->created_us);
     add_time(o, "started_at", row->started_us);
@@ -73,6 +75,21 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
              base);
     cJSON_AddStringToObject(l, "stream", ws);
     return o;
+}
+
+int ndem_resource_may_stream(void *ctx, const char *id, const char *token)
+{
+    ndem_app *app = ctx;
+    if (!app->cfg.auth) return 0;
+    ndem_request who; /* only its owner and admin are used */
+    memset(&who, 0, sizeof who);
+    int rc = token ? ndem_auth_check(app->auth, token, who.owner, &who.admin) : 1;
+    if (rc) return rc < 0 ? 500 : 401;
+    ndem_job_row row;
+    if (ndem_db_get(app->db, id, &row)) return 404;
+    rc = ndem_may_see(&who, row.owner) ? 0 : 404;
+    ndem_job_row_free(&row);
+    return rc;
 }
 
 char *ndem_resource_describe(void *ctx, const char *id)

@@ -24,8 +24,21 @@ int ndem_list_page(ndem_request *req, long *limit, long *before);
 /* 1 when the Accept header names type. */
 int ndem_accepts(ndem_request *req, const char *type);
 
+/* Owners (docs/api.md, "Authentication"): 1 when the request may see a
+ * resource of owner ("" when it has none): admin tokens (and every request
+ * when authentication is off) see all, other tokens their own. */
+int ndem_may_see(const ndem_request *req, const char *owner);
+/* The owner filter of a list for the request: NULL (all) or its token name. */
+const char *ndem_list_owner(const ndem_request *req);
+/* Limits r to the meshes the request may use: another owner's mesh id
+ * resolves as an unknown one (422 with the pointer). */
+void ndem_resolver_limit(ndem_mesh_resolver *r, ndem_app *app, const ndem_request *req);
+/* owner ("" none) as the "owner" member of o: a string or null. */
+void ndem_add_owner(cJSON *o, const char *owner);
+
 /* Reads the job of the {id} parameter; answers 404 (or 500) itself and
- * returns nonzero when there is none. */
+ * returns nonzero when there is none or it is another owner's (the same
+ * 404: an id says nothing about whether it exists). */
 int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row);
 
 /* Frame handlers (routes_frames.c). */

@@ -23,6 +23,7 @@ static cJSON *mesh_resource(const ndem_mesh_info *m)
     cJSON_AddStringToObject(o, "id", m->id);
     cJSON_AddStringToObject(o, "name", m->name);
     cJSON_AddStringToObject(o, "created_at", ndem_rfc3339(m->created_us, buf, sizeof buf));
+    ndem_add_owner(o, m->owner);
     cJSON_AddStringToObject(o, "format", m->format);
     cJSON_AddNumberToObject(o, "bytes", (double)m->bytes);
     cJSON_AddNumberToObject(o, "triangles", (double)m->triangles);
@@ -109,6 +110,7 @@ void ndem_post_mesh(void *ctx, ndem_request *req)
         return;
     }
     upload_name(req, info.name, sizeof info.name);
+    snprintf(info.owner, sizeof info.owner, "%s", req->owner);
     info.created_us = ndem_now_us();
     if (ndem_mesh_new_id(info.id)) {
         ndem_http_problem(req, 500, NULL, "out of randomness");
@@ -142,7 +144,7 @@ void ndem_list_meshes(void *ctx, ndem_request *req)
     ndem_mesh_info *rows;
     long *seqs;
     int n;
-    if (ndem_meshes_list(app->meshes, before, (int)limit, &rows, &seqs, &n)) {
+    if (ndem_meshes_list(app->meshes, ndem_list_owner(req), before, (int)limit, &rows, &seqs, &n)) {
         ndem_http_problem(req, 500, NULL, "the mesh index failed");
         return;
     }
@@ -165,6 +167,7 @@ static int load_mesh(ndem_app *app, ndem_request *req, ndem_mesh_info *info)
 {
     const char *id = req->params[0];
     int rc = ndem_mesh_id_valid(id) ? ndem_meshes_get(app->meshes, id, info) : 1;
+    if (rc == 0 && !ndem_may_see(req, info->owner)) rc = 1; /* another owner's: as unknown */
     if (rc > 0) ndem_http_problem(req, 404, NULL, "no mesh with id '%s'", id);
     if (rc < 0) ndem_http_problem(req, 500, NULL, "the mesh index failed");
     return rc;
@@ -202,8 +205,9 @@ void ndem_delete_mesh(void *ctx, ndem_request *req)
     ndem_app *app = ctx;
     const char *id = req->params[0];
     char blocker[64];
-    int rc =
-        ndem_mesh_id_valid(id) ? ndem_meshes_delete(app->meshes, id, blocker, sizeof blocker) : 1;
+    ndem_mesh_info info;
+    if (load_mesh(app, req, &info)) return; /* unknown or another owner's: 404 */
+    int rc = ndem_meshes_delete(app->meshes, id, blocker, sizeof blocker);
     if (rc == 0) {
         if (ndem_mesh_file_remove(app->cfg.data, id))
             ndem_log("mesh %s: cannot remove its file: %s", id, strerror(errno));

@@ -83,6 +83,7 @@ static cJSON *sweep_resource(const ndem_sweep_row *sw, const ndem_job_row *jobs,
     cJSON_AddStringToObject(o, "status", sweep_status(counts, n));
     cJSON_AddStringToObject(o, "mode", sw->mode);
     cJSON_AddStringToObject(o, "created_at", ndem_rfc3339(sw->created_us, buf, sizeof buf));
+    ndem_add_owner(o, sw->owner);
     cJSON_AddNumberToObject(o, "total", n);
     cJSON *c = cJSON_AddObjectToObject(o, "counts");
     for (int s = 0; s < NDEM_STATUS_COUNT; s++)
@@ -113,6 +114,10 @@ static int load_sweep(ndem_app *app, ndem_request *req, ndem_sweep_row *sw, ndem
 {
     const char *id = req->params[0];
     int rc = ndem_valid_id(id) ? ndem_db_sweep_get(app->db, id, sw) : 1;
+    if (rc == 0 && !ndem_may_see(req, sw->owner)) { /* another owner's: as unknown */
+        ndem_sweep_row_free(sw);
+        rc = 1;
+    }
     if (rc == 0 && ndem_db_sweep_jobs(app->db, id, jobs, n)) {
         ndem_sweep_row_free(sw);
         rc = -1;
@@ -172,8 +177,8 @@ static void note_variant(variant_errors *ve, long k, const cJSON *values, const 
 }
 
 /* Variant k as a queued job row (document, name, steps), or its errors in ve. */
-static int build_variant(ndem_app *app, const ndem_sweep *s, long k, ndem_job_row *row,
-                         variant_errors *ve)
+static int build_variant(ndem_app *app, const ndem_request *req, const ndem_sweep *s, long k,
+                         ndem_job_row *row, variant_errors *ve)
 {
     cJSON *values = NULL;
     int bad = -1;
@@ -196,6 +201,7 @@ static int build_variant(ndem_app *app, const ndem_sweep *s, long k, ndem_job_ro
      * carries them inline, so the sweep's jobs need not hold them */
     ndem_mesh_resolver meshes;
     ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&meshes, app->cfg.data);
+    ndem_resolver_limit(&meshes, app, req);
     ndem_job_status st =
         text ? ndem_job_parse_with(text, strlen(text), &opts, &job, &errs) : NDEM_JOB_MALFORMED;
     ndem_mesh_resolver_free(&meshes);
@@ -271,7 +277,7 @@ static void queue_sweep(ndem_app *app, ndem_request *req, ndem_sweep *s)
     double bytes = 0;
     int oom = !rows;
     for (long k = 0; !oom && k < s->variants; k++) {
-        int rc = build_variant(app, s, k, &rows[k], &ve);
+        int rc = build_variant(app, req, s, k, &rows[k], &ve);
         oom = rc == -2;
         if (rc == 0) bytes += (double)strlen(rows[k].document);
     }
@@ -300,9 +306,11 @@ static void queue_sweep(ndem_app *app, ndem_request *req, ndem_sweep *s)
     sw.parameters = cJSON_PrintUnformatted(params);
     snprintf(sw.mode, sizeof sw.mode, "%s", s->zip ? "zip" : "product");
     sw.created_us = ndem_now_us();
+    snprintf(sw.owner, sizeof sw.owner, "%s", req->owner);
     int bad = !sw.parameters || ndem_new_id(sw.id);
     for (long k = 0; !bad && k < s->variants; k++) {
         rows[k].created_us = sw.created_us;
+        snprintf(rows[k].owner, sizeof rows[k].owner, "%s", sw.owner);
         bad = ndem_new_id(rows[k].id);
     }
     if (bad) {
@@ -363,7 +371,7 @@ void ndem_list_sweeps(void *ctx, ndem_request *req)
     if (ndem_list_page(req, &limit, &before)) return;
     ndem_sweep_row *rows;
     int n;
-    if (ndem_db_sweep_list(app->db, before, (int)limit, &rows, &n)) {
+    if (ndem_db_sweep_list(app->db, ndem_list_owner(req), before, (int)limit, &rows, &n)) {
         free(rows);
         ndem_http_problem(req, 500, NULL, "the job database failed");
         return;

@@ -13,10 +13,13 @@
  * new progress message an unsent older progress message. A slow client thus
  * holds at most one frame besides the one libwebsockets is sending it, and
  * simply misses the frames in between. A handshake whose Origin is not
- * one the daemon serves (--public-url, --allow-origin) is refused. */
+ * one the daemon serves (--public-url, --allow-origin) is refused; with
+ * authentication on, so is one without a valid bearer token (?token= or
+ * Authorization: 401) or for a job the token may not see (404). */
 #include "stream.h"
 
 #include "frame_bin.h"
+#include "http.h"
 #include "log.h"
 
 #include <cjson/cJSON.h>
@@ -28,6 +31,7 @@
 
 #define QUEUE_MAX 16
 #define ID_MAX 64
+#define NDEM_STREAM_TOKEN_MAX 256 /* bytes of a token or Authorization header we read */
 
 typedef enum { M_HELLO, M_STATUS, M_PROGRESS, M_FRAME } msg_kind;
 
@@ -384,6 +388,31 @@ static int on_writable(ndem_stream *s, client *c, struct lws *wsi)
     return 0;
 }
 
+/* Before the handshake is answered, with authentication on: a bearer token
+ * as ?token= (browsers cannot set headers on a WebSocket) or in an
+ * Authorization header, for a job the token may see; else 401 or 404. */
+static int access_refused(ndem_stream *s, struct lws *wsi)
+{
+    char path[256] = "", id[ID_MAX], query[NDEM_STREAM_TOKEN_MAX] = "",
+         header[NDEM_STREAM_TOKEN_MAX];
+    if (!s->hooks.may_open) return 0;
+    if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0 ||
+        !job_of_path(path, id, sizeof id))
+        return 0; /* refused once established (not a job stream) */
+    const char *token = lws_get_urlarg_by_name(wsi, "token=", query, sizeof query);
+    if (!token && lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION) > 0 &&
+        lws_hdr_copy(wsi, header, sizeof header, WSI_TOKEN_HTTP_AUTHORIZATION) > 0)
+        token = ndem_http_bearer(header);
+    int status = s->hooks.may_open(s->hooks.ctx, id, token);
+    if (!status) return 0;
+    ndem_log("stream: refused job %s: %s", id,
+             status == 401 ? "no valid token" : "unknown, or another owner's");
+    lws_return_http_status(wsi, (unsigned)status,
+                           status == 401 ? "a valid bearer token is needed (?token=)"
+                                         : "no such job");
+    return 1;
+}
+
 /* Before the handshake is answered: a browser names the page's origin, and
  * a page of another site must not read jobs through its visitor (clients
  * that are not browsers send no Origin). Refused handshakes get 403. */
@@ -408,7 +437,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     client *c = user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        return origin_refused(s, wsi);
+        return origin_refused(s, wsi) || access_refused(s, wsi);
     case LWS_CALLBACK_ESTABLISHED:
         return on_established(s, c, wsi);
     case LWS_CALLBACK_CLOSED:

@@ -19,6 +19,10 @@ typedef struct ndem_stream_hooks {
     /* 1 when a handshake's Origin header may open a stream (pages of other
      * sites may not read jobs through a visitor's browser). */
     int (*origin_ok)(void *ctx, const char *origin);
+    /* 0 when the handshake's bearer token (?token= or Authorization:
+     * Bearer; NULL when it has none) may open the stream of job id, else
+     * the HTTP status it is refused with (401, 404). NULL: anyone may. */
+    int (*may_open)(void *ctx, const char *id, const char *token);
 } ndem_stream_hooks;
 
 /* At most max_clients clients at once; more are refused (1013, try again). */

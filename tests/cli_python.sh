@@ -8,8 +8,11 @@
 # (clients/python/tests/test_units.py) and its tests against $NDEMD_BIN (the
 # sanitizer build under `make test`, else build/release/ndemd) on free
 # loopback ports with a temporary --data directory
-# (clients/python/tests/test_client.py). The daemon must exit 0 on SIGTERM
-# with no sanitizer report in its log, which is printed when it does not.
+# (clients/python/tests/test_client.py), then against a second ndemd on
+# 0.0.0.0 (authentication on by default) with tokens of `ndemd token
+# create` (clients/python/tests/test_auth.py: Client(url, token=...)). Each
+# daemon must exit 0 on SIGTERM with no sanitizer report in its log, which
+# is printed when it does not.
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -64,34 +67,55 @@ for _ in range(100):
 EOF
 )
 [ -n "$port" ] || { echo "cli_python: no free ports"; exit 1; }
-log=$tmp/ndemd.log
-OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE} "$ndemd" --listen "127.0.0.1:$port" \
-  --ws-listen "127.0.0.1:$((port + 1))" --data "$tmp/data" --web "$tmp/no-web" \
-  --workers 1 --threads 1 --progress-interval 0.05 > "$log" 2>&1 &
-pid=$!
-url=http://127.0.0.1:$port
-up=0
-for _ in $(seq 300); do
-  kill -0 "$pid" 2>/dev/null || break
-  if "$vpy" -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=2)" \
-       "$url/health" 2>/dev/null; then up=1; break; fi
-  sleep 0.1
-done
-[ "$up" = 1 ] || { cat "$log"; echo "cli_python: ndemd did not answer /health"; exit 1; }
+# start_daemon NAME HOST OPTIONS...: ndemd on HOST:$port (streams on port + 1)
+# with its data in $tmp/NAME; sets pid, log and url
+start_daemon() {
+  local name=$1 host=$2; shift 2
+  log=$tmp/$name.log
+  OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE} "$ndemd" --listen "$host:$port" \
+    --ws-listen "$host:$((port + 1))" --data "$tmp/$name" --web "$tmp/no-web" \
+    --workers 1 --threads 1 --progress-interval 0.05 "$@" > "$log" 2>&1 &
+  pid=$!
+  url=http://127.0.0.1:$port
+  local up=0
+  for _ in $(seq 300); do
+    kill -0 "$pid" 2>/dev/null || break
+    if "$vpy" -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=2)" \
+         "$url/health" 2>/dev/null; then up=1; break; fi
+    sleep 0.1
+  done
+  [ "$up" = 1 ] || { cat "$log"; echo "cli_python: ndemd did not answer /health"; exit 1; }
+}
 
+# stop_daemon: SIGTERM; it must exit 0 without a sanitizer report
+stop_daemon() {
+  kill -TERM "$pid"
+  local st=0
+  for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then st=timeout; else wait "$pid" || st=$?; fi
+  pid=""
+  local report
+  report=$(grep -m1 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log" || true)
+  if [ "$st" != 0 ] || [ -n "$report" ]; then
+    cat "$log"
+    echo "cli_python: ndemd did not exit cleanly (status $st${report:+, $report})"
+    exit 1
+  fi
+}
+
+start_daemon data 127.0.0.1
 rc=0
 (cd "$tmp" && NDEM_URL=$url timeout 120 "$vpy" "$root/clients/python/tests/test_client.py") || rc=$?
-
-kill -TERM "$pid"
-st=0
-for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-if kill -0 "$pid" 2>/dev/null; then st=timeout; else wait "$pid" || st=$?; fi
-pid=""
-report=$(grep -m1 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log" || true)
-if [ "$st" != 0 ] || [ -n "$report" ]; then
-  cat "$log"
-  echo "cli_python: ndemd did not exit cleanly (status $st${report:+, $report})"
-  exit 1
-fi
+stop_daemon
 [ "$rc" -eq 0 ] || { echo "cli_python: client tests failed"; exit 1; }
+
+# authentication: on by default beyond loopback (0.0.0.0); tokens made
+# before the start with `ndemd token create` on the same data directory
+alice=$("$ndemd" token create alice --data "$tmp/auth" 2>/dev/null)
+bob=$("$ndemd" token create bob --data "$tmp/auth" 2>/dev/null)
+start_daemon auth 0.0.0.0
+(cd "$tmp" && NDEM_AUTH_URL=$url NDEM_TOKEN_ALICE=$alice NDEM_TOKEN_BOB=$bob timeout 120 \
+  "$vpy" "$root/clients/python/tests/test_auth.py") || rc=$?
+stop_daemon
+[ "$rc" -eq 0 ] || { echo "cli_python: client tests with tokens failed"; exit 1; }
 echo "cli_python: ok"

@@ -7,7 +7,7 @@
 //   node tests/web/e2e.mjs --ndemd build/asan/ndemd --data /tmp/x --out build/web-test
 //
 // Prints one line per check and exits non-zero when any failed.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -52,7 +52,7 @@ async function freePorts() {
 }
 const PORT = await freePorts();
 const BASE = `http://127.0.0.1:${PORT}`;
-let daemon = null;
+let daemon = null, authDaemon = null;
 const logFile = join(OUT, 'ndemd.log');
 const logFd = openSync(logFile, 'a');
 async function startDaemon() {
@@ -733,12 +733,53 @@ try {
   });
   await page.screenshot({ path: join(OUT, '10-page.png'), fullPage: true });
   check('no uncaught errors in the page', errors.length === 0, errors.join(' | '));
+
+  // a second daemon on 0.0.0.0: authentication on by default (docs/api.md)
+  await step('with --auth on the page asks for a token once, shows only its owner\'s jobs and streams with ?token=', async () => {
+    const authData = DATA + '-auth';
+    mkdirSync(authData, { recursive: true });
+    const mk = (name) => execFileSync(NDEMD, ['token', 'create', name, '--data', authData], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const alice = mk('alice'), bob = mk('bob');
+    const port2 = await freePorts(), base2 = `http://127.0.0.1:${port2}`;
+    authDaemon = spawn(NDEMD, ['--listen', `0.0.0.0:${port2}`, '--ws-listen', `0.0.0.0:${port2 + 1}`, '--data', authData,
+      '--web', join(root, 'web'), '--workers', '2', '--progress-interval', '0.1'], { stdio: ['ignore', logFd, logFd] });
+    for (let k = 0; k < 100 && !(await fetch(`${base2}/health`).then((r) => r.ok, () => false)); k++) await new Promise((r) => setTimeout(r, 100));
+    const post = async (token, name, duration) => {
+      const doc = JSON.parse(readFileSync(join(root, 'examples', 'column.json'), 'utf8'));
+      Object.assign(doc, { name });
+      doc.solver.duration = duration;
+      const r = await fetch(`${base2}/api/v1/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(doc) });
+      if (r.status !== 201) throw new Error(`POST as ${name}: ${r.status}`);
+      return (await r.json()).id;
+    };
+    const mine = await post(alice, 'alice-live', 3000);
+    await post(bob, 'bob-job', 1);
+    const ctx2 = await browser.newContext({ viewport: { width: 1500, height: 1150 } });
+    const p2 = await ctx2.newPage();
+    const asked = [];
+    p2.on('pageerror', (e) => errors.push(e.message));
+    p2.on('dialog', (d) => { asked.push(d.message()); return d.type() === 'prompt' ? d.accept(alice) : d.dismiss(); });
+    await p2.goto(`${base2}/#/jobs/${mine}`);
+    await p2.waitForFunction(() => document.getElementById('d-name').textContent === 'alice-live', null, { timeout: 30000 });
+    await p2.waitForFunction(() => document.getElementById('d-stream').textContent.includes('live'), null, { timeout: 30000 });
+    await p2.waitForSelector('#jobs-body tr.job[data-name="alice-live"]', { timeout: 20000 });
+    if (await p2.$('#jobs-body tr.job[data-name="bob-job"]')) throw new Error('bob\'s job is listed');
+    if (asked.length !== 1 || !/token/i.test(asked[0])) throw new Error(`asked ${asked.length} times: ${asked.join(' | ')}`);
+    if ((await p2.evaluate(() => sessionStorage.getItem('ndem.token'))) !== alice) throw new Error('the token is not kept for the tab');
+    await fetch(`${base2}/api/v1/jobs/${mine}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${alice}` } });
+    await ctx2.close();
+    const d = authDaemon;
+    const done = new Promise((r) => d.once('exit', (code, sig) => r(code ?? sig)));
+    d.kill('SIGTERM');
+    if ((await done) !== 0) throw new Error('the daemon with --auth did not exit 0');
+  });
 } catch (e) {
   check('test run', false, e.stack || e.message);
   if (page) await page.screenshot({ path: join(OUT, 'failure.png'), fullPage: true }).catch(() => {});
 } finally {
   await browser?.close().catch(() => {});
   await stopDaemon().catch(() => {});
+  if (authDaemon && authDaemon.exitCode === null && !authDaemon.signalCode) authDaemon.kill('SIGKILL');
 }
 console.log(`web e2e: ${passed} checks ok, ${failed} failed, ${((Date.now() - T0) / 1000).toFixed(0)} s; screenshots in ${OUT}`);
 process.exit(failed ? 1 : 0);

@@ -1,6 +1,9 @@
 // api.js - the public REST API of ndemd (docs/api.md), and whether the daemon
 // answers. Every request goes through request(); a network failure marks the
-// daemon unreachable until a later request succeeds.
+// daemon unreachable until a later request succeeds. With authentication on
+// (docs/api.md, "Authentication") a 401 asks for a bearer token once, keeps
+// it in sessionStorage (this tab only, gone when it closes), sends it on
+// every request, and withToken() adds it to stream URLs as ?token=.
 
 export const API = '/api/v1';
 
@@ -24,8 +27,49 @@ function setReachable(ok, why) {
 }
 export function isReachable() { return reachable; }
 
-export async function request(method, path, { body, accept = 'application/json', raw = false, timeout = 15000, type = 'application/json' } = {}) {
+const TOKEN_KEY = 'ndem.token';
+export function token() {
+  try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch { return ''; }
+}
+export function setToken(t) {
+  try { if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY); } catch { /* storage off */ }
+}
+// The stream URL with the token (browsers cannot set headers on a WebSocket).
+export function withToken(url) {
+  const t = token();
+  if (!t) return url;
+  try { const u = new URL(url, location.href); u.searchParams.set('token', t); return u.toString(); } catch { return url; }
+}
+// How the page asks for a token (the UI may replace it); resolves to the
+// token or null when the user declines. One question for concurrent 401s;
+// after a decline the page asks again only when it is reloaded.
+let askToken = async (why) => {
+  const t = window.prompt(`${why}\n\nThis ndemd needs a bearer token (ndemd token create NAME). Token:`);
+  return t ? t.trim() : null;
+};
+export function onTokenNeeded(fn) { askToken = fn; }
+let asking = null, declined = false;
+// sent: the token the refused request carried ('' none). Another request may
+// have got a new one meanwhile: that one is tried before asking.
+async function newToken(problem, sent) {
+  if (token() && token() !== sent) return token();
+  if (asking) return asking;
+  setToken('');
+  if (declined) return null;
+  if (!asking) {
+    asking = askToken(problem?.detail || 'A token is needed.').then((t) => {
+      if (t) setToken(t); else declined = true;
+      return t;
+    }).finally(() => { asking = null; });
+  }
+  return asking;
+}
+
+export async function request(method, path, opts = {}) {
+  const { body, accept = 'application/json', raw = false, timeout = 15000, type = 'application/json', retried = false } = opts;
   const headers = { Accept: accept };
+  const t = token();
+  if (t) headers.Authorization = `Bearer ${t}`;
   // ndemd refuses state-changing requests without it (415), with or without a
   // body; mesh uploads are model/stl
   if (body !== undefined || method !== 'GET') headers['Content-Type'] = type;
@@ -44,6 +88,9 @@ export async function request(method, path, { body, accept = 'application/json',
   if (!res.ok) {
     let problem = null;
     try { problem = await res.json(); } catch { /* not JSON */ }
+    // a missing, wrong or revoked token: ask once, then try again with the new one
+    if (res.status === 401 && !retried && await newToken(problem, t)) return request(method, path, { ...opts, retried: true });
+    if (res.status === 401 && declined) problem = { ...problem, detail: `${problem?.detail || 'a token is needed'} (reload the page to enter a token)` };
     throw new ApiError(res.status, problem);
   }
   if (raw) return res;

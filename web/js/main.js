@@ -2,7 +2,7 @@
 // validation errors, live 3D view over the job's WebSocket stream, charts of
 // the series, replay of stored frames, downloads. Only the public REST API
 // (docs/api.md) and the job streams (docs/protocol.md) are used.
-import { api, ApiError, NetworkError, onReachability } from './api.js';
+import { api, ApiError, NetworkError, onReachability, withToken } from './api.js';
 import { Chart, fmt } from './chart.js';
 import { namedGeometry, magnitude, seriesMagnitude } from './forces.js';
 import { parseNdf } from './ndf.js';
@@ -455,7 +455,7 @@ function openStream() {
   } catch { /* as given */ }
   const id = j.id;
   streamState(sel.wsTry ? `reconnecting stream (try ${sel.wsTry + 1})…` : 'connecting stream…');
-  const ws = new WebSocket(url);
+  const ws = new WebSocket(withToken(url));
   ws.binaryType = 'arraybuffer';
   sel.ws = ws;
   ws.onopen = () => {

@@ -3,10 +3,13 @@
  * weight of the spheres above it and the floor all of it, a sphere held by
  * friction on an incline is pressed with m g cos(theta) and dragged with
  * m g sin(theta), both methods; every thread count gives the same list;
- * none before the first step. Expected numbers come from statics. */
+ * none before the first step. Expected numbers come from statics. The
+ * NDC1 record round-trips, and refuses a damaged or cut one. */
+#include "contact_bin.h"
 #include "scene.h"
 #include "testutil.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +257,78 @@ START_TEST(empty_before_a_step_and_after_restore)
 }
 END_TEST
 
+/* The column's network as NDC1: sound, 48 + 64 n bytes, back as float32 of
+ * the same numbers; one flipped byte or a cut record is refused; CSV and
+ * JSON carry every contact. */
+START_TEST(ndc1_round_trip_and_damage)
+{
+    ndem_job *job = column_job(3, NDEM_SOLVER);
+    ndem_sim *sim = test_sim(job);
+    run_for(sim, 0.1, job->scene.solver.time_step);
+    ndem_contact_set s, d;
+    copy(sim, &s);
+    ck_assert_int_eq(s.count, 3);
+    size_t size = ndem_contact_bin_size(s.count, NDEM_CONTACT_ALL);
+    ck_assert_uint_eq(size, 48 + 64 * 3);
+    unsigned char *buf = malloc(size);
+    ck_assert_uint_eq(ndem_contact_bin_encode(&s, 7, NDEM_CONTACT_ALL, buf), size);
+    char why[128] = "";
+    ck_assert_msg(ndem_contact_bin_check(buf, size, why, sizeof why) == 0, "%s", why);
+    long index = -1;
+    ck_assert_int_eq(ndem_contact_bin_decode(buf, size, &d, &index), 0);
+    ck_assert_int_eq(index, 7);
+    ck_assert_int_eq(d.count, 3);
+    ck_assert_int_eq(d.step, 100);
+    ck_assert(d.time == s.time);
+    for (long k = 0; k < 3; k++) {
+        ck_assert_int_eq(d.a[k], s.a[k]);
+        ck_assert_int_eq(d.b[k], s.b[k]);
+        ck_assert_int_eq(d.feature[k], s.feature[k]);
+        ck_assert(d.normal_forces[k] == (double)(float)s.normal_forces[k]);
+        for (int q = 0; q < 3; q++) {
+            ck_assert(d.points[3 * k + q] == (double)(float)s.points[3 * k + q]);
+            ck_assert(d.normals[3 * k + q] == (double)(float)s.normals[3 * k + q]);
+            ck_assert(d.tangential_forces[3 * k + q] ==
+                      (double)(float)s.tangential_forces[3 * k + q]);
+            ck_assert(d.rolling_torques[3 * k + q] == (double)(float)s.rolling_torques[3 * k + q]);
+        }
+    }
+    size_t len;
+    char *csv = ndem_contacts_to_csv(&d, &len);
+    ck_assert_ptr_nonnull(csv);
+    ck_assert(!strncmp(csv, "a,b,feature,px,py,pz,nx,ny,nz,fn,ftx,fty,ftz,mrx,mry,mrz\n", 57));
+    long rows = 0;
+    for (const char *p = csv; *p; p++) rows += *p == '\n';
+    ck_assert_int_eq(rows, 4);
+    ck_assert_ptr_nonnull(strstr(csv, "\n0,-1,")); /* sphere 0 on geometry 0 */
+    free(csv);
+    char *json = ndem_contacts_to_json(&d, index, &len);
+    cJSON *doc = cJSON_Parse(json);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(cJSON_GetObjectItem(doc, "index")->valueint, 7);
+    ck_assert_int_eq(cJSON_GetObjectItem(doc, "contacts")->valueint, 3);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "points")), 9);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "b")), 3);
+    double fn = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "normal_forces"), 0)->valuedouble;
+    ck_assert((float)fn == (float)d.normal_forces[0]); /* nine digits carry a float32 */
+    cJSON_Delete(doc);
+    free(json);
+    buf[100] ^= 1;
+    ck_assert_int_eq(ndem_contact_bin_check(buf, size, why, sizeof why), -1);
+    ck_assert_str_eq(why, "checksum mismatch");
+    buf[100] ^= 1;
+    ck_assert_int_eq(ndem_contact_bin_check(buf, size - 4, why, sizeof why), -1);
+    ck_assert_str_eq(why, "truncated: 236 of 240 bytes");
+    ck_assert_int_eq(ndem_contact_bin_check(buf, 20, why, sizeof why), -1);
+    ck_assert_str_eq(why, "not an NDC1 record (20 bytes)");
+    free(buf);
+    ndem_contact_set_free(&d);
+    ndem_contact_set_free(&s);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("contacts");
@@ -265,6 +340,7 @@ int main(void)
     tcase_add_test(tc, same_list_on_any_thread_count_ndem);
     tcase_add_test(tc, same_list_on_any_thread_count_dem);
     tcase_add_test(tc, empty_before_a_step_and_after_restore);
+    tcase_add_test(tc, ndc1_round_trip_and_damage);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -1,0 +1,224 @@
+/* test_contacts_api.c - the daemon's contact networks (issue 16): a job
+ * with output.contacts stores an NDC1 record beside every frame, served at
+ * GET /api/v1/jobs/{id}/frames/{n}/contacts as the sealed record (count and
+ * weights as statics says), as CSV and as JSON; a damaged record is a 500,
+ * never 200; a job without the option, a frame that does not exist and an
+ * unknown format are answered with problems; --max-output counts the
+ * contacts at submission. */
+#include "contact_bin.h"
+#include "daemon.h"
+#include "job.h"
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+
+static td_daemon api;
+static char budget[32];
+
+/* Three spheres (r 0.01 m, 2500 kg/m^3) stacked on a plane; frames at 0,
+ * 0.1 and 0.2 s. */
+static char *column_doc(int contacts)
+{
+    static const char fmt[] =
+        "{\"name\": \"column\", \"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, "
+        "\"young_modulus\": 1e7}], \"geometry\": [{\"type\": \"plane\", \"point\": [0, 0, 0], "
+        "\"normal\": [0, 0, 1]}], \"particles\": [{\"type\": \"list\", \"spheres\": [[0, 0, "
+        "0.0099999, 0.01], [0, 0, 0.0299997, 0.01], [0, 0, 0.0499995, 0.01]]}]}, \"solver\": "
+        "{\"time_step\": 0.001, \"duration\": 0.2}, \"output\": {\"frame_interval\": 0.1, "
+        "\"contacts\": %s}}";
+    size_t n = sizeof fmt + 8;
+    char *s = malloc(n);
+    snprintf(s, n, fmt, contacts ? "true" : "false");
+    return s;
+}
+
+static double estimate(int contacts)
+{
+    char *doc = column_doc(contacts);
+    ndem_job *job = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(ndem_job_parse(doc, strlen(doc), &job, &e), NDEM_JOB_OK);
+    double b = ndem_job_output_estimate(job);
+    ndem_job_destroy(job);
+    free(doc);
+    return b;
+}
+
+static void api_start(void) { td_start(&api, "--workers", "1", (char *)NULL); }
+
+static void api_stop(void) { td_stop_status(&api); }
+
+static void expect_problem(td_resp *r, long status, const char *detail)
+{
+    ck_assert_msg(r->status == status, "status %ld, wanted %ld: %s", r->status, status,
+                  r->body ? r->body : "");
+    ck_assert_str_eq(r->type, "application/problem+json");
+    cJSON *o = cJSON_Parse(r->body);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_msg(strstr(td_str(o, "detail"), detail) != NULL, "detail: %s", td_str(o, "detail"));
+    cJSON_Delete(o);
+}
+
+static td_resp get(const char *id, const char *rest)
+{
+    char path[200];
+    snprintf(path, sizeof path, "/api/v1/jobs/%s/frames/%s", id, rest);
+    return td_http(&api, "GET", path, NULL, NULL, 0, NULL);
+}
+
+START_TEST(contacts_are_stored_and_served)
+{
+    char id[64];
+    char *doc = column_doc(1);
+    td_submit(&api, doc, id);
+    free(doc);
+    td_wait_status(&api, id, "succeeded", 120);
+
+    /* the record of frame 2: sealed, three contacts, 48 + 64 n bytes */
+    td_resp r = get(id, "2/contacts");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.type, "application/octet-stream");
+    ck_assert_uint_eq(r.len, 48 + 64 * 3);
+    char why[128] = "";
+    ck_assert_msg(ndem_contact_bin_check(r.body, r.len, why, sizeof why) == 0, "%s", why);
+    ndem_contact_set s;
+    long index = -1;
+    ck_assert_int_eq(ndem_contact_bin_decode(r.body, r.len, &s, &index), 0);
+    td_resp_free(&r);
+    ck_assert_int_eq(index, 2);
+    ck_assert_int_eq(s.count, 3);
+    ck_assert_int_eq(s.step, 200);
+    /* the floor carries all three weights, the middle contact two, the top one */
+    const double mg = 2500 * 4.0 / 3.0 * M_PI * 1e-6 * 9.81;
+    int seen = 0;
+    for (long k = 0; k < s.count; k++) {
+        long lo = s.b[k] < 0 ? -1 : (s.a[k] < s.b[k] ? s.a[k] : s.b[k]);
+        double want = (lo < 0 ? 3 : lo == 0 ? 2 : 1) * mg;
+        ck_assert_double_lt(fabs(s.normal_forces[k] - want), 0.005 * want);
+        seen |= 1 << (lo + 1);
+    }
+    ck_assert_int_eq(seen, 7);
+    ndem_contact_set_free(&s);
+
+    /* frame 0 is the state before any step: a record of no contacts */
+    r = get(id, "0/contacts");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_uint_eq(r.len, 48);
+    ck_assert(!memcmp(r.body, "NDC1", 4));
+    td_resp_free(&r);
+
+    r = get(id, "latest/contacts?format=json");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.type, "application/json");
+    cJSON *o = cJSON_Parse(r.body);
+    td_resp_free(&r);
+    ck_assert_int_eq((long)td_num(o, "index"), 2);
+    ck_assert_int_eq((long)td_num(o, "contacts"), 3);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "normals")), 9);
+    cJSON_Delete(o);
+
+    r = get(id, "1/contacts?format=csv");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.type, "text/csv");
+    ck_assert(!strncmp(r.body, "a,b,feature,px,py,pz,", 21));
+    long lines = 0;
+    for (size_t i = 0; i < r.len; i++) lines += r.body[i] == '\n';
+    ck_assert_int_eq(lines, 4);
+    td_resp_free(&r);
+
+    r = get(id, "1/contacts?format=vtp");
+    expect_problem(&r, 400, "format must be ndc, csv or json, not 'vtp'");
+    td_resp_free(&r);
+    r = get(id, "3/contacts");
+    expect_problem(&r, 404, "has no frame 3");
+    td_resp_free(&r);
+
+    /* one flipped byte in the stored record: 500, never the bytes */
+    char path[512];
+    snprintf(path, sizeof path, "%s/var/jobs/%s/contacts/000001.ndc", api.dir, id);
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 60, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, 60, SEEK_SET);
+    fputc(c ^ 0x10, f);
+    fclose(f);
+    r = get(id, "1/contacts");
+    expect_problem(&r, 500, "fails its length or checksum check");
+    td_resp_free(&r);
+    r = get(id, "1/contacts?format=csv");
+    expect_problem(&r, 500, "damaged");
+    td_resp_free(&r);
+}
+END_TEST
+
+START_TEST(no_contacts_without_the_option)
+{
+    char id[64];
+    char *doc = column_doc(0);
+    td_submit(&api, doc, id);
+    free(doc);
+    td_wait_status(&api, id, "succeeded", 120);
+    td_resp r = get(id, "1/contacts");
+    expect_problem(&r, 404, "did not set output.contacts");
+    td_resp_free(&r);
+    /* the frame itself is there */
+    r = get(id, "1");
+    ck_assert_int_eq(r.status, 200);
+    td_resp_free(&r);
+    char dir[512];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s/var/jobs/%s/contacts", api.dir, id);
+    ck_assert_int_ne(stat(dir, &st), 0);
+    r = get("0123456789abcdef", "0/contacts");
+    expect_problem(&r, 404, "no job with id");
+    td_resp_free(&r);
+    /* the route is described */
+    cJSON *o = td_get_json(&api, "/openapi.json", 200);
+    const cJSON *paths = cJSON_GetObjectItem(o, "paths");
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(paths, "/api/v1/jobs/{id}/frames/{n}/contacts"));
+    cJSON_Delete(o);
+}
+END_TEST
+
+/* A daemon whose budget lies between the column's estimates without and
+ * with contacts: with them the job is refused at submission, at
+ * /output/frame_interval, naming the option; without them it is taken. */
+START_TEST(max_output_counts_contacts)
+{
+    double off = estimate(0), on = estimate(1);
+    ck_assert_double_gt(on, off);
+    snprintf(budget, sizeof budget, "%.0f", 0.5 * (on + off));
+    td_daemon lim = {0};
+    td_start(&lim, "--workers", "1", "--max-output", budget, (char *)NULL);
+    char *doc = column_doc(1);
+    td_resp r = td_post_job(&lim, doc);
+    free(doc);
+    ck_assert_msg(r.status == 422, "status %ld: %s", r.status, r.body ? r.body : "");
+    ck_assert_ptr_nonnull(strstr(r.body, "/output/frame_interval"));
+    ck_assert_ptr_nonnull(strstr(r.body, "output.contacts false"));
+    td_resp_free(&r);
+    doc = column_doc(0);
+    r = td_post_job(&lim, doc);
+    free(doc);
+    ck_assert_msg(r.status == 201, "status %ld: %s", r.status, r.body ? r.body : "");
+    td_resp_free(&r);
+    td_stop(&lim);
+}
+END_TEST
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    Suite *s = suite_create("contacts_api");
+    TCase *tc = tcase_create("routes");
+    tcase_add_unchecked_fixture(tc, api_start, api_stop);
+    tcase_add_test(tc, contacts_are_stored_and_served);
+    tcase_add_test(tc, no_contacts_without_the_option);
+    tcase_add_test(tc, max_output_counts_contacts);
+    suite_add_tcase(s, tc);
+    int rc = td_exit_code(ndem_test_run_suite(s));
+    curl_global_cleanup();
+    return rc;
+}

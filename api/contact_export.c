@@ -58,13 +58,24 @@ char *ndem_contacts_to_csv(const ndem_contact_set *s, size_t *len)
     return out;
 }
 
-static void ints_member(ndem_jw *w, const char *key, const long *a, const int *b, long n)
+static void longs_member(ndem_jw *w, const char *key, const long *a, long n)
 {
     ndem_jw_key(w, key);
     ndem_jw_raw(w, "[", 1);
     for (long i = 0; i < n; i++) {
         if (i) ndem_jw_raw(w, ", ", 2);
-        integer(w, a ? a[i] : b[i]);
+        integer(w, a[i]);
+    }
+    ndem_jw_raw(w, "]", 1);
+}
+
+static void ints_member(ndem_jw *w, const char *key, const int *a, long n)
+{
+    ndem_jw_key(w, key);
+    ndem_jw_raw(w, "[", 1);
+    for (long i = 0; i < n; i++) {
+        if (i) ndem_jw_raw(w, ", ", 2);
+        integer(w, a[i]);
     }
     ndem_jw_raw(w, "]", 1);
 }
@@ -87,9 +98,9 @@ char *ndem_contacts_to_json(const ndem_contact_set *s, long index, size_t *len)
     ndem_jw_klong(&w, "step", s->step);
     ndem_jw_knumber(&w, "time", s->time);
     ndem_jw_klong(&w, "contacts", n);
-    ints_member(&w, "a", s->a, NULL, n);
-    ints_member(&w, "b", s->b, NULL, n);
-    ints_member(&w, "feature", NULL, s->feature, n);
+    longs_member(&w, "a", s->a, n);
+    longs_member(&w, "b", s->b, n);
+    ints_member(&w, "feature", s->feature, n);
     numbers_member(&w, "points", s->points, 3 * n);
     numbers_member(&w, "normals", s->normals, 3 * n);
     numbers_member(&w, "normal_forces", s->normal_forces, n);

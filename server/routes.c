@@ -99,6 +99,12 @@ void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
                 1,
             particles, cfg->max_output,
             job->output.contacts ? " or output.contacts false (3.5 contacts a particle)" : "");
+    /* a Slurm run reports frames and series, not contact networks (docs/scale-out.md) */
+    if (job->output.contacts && !strcmp(cfg->executor, "slurm"))
+        ndem_job_errors_add(errs, "/output/contacts",
+                            "this server runs jobs through Slurm (--executor slurm), whose runs "
+                            "do not report contact networks; set it to false, or use a local "
+                            "ndemd");
 }
 
 long ndem_job_steps(const ndem_job *job)

@@ -77,17 +77,10 @@ void ndem_get_frame_contacts(void *ctx, ndem_request *req)
     void *buf;
     size_t len;
     int got = ndem_store_read_contacts(app->store, row.id, fr.index, &buf, &len);
-    if (got == -1) {
-        /* the Slurm executor's reports carry no contacts (docs/api.md) */
-        ndem_http_problem(req, 404, NULL, "frame %ld of job %s has no stored contacts", fr.index,
-                          row.id);
-        return;
-    }
     if (got) { /* never 200 with bytes that fail their checksum */
-        ndem_http_problem(req, 500, NULL,
-                          "the contacts of frame %ld are damaged (their file fails its length or "
-                          "checksum check)",
-                          fr.index);
+        ndem_http_problem(req, 500, NULL, "the contacts of frame %ld are %s", fr.index,
+                          got == -2 ? "damaged (their file fails its length or checksum check)"
+                                    : "missing (their file is gone)");
         return;
     }
     if (!want->write) {

@@ -4,7 +4,7 @@
  * weights as statics says), as CSV and as JSON; a damaged record is a 500,
  * never 200; a job without the option, a frame that does not exist and an
  * unknown format are answered with problems; --max-output counts the
- * contacts at submission. */
+ * contacts at submission; a Slurm daemon refuses the option. */
 #include "contact_bin.h"
 #include "daemon.h"
 #include "job.h"
@@ -150,6 +150,10 @@ START_TEST(contacts_are_stored_and_served)
     r = get(id, "1/contacts?format=csv");
     expect_problem(&r, 500, "damaged");
     td_resp_free(&r);
+    ck_assert_int_eq(unlink(path), 0); /* gone: 500 too */
+    r = get(id, "1/contacts");
+    expect_problem(&r, 500, "missing (their file is gone)");
+    td_resp_free(&r);
 }
 END_TEST
 
@@ -208,6 +212,26 @@ START_TEST(max_output_counts_contacts)
 }
 END_TEST
 
+/* Slurm runs report no contact networks: such a daemon refuses the option
+ * at submission, at its pointer, rather than losing the contacts. */
+START_TEST(slurm_executor_refuses_contacts)
+{
+    td_daemon sl = {0};
+    td_start(&sl, "--executor", "slurm", "--slurm-bin", "/nonexistent", (char *)NULL);
+    char *doc = column_doc(1);
+    td_resp r = td_post_job(&sl, doc);
+    free(doc);
+    ck_assert_msg(r.status == 422, "status %ld: %s", r.status, r.body ? r.body : "");
+    cJSON *o = cJSON_Parse(r.body);
+    const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "errors"), 0);
+    ck_assert_str_eq(td_str(e, "pointer"), "/output/contacts");
+    ck_assert_ptr_nonnull(strstr(td_str(e, "message"), "--executor slurm"));
+    cJSON_Delete(o);
+    td_resp_free(&r);
+    td_stop(&sl);
+}
+END_TEST
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -217,6 +241,7 @@ int main(void)
     tcase_add_test(tc, contacts_are_stored_and_served);
     tcase_add_test(tc, no_contacts_without_the_option);
     tcase_add_test(tc, max_output_counts_contacts);
+    tcase_add_test(tc, slurm_executor_refuses_contacts);
     suite_add_tcase(s, tc);
     int rc = td_exit_code(ndem_test_run_suite(s));
     curl_global_cleanup();

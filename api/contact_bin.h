@@ -33,9 +33,8 @@
 #define NDEM_CONTACT_ROLLING 64u
 #define NDEM_CONTACT_ALL 127u
 #define NDEM_CONTACT_FLAG_CRC 1u
-/* Contacts a particle is budgeted in output estimates: a dense packing of
- * spheres has about 6 contacts per sphere, each counted once for its pair,
- * plus the walls' (docs/frames.md). */
+/* Contacts a particle is budgeted in output estimates: above the 2.3 of a
+ * settled bed (bench/bed-10k.json; docs/frames.md), each pair counted once. */
 #define NDEM_CONTACTS_PER_PARTICLE 3.5
 
 /* Bytes of a record of n contacts with the given fields. */

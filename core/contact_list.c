@@ -82,9 +82,9 @@ int ndem_sim_copy_contacts(const ndem_sim *sim, ndem_contact_set *out)
     memset(out, 0, sizeof *out);
     out->step = sim->step;
     out->time = sim->time;
-    /* contacts are last step's: none before a step, none for a body count
-     * the contacts no longer cover (a restore) */
-    long nc = sim->step > 0 && c->start && c->count > 0 ? c->count : 0;
+    /* contacts are last step's: none before a step or after a restore (not
+     * checkpointed), none after a failed step (it may have stopped halfway) */
+    long nc = sim->step > 0 && !sim->failed && c->start && c->count > 0 ? c->count : 0;
     if (sim->dem && (!sim->dem->force || sim->dem->cap < nc)) nc = 0;
     long active = 0;
     contact_row r;

@@ -359,7 +359,7 @@ void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3]);
  * are those b receives from a, in N (NDEM: the step's impulses over h, as
  * ndem_sim_geometry_load sums them). Arrays owned by the set: release with
  * ndem_contact_set_free. Empty before the first step and after a restore,
- * until the next step. */
+ * until the next step, and after a step that failed. */
 typedef struct ndem_contact_set {
     long step;
     double time;

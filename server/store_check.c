@@ -167,7 +167,8 @@ static uint64_t series_verified(const char *path, uint64_t need)
     return ok;
 }
 
-/* Bytes of frames 0 .. count-1 when every one verifies, else -1 (and why). */
+/* Bytes of frames 0 .. count-1 (and of their contact networks) when every
+ * frame verifies, else -1 (and why). */
 static int64_t frames_verified(ndem_store *s, const char *id, long count, char *why, size_t why_len)
 {
     int64_t bytes = 0;
@@ -181,6 +182,13 @@ static int64_t frames_verified(ndem_store *s, const char *id, long count, char *
         }
         free(buf);
         bytes += (int64_t)len;
+        /* a frame's contact network counts against the budget too (checked
+         * when served, not here: a resume does not depend on it) */
+        char name[64], path[1200];
+        struct stat st;
+        snprintf(name, sizeof name, "contacts/%06ld.ndc", i);
+        ndem_store_path(s, id, name, path, sizeof path);
+        if (stat(path, &st) == 0) bytes += (int64_t)st.st_size;
     }
     return bytes;
 }

@@ -4,7 +4,8 @@
  * weights as statics says), as CSV and as JSON; a damaged record is a 500,
  * never 200; a job without the option, a frame that does not exist and an
  * unknown format are answered with problems; --max-output counts the
- * contacts at submission; a Slurm daemon refuses the option. */
+ * contacts at submission; a Slurm daemon refuses the option; a job killed
+ * and resumed stores the contacts of an uninterrupted run. */
 #include "contact_bin.h"
 #include "daemon.h"
 #include "job.h"
@@ -232,6 +233,79 @@ START_TEST(slurm_executor_refuses_contacts)
 }
 END_TEST
 
+/* Killed (SIGKILL) between two checkpoints and resumed: every frame's
+ * contact network equals an uninterrupted run's, bit for bit (the resume
+ * cuts the records past its checkpoint back with the frames). */
+START_TEST(kill9_resume_keeps_the_contacts)
+{
+    td_daemon d;
+    td_start(&d, "--workers", "1", "--checkpoint-interval", "0.5", "--progress-interval", "0.05",
+             (char *)NULL);
+    char *plain = td_long_job_doc("crash", 1.5, 0.05);
+    char *at = strstr(plain, "\"output\": {\"frame_interval\": 0.05}");
+    ck_assert_ptr_nonnull(at);
+    size_t n = strlen(plain) + 32;
+    char *doc = malloc(n);
+    snprintf(doc, n, "%.*s\"output\": {\"frame_interval\": 0.05, \"contacts\": true}}",
+             (int)(at - plain), plain);
+    free(plain);
+    char a[64], b[64], ckpt[400];
+    td_submit(&d, doc, a);
+    cJSON *o = td_job(&d, a);
+    long total = (long)td_num(cJSON_GetObjectItem(o, "progress"), "steps_total");
+    cJSON_Delete(o);
+    td_wait_step(&d, a, total / 3, 60);
+    snprintf(ckpt, sizeof ckpt, "%s/var/jobs/%s/checkpoint.ndck", d.dir, a);
+    struct stat st;
+    double end = td_now() + 20;
+    while (stat(ckpt, &st)) {
+        ck_assert_msg(td_now() < end, "no checkpoint written");
+        td_sleep(0.02);
+    }
+    struct timespec first = st.st_mtim;
+    while (!stat(ckpt, &st) && st.st_mtim.tv_sec == first.tv_sec &&
+           st.st_mtim.tv_nsec == first.tv_nsec) {
+        ck_assert_msg(td_now() < end, "no second checkpoint written");
+        td_sleep(0.01);
+    }
+    td_sleep(0.25);
+    td_signal(&d, SIGKILL, 5);
+    td_spawn(&d);
+    td_wait_status(&d, a, "succeeded", 120);
+    char needle[128];
+    snprintf(needle, sizeof needle, "job %s: resumed from its checkpoint", a);
+    ck_assert_int_eq(td_log_count(&d, needle), 1);
+    td_submit(&d, doc, b);
+    free(doc);
+    td_wait_status(&d, b, "succeeded", 120);
+    char path[200];
+    snprintf(path, sizeof path, "/api/v1/jobs/%s/frames", a);
+    o = td_get_json(&d, path, 200);
+    long frames = (long)td_num(o, "count");
+    cJSON_Delete(o);
+    ck_assert_int_eq(frames, 31);
+    long touching = 0;
+    for (long i = 0; i < frames; i++) {
+        char rest[32];
+        snprintf(rest, sizeof rest, "%ld/contacts", i);
+        char p1[200], p2[200];
+        snprintf(p1, sizeof p1, "/api/v1/jobs/%s/frames/%s", a, rest);
+        snprintf(p2, sizeof p2, "/api/v1/jobs/%s/frames/%s", b, rest);
+        td_resp ra = td_http(&d, "GET", p1, NULL, NULL, 0, NULL);
+        td_resp rb = td_http(&d, "GET", p2, NULL, NULL, 0, NULL);
+        ck_assert_int_eq(ra.status, 200);
+        ck_assert_int_eq(rb.status, 200);
+        ck_assert_msg(ra.len == rb.len && !memcmp(ra.body, rb.body, ra.len),
+                      "the contacts of frame %ld differ from the uninterrupted run", i);
+        touching += (long)(ra.len - 48) / 64;
+        td_resp_free(&ra);
+        td_resp_free(&rb);
+    }
+    ck_assert_int_gt(touching, 1000); /* the bed rests on its box and on itself */
+    td_stop(&d);
+}
+END_TEST
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -242,6 +316,7 @@ int main(void)
     tcase_add_test(tc, no_contacts_without_the_option);
     tcase_add_test(tc, max_output_counts_contacts);
     tcase_add_test(tc, slurm_executor_refuses_contacts);
+    tcase_add_test(tc, kill9_resume_keeps_the_contacts);
     suite_add_tcase(s, tc);
     int rc = td_exit_code(ndem_test_run_suite(s));
     curl_global_cleanup();

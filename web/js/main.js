@@ -7,7 +7,7 @@ import { Chart, fmt } from './chart.js';
 import { namedGeometry, magnitude, seriesMagnitude } from './forces.js';
 import { parseNdf } from './ndf.js';
 import { parseNdc } from './ndc.js';
-import { chainSegments } from './chains.js';
+import { chainSegments, CHAIN_MAX_RATIO } from './chains.js';
 import { pretty } from './jsondoc.js';
 import { makeTar } from './tar.js';
 import { LUT } from './colormap.js';
@@ -214,7 +214,7 @@ function chainsOffer() {
 // (a live frame not yet written) draws none.
 async function updateChains() {
   const f = sel.shown, id = sel.id;
-  if (!$('show-chains').checked || !f || !sel.doc?.output?.contacts) { viewer?.setChains?.(null); return; }
+  if (!$('show-chains').checked || !f || !sel.doc?.output?.contacts) { showChains(null); return; }
   let c = sel.contacts.get(f.index);
   if (!c) {
     try {
@@ -222,14 +222,22 @@ async function updateChains() {
     } catch (e) {
       if (sel.id === id && !(e instanceof NetworkError) && !(e instanceof ApiError && e.status === 404))
         banner('chains', `The contacts of frame ${f.index} could not be loaded: ${e.message}`, 'error', 5000);
-      if (sel.shown === f) viewer?.setChains?.(null);
+      if (sel.shown === f) showChains(null);
       return;
     }
     if (sel.id !== id) return;
     sel.contacts.set(f.index, c);
     if (sel.contacts.size > 8) sel.contacts.delete(sel.contacts.keys().next().value);
   }
-  if (sel.shown === f && $('show-chains').checked) viewer?.setChains?.(chainSegments(c, f));
+  if (sel.shown === f && $('show-chains').checked) showChains(chainSegments(c, f));
+}
+
+// The segments into the view, and what their colours mean under the legend.
+function showChains(seg) {
+  viewer?.setChains?.(seg);
+  const note = $('chains-legend');
+  note.hidden = !seg?.count;
+  note.textContent = seg?.count ? `force chains: ${seg.count.toLocaleString('en')} contacts, colour = normal force / mean (${fmt(seg.mean)} N), 0 to ${CHAIN_MAX_RATIO}` : '';
 }
 
 // ---------------------------------------------------------------- charts

@@ -33,6 +33,9 @@
 #define NDEM_CONTACT_ROLLING 64u
 #define NDEM_CONTACT_ALL 127u
 #define NDEM_CONTACT_FLAG_CRC 1u
+/* Bytes a contact takes with every field (NDEM_CONTACT_ALL): 16 values of 4
+ * bytes; ndem_contact_bin_size(n, NDEM_CONTACT_ALL) is 48 + 64 n. */
+#define NDEM_CONTACT_BYTES_ALL 64u
 /* Contacts a particle is budgeted in output estimates: above the 2.3 of a
  * settled bed (bench/bed-10k.json; docs/frames.md), each pair counted once. */
 #define NDEM_CONTACTS_PER_PARTICLE 3.5

@@ -620,7 +620,7 @@ double ndem_job_output_estimate(const ndem_job *job)
     int named = 0; /* each named geometry adds its series columns */
     for (int g = 0; g < job->scene.geometry_count; g++)
         named += job->scene.geometry[g].name[0] != 0;
-    double per_contact = (double)(ndem_contact_bin_size(1, NDEM_CONTACT_ALL) - NDEM_CONTACT_HEADER);
+    double per_contact = NDEM_CONTACT_BYTES_ALL; /* a macro: the fuzz build links no encoder */
     double contacts = job->output.contacts ? NDEM_CONTACT_HEADER + NDEM_CONTACTS_PER_PARTICLE *
                                                                        per_contact * particles
                                            : 0;

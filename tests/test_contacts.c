@@ -270,6 +270,7 @@ START_TEST(ndc1_round_trip_and_damage)
     ck_assert_int_eq(s.count, 3);
     size_t size = ndem_contact_bin_size(s.count, NDEM_CONTACT_ALL);
     ck_assert_uint_eq(size, 48 + 64 * 3);
+    ck_assert_uint_eq(size, NDEM_CONTACT_HEADER + NDEM_CONTACT_BYTES_ALL * 3);
     unsigned char *buf = malloc(size);
     ck_assert_uint_eq(ndem_contact_bin_encode(&s, 7, NDEM_CONTACT_ALL, buf), size);
     char why[128] = "";

@@ -3,6 +3,7 @@
  * contents are read in job_scene.c, the JSON text written in job_emit.c. */
 #include "job.h"
 
+#include "contact_bin.h"
 #include "frame_bin.h"
 #include "geometry_mesh.h"
 #include "job_check.h"
@@ -47,7 +48,7 @@ static const char *const solver_keys[] = {"method",
                                           "threads",
                                           "contact_model",
                                           NULL};
-static const char *const output_keys[] = {"frame_interval", NULL};
+static const char *const output_keys[] = {"frame_interval", "contacts", NULL};
 
 static const ndem_jc_bound poisson_bound = {0.0, 0.5, 0, 1, "must be a number in [0, 0.5)"};
 
@@ -360,6 +361,7 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
         ndem_jc_members(c, output, output_keys, NULL, NULL);
         ndem_jc_number(c, output, "frame_interval", &job->output.frame_interval, &ndem_jc_positive,
                        0);
+        ndem_jc_bool(c, output, "contacts", &job->output.contacts, 0);
         ndem_jc_pop(c, mark);
     }
     ndem_solver_def *s = &job->scene.solver;
@@ -618,7 +620,11 @@ double ndem_job_output_estimate(const ndem_job *job)
     int named = 0; /* each named geometry adds its series columns */
     for (int g = 0; g < job->scene.geometry_count; g++)
         named += job->scene.geometry[g].name[0] != 0;
-    return frames * (NDEM_FRAME_HEADER + per_particle * particles) +
+    double per_contact = NDEM_CONTACT_BYTES_ALL; /* a macro: the fuzz build links no encoder */
+    double contacts = job->output.contacts ? NDEM_CONTACT_HEADER + NDEM_CONTACTS_PER_PARTICLE *
+                                                                       per_contact * particles
+                                           : 0;
+    return frames * (NDEM_FRAME_HEADER + per_particle * particles + contacts) +
            steps * (NDEM_SERIES_ROW_BYTES + named * NDEM_SERIES_GEO_BYTES) +
            (double)strlen(ndem_series_header);
 }

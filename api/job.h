@@ -39,6 +39,7 @@ typedef struct ndem_job_errors {
 
 typedef struct ndem_output_def {
     double frame_interval; /* simulated seconds between frames */
+    int contacts;          /* also the contact network with each frame (NDC1, docs/frames.md) */
 } ndem_output_def;
 
 /* A parsed, validated job. `scene` points into arrays owned by the job. */
@@ -126,7 +127,9 @@ char *ndem_job_errors_to_json(const ndem_job_errors *errs);
 long ndem_job_particle_estimate(const ndem_job *job);
 
 /* Bytes of output the job's own numbers ask for: frames (duration /
- * frame_interval + 1, each a full NDF1 record of the particle estimate) plus
+ * frame_interval + 1, each a full NDF1 record of the particle estimate,
+ * with output.contacts also an NDC1 record of NDEM_CONTACTS_PER_PARTICLE
+ * contacts a particle) plus
  * one series.csv row per step (NDEM_SERIES_ROW_BYTES each). What the
  * daemon's --max-output is checked against at submission. */
 double ndem_job_output_estimate(const ndem_job *job);

@@ -342,6 +342,7 @@ char *ndem_job_to_json(const ndem_job *job)
     ndem_jw_key(&w, "output");
     ndem_jw_begin(&w, '{', 0);
     ndem_jw_knumber(&w, "frame_interval", job->output.frame_interval);
+    ndem_jw_kbool(&w, "contacts", job->output.contacts);
     ndem_jw_end(&w);
     ndem_jw_end(&w);
     ndem_jw_raw(&w, "\n", 1);

@@ -5,6 +5,7 @@
  * 2 usage error, 3 the job document is malformed or invalid,
  * 4 a file could not be read or written, 130 / 143 stopped by SIGINT /
  * SIGTERM (128 + the signal, as a shell reports a killed command). */
+#include "contacts_out.h"
 #include "frame_json.h"
 #include "job.h"
 #include "ndem.h"
@@ -198,6 +199,7 @@ typedef struct cli_run {
     progress *pr;
     long total;
     const ndem_sim *sim;
+    int contacts; /* output.contacts: the network with each frame */
 } cli_run;
 
 static int cli_stop(void *ctx)
@@ -213,9 +215,16 @@ static int cli_row(void *ctx, const ndem_step_stats *s)
     return ndem_output_series_row(r->out, r->sim);
 }
 
+/* A frame, and with output.contacts the contact network under its number. */
 static int cli_frame(void *ctx, ndem_sim *sim)
 {
-    return ndem_output_frame(((cli_run *)ctx)->out, sim);
+    cli_run *r = ctx;
+    if (ndem_output_frame(r->out, sim)) return -1;
+    if (r->contacts && ndem_output_contacts(r->out->dir, r->out->frames - 1, sim)) {
+        fprintf(stderr, "ndem: cannot write %s/contacts: %s\n", r->out->dir, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static int cli_tick(void *ctx, ndem_sim *sim)
@@ -289,8 +298,8 @@ static int cmd_run(int argc, char **argv)
     progress pr = {isatty(fileno(stderr)), quiet, -1e9, omp_get_wtime()};
     long total = ndem_sim_total_steps(sim);
     double next_frame = job->output.frame_interval;
-    int io_failed = ndem_output_frame(&out, sim) != 0;
-    cli_run cr = {&out, &pr, total, sim};
+    cli_run cr = {&out, &pr, total, sim, job->output.contacts};
+    int io_failed = cli_frame(&cr, sim) != 0;
     ndem_run_hooks hooks = {&cr, cli_stop, cli_row, cli_frame, cli_tick};
     int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
                             &next_frame, &hooks);

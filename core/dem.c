@@ -192,12 +192,14 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     ndem_contact_geom geom;
     double ra = b->radius[a], m_eff, u_b[3], w_b[3], e_b, l_b_lin;
     const ndem_pair_params *pp;
-    memset(out, 0, 9 * sizeof(double));
+    memset(out, 0, NDEM_DEM_FORCE * sizeof(double));
     memset(hist_out, 0, NDEM_DEM_HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
     ndem_contact_geometry(sim, key, &geom);
     const double *n = geom.n;
     double delta = geom.delta, la = geom.la, lb = geom.lb, d_eff = geom.d_eff;
+    memcpy(&out[9], n, 3 * sizeof(double));
+    out[12] = la;
     int mb = geom.material_b;
     if (pb >= 0) {
         const double *vb = &b->vel[6 * pb];
@@ -226,6 +228,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
                       : 0.0;
     if (delta <= 0) { /* open: no contact force, springs reset */
         for (int q = 0; q < 3; q++) out[q] = fvdw * n[q]; /* pulls a towards b */
+        out[13] = -fvdw;
         return;
     }
     energy[2] = delta;
@@ -443,6 +446,7 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
         tb[q] = lb * ta[q] - mr[q];
         out[6 + q] = tb[q];
     }
+    out[13] = fn - fvdw;
     energy[0] = elastic;
     energy[1] = dissip;
 }
@@ -633,7 +637,7 @@ int ndem_dem_forces(ndem_sim *sim)
     long nc = c->count, nb = b->count;
     if (nc > d->cap) {
         long cap = nc + nc / 2 + 256;
-        if (ensure(&d->next, NDEM_DEM_HIST * cap) || ensure(&d->force, 9 * cap) ||
+        if (ensure(&d->next, NDEM_DEM_HIST * cap) || ensure(&d->force, NDEM_DEM_FORCE * cap) ||
             ensure(&d->energy, 3 * cap))
             return -1;
         d->cap = cap;
@@ -644,7 +648,8 @@ int ndem_dem_forces(ndem_sim *sim)
     }
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
     for (long k = 0; k < nc; k++)
-        contact_force(sim, k, &d->force[9 * k], &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
+        contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
+                      &d->energy[3 * k]);
     /* sums in pair order: the same on any thread count */
     if (nb > 0) memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb); /* NULL while empty */
     ndem_loads_clear(sim);
@@ -652,7 +657,7 @@ int ndem_dem_forces(ndem_sim *sim)
     long touching = 0, geo = 0;
     double maxov = 0;
     for (long k = 0; k < nc; k++) {
-        const double *f = &d->force[9 * k];
+        const double *f = &d->force[NDEM_DEM_FORCE * k];
         ndem_contact_key ck = c->key[k];
         int a = ck.a, key = ndem_key_is_particle(ck) ? ck.b : -1;
         for (int q = 0; q < 6; q++) d->acc[6 * a + q] += f[q];

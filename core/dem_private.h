@@ -11,6 +11,11 @@
  * 1 once the bodies touch (a near pair is listed before it touches) */
 #define NDEM_DEM_HIST 8
 #define NDEM_DEM_BOND 8
+/* doubles per contact in ndem_dem.force: force on a, torque on a, torque on
+ * b, then what the contact network (contact_list.c) reads back: the unit
+ * normal n, the lever arm la and the normal force on b (positive: pushes
+ * b away from a) */
+#define NDEM_DEM_FORCE 14
 
 struct ndem_dem {
     long hist_bodies, hist_count, hist_cap, start_cap;
@@ -19,7 +24,7 @@ struct ndem_dem {
     double *hist;   /* NDEM_DEM_HIST per contact */
     long cap;       /* capacity of the per-contact arrays below */
     double *next;   /* this step's history, pair order */
-    double *force;  /* 9 per contact: force on a, torque on a, torque on b */
+    double *force;  /* NDEM_DEM_FORCE per contact */
     double *energy; /* 3 per contact: elastic energy, energy dissipated this step, overlap */
     long body_cap;
     double *acc;       /* 6 per body: force, torque */

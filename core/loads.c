@@ -24,40 +24,42 @@ void ndem_loads_add(ndem_sim *sim, int g, const double *xa, const double *f, con
     }
 }
 
-/* A row's impulse on b (solver.c): J = s lam_n n + lam_1 t1 + lam_2 t2 at
- * the contact point xa + la n, and the rolling and twisting impulse
- * lam_3 t1 + lam_4 t2 + lam_5 n. The impact stage's impulses (its own
- * lambdas, no row scale) add to them when it ran this step. Over the step
- * they are the force times h. */
+void ndem_row_impulses(const ndem_sim *sim, long k, double n[3], double t1[3], double t2[3],
+                       double lam[6], double *la)
+{
+    const ndem_contacts *c = &sim->contacts;
+    const int impact = sim->stats.impacts > 0; /* impact_lam is this step's */
+    long at = c->slot[k], p = at / NDEM_LANES;
+    int l = (int)(at % NDEM_LANES);
+    const ndem_packet *P = &c->packets[p];
+    float nf[3], tf[3];
+    for (int q = 0; q < 3; q++) nf[q] = P->n[q][l];
+    ndem_row_tangent(nf, tf);
+    for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
+    ndem_cross(n, t1, t2);
+    for (int q = 0; q < 6; q++) lam[q] = P->lam[q][l];
+    lam[0] *= (double)P->s[l];
+    if (impact)
+        for (int q = 0; q < 6; q++) lam[q] += c->impact_lam[6 * p + q][l];
+    *la = P->la[l];
+}
+
 void ndem_loads_ndem(ndem_sim *sim)
 {
     ndem_loads_clear(sim);
     const ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
     const double inv_h = 1.0 / sim->solver.time_step;
-    const int impact = sim->stats.impacts > 0; /* impact_lam is this step's */
     if (sim->geometry_count == 0) return;
     for (long i = 0; i < b->count; i++)
         /* a body's geometry contacts come first in pair order (contacts.h) */
         for (long k = c->start[i]; k < c->start[i + 1] && !ndem_key_is_particle(c->key[k]); k++) {
-            long at = c->slot[k], p = at / NDEM_LANES;
-            int l = (int)(at % NDEM_LANES);
-            const ndem_packet *P = &c->packets[p];
-            float nf[3], tf[3];
-            double n[3], t1[3], t2[3], lam[6];
-            for (int q = 0; q < 3; q++) nf[q] = P->n[q][l];
-            ndem_row_tangent(nf, tf);
-            for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
-            ndem_cross(n, t1, t2);
-            for (int q = 0; q < 6; q++) lam[q] = P->lam[q][l];
-            lam[0] *= (double)P->s[l];
-            if (impact)
-                for (int q = 0; q < 6; q++) lam[q] += c->impact_lam[6 * p + q][l];
+            double n[3], t1[3], t2[3], lam[6], la;
+            ndem_row_impulses(sim, k, n, t1, t2, lam, &la);
             double f[3], ta[3], nf_[3];
             for (int q = 0; q < 3; q++)
                 f[q] = (lam[0] * n[q] + lam[1] * t1[q] + lam[2] * t2[q]) * inv_h;
             ndem_cross(n, f, nf_);
-            double la = P->la[l];
             for (int q = 0; q < 3; q++)
                 ta[q] = la * nf_[q] + (lam[3] * t1[q] + lam[4] * t2[q] + lam[5] * n[q]) * inv_h;
             ndem_loads_add(sim, c->key[k].b, &b->pos[3 * i], f, ta);

@@ -18,6 +18,14 @@ void ndem_loads_clear(struct ndem_sim *sim);
  * is ta + (xa - c) x f. */
 void ndem_loads_add(struct ndem_sim *sim, int g, const double *xa, const double *f,
                     const double *ta);
+/* A row's impulse on b (solver.c), contact k of the step: J = lam[0] n +
+ * lam[1] t1 + lam[2] t2 at the contact point xa + la n, and the rolling
+ * and twisting impulse lam[3] t1 + lam[4] t2 + lam[5] n; lam[0] carries the
+ * row scale, and the impact stage's impulses (its own lambdas, no row
+ * scale) add when it ran this step. Over the step they are the force times
+ * h. Shared by the loads and the contact network (contact_list.c). */
+void ndem_row_impulses(const struct ndem_sim *sim, long k, double n[3], double t1[3], double t2[3],
+                       double lam[6], double *la);
 /* NDEM: the geometry rows' impulses of this step (impact stage included)
  * over h, after the continuous stage. */
 void ndem_loads_ndem(struct ndem_sim *sim);

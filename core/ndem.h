@@ -350,6 +350,34 @@ void ndem_sim_geometry_position(const ndem_sim *sim, int g, double p[3]);
  * point torques on it are taken about. */
 void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3]);
 
+/* ---- Contact network (force chains) ---- */
+
+/* The active contacts of the last step (NDEM: a nonzero normal or friction
+ * impulse, impact stage included; smooth DEM: a nonzero contact force, van
+ * der Waals attraction across a gap included; bonds are not contacts), in
+ * the engine's pair order, which is the same for every thread count. Forces
+ * are those b receives from a, in N (NDEM: the step's impulses over h, as
+ * ndem_sim_geometry_load sums them). Arrays owned by the set: release with
+ * ndem_contact_set_free. Empty before the first step and after a restore,
+ * until the next step, and after a step that failed. */
+typedef struct ndem_contact_set {
+    long step;
+    double time;
+    long count;
+    long *a;                   /* particle a: creation index */
+    long *b;                   /* particle b's creation index, or -1 - geometry index */
+    int *feature;              /* geometry: which feature (face, cap, triangle); -1: a particle */
+    double *points;            /* 3 per contact: the middle of the overlap (frame positions) */
+    double *normals;           /* 3 per contact: unit normal from a to b */
+    double *normal_forces;     /* 1 per contact: along the normal; > 0 pushes b away */
+    double *tangential_forces; /* 3 per contact: friction on b, perpendicular to the normal */
+    double *rolling_torques;   /* 3 per contact: rolling and twisting torque on b (N m) */
+} ndem_contact_set;
+
+/* Fills out (0), or -1 when out of memory (out is then empty). */
+int ndem_sim_copy_contacts(const ndem_sim *sim, ndem_contact_set *out);
+void ndem_contact_set_free(ndem_contact_set *set);
+
 /* Changes the PGS effort between steps: iterations, impact_iterations,
  * warm_start, warm_start_factor and tolerance of `solver` are taken (for
  * convergence studies that start variants from one state, tools/validate);

@@ -114,14 +114,21 @@ void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
     if (cfg->max_output > 0 && bytes > (double)cfg->max_output)
         ndem_job_errors_add(
             errs, "/output/frame_interval",
-            "the job would write about %.0f bytes of frames and series (%.0f frames of up "
+            "the job would write about %.0f bytes of frames%s and series (%.0f frames of up "
             "to %ld particles, one series row per step); this server allows %ld bytes "
-            "(--max-output): a longer frame_interval writes less",
-            bytes,
+            "(--max-output): a longer frame_interval%s writes less",
+            bytes, job->output.contacts ? ", contacts" : "",
             fmin(floor(job->scene.solver.duration / job->output.frame_interval + 1e-9),
                  (double)steps) +
                 1,
-            particles, cfg->max_output);
+            particles, cfg->max_output,
+            job->output.contacts ? " or output.contacts false (3.5 contacts a particle)" : "");
+    /* a Slurm run reports frames and series, not contact networks (docs/scale-out.md) */
+    if (job->output.contacts && !strcmp(cfg->executor, "slurm"))
+        ndem_job_errors_add(errs, "/output/contacts",
+                            "this server runs jobs through Slurm (--executor slurm), whose runs "
+                            "do not report contact networks; set it to false, or use a local "
+                            "ndemd");
 }
 
 long ndem_job_steps(const ndem_job *job)
@@ -742,6 +749,7 @@ const ndem_route ndem_routes[] = {
     {"POST", "/api/v1/jobs/{id}/cancel", cancel_job, 0},
     {"GET", "/api/v1/jobs/{id}/frames", ndem_list_frames, 0},
     {"GET", "/api/v1/jobs/{id}/frames/{n}", ndem_get_frame, 0},
+    {"GET", "/api/v1/jobs/{id}/frames/{n}/contacts", ndem_get_frame_contacts, 0},
     {"GET", "/api/v1/jobs/{id}/series", get_series, 0},
     {"POST", "/api/v1/sweeps", ndem_post_sweep, 1},
     {"GET", "/api/v1/sweeps", ndem_list_sweeps, 0},

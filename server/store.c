@@ -1,7 +1,8 @@
 /* store.c - a job's files and the thread that writes them.
  *
  * DATA/jobs/<id>/ holds frames/NNNNNN.ndf (binary frames with every field,
- * the format of `ndem run`), series.csv (the columns of `ndem run`) and
+ * the format of `ndem run`), with output.contacts contacts/NNNNNN.ndc (NDC1
+ * contact networks, encoded by the worker), series.csv (the columns of `ndem run`) and
  * checkpoint.ndck. Workers never touch the disk while a job runs: they hand
  * frames, series rows, progress records (SQLite with fsync) and checkpoints
  * to one writer thread through a FIFO, so a step never waits on a disk. The FIFO keeps order, which
@@ -41,7 +42,15 @@
 
 #define PENDING_MAX (256u << 20) /* bytes queued before workers wait */
 
-typedef enum { T_FRAME, T_SERIES, T_PROGRESS, T_CHECKPOINT, T_DROP_CHECKPOINT, T_SYNC } task_kind;
+typedef enum {
+    T_FRAME,
+    T_CONTACTS,
+    T_SERIES,
+    T_PROGRESS,
+    T_CHECKPOINT,
+    T_DROP_CHECKPOINT,
+    T_SYNC
+} task_kind;
 
 typedef struct task {
     struct task *next;
@@ -165,6 +174,23 @@ static int do_frame(ndem_store *s, task *t, char *why, size_t why_len)
     return 0;
 }
 
+/* contacts/NNNNNN.ndc: an encoded NDC1 record, written before its frame's
+ * (the FIFO keeps the order), so an indexed frame has its contacts too. */
+static int do_contacts(ndem_store *s, task *t, char *why, size_t why_len)
+{
+    char path[1200], name[64];
+    ndem_store_path(s, t->id, "contacts", path, sizeof path);
+    int rc = make_dir(path);
+    snprintf(name, sizeof name, "contacts/%06ld.ndc", t->index);
+    ndem_store_path(s, t->id, name, path, sizeof path);
+    int fd = rc ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    rc = fd < 0 ? -1 : ndem_store_write_all(fd, t->data, t->len);
+    int saved = errno;
+    if (fd >= 0 && close(fd) && !rc) rc = -1, saved = errno;
+    if (rc) snprintf(why, why_len, "writing %s failed: %s", name, strerror(saved));
+    return rc;
+}
+
 static int do_series(ndem_store *s, task *t, char *why, size_t why_len)
 {
     char path[1200];
@@ -233,6 +259,8 @@ static int run_task(ndem_store *s, task *t, int job_failed, char *why, size_t wh
     switch (t->kind) {
     case T_FRAME:
         return job_failed ? 0 : do_frame(s, t, why, why_len);
+    case T_CONTACTS:
+        return job_failed ? 0 : do_contacts(s, t, why, why_len);
     case T_SERIES:
         return job_failed ? 0 : do_series(s, t, why, why_len);
     case T_CHECKPOINT:
@@ -387,6 +415,19 @@ void ndem_store_frame(ndem_store *s, const char *id, long index, ndem_frame *fra
     t->cost = (size_t)frame->count * 128 + 256;
     memset(frame, 0, sizeof *frame);
     enqueue(s, t, ndem_frame_bin_size(t->frame.count, NDEM_FRAME_ALL));
+}
+
+void ndem_store_contacts(ndem_store *s, const char *id, long index, void *buf, size_t len)
+{
+    task *t = new_task(T_CONTACTS, id);
+    if (!t) {
+        free(buf);
+        return;
+    }
+    t->index = index;
+    t->data = buf;
+    t->len = t->cost = len;
+    enqueue(s, t, len);
 }
 
 void ndem_store_series(ndem_store *s, const char *id, char *text, size_t len)

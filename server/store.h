@@ -44,6 +44,9 @@ int ndem_store_load_checkpoint(ndem_store *s, const char *id, ndem_resume *r, vo
 int ndem_store_rewind(ndem_store *s, const char *id, const ndem_resume *r);
 /* Queued writes. Each takes ownership of what it is given. */
 void ndem_store_frame(ndem_store *s, const char *id, long index, ndem_frame *frame);
+/* An encoded, sealed NDC1 record of frame `index` (contacts/NNNNNN.ndc);
+ * queue it before the frame itself. */
+void ndem_store_contacts(ndem_store *s, const char *id, long index, void *buf, size_t len);
 void ndem_store_series(ndem_store *s, const char *id, char *text, size_t len);
 void ndem_store_checkpoint(ndem_store *s, const char *id, const ndem_resume *r, void *buf,
                            size_t len);
@@ -62,6 +65,9 @@ int ndem_store_write_failed(ndem_store *s, char *why, size_t why_len);
 /* The whole NDF1 file of frame `index` (malloc'd), verified (length and
  * CRC). 0 ok, -1 missing, -2 damaged. */
 int ndem_store_read_frame(ndem_store *s, const char *id, long index, void **buf, size_t *len);
+/* The whole NDC1 file of frame `index` (malloc'd), verified (length and
+ * CRC). 0 ok, -1 missing, -2 damaged. */
+int ndem_store_read_contacts(ndem_store *s, const char *id, long index, void **buf, size_t *len);
 /* series.csv up to its last complete row whose CRC matches (malloc'd);
  * *damaged_row is the first row that does not (0 = first data row), or -1
  * when all do. -1 when there is no file. */

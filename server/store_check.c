@@ -14,6 +14,7 @@
 #include "store_priv.h"
 
 #include "crc32c.h"
+#include "contact_bin.h"
 #include "frame_bin.h"
 #include "log.h"
 #include "series.h"
@@ -166,7 +167,8 @@ static uint64_t series_verified(const char *path, uint64_t need)
     return ok;
 }
 
-/* Bytes of frames 0 .. count-1 when every one verifies, else -1 (and why). */
+/* Bytes of frames 0 .. count-1 (and of their contact networks) when every
+ * frame verifies, else -1 (and why). */
 static int64_t frames_verified(ndem_store *s, const char *id, long count, char *why, size_t why_len)
 {
     int64_t bytes = 0;
@@ -180,6 +182,13 @@ static int64_t frames_verified(ndem_store *s, const char *id, long count, char *
         }
         free(buf);
         bytes += (int64_t)len;
+        /* a frame's contact network counts against the budget too (checked
+         * when served, not here: a resume does not depend on it) */
+        char name[64], path[1200];
+        struct stat st;
+        snprintf(name, sizeof name, "contacts/%06ld.ndc", i);
+        ndem_store_path(s, id, name, path, sizeof path);
+        if (stat(path, &st) == 0) bytes += (int64_t)st.st_size;
     }
     return bytes;
 }
@@ -228,23 +237,31 @@ int ndem_store_load_checkpoint(ndem_store *s, const char *id, ndem_resume *r, vo
 }
 
 /* Removes frames/NNNNNN.ndf files with NNNNNN >= from. */
-void ndem_store_remove_frames(ndem_store *s, const char *id, long from)
+/* Removes DIR/NNNNNN.EXT (and .EXT.tmp) files with NNNNNN >= from. */
+static void remove_numbered(ndem_store *s, const char *id, const char *sub, const char *ext,
+                            long from)
 {
-    char dir[1200];
-    ndem_store_path(s, id, "frames", dir, sizeof dir);
+    char dir[1200], tmp[16];
+    snprintf(tmp, sizeof tmp, "%s.tmp", ext);
+    ndem_store_path(s, id, sub, dir, sizeof dir);
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d))) {
         char *end;
         long n = strtol(e->d_name, &end, 10);
-        if (end == e->d_name || (strcmp(end, ".ndf") && strcmp(end, ".ndf.tmp")) || n < from)
-            continue;
+        if (end == e->d_name || (strcmp(end, ext) && strcmp(end, tmp)) || n < from) continue;
         char path[1500];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         unlink(path);
     }
     closedir(d);
+}
+
+void ndem_store_remove_frames(ndem_store *s, const char *id, long from)
+{
+    remove_numbered(s, id, "frames", ".ndf", from);
+    remove_numbered(s, id, "contacts", ".ndc", from);
 }
 
 int ndem_store_rewind(ndem_store *s, const char *id, const ndem_resume *r)
@@ -268,6 +285,20 @@ int ndem_store_read_frame(ndem_store *s, const char *id, long index, void **buf,
     *buf = ndem_store_read_whole(path, len);
     if (!*buf) return -1;
     if (ndem_frame_bin_check(*buf, *len, why, sizeof why) == 0) return 0;
+    ndem_log("job %s: %s is damaged: %s", id, name, why);
+    free(*buf);
+    *buf = NULL;
+    return -2;
+}
+
+int ndem_store_read_contacts(ndem_store *s, const char *id, long index, void **buf, size_t *len)
+{
+    char path[1200], name[64], why[160];
+    snprintf(name, sizeof name, "contacts/%06ld.ndc", index);
+    ndem_store_path(s, id, name, path, sizeof path);
+    *buf = ndem_store_read_whole(path, len);
+    if (!*buf) return -1;
+    if (ndem_contact_bin_check(*buf, *len, why, sizeof why) == 0) return 0;
     ndem_log("job %s: %s is damaged: %s", id, name, why);
     free(*buf);
     *buf = NULL;

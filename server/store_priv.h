@@ -24,7 +24,8 @@ int ndem_store_write_checkpoint(const char *path, const char *prev, const ndem_r
  * starting point); set by the resume. */
 void ndem_store_set_bytes(ndem_store *s, const char *id, uint64_t bytes);
 ndem_db *ndem_store_db(ndem_store *s);
-/* Removes frames/NNNNNN.ndf files with NNNNNN >= from. */
+/* Removes frames/NNNNNN.ndf and contacts/NNNNNN.ndc files with NNNNNN >=
+ * from. */
 void ndem_store_remove_frames(ndem_store *s, const char *id, long from);
 
 #endif

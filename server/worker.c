@@ -18,6 +18,7 @@
 #define _GNU_SOURCE /* pthread_timedjoin_np */
 #include "worker.h"
 
+#include "contact_bin.h"
 #include "job.h"
 #include "jobdir.h"
 #include "mesh_files.h"
@@ -107,9 +108,25 @@ static void series_append(run *r, const ndem_step_stats *st)
     if (r->series_len >= SERIES_CHUNK) series_flush(r);
 }
 
+/* With output.contacts, the frame's contact network as a sealed NDC1
+ * record, queued before the frame so that an indexed frame has it. */
+static void emit_contacts(run *r)
+{
+    ndem_contact_set s;
+    if (ndem_sim_copy_contacts(r->sim, &s)) return;
+    size_t size = ndem_contact_bin_size(s.count, NDEM_CONTACT_ALL);
+    void *buf = malloc(size);
+    if (buf) {
+        size_t n = ndem_contact_bin_encode(&s, r->resume.frames, NDEM_CONTACT_ALL, buf);
+        ndem_store_contacts(r->w->pool->store, r->row->id, r->resume.frames, buf, n);
+    }
+    ndem_contact_set_free(&s);
+}
+
 static void emit_frame(run *r)
 {
     ndem_frame f;
+    if (r->job->output.contacts) emit_contacts(r);
     if (ndem_sim_copy_motion(r->sim, &f)) return;
     ndem_stream_frame(r->w->pool->stream, r->row->id, &f, r->resume.frames);
     ndem_store_frame(r->w->pool->store, r->row->id, r->resume.frames, &f);

@@ -260,5 +260,38 @@ stop_run TERM "$tmp/term"
 check "SIGTERM exits 143" test $? -eq 143
 check "SIGTERM prints where it stopped" grep -q "^ndem: stopped by SIGTERM at step " "$tmp/term.stderr"
 
+# Contact networks (docs/frames.md, "Contact network (NDC1)"): three spheres
+# stacked on a plane write contacts/NNNNNN.ndc with every frame; frame 0 has
+# none (no step yet), the last three: the floor carries 3 m g, the spheres
+# above it 2 m g and m g. A run without output.contacts writes no contacts/.
+cat > "$tmp/stack.json" <<'JSON'
+{"scene": {"materials": [{"name": "ore", "density": 2500, "young_modulus": 1e7}],
+  "geometry": [{"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "material": "ore"}],
+  "particles": [{"type": "list", "material": "ore",
+                 "spheres": [[0, 0, 0.0099999, 0.01], [0, 0, 0.0299997, 0.01], [0, 0, 0.0499995, 0.01]]}]},
+ "solver": {"time_step": 0.001, "duration": 0.2},
+ "output": {"frame_interval": 0.1, "contacts": true}}
+JSON
+"$bin" run "$tmp/stack.json" --out "$tmp/stack" --quiet --no-vtk > /dev/null 2>&1
+check "contacts run exits 0" test $? -eq 0
+check "one contact record per frame" test "$(ls "$tmp/stack/contacts" | tr '\n' ' ')" = "000000.ndc 000001.ndc 000002.ndc "
+check "frame 0 has no contacts" test "$(stat -c %s "$tmp/stack/contacts/000000.ndc")" -eq 48
+check "contact record magic" test "$(head -c 4 "$tmp/stack/contacts/000002.ndc")" = NDC1
+check "contacts carry the weights above them" python3 - "$tmp/stack/contacts/000002.ndc" <<'PY'
+import math, struct, sys
+b = open(sys.argv[1], "rb").read()
+hs, idx, n = struct.unpack_from("<III", b, 4)
+assert idx == 2 and n == 3 and len(b) == hs + 64 * n, (idx, n, len(b))
+crc, flags = struct.unpack_from("<II", b, 40)
+assert flags & 1 and crc != 0
+a = struct.unpack_from("<3i", b, hs); other = struct.unpack_from("<3i", b, hs + 12)
+fn = struct.unpack_from("<3f", b, hs + 4 * 9 * n)
+mg = 2500 * 4 / 3 * math.pi * 0.01 ** 3 * 9.81
+for k in range(n):
+    above = 3 if other[k] < 0 else 3 - max(a[k], other[k])
+    assert abs(fn[k] - above * mg) < 0.005 * above * mg, (k, fn[k], above * mg)
+PY
+check "no contacts without output.contacts" test ! -e "$tmp/out/contacts"
+
 echo "cli: $fails failed"
 [ "$fails" -eq 0 ]

@@ -134,6 +134,76 @@ START_TEST(nine_digit_format)
 }
 END_TEST
 
+/* ---- output.contacts (issue 16) ---- */
+
+#define OUT_MAT "'materials': [{'name': 'm', 'density': 1000, 'young_modulus': 1e7}]"
+
+#define EST_DOC(on)                                                                                \
+    "{'scene': {" OUT_MAT ", 'particles': [{'type': 'list', 'material': 'm', 'spheres': [[0, 0, "  \
+    "0, 0.1], [1, 0, 0, 0.1]]}]}, 'solver': {'time_step': 0.001, 'duration': 1}, 'output': "       \
+    "{'frame_interval': 0.1, 'contacts': " on "}}"
+
+/* false by default, true when asked; the normalised document writes it back
+ * and parses to the same job; the estimate grows by the contact records */
+START_TEST(output_contacts_default_and_round_trip)
+{
+    ndem_job *off = parse_ok("{'scene': {" OUT_MAT "}}");
+    ck_assert_int_eq(off->output.contacts, 0);
+    ndem_job *on = parse_ok("{'scene': {" OUT_MAT "}, 'output': {'contacts': true}}");
+    ck_assert_int_eq(on->output.contacts, 1);
+    char *text = ndem_job_to_json(on);
+    ck_assert_ptr_nonnull(text);
+    cJSON *doc = cJSON_Parse(text);
+    const cJSON *c = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "output"), "contacts");
+    ck_assert(cJSON_IsTrue(c));
+    ndem_job *back = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(ndem_job_parse(text, strlen(text), &back, &e), NDEM_JOB_OK);
+    ck_assert_int_eq(back->output.contacts, 1);
+    char *t_off = ndem_job_to_json(off);
+    cJSON *d_off = cJSON_Parse(t_off);
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(d_off, "output"), "contacts")));
+    /* eleven frames (1 s every 0.1 s), each with a 48-byte header and 64
+     * bytes for each of 3.5 contacts per particle, 2 particles */
+    ndem_job *j0 = parse_ok(EST_DOC("false")), *j1 = parse_ok(EST_DOC("true"));
+    ck_assert_double_eq_tol(ndem_job_output_estimate(j1) - ndem_job_output_estimate(j0),
+                            11 * (48 + 3.5 * 64 * 2), 1e-6);
+    ndem_job_destroy(j0);
+    ndem_job_destroy(j1);
+    cJSON_Delete(doc);
+    cJSON_Delete(d_off);
+    free(text);
+    free(t_off);
+    ndem_job_destroy(off);
+    ndem_job_destroy(on);
+    ndem_job_destroy(back);
+}
+END_TEST
+
+/* a non-boolean and a misspelt member are refused at their pointers */
+START_TEST(output_contacts_errors)
+{
+    static const struct {
+        const char *doc, *pointer, *message;
+    } bad[] = {
+        {"{'scene': {" OUT_MAT "}, 'output': {'contacts': 1}}", "/output/contacts",
+         "must be true or false (got a number)"},
+        {"{'scene': {" OUT_MAT "}, 'output': {'contacts': 'yes'}}", "/output/contacts",
+         "must be true or false (got a string)"},
+        {"{'scene': {" OUT_MAT "}, 'output': {'contact': true}}", "/output/contact",
+         "unknown field 'contact'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ndem_job *job = NULL;
+        ndem_job_errors e = {0};
+        ck_assert_int_eq(parse_sq(bad[i].doc, &job, &e), NDEM_JOB_INVALID);
+        if (!has_error(&e, bad[i].pointer, bad[i].message)) dump_errors(&e);
+        ck_assert_msg(has_error(&e, bad[i].pointer, bad[i].message), "case %zu", i);
+        ndem_job_errors_clear(&e);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("parser_output");
@@ -141,6 +211,8 @@ int main(void)
     tcase_add_test(tc, errors_json);
     tcase_add_test(tc, frame_json);
     tcase_add_test(tc, nine_digit_format);
+    tcase_add_test(tc, output_contacts_default_and_round_trip);
+    tcase_add_test(tc, output_contacts_errors);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

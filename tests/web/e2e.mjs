@@ -463,6 +463,30 @@ try {
     await page.goBack();
   });
 
+  await step('force chains: a job with output.contacts draws its particle contacts as lines', async () => {
+    const doc = { name: 'e2e-chains', scene: { materials: [{ name: 'a', density: 2500, young_modulus: 1e7 }],
+      geometry: [{ type: 'plane', point: [0, 0, 0], normal: [0, 0, 1] }],
+      particles: [{ type: 'list', spheres: [[0, 0, 0.0099999, 0.01], [0, 0, 0.0299997, 0.01], [0, 0, 0.0499995, 0.01]] }] },
+    solver: { time_step: 0.001, duration: 0.05 }, output: { frame_interval: 0.05, contacts: true } };
+    const res = await fetch(`${BASE}/api/v1/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(doc) });
+    const body = await res.json();
+    if (res.status !== 201) throw new Error(`${res.status} ${JSON.stringify(body)}`);
+    await page.goto(`${BASE}/#/jobs/${body.id}`);
+    await page.waitForFunction(() => document.getElementById('d-status').textContent === 'succeeded', null, { timeout: 30000 });
+    await page.waitForFunction(() => document.getElementById('viewer').dataset.frameIndex === '1', null, { timeout: 15000 });
+    if (await page.isDisabled('#show-chains')) throw new Error('the force chains toggle is disabled');
+    await page.check('#show-chains');
+    // two particle-particle contacts; the floor contact is not a chain segment
+    await page.waitForFunction(() => document.getElementById('viewer').dataset.chainSegments === '2', null, { timeout: 15000 });
+    await page.waitForTimeout(300);
+    await page.locator('#viewer').screenshot({ path: join(OUT, '05-force-chains.png') });
+    await page.uncheck('#show-chains');
+    await page.waitForFunction(() => document.getElementById('viewer').dataset.chainSegments === '0');
+    const del = await fetch(`${BASE}/api/v1/jobs/${body.id}`, { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
+    if (del.status !== 204) throw new Error(`DELETE job: ${del.status}`);
+    await page.goBack();
+  });
+
   await step('delete the mesh in the panel: gone from the list and the API', async () => {
     await page.click('#tab-submit');
     await shot('04-meshes-panel.png', page.locator('.meshes'));

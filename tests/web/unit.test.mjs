@@ -2,11 +2,15 @@
 // reader, JSON Pointer locations in the editor text, the compact printer and
 // the tar writer, syntax errors and in-place edits of the editor's text, the
 // charts' axis range and text alternative, the job list's order and search,
-// a sweep plot's lines, STL and mesh entries for the 3D view.
+// a sweep plot's lines, STL and mesh entries for the 3D view, the NDC1
+// reader and the force chains drawn from it.
 // Run by tests/cli_web.sh with `node --test`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseNdf } from '../../web/js/ndf.js';
+import { parseNdc } from '../../web/js/ndc.js';
+import { chainSegments, CHAIN_MAX_RATIO } from '../../web/js/chains.js';
+import { LUT } from '../../web/js/colormap.js';
 import { pointerMap, locate, lineOf, pretty, resolve, syntaxError, setValue } from '../../web/js/jsondoc.js';
 import { makeTar } from '../../web/js/tar.js';
 import { axisRange, summary } from '../../web/js/chart.js';
@@ -261,4 +265,54 @@ test('mesh placement: [w, x, y, z] becomes three.js [x, y, z, w], normalized; sc
   assert.ok(p.quaternion.every((v, k) => Math.abs(v - [0, 0, Math.SQRT1_2, Math.SQRT1_2][k]) < 1e-12));
   assert.deepEqual(p.scale, [0.5, 0.5, 0.5]);
   assert.deepEqual(placement({ scale: [1, 2, 3] }).scale, [1, 2, 3]);
+});
+
+// An NDC1 record (docs/frames.md) with every field: a, b and feature as
+// given, normal forces fn, the float arrays filled with k.
+function ndc(a, b, fn, { index = 4, step = 99, time = 0.25 } = {}) {
+  const n = a.length, buf = new ArrayBuffer(48 + 64 * n), dv = new DataView(buf);
+  [78, 68, 67, 49].forEach((c, k) => dv.setUint8(k, c));
+  dv.setUint32(4, 48, true); dv.setUint32(8, index, true); dv.setUint32(12, n, true);
+  dv.setBigInt64(16, BigInt(step), true); dv.setFloat64(24, time, true); dv.setUint32(32, 127, true);
+  const i32 = new Int32Array(buf, 48, 3 * n);
+  i32.set(a, 0); i32.set(b, n); i32.set(a.map((_, k) => (b[k] < 0 ? k : -1)), 2 * n);
+  const f32 = new Float32Array(buf, 48 + 12 * n, 13 * n);
+  for (let k = 0; k < f32.length; k++) f32[k] = k;
+  f32.set(fn, 6 * n); // after points and normals
+  return buf;
+}
+
+test('NDC1 record: header, pairs and every array in order', () => {
+  const c = parseNdc(ndc([0, 1, 0], [1, 2, -1], [2, 4, 6]));
+  assert.equal(c.index, 4); assert.equal(c.step, 99); assert.equal(c.time, 0.25); assert.equal(c.n, 3);
+  assert.deepEqual([...c.a], [0, 1, 0]); assert.deepEqual([...c.b], [1, 2, -1]);
+  assert.deepEqual([...c.feature], [-1, -1, 2]);
+  assert.equal(c.points.length, 9); assert.equal(c.points[0], 0);
+  assert.equal(c.normals[0], 9);
+  assert.deepEqual([...c.normalForces], [2, 4, 6]);
+  assert.equal(c.tangentialForces[0], 21); assert.equal(c.rollingTorques[8], 38);
+  assert.throws(() => parseNdc(new ArrayBuffer(20)), /too short/);
+  const bad = ndc([0], [1], [1]); new DataView(bad).setUint8(3, 50);
+  assert.throws(() => parseNdc(bad), /not an NDC1 record/);
+  assert.throws(() => parseNdc(ndc([0, 1], [1, 2], [1, 1]).slice(0, 100)), /truncated/);
+});
+
+test('force chains: particle pairs only, centre to centre, coloured against the mean', () => {
+  // 4 particles on a line; contacts 0-1 (2 N), 1-2 (4 N), 2-3 (30 N), 0-floor (ignored),
+  // 3-9 (not in the frame: ignored), 1-3 pulling (ignored)
+  const frame = { n: 4, positions: Float32Array.from([0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0]) };
+  const c = parseNdc(ndc([0, 1, 2, 0, 3, 1], [1, 2, 3, -1, 9, 3], [2, 4, 30, 50, 7, -1]));
+  const s = chainSegments(c, frame);
+  assert.equal(s.count, 3);
+  assert.equal(s.mean, 12);
+  assert.deepEqual([...s.positions.slice(0, 6)], [0, 0, 0, 1, 0, 0]);
+  assert.deepEqual([...s.positions.slice(12, 18)], [2, 0, 0, 3, 0, 0]);
+  // 30 N is 2.5 x the mean: LUT entry round(2.5 / 3 x 255), full brightness
+  const j = 3 * Math.round((2.5 / CHAIN_MAX_RATIO) * 255);
+  assert.ok(Math.abs(s.colors[12] - LUT[j]) < 1e-6 && Math.abs(s.colors[17] - LUT[j + 2]) < 1e-6);
+  // 2 N is 1/6 of the mean: dimmed to 0.25 + 0.75 / 6 of its colour
+  const j0 = 3 * Math.round((2 / 12 / CHAIN_MAX_RATIO) * 255);
+  assert.ok(Math.abs(s.colors[0] - LUT[j0] * (0.25 + 0.75 / 6)) < 1e-6);
+  assert.equal(chainSegments(parseNdc(ndc([], [], [])), frame).count, 0);
+  assert.equal(chainSegments(null, frame).count, 0);
 });

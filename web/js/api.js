@@ -115,6 +115,8 @@ export const api = {
     const res = await request('GET', `${API}/jobs/${id}/frames/${n}`, { accept: 'application/octet-stream', raw: true, timeout: 60000 });
     return res.arrayBuffer();
   },
+  // the NDC1 contact network stored with frame n (output.contacts)
+  contacts: async (id, n) => (await request('GET', `${API}/jobs/${id}/frames/${n}/contacts`, { accept: 'application/octet-stream', raw: true, timeout: 60000 })).arrayBuffer(),
   frameJsonText: async (id, n) => (await request('GET', `${API}/jobs/${id}/frames/${n}`, { raw: true, timeout: 60000 })).text(),
   series: (id, every = 1) => request('GET', `${API}/jobs/${id}/series?every=${every}`, { timeout: 30000 }),
   meshes: () => request('GET', `${API}/meshes?limit=1000`),

@@ -6,6 +6,8 @@ import { api, ApiError, NetworkError, onReachability, withToken } from './api.js
 import { Chart, fmt } from './chart.js';
 import { namedGeometry, magnitude, seriesMagnitude } from './forces.js';
 import { parseNdf } from './ndf.js';
+import { parseNdc } from './ndc.js';
+import { chainSegments, CHAIN_MAX_RATIO } from './chains.js';
 import { pretty } from './jsondoc.js';
 import { makeTar } from './tar.js';
 import { LUT } from './colormap.js';
@@ -195,6 +197,48 @@ $('spheres').addEventListener('change', (e) => viewer?.setSphereMode?.(e.target.
 $('show-particles').addEventListener('change', (e) => viewer?.setParticlesVisible(e.target.checked));
 $('show-geometry').addEventListener('change', (e) => viewer?.setGeometryVisible(e.target.checked));
 $('reset-camera').addEventListener('click', () => viewer?.resetCamera());
+$('show-chains').addEventListener('change', () => updateChains());
+
+// ---- force chains: the contact network stored with a frame (output.contacts)
+
+// Offered only for a job whose document stores contacts.
+function chainsOffer() {
+  const box = $('show-chains'), has = !!sel.doc?.output?.contacts;
+  box.disabled = !has;
+  box.parentElement.title = has ? 'Particle-particle contacts of the frame as lines between centres, coloured by normal force relative to the mean'
+    : 'This job stores no contacts: set output.contacts to true in its document';
+}
+
+// Draws (or clears) the chains of the frame shown; its record is fetched
+// once and kept for the last few frames. A frame without a stored record
+// (a live frame not yet written) draws none.
+async function updateChains() {
+  const f = sel.shown, id = sel.id;
+  if (!$('show-chains').checked || !f || !sel.doc?.output?.contacts) { showChains(null); return; }
+  let c = sel.contacts.get(f.index);
+  if (!c) {
+    try {
+      c = parseNdc(await api.contacts(id, f.index));
+    } catch (e) {
+      if (sel.id === id && !(e instanceof NetworkError) && !(e instanceof ApiError && e.status === 404))
+        banner('chains', `The contacts of frame ${f.index} could not be loaded: ${e.message}`, 'error', 5000);
+      if (sel.shown === f) showChains(null);
+      return;
+    }
+    if (sel.id !== id) return;
+    sel.contacts.set(f.index, c);
+    if (sel.contacts.size > 8) sel.contacts.delete(sel.contacts.keys().next().value);
+  }
+  if (sel.shown === f && $('show-chains').checked) showChains(chainSegments(c, f));
+}
+
+// The segments into the view, and what their colours mean under the legend.
+function showChains(seg) {
+  viewer?.setChains?.(seg);
+  const note = $('chains-legend');
+  note.hidden = !seg?.count;
+  note.textContent = seg?.count ? `force chains: ${seg.count.toLocaleString('en')} contacts, colour = normal force / mean (${fmt(seg.mean)} N), 0 to ${CHAIN_MAX_RATIO}` : '';
+}
 
 // ---------------------------------------------------------------- charts
 
@@ -265,6 +309,7 @@ const sel = {
   id: null, job: null, frames: [], cur: -1, live: false, ws: null, wsTry: 0, wsTimer: null,
   cache: new Map(), cacheBytes: 0, loading: false, pending: null, seriesBusy: false, seriesAt: 0, framesAt: 0,
   playing: false, playT: 0, lastTick: 0, token: 0, doc: null, seriesN: 0,
+  shown: null, contacts: new Map(), // the frame shown; contact records by frame index (force chains)
 };
 
 // ---- the job's URL: #/jobs/ID opens it; selecting a job sets it, so that
@@ -299,6 +344,7 @@ function clearSelection(message = EMPTY_TEXT) {
   Object.assign(sel, { id: null, job: null, doc: null, frames: [], cur: -1, live: false, loading: false, pending: null, seriesN: 0 });
   sel.token++;
   sel.cache.clear(); sel.cacheBytes = 0;
+  sel.shown = null; sel.contacts.clear();
   $('detail-body').hidden = true;
   $('detail-empty').hidden = false;
   $('detail-empty').textContent = message;
@@ -335,6 +381,7 @@ async function selectJob(id) {
   v.lockRange(false);
   sel.doc = job.job; // the document comes from GET /jobs/{id} only, never from the list
   v.setJob(sel.doc);
+  chainsOffer();
   updateDetail(job);
   await loadFrames();
   loadSeries(true);
@@ -523,6 +570,8 @@ function remember(f) {
 function display(f) {
   sel.cur = sel.frames.findIndex((x) => x.index === f.index);
   viewer.setFrame(f);
+  sel.shown = f;
+  updateChains();
   for (const c of Object.values(charts)) c.setMarker(f.time);
   forceChart.setMarker(f.time);
   $('frame-label').textContent = `frame ${f.index} · t = ${f.time.toFixed(3)} s · step ${f.step} · ${f.n.toLocaleString('en')} particles`;

@@ -127,6 +127,7 @@ export class Viewer3D {
     this.bounds = sceneBounds(job);
     this.needFit = true;
     this.meshLoads = new Map();
+    this.setChains(null);
     this.container.dataset.meshTriangles = '';
     this.buildGeometry();
     this.dirty = true;
@@ -335,6 +336,27 @@ export class Viewer3D {
   lockRange(on) { this.rangeLock = on && this.lastRange ? [...this.lastRange] : null; this.recolour(); }
   setParticlesVisible(v) { this.particlesVisible = v; if (this.mesh) this.mesh.visible = v; this.dirty = true; }
   setGeometryVisible(v) { this.geometryGroup.visible = v; this.dirty = true; }
+
+  // Force chains (chains.js): line segments drawn over the particles (the
+  // segments join centres, inside the spheres), or none for null.
+  setChains(seg) {
+    if (this.chains) {
+      this.scene.remove(this.chains);
+      this.chains.geometry.dispose(); this.chains.material.dispose();
+      this.chains = null;
+    }
+    if (seg?.count) {
+      const g = new THREE.BufferGeometry();
+      g.setAttribute('position', new THREE.BufferAttribute(seg.positions, 3));
+      g.setAttribute('color', new THREE.BufferAttribute(seg.colors, 3));
+      this.chains = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false, transparent: true }));
+      this.chains.renderOrder = 3;
+      this.chains.frustumCulled = false;
+      this.scene.add(this.chains);
+    }
+    this.container.dataset.chainSegments = String(seg?.count || 0);
+    this.dirty = true;
+  }
 
   fit(frame) {
     let b = this.bounds;

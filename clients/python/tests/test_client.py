@@ -132,6 +132,26 @@ class TestClient(unittest.TestCase):
         a = f.as_numpy()
         self.assertEqual(a["positions"].shape, (1, 3))
 
+    def test_contacts(self) -> None:
+        # three spheres stacked on the floor: the floor carries 3 m g, the
+        # spheres above it 2 m g and m g (docs/frames.md)
+        doc = drop("stack", 0.2, frame_interval=0.1)
+        doc["scene"]["particles"] = [{"type": "list", "material": "ore", "spheres": [
+            [0, 0, R * 0.99999, R], [0, 0, 3 * R * 0.99999, R], [0, 0, 5 * R * 0.99999, R]]}]
+        doc["output"]["contacts"] = True
+        doc["solver"]["time_step"] = 0.001
+        job = self.client.submit(doc).wait(progress=False, timeout=120)
+        c = job.contacts()
+        self.assertEqual((c.index, c.count), (2, 3))
+        m = RHO * 4 / 3 * math.pi * R**3
+        for k in range(c.count):
+            above = 3 if c.b[k] < 0 else 3 - max(c.a[k], c.b[k])
+            self.assertAlmostEqual(c.normal_forces[k] / (above * m * G), 1.0, delta=0.005)
+        self.assertEqual(job.contacts(0).count, 0)
+        with self.assertRaises(ProblemError) as e:
+            self.dropped.contacts(0)
+        self.assertEqual(e.exception.status, 404)
+
     def test_invalid_document_raises_problem_with_pointers(self) -> None:
         doc = copy.deepcopy(DROP)
         doc["scene"]["materials"][0]["densty"] = 2500

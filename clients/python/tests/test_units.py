@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List
 
 from ndem_client import (Client, FrameError, NdemConnectionError, NotSupportedByDaemonError,
                          ProblemError)
+from ndem_client.contacts import Contacts
 from ndem_client.frames import Frame, crc32c
 from ndem_client.progress import ProgressBar
 from ndem_client.websocket import (OP_BINARY, OP_CLOSE, OP_CONT, OP_PING, OP_PONG, OP_TEXT,
@@ -199,6 +200,41 @@ class TestFrames(unittest.TestCase):
                              "positions": [0, None, 1], "radii": [1], "materials": [0]})
         self.assertNotEqual(f.positions[1], f.positions[1])  # NaN
         self.assertEqual(f.extra, {"materials": [0]})
+
+
+def ndc(index: int, a: List[int], b: List[int], fn: List[float]) -> bytes:
+    """An NDC1 record (docs/frames.md) with every field and its CRC: the
+    contacts (a[k], b[k]) with normal forces fn, other floats 0.5 k."""
+    n = len(a)
+    feature = [-1 if x >= 0 else 0 for x in b]
+    floats = [0.5 * k for k in range(13 * n)]
+    floats[6 * n:7 * n] = fn  # after points and normals
+    body = struct.pack(f"<{3 * n}i", *(a + b + feature)) + struct.pack(f"<{13 * n}f", *floats)
+    rec = struct.pack("<4sIIIqdIIII", b"NDC1", 48, index, n, 10 * index, 0.25, 127, 0, 0, 1) + body
+    return rec[:40] + struct.pack("<I", crc32c(rec)) + rec[44:]
+
+
+class TestContacts(unittest.TestCase):
+    def test_decode(self) -> None:
+        c = Contacts.from_ndc(ndc(3, [0, 1], [1, -1], [2.0, 6.0]))
+        self.assertEqual((c.index, c.step, c.time, c.count), (3, 30, 0.25, 2))
+        self.assertEqual((c.a, c.b, c.feature), ([0, 1], [1, -1], [-1, 0]))
+        self.assertEqual(c.points, [0, 0.5, 1, 1.5, 2, 2.5])
+        self.assertEqual(c.normal_forces, [2.0, 6.0])
+        self.assertEqual(c.rolling_torques[-1], 0.5 * 25)
+        self.assertEqual(c.particle_pairs(), [0])
+        self.assertEqual(Contacts.from_ndc(ndc(0, [], [], [])).count, 0)
+
+    def test_damaged(self) -> None:
+        rec = ndc(1, [0], [1], [1.0])
+        bad = rec[:60] + bytes([rec[60] ^ 1]) + rec[61:]
+        with self.assertRaisesRegex(FrameError, "CRC-32C"):
+            Contacts.from_ndc(bad)
+        Contacts.from_ndc(bad, verify=False)
+        with self.assertRaisesRegex(FrameError, "header says"):
+            Contacts.from_ndc(rec[:-4])
+        with self.assertRaisesRegex(FrameError, "magic"):
+            Contacts.from_ndc(b"NDF1" + rec[4:])
 
 
 class FakeTTY(io.StringIO):

@@ -10,6 +10,7 @@ when installed. Start with :class:`Client`::
 """
 
 from .client import Client
+from .contacts import Contacts
 from .errors import (FrameError, JobFailedError, NdemConnectionError, NdemError,
                      NdemTimeoutError, NotSupportedByDaemonError, ProblemError)
 from .frames import Frame
@@ -19,7 +20,7 @@ from .sweep import Sweep
 __version__ = "0.1.0"
 
 __all__ = [
-    "Client", "Job", "Sweep", "Frame", "TERMINAL",
+    "Client", "Job", "Sweep", "Frame", "Contacts", "TERMINAL",
     "NdemError", "ProblemError", "NdemConnectionError", "NdemTimeoutError",
     "JobFailedError", "FrameError", "NotSupportedByDaemonError",
 ]

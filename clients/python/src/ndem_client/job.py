@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Union
 
 from ._http import Transport
+from .contacts import Contacts
 from .errors import JobFailedError, NdemTimeoutError
 from .frames import Frame, frame_info, parse_frame
 from .progress import ProgressBar
@@ -122,6 +123,14 @@ class Job:
         accept = "application/octet-stream" if binary else "application/json"
         r = self._t.request("GET", f"{self.path}/frames/{n}", accept=accept)
         return parse_frame(r.body, r.content_type, verify=verify)
+
+    def contacts(self, n: Union[int, str] = "latest", verify: bool = True) -> Contacts:
+        """The contact network stored with frame ``n`` (an index, or ``"latest"``)
+        of a job whose document sets ``output.contacts``: the NDC1 record,
+        CRC-32C checked when ``verify`` (docs/frames.md)."""
+        r = self._t.request("GET", f"{self.path}/frames/{n}/contacts",
+                            accept="application/octet-stream")
+        return Contacts.from_ndc(r.body, verify=verify)
 
     def series(self, every: Optional[int] = None,
                as_dataframe: bool = False) -> Union[Dict[str, List[Any]], "pandas.DataFrame"]:

@@ -16,8 +16,9 @@
  *            spring with the Brendel-Dippel rule, eqs. (5)-(6).
  * Every model books its elastic energy and what it dissipated (dashpots,
  * slip) for the energy balance; each maps its restitution exactly
- * (dem_models.c). Contacts are visited in pair order and their forces summed in that order,
- * so results do not depend on the thread count. Bodies are never reordered
+ * (dem_models.c). Every contact's force is computed on its own, and each body
+ * sums its contacts' forces in pair order (dem_forces.c), so results do not
+ * depend on the thread count. Bodies are never reordered
  * in this method, so the spring history is keyed by body indices. */
 #include "dem.h"
 #include "dem_private.h"
@@ -79,6 +80,8 @@ void ndem_dem_destroy(ndem_dem *d)
     free(d->hist_key);
     free(d->hist);
     free(d->next);
+    free(d->as_b_start);
+    free(d->as_b);
     free(d->force);
     free(d->energy);
     free(d->acc);
@@ -178,10 +181,8 @@ static double spring_loss(const double *f, const double *rate, double h, double 
     return ndem_dot(f, rate) * h - (u_new - u_old);
 }
 
-/* One contact: force and torques (9 numbers), the history for the next step,
- * and its elastic energy and dissipation of this step. */
-static void contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
-                          double *energy)
+void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
+                            double *energy)
 {
     const ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
@@ -447,14 +448,6 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     energy[1] = dissip;
 }
 
-static int ensure(double **p, long n)
-{
-    double *q = realloc(*p, sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (!q) return -1;
-    *p = q;
-    return 0;
-}
-
 /* ---- bonds (libgran "Bonded contact force") ----
  * Four spring-dashpots tie a bonded pair: normal, tangential, torsion and
  * bending. Their stiffnesses are those of an elastic beam joining the
@@ -550,8 +543,7 @@ int ndem_dem_bond_list(ndem_sim *sim, long first, const double *pairs, long coun
     return 0;
 }
 
-/* One bond: adds its forces and torques to acc (serial, bond order). */
-static void bond_force(ndem_sim *sim, long k)
+void ndem_dem_bond_force(ndem_sim *sim, long k)
 {
     ndem_dem *d = sim->dem;
     const ndem_bodies *b = &sim->bodies;
@@ -623,86 +615,6 @@ static void bond_force(ndem_sim *sim, long k)
         d->acc[6 * a + 3 + q] += la * ta[q] + torque[q];
         d->acc[6 * c + 3 + q] += lb * ta[q] - torque[q];
     }
-}
-
-int ndem_dem_forces(ndem_sim *sim)
-{
-    ndem_dem *d = sim->dem;
-    const ndem_contacts *c = &sim->contacts;
-    ndem_bodies *b = &sim->bodies;
-    long nc = c->count, nb = b->count;
-    if (nc > d->cap) {
-        long cap = nc + nc / 2 + 256;
-        if (ensure(&d->next, NDEM_DEM_HIST * cap) || ensure(&d->force, 9 * cap) ||
-            ensure(&d->energy, 3 * cap))
-            return -1;
-        d->cap = cap;
-    }
-    if (nb > d->body_cap) {
-        if (ensure(&d->acc, 6 * (nb + nb / 2 + 64))) return -1;
-        d->body_cap = nb + nb / 2 + 64;
-    }
-#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
-    for (long k = 0; k < nc; k++)
-        contact_force(sim, k, &d->force[9 * k], &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
-    /* sums in pair order: the same on any thread count */
-    if (nb > 0) memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb); /* NULL while empty */
-    ndem_loads_clear(sim);
-    double elastic = 0, dissip = 0;
-    long touching = 0, geo = 0;
-    double maxov = 0;
-    for (long k = 0; k < nc; k++) {
-        const double *f = &d->force[9 * k];
-        ndem_contact_key ck = c->key[k];
-        int a = ck.a, key = ndem_key_is_particle(ck) ? ck.b : -1;
-        for (int q = 0; q < 6; q++) d->acc[6 * a + q] += f[q];
-        if (key < 0) { /* on the geometry: -f at a, torque -f[3..5] about x_a */
-            double fg[3] = {-f[0], -f[1], -f[2]}, tg[3] = {-f[3], -f[4], -f[5]};
-            ndem_loads_add(sim, ck.b, &b->pos[3 * a], fg, tg);
-        } else {
-            for (int q = 0; q < 3; q++) {
-                d->acc[6 * key + q] -= f[q];
-                d->acc[6 * key + 3 + q] += f[6 + q];
-            }
-        }
-        elastic += d->energy[3 * k];
-        dissip += d->energy[3 * k + 1];
-        if (d->energy[3 * k + 2] > 0) {
-            touching++;
-            geo += key < 0;
-            maxov = fmax(maxov, d->energy[3 * k + 2]);
-        }
-    }
-    sim->stats.max_overlap = maxov;
-    for (long k = 0; k < d->bond_count; k++)
-        if (!d->bond_broken[k]) bond_force(sim, k);
-    d->dissipated += dissip;
-    sim->stats.contacts = touching;
-    sim->stats.geometry_contacts = geo;
-    sim->stats.elastic_energy = elastic;
-    sim->stats.dissipated_energy = d->dissipated;
-    /* this step's springs become the history */
-    if (nb + 1 > d->start_cap) {
-        long *s = realloc(d->hist_start, sizeof(long) * (size_t)(nb + 1));
-        if (!s) return -1;
-        d->hist_start = s;
-        d->start_cap = nb + 1;
-    }
-    if (nc > d->hist_cap) {
-        ndem_contact_key *kk = realloc(d->hist_key, sizeof *kk * (size_t)d->cap);
-        if (!kk) return -1;
-        d->hist_key = kk;
-        if (ensure(&d->hist, NDEM_DEM_HIST * d->cap)) return -1;
-        d->hist_cap = d->cap;
-    }
-    memcpy(d->hist_start, c->start, sizeof(long) * (size_t)(nb + 1));
-    if (nc > 0) {
-        memcpy(d->hist_key, c->key, sizeof *d->hist_key * (size_t)nc);
-        memcpy(d->hist, d->next, NDEM_DEM_HIST * sizeof(double) * (size_t)nc);
-    }
-    d->hist_bodies = nb;
-    d->hist_count = nc;
-    return 0;
 }
 
 /* Symplectic Euler: v += h (f / m + g), w += h tau / I; positions follow in

@@ -48,6 +48,23 @@ double ndem_vdw_potential(double hamaker, double r, double g)
     return -hamaker / 6.0 * (2 * r * r / (a * g) + 2 * r * r / (b * b) + log(a * g / (b * b)));
 }
 
+/* hertz: the step's dashpot of each pair's zeta as a table (dem_models.c);
+ * pairs with the same damping share one */
+static int dashpot_tables(ndem_dem *d, int nm)
+{
+    d->dashpot = calloc((size_t)(nm > 0 ? nm * nm : 1), sizeof *d->dashpot);
+    if (!d->dashpot) return -1;
+    d->dashpot_count = nm * nm;
+    for (int i = 0; i < nm * nm; i++) {
+        for (int j = 0; j < i && !d->dashpot[i].g; j++)
+            if (d->damp[j] == d->damp[i]) d->dashpot[i] = d->dashpot[j];
+        if (d->dashpot[i].g) continue;
+        double zeta = ndem_dem_law_zeta(NDEM_MODEL_HERTZ, d->damp[i], 1.5, 1.0);
+        if (ndem_damp_table_init(&d->dashpot[i], zeta, 0.25)) return -1;
+    }
+    return 0;
+}
+
 ndem_dem *ndem_dem_create(const ndem_sim *sim)
 {
     ndem_dem *d = calloc(1, sizeof *d);
@@ -70,6 +87,10 @@ ndem_dem *ndem_dem_create(const ndem_sim *sim)
         }
         if (d->damp[i] < 0) d->damp[i] = ndem_dem_law_damping(model, p->restitution, p->exponent);
     }
+    if (model == NDEM_MODEL_HERTZ && dashpot_tables(d, nm)) {
+        ndem_dem_destroy(d);
+        return NULL;
+    }
     return d;
 }
 
@@ -89,6 +110,12 @@ void ndem_dem_destroy(ndem_dem *d)
     free(d->bond_b);
     free(d->bond);
     free(d->bond_broken);
+    for (long i = d->dashpot_count - 1; i >= 0; i--) { /* shared tables freed once, last first */
+        int first = 1;
+        for (long j = 0; j < i && first; j++) first = d->dashpot[j].g != d->dashpot[i].g;
+        if (first) ndem_damp_table_free(&d->dashpot[i]);
+    }
+    free(d->dashpot);
     free(d->damp);
     free(d);
 }
@@ -406,8 +433,12 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
          * and a contact formed at rest is damped like any other (AGX's
          * c delta^(1/2) with c = p sqrt(m* / k_n) delta^(-1/4)) */
         double sd = sqrt(delta), ktan = 1.5 * kn * sd;
-        double gc = pair_damping(sim, b->material[a], mb) * sqrt(m_eff * kn * sd);
-        double dashpot = m_eff / h * ndem_min(step_damping(gc, ktan, m_eff, h), 0.25);
+        /* the damping ratio is the pair's constant: step_damping from its table */
+        int pair = b->material[a] * sim->materials.count + mb;
+        double gc = sim->dem->damp[pair] * sqrt(m_eff * kn * sd);
+        double bh =
+            gc <= 0 ? 0 : ndem_damp_table_eval(&sim->dem->dashpot[pair], h * sqrt(ktan / m_eff));
+        double dashpot = m_eff / h * ndem_min(bh, 0.25);
         fn = fmax(kn * delta * sd + dashpot * ddelta, 0.0);
         dissip += (fn - kn * delta * sd) * ddelta * h; /* the dashpot as applied */
         elastic = 0.4 * kn * delta * delta * sd;       /* integral of k_n delta^(3/2) */

@@ -36,6 +36,8 @@ struct ndem_dem {
     double *bond; /* NDEM_DEM_BOND per bond: rest length, tangential[3], torsion, bending[3] */
     int *bond_broken;
     double *damp; /* per material pair: the law's damping p for its restitution (dem_models.c) */
+    ndem_damp_table *dashpot; /* hertz, per material pair: its step damping (dem_models.c) */
+    long dashpot_count;
 };
 
 /* One contact k: force and torques (9 numbers: force on a, torque on a,

@@ -27,7 +27,8 @@ SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-div
            -fno-sanitize-recover=all -DNDEM_CHECKS=1
 LIBS    := -lcjson -lm
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
-CLI_LIBS := -lcurl
+# through libcurl, loaded with dlopen only then (cli/curl_dl.c): not linked
+CLI_LIBS := -ldl
 SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread
 # daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)
 TEST_LIBS := -lcurl -lwebsockets -lpthread

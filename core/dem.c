@@ -223,7 +223,8 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
     memset(out, 0, 9 * sizeof(double));
     memset(hist_out, 0, NDEM_DEM_HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
-    ndem_contact_geometry(sim, key, &geom);
+    if (pb >= 0) ndem_pair_geometry(b, a, pb, &geom); /* (ug is for geometry only) */
+    else ndem_contact_geometry(sim, key, &geom);
     const double *n = geom.n;
     double delta = geom.delta, la = geom.la, lb = geom.lb, d_eff = geom.d_eff;
     int mb = geom.material_b;

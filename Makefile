@@ -28,7 +28,8 @@ SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-div
 # qhull_r: convex hulls of polyhedral particle shapes; ccd: their GJK test
 LIBS    := -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqhull_r -lm
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
-CLI_LIBS := -lcurl
+# through libcurl, loaded with dlopen only then (cli/curl_dl.c): not linked
+CLI_LIBS := -ldl
 # libcrypto (OpenSSL): SHA-256 of bearer tokens, compared with CRYPTO_memcmp
 SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lcrypto -lpthread
 # daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)

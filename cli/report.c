@@ -7,6 +7,7 @@
 #include "report.h"
 
 #include "base64.h"
+#include "curl_dl.h"
 #include "frame_motion.h"
 #include "job.h"
 #include "ndem.h"
@@ -14,7 +15,6 @@
 #include "series.h"
 
 #include <cjson/cJSON.h>
-#include <curl/curl.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +26,7 @@ enum { EXIT_SIM = 1, EXIT_JOB = 3, EXIT_IO = 4 };
 #define TRIES 6 /* about 30 s of waiting in all */
 
 typedef struct reporter {
+    const ndem_curl *api; /* libcurl, loaded for the run (curl_dl.h) */
     CURL *curl;
     const char *url;
     struct curl_slist *headers;
@@ -87,20 +88,20 @@ static cJSON *post(reporter *r, const char *type, cJSON *msg)
         free(r->answer);
         r->answer = NULL;
         r->answer_len = 0;
-        curl_easy_setopt(r->curl, CURLOPT_URL, r->url);
-        curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, r->headers);
-        curl_easy_setopt(r->curl, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(r->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-        curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, take_answer);
-        curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, r);
-        curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, 120L);
-        curl_easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);
-        CURLcode rc = curl_easy_perform(r->curl);
+        r->api->easy_setopt(r->curl, CURLOPT_URL, r->url);
+        r->api->easy_setopt(r->curl, CURLOPT_HTTPHEADER, r->headers);
+        r->api->easy_setopt(r->curl, CURLOPT_POSTFIELDS, body);
+        r->api->easy_setopt(r->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+        r->api->easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, take_answer);
+        r->api->easy_setopt(r->curl, CURLOPT_WRITEDATA, r);
+        r->api->easy_setopt(r->curl, CURLOPT_TIMEOUT, 120L);
+        r->api->easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);
+        CURLcode rc = r->api->easy_perform(r->curl);
         long code = 0;
-        curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &code);
+        r->api->easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &code);
         if (rc != CURLE_OK || code >= 500) {
             fprintf(stderr, "ndem: report %s to %s: %s (try %d of %d)\n", type, r->url,
-                    rc != CURLE_OK ? curl_easy_strerror(rc)
+                    rc != CURLE_OK ? r->api->easy_strerror(rc)
                     : r->answer    ? r->answer
                                    : "5xx",
                     i + 1, TRIES);
@@ -359,22 +360,32 @@ int ndem_report_run(const char *url, const char *secret, int threads,
         fprintf(stderr, "ndem: --report needs the job's secret in NDEM_REPORT_SECRET\n");
         return 2;
     }
-    if (curl_global_init(CURL_GLOBAL_DEFAULT)) return EXIT_IO;
-    reporter r = {.url = url, .stop = stop};
+    ndem_curl api;
+    char err[512];
+    if (ndem_curl_load(&api, err, sizeof err)) {
+        fprintf(stderr, "ndem: %s\n", err);
+        return EXIT_IO;
+    }
+    if (api.global_init(CURL_GLOBAL_DEFAULT)) {
+        ndem_curl_unload(&api);
+        return EXIT_IO;
+    }
+    reporter r = {.api = &api, .url = url, .stop = stop};
     char header[256];
     snprintf(header, sizeof header, "X-Ndem-Job-Secret: %s", secret);
-    r.curl = curl_easy_init();
-    r.headers = curl_slist_append(NULL, "Content-Type: application/json");
-    r.headers = curl_slist_append(r.headers, header);
+    r.curl = api.easy_init();
+    r.headers = api.slist_append(NULL, "Content-Type: application/json");
+    r.headers = api.slist_append(r.headers, header);
     int rc = EXIT_IO;
     if (r.curl && r.headers) {
         cJSON *start = post(&r, "start", cJSON_CreateObject());
         if (start) rc = run_job(&r, start, threads);
         cJSON_Delete(start);
     }
-    curl_slist_free_all(r.headers);
-    if (r.curl) curl_easy_cleanup(r.curl);
-    curl_global_cleanup();
+    api.slist_free_all(r.headers);
+    if (r.curl) api.easy_cleanup(r.curl);
+    api.global_cleanup();
+    ndem_curl_unload(&api);
     free(r.answer);
     free(r.series);
     return rc;

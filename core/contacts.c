@@ -185,15 +185,7 @@ void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_conta
     const double *xa = &b->pos[3 * key.a];
     double ra = b->radius[key.a];
     if (ndem_key_is_particle(key)) {
-        const double *xb = &b->pos[3 * key.b];
-        double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
-        double dist = ndem_norm(d), rb = b->radius[key.b];
-        for (int q = 0; q < 3; q++) g->n[q] = dist > 0 ? d[q] / dist : (q == 2);
-        g->delta = ra + rb - dist;
-        g->la = ra - 0.5 * g->delta;
-        g->lb = rb - 0.5 * g->delta;
-        g->d_eff = 2.0 * ra * rb / (ra + rb); /* (1/d_a + 1/d_b)^-1 */
-        g->material_b = b->material[key.b];
+        ndem_pair_geometry(b, key.a, key.b, g);
         memset(g->ug, 0, sizeof g->ug);
         return;
     }

@@ -6,6 +6,7 @@
 
 #include "broadphase.h"
 #include "rows.h"
+#include "vec.h"
 
 #include <stdint.h>
 
@@ -136,5 +137,21 @@ typedef struct ndem_contact_geom {
     double ug[6];
 } ndem_contact_geom;
 void ndem_contact_geometry(const struct ndem_sim *sim, ndem_contact_key key, ndem_contact_geom *g);
+
+/* The particle pair part of it (a, b particles; ug is not touched), inline
+ * for the smooth-DEM force loop, which calls it for every contact and step. */
+static inline void ndem_pair_geometry(const ndem_bodies *b, int a, int pb, ndem_contact_geom *g)
+{
+    const double *xa = &b->pos[3 * a], *xb = &b->pos[3 * pb];
+    double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
+    double dist = ndem_norm(d);
+    double ra = b->radius[a], rb = b->radius[pb];
+    for (int q = 0; q < 3; q++) g->n[q] = dist > 0 ? d[q] / dist : (q == 2);
+    g->delta = ra + rb - dist;
+    g->la = ra - 0.5 * g->delta;
+    g->lb = rb - 0.5 * g->delta;
+    g->d_eff = 2.0 * ra * rb / (ra + rb); /* (1/d_a + 1/d_b)^-1 */
+    g->material_b = b->material[pb];
+}
 
 #endif

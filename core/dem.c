@@ -16,8 +16,9 @@
  *            spring with the Brendel-Dippel rule, eqs. (5)-(6).
  * Every model books its elastic energy and what it dissipated (dashpots,
  * slip) for the energy balance; each maps its restitution exactly
- * (dem_models.c). Contacts are visited in pair order and their forces summed in that order,
- * so results do not depend on the thread count. Bodies are never reordered
+ * (dem_models.c). Every contact's force is computed on its own, and each body
+ * sums its contacts' forces in pair order (dem_forces.c), so results do not
+ * depend on the thread count. Bodies are never reordered
  * in this method, so the spring history is keyed by body indices. */
 #include "dem.h"
 #include "dem_private.h"
@@ -47,6 +48,23 @@ double ndem_vdw_potential(double hamaker, double r, double g)
     return -hamaker / 6.0 * (2 * r * r / (a * g) + 2 * r * r / (b * b) + log(a * g / (b * b)));
 }
 
+/* hertz: the step's dashpot of each pair's zeta as a table (dem_models.c);
+ * pairs with the same damping share one */
+static int dashpot_tables(ndem_dem *d, int nm)
+{
+    d->dashpot = calloc((size_t)(nm > 0 ? nm * nm : 1), sizeof *d->dashpot);
+    if (!d->dashpot) return -1;
+    d->dashpot_count = nm * nm;
+    for (int i = 0; i < nm * nm; i++) {
+        for (int j = 0; j < i && !d->dashpot[i].g; j++)
+            if (d->damp[j] == d->damp[i]) d->dashpot[i] = d->dashpot[j];
+        if (d->dashpot[i].g) continue;
+        double zeta = ndem_dem_law_zeta(NDEM_MODEL_HERTZ, d->damp[i], 1.5, 1.0);
+        if (ndem_damp_table_init(&d->dashpot[i], zeta, 0.25)) return -1;
+    }
+    return 0;
+}
+
 ndem_dem *ndem_dem_create(const ndem_sim *sim)
 {
     ndem_dem *d = calloc(1, sizeof *d);
@@ -69,6 +87,10 @@ ndem_dem *ndem_dem_create(const ndem_sim *sim)
         }
         if (d->damp[i] < 0) d->damp[i] = ndem_dem_law_damping(model, p->restitution, p->exponent);
     }
+    if (model == NDEM_MODEL_HERTZ && dashpot_tables(d, nm)) {
+        ndem_dem_destroy(d);
+        return NULL;
+    }
     return d;
 }
 
@@ -79,6 +101,8 @@ void ndem_dem_destroy(ndem_dem *d)
     free(d->hist_key);
     free(d->hist);
     free(d->next);
+    free(d->as_b_start);
+    free(d->as_b);
     free(d->force);
     free(d->energy);
     free(d->acc);
@@ -86,6 +110,12 @@ void ndem_dem_destroy(ndem_dem *d)
     free(d->bond_b);
     free(d->bond);
     free(d->bond_broken);
+    for (long i = d->dashpot_count - 1; i >= 0; i--) { /* shared tables freed once, last first */
+        int first = 1;
+        for (long j = 0; j < i && first; j++) first = d->dashpot[j].g != d->dashpot[i].g;
+        if (first) ndem_damp_table_free(&d->dashpot[i]);
+    }
+    free(d->dashpot);
     free(d->damp);
     free(d);
 }
@@ -178,10 +208,8 @@ static double spring_loss(const double *f, const double *rate, double h, double 
     return ndem_dot(f, rate) * h - (u_new - u_old);
 }
 
-/* One contact: force and torques (9 numbers), the history for the next step,
- * and its elastic energy and dissipation of this step. */
-static void contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
-                          double *energy)
+void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
+                            double *energy)
 {
     const ndem_contacts *c = &sim->contacts;
     const ndem_bodies *b = &sim->bodies;
@@ -195,7 +223,8 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     memset(out, 0, NDEM_DEM_FORCE * sizeof(double));
     memset(hist_out, 0, NDEM_DEM_HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
-    ndem_contact_geometry(sim, key, &geom);
+    if (pb >= 0) ndem_pair_geometry(b, a, pb, &geom); /* (ug is for geometry only) */
+    else ndem_contact_geometry(sim, key, &geom);
     const double *n = geom.n;
     double delta = geom.delta, la = geom.la, lb = geom.lb, d_eff = geom.d_eff;
     memcpy(&out[9], n, 3 * sizeof(double));
@@ -408,8 +437,12 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
          * and a contact formed at rest is damped like any other (AGX's
          * c delta^(1/2) with c = p sqrt(m* / k_n) delta^(-1/4)) */
         double sd = sqrt(delta), ktan = 1.5 * kn * sd;
-        double gc = pair_damping(sim, b->material[a], mb) * sqrt(m_eff * kn * sd);
-        double dashpot = m_eff / h * ndem_min(step_damping(gc, ktan, m_eff, h), 0.25);
+        /* the damping ratio is the pair's constant: step_damping from its table */
+        int pair = b->material[a] * sim->materials.count + mb;
+        double gc = sim->dem->damp[pair] * sqrt(m_eff * kn * sd);
+        double bh =
+            gc <= 0 ? 0 : ndem_damp_table_eval(&sim->dem->dashpot[pair], h * sqrt(ktan / m_eff));
+        double dashpot = m_eff / h * ndem_min(bh, 0.25);
         fn = fmax(kn * delta * sd + dashpot * ddelta, 0.0);
         dissip += (fn - kn * delta * sd) * ddelta * h; /* the dashpot as applied */
         elastic = 0.4 * kn * delta * delta * sd;       /* integral of k_n delta^(3/2) */
@@ -449,14 +482,6 @@ static void contact_force(const ndem_sim *sim, long k, double *out, double *hist
     out[13] = fn - fvdw;
     energy[0] = elastic;
     energy[1] = dissip;
-}
-
-static int ensure(double **p, long n)
-{
-    double *q = realloc(*p, sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (!q) return -1;
-    *p = q;
-    return 0;
 }
 
 /* ---- bonds (libgran "Bonded contact force") ----
@@ -554,8 +579,7 @@ int ndem_dem_bond_list(ndem_sim *sim, long first, const double *pairs, long coun
     return 0;
 }
 
-/* One bond: adds its forces and torques to acc (serial, bond order). */
-static void bond_force(ndem_sim *sim, long k)
+void ndem_dem_bond_force(ndem_sim *sim, long k)
 {
     ndem_dem *d = sim->dem;
     const ndem_bodies *b = &sim->bodies;
@@ -627,87 +651,6 @@ static void bond_force(ndem_sim *sim, long k)
         d->acc[6 * a + 3 + q] += la * ta[q] + torque[q];
         d->acc[6 * c + 3 + q] += lb * ta[q] - torque[q];
     }
-}
-
-int ndem_dem_forces(ndem_sim *sim)
-{
-    ndem_dem *d = sim->dem;
-    const ndem_contacts *c = &sim->contacts;
-    ndem_bodies *b = &sim->bodies;
-    long nc = c->count, nb = b->count;
-    if (nc > d->cap) {
-        long cap = nc + nc / 2 + 256;
-        if (ensure(&d->next, NDEM_DEM_HIST * cap) || ensure(&d->force, NDEM_DEM_FORCE * cap) ||
-            ensure(&d->energy, 3 * cap))
-            return -1;
-        d->cap = cap;
-    }
-    if (nb > d->body_cap) {
-        if (ensure(&d->acc, 6 * (nb + nb / 2 + 64))) return -1;
-        d->body_cap = nb + nb / 2 + 64;
-    }
-#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
-    for (long k = 0; k < nc; k++)
-        contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
-                      &d->energy[3 * k]);
-    /* sums in pair order: the same on any thread count */
-    if (nb > 0) memset(d->acc, 0, 6 * sizeof(double) * (size_t)nb); /* NULL while empty */
-    ndem_loads_clear(sim);
-    double elastic = 0, dissip = 0;
-    long touching = 0, geo = 0;
-    double maxov = 0;
-    for (long k = 0; k < nc; k++) {
-        const double *f = &d->force[NDEM_DEM_FORCE * k];
-        ndem_contact_key ck = c->key[k];
-        int a = ck.a, key = ndem_key_is_particle(ck) ? ck.b : -1;
-        for (int q = 0; q < 6; q++) d->acc[6 * a + q] += f[q];
-        if (key < 0) { /* on the geometry: -f at a, torque -f[3..5] about x_a */
-            double fg[3] = {-f[0], -f[1], -f[2]}, tg[3] = {-f[3], -f[4], -f[5]};
-            ndem_loads_add(sim, ck.b, &b->pos[3 * a], fg, tg);
-        } else {
-            for (int q = 0; q < 3; q++) {
-                d->acc[6 * key + q] -= f[q];
-                d->acc[6 * key + 3 + q] += f[6 + q];
-            }
-        }
-        elastic += d->energy[3 * k];
-        dissip += d->energy[3 * k + 1];
-        if (d->energy[3 * k + 2] > 0) {
-            touching++;
-            geo += key < 0;
-            maxov = fmax(maxov, d->energy[3 * k + 2]);
-        }
-    }
-    sim->stats.max_overlap = maxov;
-    for (long k = 0; k < d->bond_count; k++)
-        if (!d->bond_broken[k]) bond_force(sim, k);
-    d->dissipated += dissip;
-    sim->stats.contacts = touching;
-    sim->stats.geometry_contacts = geo;
-    sim->stats.elastic_energy = elastic;
-    sim->stats.dissipated_energy = d->dissipated;
-    /* this step's springs become the history */
-    if (nb + 1 > d->start_cap) {
-        long *s = realloc(d->hist_start, sizeof(long) * (size_t)(nb + 1));
-        if (!s) return -1;
-        d->hist_start = s;
-        d->start_cap = nb + 1;
-    }
-    if (nc > d->hist_cap) {
-        ndem_contact_key *kk = realloc(d->hist_key, sizeof *kk * (size_t)d->cap);
-        if (!kk) return -1;
-        d->hist_key = kk;
-        if (ensure(&d->hist, NDEM_DEM_HIST * d->cap)) return -1;
-        d->hist_cap = d->cap;
-    }
-    memcpy(d->hist_start, c->start, sizeof(long) * (size_t)(nb + 1));
-    if (nc > 0) {
-        memcpy(d->hist_key, c->key, sizeof *d->hist_key * (size_t)nc);
-        memcpy(d->hist, d->next, NDEM_DEM_HIST * sizeof(double) * (size_t)nc);
-    }
-    d->hist_bodies = nb;
-    d->hist_count = nc;
-    return 0;
 }
 
 /* Symplectic Euler: v += h (f / m + g), w += h tau / I; positions follow in

@@ -28,6 +28,18 @@ double ndem_dem_law_zeta(int model, double p, double n, double y);
 /* h g / m of the dashpot g that makes symplectic Euler damp a spring of
  * frequency omega by the continuous law's ratio zeta. */
 double ndem_dem_discrete_damping(double zeta, double omega_h);
+/* ndem_dem_discrete_damping at one zeta, as a table of omega h up to where it
+ * passes `cap` (cubic interpolation, relative error below 1e-12; the exact
+ * iteration beyond): the hertz dashpot's zeta is a constant of the material
+ * pair, and the iteration's six acos/exp rounds per contact and step were a
+ * third of a smooth-DEM step (docs/performance.md). */
+typedef struct ndem_damp_table {
+    double zeta, inv_step, end;
+    double *g; /* b / (omega h) at the nodes */
+} ndem_damp_table;
+int ndem_damp_table_init(ndem_damp_table *t, double zeta, double cap);
+double ndem_damp_table_eval(const ndem_damp_table *t, double omega_h);
+void ndem_damp_table_free(ndem_damp_table *t);
 
 /* Bonds every touching pair (gap below 1% of the smaller radius) among
  * bodies [first, end) (libgran "Bonded contact force"). */

@@ -18,22 +18,40 @@
 #define NDEM_DEM_FORCE 14
 
 struct ndem_dem {
-    long hist_bodies, hist_count, hist_cap, start_cap;
-    long *hist_start; /* last step's contacts, CSR by body a */
+    long hist_bodies, hist_count, start_cap;
+    long key_cap, hist_cap, next_cap; /* capacities of hist_key, hist, next (contacts) */
+    long *hist_start;                 /* last step's contacts, CSR by body a */
     ndem_contact_key *hist_key;
     double *hist;   /* NDEM_DEM_HIST per contact */
-    long cap;       /* capacity of the per-contact arrays below */
-    double *next;   /* this step's history, pair order */
+    double *next;   /* this step's history, pair order; swapped with hist after the step */
+    long cap;       /* capacity of force and energy */
     double *force;  /* NDEM_DEM_FORCE per contact */
     double *energy; /* 3 per contact: elastic energy, energy dissipated this step, overlap */
     long body_cap;
-    double *acc;       /* 6 per body: force, torque */
+    double *acc; /* 6 per body: force, torque */
+    /* per body, the particle contacts it is b of, in pair order (CSR): with
+     * the contacts it is a of (contacts.start) they let each body sum its own
+     * forces in pair order on any thread (dem_forces.c) */
+    long *as_b_start; /* bodies + 1 */
+    int *as_b;
+    long as_b_start_cap, as_b_cap;
     double dissipated; /* cumulative, J */
     long bond_count, bond_cap;
     int *bond_a, *bond_b; /* bonded pairs, sorted by (a, b) */
     double *bond; /* NDEM_DEM_BOND per bond: rest length, tangential[3], torsion, bending[3] */
     int *bond_broken;
     double *damp; /* per material pair: the law's damping p for its restitution (dem_models.c) */
+    ndem_damp_table *dashpot; /* hertz, per material pair: its step damping (dem_models.c) */
+    long dashpot_count;
 };
+
+/* One contact k: force and torques (NDEM_DEM_FORCE numbers: force on a,
+ * torque on a, torque on b, then the contact network's), the history for the next step, and its
+ * elastic energy, dissipation of this step and overlap (dem.c). Reads only last step's history:
+ * contacts run in parallel. */
+void ndem_dem_contact_force(const struct ndem_sim *sim, long k, double *out, double *hist_out,
+                            double *energy);
+/* One bond: adds its forces and torques to the bodies' sums (serial, bond order). */
+void ndem_dem_bond_force(struct ndem_sim *sim, long k);
 
 #endif

@@ -127,7 +127,7 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len, int k
     d->hist_bodies = hb;
     d->hist_count = hc;
     d->start_cap = hb + 1;
-    d->hist_cap = hc + 1;
+    d->hist_cap = d->key_cap = hc + 1;
     d->cap = 0;
     return 0;
 }

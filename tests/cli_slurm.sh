@@ -12,7 +12,8 @@
 #      "stopped" with a last checkpoint before it exits;
 #   3. reports without the job's secret get 401, and with --executor local
 #      the route is 404;
-#   4. cancel: scancel sent, the job ends cancelled.
+#   4. cancel: scancel sent, the job ends cancelled;
+#   and `ndem` does not link libcurl (--report loads it with dlopen).
 # NDEM_BIN and NDEMD_BIN are the binaries under test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,10 @@ trap cleanup EXIT
 trap 'exit 143' INT TERM
 fake=$root/tests/slurm/fake
 start_ndemd --slurm-bin "$fake"
+
+# ---- 0. libcurl is loaded by --report only (cli/curl_dl.c), not linked ----
+if ldd "$ndem" | grep -q libcurl; then fail "ndem links libcurl: $(ldd "$ndem" | grep libcurl)"; fi
+ok "ndem does not link libcurl (the reports below load it)"
 
 # ---- 1. two small jobs ----
 two_jobs_as_ndem_run "two jobs, as ndem run"

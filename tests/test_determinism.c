@@ -84,8 +84,10 @@ static uint64_t method_hash(const char *method, int threads, long steps, long *b
  * knowingly (print them with NDEM_PRINT_HASHES=1). Thread counts and solver
  * variants are also compared with each other, which needs no anchor. */
 #define ANCHOR_NDEM 0x7057ca8ac748a618ull
-/* DEM: the hertz dashpot of Tsuji et al., exact for the step (issue 14) */
-#define ANCHOR_DEM 0x0e6bbb3d95c1aa8cull
+/* DEM: the hertz dashpot of Tsuji et al., exact for the step (issue 14),
+ * its step damping read from the pair's table (issue 15: it agrees with the
+ * iteration to ~1e-12, so the last bits of some dashpots changed) */
+#define ANCHOR_DEM 0x8429606b0df66963ull
 
 static void check_anchor(const char *what, uint64_t got, uint64_t want)
 {

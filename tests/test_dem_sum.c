@@ -1,0 +1,115 @@
+/* test_dem_sum.c - the threaded smooth-DEM force step (issue 15): each body's
+ * threaded sum equals the serial sum over the contacts in pair order bit for
+ * bit, and the hertz dashpot's table agrees with the iteration it replaces. */
+#include "dem_private.h"
+#include "scene.h"
+#include "sim.h" /* internal: the contacts and the per-contact forces */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 1500 spheres in a box, packed 0.1 mm closer than touching (every pair
+ * pushes), on 3 threads, every loop threaded
+ * (NDEM_PARALLEL_MIN=64): particle and wall contacts. */
+static ndem_job *bed_job(void)
+{
+    return test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
+        "{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.5, \"rolling_resistance\": 0.1, "
+        "\"restitution\": 0.3},"
+        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.5, \"restitution\": 0.3}],"
+        "\"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.4], "
+        "\"inside\": true, \"material\": \"steel\"}],"
+        "\"particles\": [{\"type\": \"lattice\", \"min\": [0.006, 0.006, 0.006], \"max\": "
+        "[0.194, 0.194, 0.2], \"spacing\": 0.0119, \"count\": 1500, \"radius\": 0.006, "
+        "\"material\": \"ore\"}]},"
+        "\"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", \"time_step\": 0.0001, "
+        "\"duration\": 1.0, \"threads\": 3}}");
+}
+
+START_TEST(per_body_sums_equal_the_serial_pair_order_sum)
+{
+    setenv("NDEM_PARALLEL_MIN", "64", 1);
+    ndem_job *job = bed_job();
+    ndem_sim *sim = test_sim(job);
+    unsetenv("NDEM_PARALLEL_MIN");
+    long nb = sim->bodies.count, checked = 0, particle_pairs = 0;
+    double *ref = malloc(sizeof(double) * 6 * (size_t)nb);
+    ck_assert_ptr_nonnull(ref);
+    for (int s = 0; s < 300; s++) {
+        test_step(sim);
+        if (s % 50 != 49) continue;
+        /* the serial sum of the engine before issue 15: contacts in pair
+         * order, force and torque to a, minus the force and b's torque to b */
+        const ndem_contacts *c = &sim->contacts;
+        const double *force = sim->dem->force;
+        memset(ref, 0, sizeof(double) * 6 * (size_t)nb);
+        for (long k = 0; k < c->count; k++) {
+            const double *f = &force[9 * k];
+            ndem_contact_key key = c->key[k];
+            for (int q = 0; q < 6; q++) ref[6 * key.a + q] += f[q];
+            if (!ndem_key_is_particle(key)) continue;
+            particle_pairs++;
+            for (int q = 0; q < 3; q++) {
+                ref[6 * key.b + q] -= f[q];
+                ref[6 * key.b + 3 + q] += f[6 + q];
+            }
+        }
+        ck_assert_msg(memcmp(ref, sim->dem->acc, sizeof(double) * 6 * (size_t)nb) == 0,
+                      "step %d: a threaded body sum differs from the pair-order sum", s);
+        checked++;
+    }
+    ck_assert_int_eq(checked, 6);
+    ck_assert_int_gt(particle_pairs, 6 * nb); /* the bed touches: ~2 pairs per body and more */
+    free(ref);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* The hertz law's damping ratio for each restitution: the table answers what
+ * the iteration does to 1e-9 from 1% of its range on (below, the iteration's
+ * acos loses digits as 1e-16 / w^2), and the iteration itself past its end. */
+START_TEST(hertz_dashpot_table_matches_the_iteration)
+{
+    const double es[] = {0.05, 0.18, 0.3, 0.5, 0.7, 0.9, 0.99};
+    for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
+        double p = ndem_dem_law_damping(NDEM_MODEL_HERTZ, es[i], 1.5);
+        double zeta = ndem_dem_law_zeta(NDEM_MODEL_HERTZ, p, 1.5, 1.0);
+        ndem_damp_table t;
+        ck_assert_int_eq(ndem_damp_table_init(&t, zeta, 0.25), 0);
+        /* used up to about where the clamped dashpot (0.25) takes over */
+        ck_assert_msg(ndem_dem_discrete_damping(zeta, 1.01 * t.end) > 0.245 || t.end > 0.99,
+                      "e = %g: table ends at omega h = %g", es[i], t.end);
+        double worst = 0;
+        for (int k = 0; k < 20000; k++) {
+            double w = t.end * (0.01 + 0.99 * (k + 0.37) / 20000);
+            double exact = ndem_dem_discrete_damping(zeta, w);
+            worst = fmax(worst, fabs(ndem_damp_table_eval(&t, w) - exact) / exact);
+        }
+        ck_assert_msg(worst < 1e-9, "e = %g: table off by %g", es[i], worst);
+        double past = 1.1 * t.end;
+        ck_assert_double_eq(ndem_damp_table_eval(&t, past), ndem_dem_discrete_damping(zeta, past));
+        ndem_damp_table_free(&t);
+    }
+    /* near zeta = 1 the six rounds of the iteration jump about: no table */
+    ndem_damp_table t;
+    ck_assert_int_eq(ndem_damp_table_init(&t, 0.9, 0.25), 0);
+    ck_assert_double_eq(t.end, 0);
+    ck_assert_double_eq(ndem_damp_table_eval(&t, 0.05), ndem_dem_discrete_damping(0.9, 0.05));
+    ndem_damp_table_free(&t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("dem_sum");
+    TCase *tc = tcase_create("dem_sum");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, per_body_sums_equal_the_serial_pair_order_sum);
+    tcase_add_test(tc, hertz_dashpot_table_matches_the_iteration);
+    suite_add_tcase(s, tc);
+    return ndem_test_run_suite(s);
+}

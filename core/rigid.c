@@ -292,10 +292,15 @@ void ndem_rigid_set_begin(ndem_sim *sim, int set, int stage)
             c->vs[slot][q] = (float)u[q];
             c->vs[slot][3 + q] = (float)bd->w[q];
         }
-        /* the bound of the effective inverse mass at r: 1/M + |r|^2 lambda_max(I^-1) */
-        double k = row->split;
-        c->vs[slot][6] = (float)(k * (bd->im_lin + ndem_dot(row->r, row->r) * bd->im_rot));
-        c->vs[slot][7] = (float)(k * bd->im_rot);
+        /* A bound of the body's 6 x 6 block at r: an impulse (a, b) (force,
+         * couple) changes the velocities by a work a^2 / M + (r x a +
+         * b)^T I^-1 (r x a + b) <= a^2 (1/M + 2 r^2 l) + b^2 (2 l), l the
+         * largest eigenvalue of I^-1 ((x + y)^2 <= 2 x^2 + 2 y^2): without
+         * the 2 the proxy's diagonal is below the block and the sweep can
+         * diverge (a plate rocking on a bed did). */
+        double k = row->split, l2 = 2.0 * bd->im_rot;
+        c->vs[slot][6] = (float)(k * (bd->im_lin + ndem_dot(row->r, row->r) * l2));
+        c->vs[slot][7] = (float)(k * l2);
         for (int q = 0; q < 6; q++)
             row->snap[q] = stage == NDEM_RIGID_WARM ? 0.0f : *row_lam(c, row->at, stage, q);
     }

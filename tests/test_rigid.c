@@ -7,6 +7,7 @@
  * the same bits, checkpoints restore bodies, and the parser says what and
  * where for bad input. */
 #include "mass_props.h"
+#include "parser_util.h"
 #include "rigid.h"
 #include "scene.h"
 #include "sim.h"
@@ -459,6 +460,92 @@ START_TEST(checkpoint_restores_the_bodies)
 }
 END_TEST
 
+/* ---- (g) the parser: what and where ---- */
+
+/* A document with one geometry entry (single quotes for double). */
+static void expect_error(const char *geometry, const char *pointer, const char *msg)
+{
+    char doc[2048];
+    snprintf(doc, sizeof doc, DOC(", 'geometry': [%s]"), geometry);
+    ndem_job *job = NULL;
+    ndem_job_errors e = {0};
+    ndem_job_status st = parse_sq(doc, &job, &e);
+    if (!has_error(&e, pointer, msg)) {
+        fprintf(stderr, "wanted %s: %s\n", pointer, msg);
+        dump_errors(&e);
+    }
+    ck_assert_int_ne(st, NDEM_JOB_OK);
+    ck_assert(has_error(&e, pointer, msg));
+    ck_assert_ptr_null(job);
+    ndem_job_errors_clear(&e);
+}
+
+#define BOX "{'type': 'box', 'min': [0, 0, 0], 'max': [1, 1, 1], "
+
+START_TEST(dynamic_errors_name_their_pointer)
+{
+    const char *p = "/scene/geometry/0/dynamic";
+    expect_error(BOX "'dynamic': {}}", "/scene/geometry/0/dynamic/mass", "required");
+    expect_error(BOX "'dynamic': {'mass': -1}}", "/scene/geometry/0/dynamic/mass", "positive");
+    expect_error(BOX "'dynamic': {'mass': 0}}", "/scene/geometry/0/dynamic/mass", "positive");
+    expect_error(BOX "'dynamic': {'mass': 1, 'inertia': [1, 0, 1]}}",
+                 "/scene/geometry/0/dynamic/inertia/1", "positive");
+    expect_error(BOX "'dynamic': {'mass': 1, 'inertia': [1, 1]}}",
+                 "/scene/geometry/0/dynamic/inertia", "");
+    expect_error(BOX "'dynamic': {'mass': 1, 'lock': ['x', 'q']}}",
+                 "/scene/geometry/0/dynamic/lock/1", "must be one of");
+    expect_error(BOX "'dynamic': {'mass': 1, 'lock': ['rx', 'rx']}}",
+                 "/scene/geometry/0/dynamic/lock/1", "listed twice");
+    expect_error(BOX "'dynamic': {'mass': 1, 'spin': 1}}", "/scene/geometry/0/dynamic/spin",
+                 "unknown");
+    expect_error(BOX "'dynamic': 3}", p, "object");
+    expect_error(BOX "'dynamic': {'mass': 1}, 'velocity': [1, 0, 0]}", p, "\"velocity\"");
+    expect_error(BOX "'dynamic': {'mass': 1}, 'motion': {'velocity': [1, 0, 0]}}", p,
+                 "\"motion\"");
+    expect_error("{'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 0, 1], 'dynamic': "
+                 "{'mass': 1}}",
+                 p, "lock its turns");
+    expect_error("{'type': 'mesh', 'vertices': [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], "
+                 "'triangles': [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]], 'dynamic': "
+                 "{'mass': 1}}",
+                 p, "give \"inertia\"");
+}
+END_TEST
+
+/* What a plane, a mesh and a box accept, and the normalised document
+ * writes it back the same. */
+START_TEST(dynamic_round_trips)
+{
+    ndem_job *job = parse_ok(DOC(
+        ", 'geometry': [{'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 0, 1], 'dynamic': "
+        "{'mass': 1, 'lock': ['rx', 'ry', 'rz']}}, " BOX "'dynamic': {'mass': 2, 'inertia': [1, "
+        "2, 3], 'lock': ['z', 'x'], 'force': [0, 1, 0], 'velocity': [1, 0, 0], "
+        "'angular_velocity': [0, 0, 2]}}]"));
+    const ndem_geometry_def *g = &job->scene.geometry[1];
+    ck_assert(g->dynamic.enabled);
+    ck_assert_double_eq(g->dynamic.mass, 2);
+    ck_assert_double_eq(g->dynamic.inertia[2], 3);
+    ck_assert_uint_eq(g->dynamic.lock, NDEM_LOCK_X | NDEM_LOCK_Z);
+    ck_assert_double_eq(g->dynamic.force[1], 1);
+    ck_assert_double_eq(g->velocity[0], 1);
+    ck_assert_double_eq(g->angular_velocity[2], 2);
+    ck_assert_uint_eq(job->scene.geometry[0].dynamic.lock, NDEM_LOCK_ROTATION);
+    char *text = ndem_job_to_json(job);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(strstr(text, "\"lock\": [\"x\", \"z\"]"));
+    ndem_job *again = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(ndem_job_parse(text, strlen(text), &again, &e), NDEM_JOB_OK);
+    char *text2 = ndem_job_to_json(again);
+    ck_assert_str_eq(text, text2);
+    ck_assert_uint_eq(again->scene.geometry[1].dynamic.lock, NDEM_LOCK_X | NDEM_LOCK_Z);
+    free(text);
+    free(text2);
+    ndem_job_destroy(again);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rigid");
@@ -474,6 +561,8 @@ int main(void)
     tcase_add_test(tc, one_and_two_threads_give_the_same_bits);
     tcase_add_test(tc, locked_axes_never_move);
     tcase_add_test(tc, checkpoint_restores_the_bodies);
+    tcase_add_test(tc, dynamic_errors_name_their_pointer);
+    tcase_add_test(tc, dynamic_round_trips);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -5,9 +5,8 @@
 
 #include <string.h>
 
-static const char *const dynamic_keys[] = {"mass",  "inertia",  "lock",
-                                           "force", "velocity", "angular_velocity",
-                                           NULL};
+static const char *const dynamic_keys[] = {"mass",     "inertia",          "lock", "force",
+                                           "velocity", "angular_velocity", NULL};
 /* lock names, in the order of the NDEM_LOCK_ bits */
 static const char *const lock_names[] = {"x", "y", "z", "rx", "ry", "rz", NULL};
 
@@ -38,8 +37,7 @@ static void read_lock(ndem_jc *c, const cJSON *d, ndem_dynamic_def *dy)
     {
         size_t m2 = ndem_jc_push_index(c, i++);
         int k = 0;
-        while (lock_names[k] && !(cJSON_IsString(e) && !strcmp(e->valuestring, lock_names[k])))
-            k++;
+        while (lock_names[k] && !(cJSON_IsString(e) && !strcmp(e->valuestring, lock_names[k]))) k++;
         if (!lock_names[k])
             ndem_jc_error(c, "must be one of \"x\", \"y\", \"z\", \"rx\", \"ry\", \"rz\" "
                              "(world axes: a translation or a turn about it)");

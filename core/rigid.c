@@ -41,8 +41,8 @@ static void world_inertia(const double *rot, const double *inertia, double *out)
                            rot[3 * i + 2] * inertia[6 + j];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            out[3 * i + j] =
-                t[3 * i] * rot[3 * j] + t[3 * i + 1] * rot[3 * j + 1] + t[3 * i + 2] * rot[3 * j + 2];
+            out[3 * i + j] = t[3 * i] * rot[3 * j] + t[3 * i + 1] * rot[3 * j + 1] +
+                             t[3 * i + 2] * rot[3 * j + 2];
 }
 
 /* Largest absolute row sum: an upper bound of the largest eigenvalue
@@ -61,7 +61,7 @@ static void update_inertia(const ndem_sim *sim, ndem_rigid_body *bd)
 {
     double iw[9], a[9] = {0};
     world_inertia(sim->pose[bd->geometry].rot, bd->inertia, iw);
-    int f[3], n = 0;
+    int f[3] = {0, 1, 2}, n = 0;
     for (int k = 0; k < 3; k++)
         if (!(bd->rot_lock & (NDEM_LOCK_RX << k))) f[n++] = k;
     memset(bd->inv_world, 0, sizeof bd->inv_world);
@@ -79,7 +79,8 @@ static void update_inertia(const ndem_sim *sim, ndem_rigid_body *bd)
         for (int k = 0; k < 9; k++) a[k] = c[k] / det;
     }
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) bd->inv_world[3 * f[i] + f[j]] = a[n == 3 ? 3 * i + j : 2 * i + j];
+        for (int j = 0; j < n; j++)
+            bd->inv_world[3 * f[i] + f[j]] = a[n == 3 ? 3 * i + j : 2 * i + j];
     bd->im_rot = row_sum_bound(bd->inv_world);
 }
 
@@ -243,7 +244,7 @@ int ndem_rigid_rows(ndem_sim *sim)
         ndem_rigid_row *row = &r->rows[at_set[set_of(c, c->slot[k] / NDEM_LANES)]++];
         ndem_contact_geom geom;
         ndem_contact_geometry(sim, key, &geom);
-        const double *xa = &sim->bodies.pos[3 * key.a], *cm = sim->pose[key.b].to;
+        const double *xa = sim->bodies.pos + 3 * (size_t)key.a, *cm = sim->pose[key.b].to;
         for (int q = 0; q < 3; q++) row->r[q] = xa[q] + geom.la * geom.n[q] - cm[q];
         row->at = c->slot[k];
         row->body = body;

@@ -15,16 +15,16 @@
 struct ndem_sim;
 
 typedef struct ndem_rigid_body {
-    int geometry;         /* the geometry it moves */
-    int feature;          /* -1: all of the geometry's features, else that one */
-    double inv_mass;      /* 1 / M */
-    double inertia[9];    /* about the centre of mass, the def's axes (body frame) */
-    double lin_free[9];   /* projector on the free translations (locks, a plane's normal) */
-    unsigned rot_lock;    /* NDEM_LOCK_RX.. bits */
-    double inv_world[9];  /* S (S^T I_w S)^-1 S^T: world inverse inertia on the free turns */
+    int geometry;          /* the geometry it moves */
+    int feature;           /* -1: all of the geometry's features, else that one */
+    double inv_mass;       /* 1 / M */
+    double inertia[9];     /* about the centre of mass, the def's axes (body frame) */
+    double lin_free[9];    /* projector on the free translations (locks, a plane's normal) */
+    unsigned rot_lock;     /* NDEM_LOCK_RX.. bits */
+    double inv_world[9];   /* S (S^T I_w S)^-1 S^T: world inverse inertia on the free turns */
     double im_lin, im_rot; /* upper bounds of |inverse mass| along free translations, turns */
-    double v[3], w[3];    /* velocity of the centre of mass, angular velocity (world) */
-    double force[3];      /* constant external force (N) */
+    double v[3], w[3];     /* velocity of the centre of mass, angular velocity (world) */
+    double force[3];       /* constant external force (N) */
     double sum_lin[3], sum_rot[3]; /* impulses of the set being summed (rigid.c) */
 } ndem_rigid_body;
 

@@ -36,7 +36,8 @@ typedef struct sweep_ctx {
 static int rigid_stage(stage st)
 {
     return st == STAGE_IMPACT ? NDEM_RIGID_IMPACT
-                              : st == STAGE_WARM ? NDEM_RIGID_WARM : NDEM_RIGID_CONTINUOUS;
+           : st == STAGE_WARM ? NDEM_RIGID_WARM
+                              : NDEM_RIGID_CONTINUOUS;
 }
 
 /* (x, y) projected on the disc of radius lim, lane by lane */

@@ -62,8 +62,9 @@ START_TEST(cylinder_mass_props_are_the_textbook_ones)
     ndem_mass_props_cylinder(0.5, 2.0, z, &mp);
     double v = M_PI * 0.25 * 2.0;
     ck_assert_double_eq_tol(mp.volume, v, 1e-15);
-    ck_assert_double_eq_tol(mp.inertia[8], v * 0.25 / 2.0, 1e-15);            /* m r^2 / 2 */
-    ck_assert_double_eq_tol(mp.inertia[0], v * (3 * 0.25 + 4.0) / 12.0, 1e-14); /* m (3r^2+L^2)/12 */
+    ck_assert_double_eq_tol(mp.inertia[8], v * 0.25 / 2.0, 1e-15); /* m r^2 / 2 */
+    ck_assert_double_eq_tol(mp.inertia[0], v * (3 * 0.25 + 4.0) / 12.0,
+                            1e-14); /* m (3r^2+L^2)/12 */
     ck_assert_double_eq_tol(mp.inertia[4], mp.inertia[0], 1e-15);
     /* along a diagonal axis u: u^T I u is the axial moment, and a vector
      * across the axis sees the transverse one */
@@ -230,10 +231,12 @@ static void world_l(const ndem_sim *sim, const ndem_rigid_body *bd, double l[3])
         for (int j = 0; j < 3; j++) {
             double s = 0;
             for (int k = 0; k < 3; k++)
-                for (int m = 0; m < 3; m++) s += r[3 * i + k] * bd->inertia[3 * k + m] * r[3 * j + m];
+                for (int m = 0; m < 3; m++)
+                    s += r[3 * i + k] * bd->inertia[3 * k + m] * r[3 * j + m];
             iw[3 * i + j] = s;
         }
-    for (int i = 0; i < 3; i++) l[i] = iw[3 * i] * bd->w[0] + iw[3 * i + 1] * bd->w[1] + iw[3 * i + 2] * bd->w[2];
+    for (int i = 0; i < 3; i++)
+        l[i] = iw[3 * i] * bd->w[0] + iw[3 * i + 1] * bd->w[1] + iw[3 * i + 2] * bd->w[2];
 }
 
 /* A 1 x 2 x 3 box spinning about a skew axis in vacuum: it tumbles (w
@@ -345,7 +348,8 @@ static ndem_job *big_plate_job(int threads)
         "{\"type\": \"box\", \"min\": [-0.06, -0.06, 0], \"max\": [0.06, 0.06, 0.3], "
         "\"inside\": true, \"material\": \"steel\"},"
         "{\"type\": \"box\", \"name\": \"plate\", \"min\": [-0.058, -0.058, 0.1785], \"max\": "
-        "[0.058, 0.058, 0.1845], \"material\": \"steel\", \"dynamic\": {\"mass\": 2, \"velocity\": [0, 0, -0.3]}}],"
+        "[0.058, 0.058, 0.1845], \"material\": \"steel\", \"dynamic\": {\"mass\": 2, \"velocity\": "
+        "[0, 0, -0.3]}}],"
         "\"particles\": [{\"type\": \"lattice\", \"min\": [-0.0525, -0.0525, 0.0052], \"max\": "
         "[0.0525, 0.0525, 0.174], \"spacing\": 0.0105, \"radius\": 0.005, \"material\": "
         "\"ore\"}]}, \"solver\": {\"time_step\": 0.001, \"duration\": 1, \"threads\": %d}}",
@@ -421,7 +425,7 @@ START_TEST(locked_axes_never_move)
     ndem_sim_geometry_pose(sim, 1, t, q);
     fprintf(stderr, "locks: y moved %.4g m, z %.4g m, q = (%.6g, %.3g, %.3g, %.3g)\n", c[1] - c0[1],
             c[2] - c0[2], q[0], q[1], q[2], q[3]);
-    ck_assert_double_gt(c[1] - c0[1], 1e-3); /* y is free: the force moved it */
+    ck_assert_double_gt(c[1] - c0[1], 1e-3);  /* y is free: the force moved it */
     ck_assert_double_lt(c[2] - c0[2], -1e-4); /* z is free: it fell onto the spheres */
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
@@ -500,8 +504,7 @@ START_TEST(dynamic_errors_name_their_pointer)
                  "unknown");
     expect_error(BOX "'dynamic': 3}", p, "object");
     expect_error(BOX "'dynamic': {'mass': 1}, 'velocity': [1, 0, 0]}", p, "\"velocity\"");
-    expect_error(BOX "'dynamic': {'mass': 1}, 'motion': {'velocity': [1, 0, 0]}}", p,
-                 "\"motion\"");
+    expect_error(BOX "'dynamic': {'mass': 1}, 'motion': {'velocity': [1, 0, 0]}}", p, "\"motion\"");
     expect_error("{'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 0, 1], 'dynamic': "
                  "{'mass': 1}}",
                  p, "lock its turns");

@@ -297,8 +297,9 @@ void ndem_rigid_set_begin(ndem_sim *sim, int set, int stage)
          * couple) changes the velocities by a work a^2 / M + (r x a +
          * b)^T I^-1 (r x a + b) <= a^2 (1/M + 2 r^2 l) + b^2 (2 l), l the
          * largest eigenvalue of I^-1 ((x + y)^2 <= 2 x^2 + 2 y^2): without
-         * the 2 the proxy's diagonal is below the block and the sweep can
-         * diverge (a plate rocking on a bed did). */
+         * the 2 the diagonal can fall below the block when a friction and
+         * a rolling impulse turn the body the same way, and Jacobi-like
+         * updates are only sure to converge above it. */
         double k = row->split, l2 = 2.0 * bd->im_rot;
         c->vs[slot][6] = (float)(k * (bd->im_lin + ndem_dot(row->r, row->r) * l2));
         c->vs[slot][7] = (float)(k * l2);

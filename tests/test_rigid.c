@@ -10,6 +10,7 @@
 #include "parser_util.h"
 #include "rigid.h"
 #include "scene.h"
+#include "series.h"
 #include "sim.h"
 #include "testutil.h"
 
@@ -549,6 +550,39 @@ START_TEST(dynamic_round_trips)
 }
 END_TEST
 
+/* A named dynamic geometry writes its contact force, its torque and its
+ * centre of mass (NAME_x..z, moving) in the series. */
+START_TEST(dynamic_geometry_series_columns)
+{
+    ndem_job *job = plate_job(NDEM_SOLVER, 0.2, "", 1);
+    ndem_series_cols cols;
+    ck_assert_int_eq(ndem_series_cols_init(&cols, &job->scene), 0);
+    char *header = ndem_series_header_of(&cols);
+    ck_assert_ptr_nonnull(header);
+    ck_assert_msg(strstr(header, "plate_fx,plate_fy,plate_fz,plate_tx,plate_ty,plate_tz,plate_x,"
+                                 "plate_y,plate_z,crc32c\n") != NULL,
+                  "header: %s", header);
+    ndem_sim *sim = test_sim(job);
+    for (int i = 0; i < 20; i++) test_step(sim);
+    ndem_series_cols_sample(&cols, sim);
+    char row[2048];
+    int n = ndem_series_row(row, sizeof row, ndem_sim_stats(sim), &cols);
+    ck_assert(n > 0 && (size_t)n < sizeof row);
+    /* the last three numbers before the checksum: the centre of mass */
+    const char *p = row + n;
+    for (int k = 0; k < 4; k++)
+        while (p > row && *--p != ',') continue;
+    double c[3];
+    ndem_sim_geometry_position(sim, 1, c);
+    ck_assert_double_eq_tol(strtod(p + 1, NULL), c[0], 1e-12);
+    ck_assert_double_lt(c[2], 0.0135); /* it fell from 0.0135 */
+    free(header);
+    ndem_series_cols_free(&cols);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rigid");
@@ -566,6 +600,7 @@ int main(void)
     tcase_add_test(tc, checkpoint_restores_the_bodies);
     tcase_add_test(tc, dynamic_errors_name_their_pointer);
     tcase_add_test(tc, dynamic_round_trips);
+    tcase_add_test(tc, dynamic_geometry_series_columns);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -583,6 +583,40 @@ START_TEST(dynamic_geometry_series_columns)
 }
 END_TEST
 
+/* A dynamic plane moves along its normal only: pushed along x and tilted
+ * by gravity's pull along its (skew) normal, it falls at g n.n_z along n;
+ * a dynamic mesh with its inertia falls at g. No particles: free flight. */
+START_TEST(plane_and_mesh_bodies_fly_free)
+{
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"geometry\": [{\"type\": \"plane\", \"point\": [0, 0, "
+        "0], \"normal\": [0, 0.6, 0.8], \"material\": \"steel\", \"dynamic\": {\"mass\": 2, "
+        "\"lock\": [\"rx\", \"ry\", \"rz\"], \"force\": [5, 0, 0]}}, {\"type\": \"mesh\", "
+        "\"vertices\": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], \"triangles\": [[0, 2, 1], "
+        "[0, 1, 3], [0, 3, 2], [1, 2, 3]], \"position\": [3, 0, 0], \"material\": \"steel\", "
+        "\"dynamic\": {\"mass\": 1, \"inertia\": [0.1, 0.1, 0.1], \"angular_velocity\": [0, 0, "
+        "1]}}]}, \"solver\": {\"time_step\": 0.001, \"duration\": 1}}");
+    ndem_sim *sim = test_sim(job);
+    const int n = 100;
+    const double h = 0.001;
+    for (int i = 0; i < n; i++) test_step(sim);
+    double c[3], m[3], q[4], t[3];
+    ndem_sim_geometry_position(sim, 0, c);
+    ndem_sim_geometry_position(sim, 1, m);
+    /* along n: gravity's component -g n_z (the force is across n) */
+    double a = -9.81 * 0.8, fall = a * h * h * n * (n + 1) / 2.0;
+    ck_assert_double_eq_tol(c[0], 0.0, 1e-15);
+    ck_assert_double_eq_tol(c[1], 0.6 * fall, 1e-12);
+    ck_assert_double_eq_tol(c[2], 0.8 * fall, 1e-12);
+    ck_assert_double_eq_tol(m[0], 3.0, 1e-15);
+    ck_assert_double_eq_tol(m[2], -9.81 * h * h * n * (n + 1) / 2.0, 1e-12);
+    ndem_sim_geometry_pose(sim, 1, t, q);
+    ck_assert_double_eq_tol(q[3], sin(0.5 * n * h), 1e-12); /* a turn of 0.1 rad about z */
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rigid");
@@ -601,6 +635,7 @@ int main(void)
     tcase_add_test(tc, dynamic_errors_name_their_pointer);
     tcase_add_test(tc, dynamic_round_trips);
     tcase_add_test(tc, dynamic_geometry_series_columns);
+    tcase_add_test(tc, plane_and_mesh_bodies_fly_free);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

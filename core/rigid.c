@@ -139,7 +139,16 @@ static int body_init(ndem_sim *sim, int gi, ndem_rigid_body *bd, char *err, size
     }
     bd->inv_mass = 1.0 / d->mass;
     bd->rot_lock = d->lock & NDEM_LOCK_ROTATION;
-    if (d->inertia[0] > 0 || d->inertia[1] > 0 || d->inertia[2] > 0) {
+    int given = d->inertia[0] != 0 || d->inertia[1] != 0 || d->inertia[2] != 0;
+    for (int k = 0; k < 3 && given; k++)
+        if (!(d->inertia[k] > 0) || !isfinite(d->inertia[k])) {
+            snprintf(err, err_len,
+                     "geometry %d: a dynamic body's inertia must be three positive finite moments "
+                     "(or all zero: from the shape)",
+                     gi);
+            return -1;
+        }
+    if (given) {
         for (int k = 0; k < 3; k++) bd->inertia[4 * k] = d->inertia[k];
     } else if (bd->rot_lock != NDEM_LOCK_ROTATION) {
         ndem_mass_props mp;

@@ -617,6 +617,24 @@ START_TEST(plane_and_mesh_bodies_fly_free)
 }
 END_TEST
 
+/* The engine refuses what the parser would (a caller of the C API): a
+ * partial inertia, a mass that is not positive. */
+START_TEST(engine_refuses_bad_bodies)
+{
+    ndem_job *job = plate_job(NDEM_SOLVER, 0.2, "", 1);
+    ndem_geometry_def *g = (ndem_geometry_def *)&job->scene.geometry[1];
+    char err[256] = "";
+    g->dynamic.inertia[0] = 1.0; /* the other two zero */
+    ck_assert_ptr_null(ndem_sim_create(&job->scene, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "geometry 1: a dynamic body's inertia"));
+    g->dynamic.inertia[0] = 0.0;
+    g->dynamic.mass = 0.0;
+    ck_assert_ptr_null(ndem_sim_create(&job->scene, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "geometry 1: a dynamic body's mass"));
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rigid");
@@ -636,6 +654,7 @@ int main(void)
     tcase_add_test(tc, dynamic_round_trips);
     tcase_add_test(tc, dynamic_geometry_series_columns);
     tcase_add_test(tc, plane_and_mesh_bodies_fly_free);
+    tcase_add_test(tc, engine_refuses_bad_bodies);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -392,9 +392,9 @@ void ndem_rigid_dem(ndem_sim *sim)
     const double h = sim->solver.time_step;
     for (int b = 0; b < r->count; b++) {
         ndem_rigid_body *bd = &r->body[b];
+        if (bd->feature >= 0) continue; /* a face's own load: the walls' slice */
         /* the particles' load on the geometry (dem.c), torque about the
-         * centre of mass (the pivot); a feature's own load is the walls'
-         * slice */
+         * centre of mass (the pivot) */
         const double *load = &sim->loads[NDEM_LOAD_STRIDE * bd->geometry];
         double dw[3];
         free_push(sim, bd, load);
@@ -421,6 +421,7 @@ void ndem_rigid_integrate(ndem_sim *sim)
     const double h = sim->solver.time_step, t = (double)(sim->step + 1) * h;
     for (int b = 0; b < r->count; b++) {
         ndem_rigid_body *bd = &r->body[b];
+        if (bd->feature >= 0) continue; /* a face's body moves its face: the walls' slice */
         ndem_geometry_pose *p = &sim->pose[bd->geometry];
         /* angular momentum on the free turns is what the turn keeps: w
          * after it is inv_world' I_w w (this is the w x I w term, exactly

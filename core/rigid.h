@@ -6,7 +6,13 @@
  * A body is attached to a geometry and a feature of it (-1: every feature),
  * so that one geometry can carry several bodies (the faces of a
  * stress-controlled box). Its pose is the geometry's pose, pivot at the
- * centre of mass; the pose's velocity and spin are the body's v and w. */
+ * centre of mass; the pose's velocity and spin are the body's v and w.
+ * Bodies of one feature (none yet) share the solve and the sums; what the
+ * stress-controlled box adds: such a body moves its face (the def's min or
+ * max along the face's normal, lin_free that normal, no turn) instead of
+ * the pose, takes its push (stress times the face's area) as its force,
+ * keeps its own impulse sum per step for the face's stress, and in smooth
+ * DEM sums its rows' forces itself (the loads are per geometry). */
 #ifndef NDEM_RIGID_H
 #define NDEM_RIGID_H
 

@@ -278,7 +278,10 @@ static float *row_lam(ndem_contacts *c, long at, int stage, int q)
 {
     long p = at / NDEM_LANES;
     int l = (int)(at % NDEM_LANES);
-    return stage == NDEM_RIGID_IMPACT ? &c->impact_lam[6 * p + q][l] : &c->packets[p].lam[q][l];
+    /* a lane of a vector field: clang takes no address of a vector element */
+    float *field = stage == NDEM_RIGID_IMPACT ? (float *)&c->impact_lam[6 * p + q]
+                                              : (float *)&c->packets[p].lam[q];
+    return field + l;
 }
 
 static void point_velocity(const ndem_rigid_body *bd, const double *r, double *u)

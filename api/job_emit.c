@@ -149,6 +149,30 @@ static void emit_motion(ndem_jw *w, const ndem_geometry_def *g)
     ndem_jw_end(w);
 }
 
+/* A rigid body's members (job_dynamic.c); "inertia" only when given (zero:
+ * from the shape). */
+static void emit_dynamic(ndem_jw *w, const ndem_geometry_def *g)
+{
+    static const char *const locks[] = {"x", "y", "z", "rx", "ry", "rz"};
+    const ndem_dynamic_def *d = &g->dynamic;
+    ndem_jw_key(w, "dynamic");
+    ndem_jw_begin(w, '{', 0);
+    ndem_jw_knumber(w, "mass", d->mass);
+    if (d->inertia[0] > 0) ndem_jw_kvec3(w, "inertia", d->inertia);
+    ndem_jw_key(w, "lock");
+    ndem_jw_begin(w, '[', 1);
+    for (int k = 0; k < 6; k++)
+        if (d->lock & (1u << k)) {
+            ndem_jw_next(w);
+            ndem_jw_string(w, locks[k]);
+        }
+    ndem_jw_end(w);
+    ndem_jw_kvec3(w, "force", d->force);
+    ndem_jw_kvec3(w, "velocity", g->velocity);
+    ndem_jw_kvec3(w, "angular_velocity", g->angular_velocity);
+    ndem_jw_end(w);
+}
+
 static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
 {
     static const char *const types[] = {"plane", "box", "cylinder", "mesh"};
@@ -182,7 +206,8 @@ static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
             break;
         }
         ndem_jw_kstring(w, "material", material_name(s, g->material));
-        emit_motion(w, g);
+        if (g->dynamic.enabled) emit_dynamic(w, g);
+        else emit_motion(w, g);
         ndem_jw_end(w);
     }
     ndem_jw_end(w);

@@ -21,6 +21,9 @@ int ndem_job_material_ref(ndem_jc *c, const cJSON *obj, const char *key, const n
 void ndem_job_read_geometry(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 /* A geometry's "motion" member (job_motion.c) into g. */
 void ndem_job_read_motion(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_geometry_def *g);
+/* A geometry's "dynamic" member (job_dynamic.c) into g->dynamic; its
+ * initial velocities into g->velocity and g->angular_velocity. */
+void ndem_job_read_dynamic(ndem_jc *c, const cJSON *item, ndem_geometry_def *g);
 /* A quaternion [w, x, y, z] at the current pointer (v already pushed),
  * finite and not zero, normalised into out (job_scene.c). */
 int ndem_job_quaternion_value(ndem_jc *c, const cJSON *v, double out[4]);

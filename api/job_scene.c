@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GEOMETRY_COMMON "type", "name", "material", "velocity", "angular_velocity", "motion"
+#define GEOMETRY_COMMON                                                                            \
+    "type", "name", "material", "velocity", "angular_velocity", "motion", "dynamic"
 static const char *const plane_keys[] = {GEOMETRY_COMMON, "point", "normal", NULL};
 static const char *const box_keys[] = {GEOMETRY_COMMON, "min", "max", "inside", NULL};
 static const char *const cylinder_keys[] = {GEOMETRY_COMMON, "center", "axis", "radius",
@@ -359,6 +360,7 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
         break;
     }
     ndem_job_read_motion(c, item, job, g);
+    ndem_job_read_dynamic(c, item, g);
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity");
     if (!w) return;
     size_t mark = ndem_jc_push_key(c, "angular_velocity");

@@ -6,7 +6,8 @@
  * Layout (host byte order, little-endian on every supported machine):
  *   "NDEMCKPT" u32 version, u32 0, u64 scene hash, i64 step, i64 bodies,
  *   particle arrays (internal order) and their creation ids, geometry
- *   positions and (format 4) poses, emitter states, history, stats, and
+ *   positions and (format 4) poses, (format 5) dynamic bodies' velocities,
+ *   emitter states, history, stats, and
  *   last a u32 CRC-32C of
  *   every byte before it: a damaged checkpoint is refused as damaged, never
  *   restored into a state that fails later for a misleading reason. */
@@ -21,8 +22,10 @@
 #define CKPT_MAGIC "NDEMCKPT"
 /* 2: creation ids of the internal order (reorder.c); 3: CRC trailer;
  * 4: geometry poses, and keys as two ints (geometry index, feature: mesh
- * features exceed 8). */
-#define CKPT_VERSION 4u
+ * features exceed 8); 5: after the poses, v and w of each dynamic body
+ * (rigid.c; nothing for a scene without one, so a format 4 checkpoint reads
+ * the same way). */
+#define CKPT_VERSION 5u
 #define CKPT_OLDEST 3u /* the oldest format restored */
 
 typedef struct writer {
@@ -98,6 +101,14 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
         put(&w, p->to, sizeof p->to);
         put(&w, p->shift, sizeof p->shift);
     }
+    size_t bodies = ndem_rigid_state_size(sim->rigid);
+    if (bodies > 0) {
+        double *state = malloc(bodies * sizeof(double));
+        if (!state) w.failed = 1;
+        else ndem_rigid_state_write(sim->rigid, state);
+        if (state) put(&w, state, bodies * sizeof(double));
+        free(state);
+    }
     for (int e = 0; e < sim->emitter_count; e++) {
         const ndem_emitter_state *s = &sim->emitter_state[e];
         put(&w, s->rng.s, sizeof s->rng.s);
@@ -168,6 +179,7 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     length = r.len;
     ndem_sim *sim = ndem_sim_create(def, err, err_len);
     if (!sim) return NULL;
+    double *body_state = NULL; /* dynamic bodies' v and w (format 5), set after the poses */
     get(&r, &hash, 8);
     get(&r, &step, 8);
     get(&r, &n, 8);
@@ -209,6 +221,11 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
             get(&r, p->shift, sizeof p->shift);
         }
     }
+    /* a scene with dynamic bodies has no checkpoint of a format before 5:
+     * its hash is not an older scene's */
+    size_t bodies = ndem_rigid_state_size(sim->rigid);
+    if (bodies > 0 && !(body_state = malloc(bodies * sizeof(double)))) goto oom;
+    if (bodies > 0) get(&r, body_state, bodies * sizeof(double));
     for (int e = 0; e < sim->emitter_count; e++) {
         ndem_emitter_state *s = &sim->emitter_state[e];
         get(&r, s->rng.s, sizeof s->rng.s);
@@ -278,10 +295,13 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     for (int g = 0; g < sim->geometry_count; g++)
         if (version >= 4) ndem_geometry_derive(&sim->geometry[g], &sim->pose[g], sim->time);
         else ndem_geometry_pose_v3(&def->geometry[g], &sim->geometry[g], &sim->pose[g], sim->time);
+    if (body_state) ndem_rigid_state_read(sim, body_state); /* after the poses */
+    free(body_state);
     return sim;
 oom:
     snprintf(err, err_len, "out of memory restoring the checkpoint");
 fail:
+    free(body_state);
     ndem_sim_destroy(sim);
     return NULL;
 }

@@ -152,5 +152,5 @@ int ndem_geometry_moves(const ndem_geometry_def *g)
 {
     for (int k = 0; k < 3; k++)
         if (g->velocity[k] != 0 || g->angular_velocity[k] != 0) return 1;
-    return g->keyframe_count > 0;
+    return g->keyframe_count > 0 || g->dynamic.enabled;
 }

@@ -110,7 +110,11 @@ void ndem_geometry_derive(const ndem_geometry_def *g, ndem_geometry_pose *p, dou
     const ndem_geometry_ops *ops = ndem_geometry_ops_of(g);
     ndem_quat_matrix(p->q, p->rot);
     double q[4];
-    if (g->keyframe_count > 0) {
+    if (g->dynamic.enabled) {
+        /* a rigid body (rigid.c): pivot at its centre of mass, the reference
+         * point; its velocity and spin are the body's, set by rigid.c */
+        ops->reference(g, p->from, q);
+    } else if (g->keyframe_count > 0) {
         double pos[3], qa[4];
         ops->reference(g, p->from, q);
         keyframes_at(g, t, pos, qa, p->velocity, p->spin);
@@ -121,7 +125,9 @@ void ndem_geometry_derive(const ndem_geometry_def *g, ndem_geometry_pose *p, dou
         memcpy(p->spin, g->angular_velocity, sizeof p->spin);
     }
     int identity = p->q[0] == 1.0 && p->q[1] == 0.0 && p->q[2] == 0.0 && p->q[3] == 0.0;
-    int symmetric = g->keyframe_count == 0 && ops->symmetric && ops->symmetric(g, p->spin, p->to);
+    /* a body's turn accumulates about changing axes: never the shortcut */
+    int symmetric = g->keyframe_count == 0 && !g->dynamic.enabled && ops->symmetric &&
+                    ops->symmetric(g, p->spin, p->to);
     p->rotate = !identity && !symmetric;
     p->offset = memcmp(p->from, p->to, sizeof p->from) != 0;
 }
@@ -142,7 +148,13 @@ void ndem_geometry_pose_init(const ndem_geometry_def *g, ndem_geometry_pose *p)
 {
     memset(p, 0, sizeof *p);
     if (g->keyframe_count > 0) keyframe_pose(g, p, 0.0);
-    else {
+    else if (g->dynamic.enabled) {
+        double q[4];
+        ndem_geo_no_turn(p->q);
+        ndem_geometry_ops_of(g)->reference(g, p->to, q);
+        memcpy(p->velocity, g->velocity, sizeof p->velocity); /* rigid.c applies the locks */
+        memcpy(p->spin, g->angular_velocity, sizeof p->spin);
+    } else {
         ndem_geo_no_turn(p->q);
         pivot0(g, p->to);
     }
@@ -151,6 +163,7 @@ void ndem_geometry_pose_init(const ndem_geometry_def *g, ndem_geometry_pose *p)
 
 void ndem_geometry_advance(ndem_geometry_def *g, ndem_geometry_pose *p, double h, double t)
 {
+    if (g->dynamic.enabled) return; /* its contacts move it: rigid.c */
     if (g->keyframe_count > 0) {
         keyframe_pose(g, p, t);
     } else {

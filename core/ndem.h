@@ -85,7 +85,33 @@ typedef struct ndem_keyframe {
     double orientation[4];
 } ndem_keyframe;
 
-/* Static or kinematic geometry: infinite mass. The shape (point, normal,
+/* Degrees of freedom a dynamic geometry keeps fixed (world axes):
+ * ndem_dynamic_def.lock is a mask of these. */
+enum {
+    NDEM_LOCK_X = 1,
+    NDEM_LOCK_Y = 2,
+    NDEM_LOCK_Z = 4,
+    NDEM_LOCK_RX = 8,
+    NDEM_LOCK_RY = 16,
+    NDEM_LOCK_RZ = 32,
+    NDEM_LOCK_ROTATION = 56 /* all three turns */
+};
+
+/* A geometry that is a rigid body of finite mass (core/rigid.h): moved by
+ * its contacts with the particles, gravity and a constant force. Its pivot
+ * is its centre of mass (box, cylinder: the centre; plane: its point; mesh:
+ * its position); its initial velocity and angular velocity are the
+ * geometry's `velocity` and `angular_velocity`. */
+typedef struct ndem_dynamic_def {
+    int enabled;
+    double mass;       /* kg, > 0 */
+    double inertia[3]; /* principal moments along the def's axes about the centre of mass
+                          (kg m^2); all zero: from the shape at uniform density */
+    unsigned lock;     /* NDEM_LOCK_... bits */
+    double force[3];   /* constant external force at the centre of mass (N) */
+} ndem_dynamic_def;
+
+/* Static or kinematic geometry: infinite mass (unless `dynamic`). The shape (point, normal,
  * min, max, ...) is its reference shape at time 0. It moves either with
  * constant motion (`velocity`, and `angular_velocity` about `pivot`, which
  * moves with the velocity; without has_pivot the type's reference point) or
@@ -114,6 +140,7 @@ typedef struct ndem_geometry_def {
      * until every simulation made from this definition is destroyed; a mesh
      * moves with `velocity` by `point`, its offset from where it was placed */
     const struct ndem_mesh_shape *mesh;
+    ndem_dynamic_def dynamic; /* enabled: a rigid body (no keyframes, no pivot) */
 } ndem_geometry_def;
 
 typedef enum ndem_radius_kind {

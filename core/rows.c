@@ -286,7 +286,8 @@ int ndem_contacts_prepare(ndem_sim *sim)
         for (long p = 0; p < c->packet_count; p++)
             for (int l = c->fill[p]; l < NDEM_LANES; l++) clear_lane(&c->packets[p], l, zero_slot);
     }
-    return 0;
+    /* dynamic geometry: its rows become proxies of the bodies (rigid.c) */
+    return sim->rigid ? ndem_rigid_rows(sim) : 0;
 }
 
 /* The impulses of this step become the next step's warm start (physical

@@ -48,6 +48,11 @@ static uint64_t scene_hash(const ndem_scene_def *d)
             HASH(h, f->time), HASH_N(h, f->position, 3), HASH_N(h, f->orientation, 4);
         }
         if (g->type == NDEM_GEOMETRY_MESH && g->mesh) HASH(h, g->mesh->hash);
+        if (g->dynamic.enabled) { /* only then: older hashes stay */
+            const ndem_dynamic_def *dy = &g->dynamic;
+            HASH(h, dy->mass), HASH_N(h, dy->inertia, 3), HASH(h, dy->lock);
+            HASH_N(h, dy->force, 3);
+        }
     }
     for (int i = 0; i < d->emitter_count; i++) {
         const ndem_emitter_def *e = &d->emitters[i];
@@ -148,6 +153,10 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     sim->total_steps = (long)ceil(def->solver.duration / def->solver.time_step - 1e-9);
     sim->scene_hash = scene_hash(def);
     if (def->solver.method == NDEM_METHOD_DEM && !(sim->dem = ndem_dem_create(sim))) goto oom;
+    if (ndem_rigid_create(sim, err, err_len)) {
+        ndem_sim_destroy(sim);
+        return NULL;
+    }
     return sim;
 oom:
     snprintf(err, err_len, "out of memory creating the simulation");
@@ -220,6 +229,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_grid_destroy(&sim->grid);
     ndem_neighbours_destroy(&sim->neighbours);
     ndem_dem_destroy(sim->dem);
+    ndem_rigid_destroy(sim->rigid);
     free(sim->forced);
     free(sim);
 }
@@ -323,5 +333,13 @@ uint64_t ndem_sim_state_hash(const ndem_sim *sim)
     for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->quat[4 * w[c]], 4 * sizeof(double));
     for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->vel[6 * w[c]], 6 * sizeof(double));
     for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->radius[w[c]], sizeof(double));
+    for (int g = 0; sim->rigid && g < sim->geometry_count; g++)
+        if (sim->geometry[g].dynamic.enabled) { /* only then: older hashes stay */
+            const ndem_geometry_pose *p = &sim->pose[g];
+            h = ndem_hash_bytes(h, p->q, sizeof p->q);
+            h = ndem_hash_bytes(h, p->to, sizeof p->to);
+            h = ndem_hash_bytes(h, p->velocity, sizeof p->velocity);
+            h = ndem_hash_bytes(h, p->spin, sizeof p->spin);
+        }
     return h;
 }

@@ -13,6 +13,7 @@
 #include "loads.h"
 #include "material.h"
 #include "ndem.h"
+#include "rigid.h"
 #include "rng.h"
 #include "rows.h"
 #include "vec.h"
@@ -55,8 +56,9 @@ struct ndem_sim {
     long total_steps;
     uint64_t scene_hash;
     ndem_step_stats stats;
-    struct ndem_dem *dem; /* smooth DEM state (dem.c); NULL for NDEM */
-    int forced_count;     /* generators with an external force on their particles */
+    struct ndem_dem *dem;     /* smooth DEM state (dem.c); NULL for NDEM */
+    struct ndem_rigid *rigid; /* dynamic geometry (rigid.c); NULL when there is none */
+    int forced_count;         /* generators with an external force on their particles */
     struct ndem_forced {
         long first, end; /* creation ids [first, end) */
         double force[3], rate[3];

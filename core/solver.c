@@ -28,7 +28,17 @@ typedef enum { STAGE_IMPACT, STAGE_WARM, STAGE_CONTINUOUS } stage;
 typedef struct sweep_ctx {
     ndem_contacts *c;
     ndem_fv sig_t, sig_r; /* friction and rolling compliance / h */
+    ndem_sim *sim;
+    const ndem_rigid *rigid; /* dynamic bodies (rigid.c), or NULL */
 } sweep_ctx;
+
+/* rigid.c's name of a stage */
+static int rigid_stage(stage st)
+{
+    return st == STAGE_IMPACT ? NDEM_RIGID_IMPACT
+           : st == STAGE_WARM ? NDEM_RIGID_WARM
+                              : NDEM_RIGID_CONTINUOUS;
+}
 
 /* (x, y) projected on the disc of radius lim, lane by lane */
 static inline void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
@@ -163,14 +173,26 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
 /* One sweep over every packet of the stage, colour after colour, or from the
  * last colour back when `reverse` (NDEM_SWEEP; the rows of one colour share
  * no body, so their order within it changes no bit). Called by every
- * thread of the enclosing parallel region. */
+ * thread of the enclosing parallel region. A set holding rows of a dynamic
+ * body starts from the body's velocity, and the body takes the set's
+ * impulses once it is done (rigid.c): one thread, in row order, so the
+ * result does not depend on the thread count. */
 NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual, int reverse)
 {
     ndem_contacts *c = x->c;
+    int pending = -1; /* a solved set whose body impulses are not summed yet */
     for (int i = 0; i < c->color_count; i++) {
         int q = reverse ? c->color_count - 1 - i : i;
         long lo = c->color_start[q], hi = c->color_start[q + 1];
         if (lo == hi) continue; /* an empty set costs no barrier (NDEM_OVERFLOW=all) */
+        if (x->rigid && ndem_rigid_set_has_rows(x->rigid, q)) {
+#pragma omp single
+            {
+                if (pending >= 0) ndem_rigid_set_end(x->sim, pending, rigid_stage(st));
+                ndem_rigid_set_begin(x->sim, q, rigid_stage(st));
+            }
+            pending = q;
+        }
         if (q == NDEM_COLOR_OVERFLOW) {
             /* overflow set: no colour was left, one thread solves it in order */
 #pragma omp single
@@ -180,6 +202,10 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual, in
         }
 #pragma omp for schedule(static)
         for (long p = lo; p < hi; p++) solve_packet(x, p, st, want_residual);
+    }
+    if (pending >= 0) {
+#pragma omp single
+        ndem_rigid_set_end(x->sim, pending, rigid_stage(st));
     }
 }
 
@@ -329,14 +355,15 @@ static int island_root(int *parent, int i)
 /* The impact stage acts only on the islands that hold an impacting contact:
  * "the impact forces are propagated instantaneously in the contact network"
  * (AGX, 35.3), so they reach every contact of the impacting contact's
- * connected component (union-find over touching particle pairs; geometry has
- * infinite mass and joins nothing) and no other. Rows of the other islands
+ * connected component (union-find over touching particle pairs and the
+ * particles touching one dynamic body; other geometry has infinite mass and
+ * joins nothing) and no other. Rows of the other islands
  * are dropped from this step's impact stage (impact = 0). Returns the rows
  * left in the stage; serial and order independent, so deterministic. */
 static long impact_islands(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
-    long nb = sim->bodies.count;
+    long nb = sim->bodies.count + (sim->rigid ? sim->rigid->count : 0); /* bodies next */
     if (2 * nb > c->island_capacity) {
         int *p = realloc(c->island, 2 * sizeof(int) * (size_t)nb);
         if (!p) return -1; /* keep every row: the unrestricted stage */
@@ -346,8 +373,15 @@ static long impact_islands(ndem_sim *sim)
     int *parent = c->island, *hit = c->island + nb;
     for (long i = 0; i < nb; i++) parent[i] = (int)i, hit[i] = 0;
     for (long k = 0; k < c->count; k++) {
-        if (c->cold[c->slot[k]].impact == 0 || !ndem_key_is_particle(c->key[k])) continue;
-        int ra = island_root(parent, c->key[k].a), rb = island_root(parent, c->key[k].b);
+        if (c->cold[c->slot[k]].impact == 0) continue;
+        ndem_contact_key key = c->key[k];
+        int other = ndem_key_is_particle(key) ? key.b : -1;
+        if (other < 0) {
+            int body = ndem_rigid_body_of(sim->rigid, key.b, key.feature);
+            if (body < 0) continue;
+            other = (int)sim->bodies.count + body;
+        }
+        int ra = island_root(parent, key.a), rb = island_root(parent, other);
         if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
     for (long k = 0; k < c->count; k++)
@@ -411,11 +445,11 @@ static void right_hand_side(ndem_sim *sim, long p)
     }
 }
 
-static sweep_ctx make_ctx(const ndem_sim *sim)
+static sweep_ctx make_ctx(ndem_sim *sim)
 {
     const double h = sim->solver.time_step;
     float sig = (float)(sim->solver.friction_compliance / h);
-    return (sweep_ctx){(ndem_contacts *)&sim->contacts, ndem_fv_set(sig), ndem_fv_set(sig)};
+    return (sweep_ctx){&sim->contacts, ndem_fv_set(sig), ndem_fv_set(sig), sim, sim->rigid};
 }
 
 void ndem_solve_impact(ndem_sim *sim)
@@ -457,6 +491,12 @@ void ndem_solve_continuous(ndem_sim *sim)
     int iters_used = 0, stop = 0;
     double res[3] = {0, 0, 0};
     sweep_ctx x = make_ctx(sim);
+    if (sim->rigid) {
+        /* the right-hand side sees the bodies after the impact stage, the
+         * sweeps their free velocities (gravity, force) */
+        ndem_rigid_refresh_rows(sim);
+        ndem_rigid_free_velocity(sim);
+    }
 
 #pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
     {

@@ -37,6 +37,7 @@ static void integrate(ndem_sim *sim)
     double t = (double)(sim->step + 1) * h; /* the clock after this step */
     for (int g = 0; g < sim->geometry_count; g++)
         ndem_geometry_advance(&sim->geometry[g], &sim->pose[g], h, t);
+    if (sim->rigid) ndem_rigid_integrate(sim); /* dynamic geometry: by its new velocities */
 }
 
 /* Kinetic energy, contact counts and the first bad particle, in body order so
@@ -68,6 +69,14 @@ static ndem_status measure(ndem_sim *sim)
                          b->id[i], sim->time, sim->step, x[0], x[1], x[2]);
                 return NDEM_ERR_ESCAPED;
             }
+    }
+    int bad = ndem_rigid_bad(sim->rigid);
+    if (bad >= 0) {
+        snprintf(sim->error, sizeof sim->error,
+                 "dynamic geometry %d has a non-finite state at t = %.6g s (step %ld); "
+                 "reduce the time step",
+                 sim->rigid->body[bad].geometry, sim->time, sim->step);
+        return NDEM_ERR_NONFINITE;
     }
     sim->stats.kinetic_energy = ke;
     if (sim->dem) return NDEM_OK; /* contact counts come from dem.c */
@@ -113,7 +122,10 @@ static ndem_status stage_broadphase(ndem_sim *sim)
 
 static ndem_status stage_contacts(ndem_sim *sim)
 {
-    return status_of(ndem_contacts_build(sim, sim->geometry_skin));
+    /* a dynamic body's surface moves too: its reach adds (0 without one) */
+    double skin = sim->geometry_skin;
+    if (sim->rigid) skin += ndem_rigid_reach(sim);
+    return status_of(ndem_contacts_build(sim, skin));
 }
 
 static ndem_status stage_color(ndem_sim *sim) { return status_of(ndem_contacts_color(sim)); }
@@ -149,6 +161,7 @@ static ndem_status stage_forces(ndem_sim *sim)
 {
     if (ndem_dem_forces(sim)) return NDEM_ERR_MEMORY;
     ndem_dem_accelerate(sim);
+    if (sim->rigid) ndem_rigid_dem(sim); /* explicit, from the same step's loads */
     return NDEM_OK;
 }
 

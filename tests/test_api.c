@@ -601,7 +601,7 @@ START_TEST(kill9_resumes_to_the_uninterrupted_result)
 END_TEST
 
 /* A checkpoint of an engine format this build no longer reads (version 2;
- * it reads 4 and 3) cannot be restored: the daemon says so, starts the job from zero and
+ * it reads 5, 4 and 3) cannot be restored: the daemon says so, starts the job from zero and
  * ends with the output of an uninterrupted run; the job is not lost. */
 START_TEST(previous_checkpoint_version_restarts_from_zero)
 {
@@ -620,8 +620,8 @@ START_TEST(previous_checkpoint_version_restarts_from_zero)
         td_sleep(0.02);
     }
     td_signal(&d, SIGKILL, 5);
-    /* An engine state of a format this build no longer reads (2; format 3,
-     * the one before the current 4, still restores) inside a file that
+    /* An engine state of a format this build no longer reads (2; formats 3
+     * and 4, the ones before the current 5, still restore) inside a file that
      * verifies: the engine's version word sits after the daemon's 56-byte
      * header (server/store_check.c) and the engine buffer's 8-byte magic;
      * the daemon's CRC-32C (header offset 48, over the header with that field
@@ -636,7 +636,7 @@ START_TEST(previous_checkpoint_version_restarts_from_zero)
     ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
     uint32_t version, previous = 2;
     memcpy(&version, buf + 56 + 8, 4);
-    ck_assert_uint_eq(version, 4); /* the format this test was written for */
+    ck_assert_uint_eq(version, 5); /* the format this test was written for */
     memcpy(buf + 56 + 8, &previous, 4);
     memset(buf + 48, 0, 4);
     uint32_t crc = ndem_crc32c(ndem_crc32c(0, buf, 56), buf + 56, (size_t)n - 56);

@@ -112,7 +112,7 @@ int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
 {
     ndem_frame f;
     if (ndem_sim_copy_motion(sim, &f)) return -1;
-    size_t size = ndem_frame_bin_size(f.count, NDEM_FRAME_ALL);
+    size_t size = ndem_frame_bin_size(&f, NDEM_FRAME_ALL);
     void *buf = malloc(size);
     int rc = -1;
     char name[64];

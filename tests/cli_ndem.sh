@@ -77,10 +77,10 @@ check "summary has 9 particles" grep -q '"particles":[[:space:]]*9' "$tmp/out/su
 check "summary printed on stdout" grep -q '"wall_seconds"' "$tmp/stdout"
 check "final frame holds 9 radii" grep -q '"particles":[[:space:]]*9' "$tmp/out/final.json"
 check "plain progress lines off a terminal" grep -q "^progress 100.0% step=200/200" "$tmp/stderr"
-# frame header: magic NDF1, 9 particles, all five fields
+# frame header: magic NDF1, 9 particles, all seven fields (12 words a particle, the plane's pose)
 check "frame magic" test "$(head -c 4 "$tmp/out/frames/000004.ndf")" = NDF1
 size=$(stat -c %s "$tmp/out/frames/000004.ndf")
-check "frame size 48 + 4*11*9 bytes" test "$size" -eq $((48 + 4 * 11 * 9))
+check "frame size 48 + 4*12*9 + 8 + 64 bytes" test "$size" -eq $((48 + 4 * 12 * 9 + 8 + 64))
 # checksums (docs/frames.md, docs/cli.md): the CRC flag of every stored frame, a CRC column
 check "frame carries its CRC flag" test "$(od -An -tu4 -j44 -N4 "$tmp/out/frames/000004.ndf" | tr -d ' ')" -eq 1
 check "frame CRC is set" test "$(od -An -tu4 -j40 -N4 "$tmp/out/frames/000004.ndf" | tr -d ' ')" -ne 0

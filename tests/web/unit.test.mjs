@@ -43,6 +43,29 @@ test('NDF1 stored frame: speed from the velocities, a longer header skipped', ()
   assert.deepEqual([...f.angular], [7, 8, 9]);
 });
 
+test('NDF1 stream frame of this version: u32 materials, then the geometry poses as doubles', () => {
+  // 2 particles: positions, radii, speed (20 bytes each), materials; 2 poses
+  const n = 2, poses = [[0.25, -1, 1 / 3, Math.SQRT1_2, 0, 0, Math.SQRT1_2], [0, 0, 0, 1, 0, 0, 0]];
+  const buf = new ArrayBuffer(48 + 24 * n + 8 + 64 * poses.length), dv = new DataView(buf);
+  new Uint8Array(ndf(n, 7)).forEach((b, k) => dv.setUint8(k, b));
+  dv.setUint32(32, 1 | 2 | 4 | 32 | 64, true);
+  dv.setUint32(48 + 20 * n, 3, true); dv.setUint32(48 + 20 * n + 4, 0, true);
+  dv.setUint32(48 + 24 * n, poses.length, true);
+  poses.forEach((p, k) => {
+    const o = 48 + 24 * n + 8 + 64 * k;
+    dv.setUint32(o, k, true);
+    p.forEach((v, i) => dv.setFloat64(o + 8 + 8 * i, v, true));
+  });
+  const f = parseNdf(buf);
+  assert.deepEqual([...f.scalar], [8, 9]);
+  assert.deepEqual([...f.materials], [3, 0]);
+  assert.deepEqual(f.geometry, poses.map((p, k) => ({ index: k, position: p.slice(0, 3), orientation: p.slice(3) })));
+  assert.throws(() => parseNdf(buf.slice(0, buf.byteLength - 8)), /truncated/);
+  // a frame of an older daemon has neither
+  const old = parseNdf(ndf(2, 7));
+  assert.equal(old.materials, null); assert.equal(old.geometry, null);
+});
+
 test('NDF1: wrong magic and truncation are errors', () => {
   const b = ndf(3, 7);
   new DataView(b).setUint8(0, 88);

@@ -173,7 +173,7 @@ const viewerReady = (async () => {
 
 function drawLegend(label, unit, lo, hi) {
   $('legend').hidden = false;
-  $('legend-title').textContent = `${label} (${unit})`;
+  $('legend-title').textContent = unit ? `${label} (${unit})` : label;
   const c = $('legend-bar'), g = c.getContext('2d');
   for (let y = 0; y < c.height; y++) {
     const k = 3 * Math.round(255 * (1 - y / (c.height - 1)));
@@ -724,4 +724,4 @@ if (params.get('job') && !jobFromHash()) {
 route();
 if (params.get('bench')) viewerReady.then((v) => import('./bench.js').then((b) => b.run(v, Number(params.get('bench')))));
 const meshesReady = initMeshes();
-window.ndem = { sel, charts, forceChart, viewerReady, examplesReady, meshesReady }; // for the console and the end-to-end test
+window.ndem = { sel, charts, forceChart, viewerReady, examplesReady, meshesReady, showFrame }; // for the console and the end-to-end test

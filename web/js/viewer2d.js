@@ -45,7 +45,7 @@ export class Viewer2D {
   recolour() {
     if (!this.frame) return this.draw();
     const [values, label, unit] = quantity(this.frame, this.mode);
-    const [lo, hi] = this.rangeLock || range(values, this.mode);
+    const [lo, hi] = this.rangeLock || range(values, this.mode, this.job?.scene?.materials?.length || 0);
     this.lastRange = [lo, hi];
     this.colours = { values, lo, hi };
     this.onLegend?.(label, unit, lo, hi);

@@ -65,7 +65,7 @@ JSON
 "$bin" run "$tmp/drop.json" --out "$tmp/out" --threads 2 > "$tmp/stdout" 2> "$tmp/stderr"
 check "run exits 0" test $? -eq 0
 for f in series.csv final.json summary.json job.json frames/index.csv frames/000000.ndf \
-         frames/000000.vtp; do
+         paraview/frames.pvd paraview/particles_000000.vtp; do
   check "run wrote $f" test -s "$tmp/out/$f"
 done
 check "series has the contract's columns" grep -q \

@@ -5,6 +5,7 @@
  * as defined (docs/frames.md). */
 #include "paraview.h"
 
+#include "frame_export.h"
 #include "geometry_mesh.h"
 #include "jsonw.h"
 #include "mesh.h"
@@ -276,11 +277,71 @@ ndem_plane_view ndem_paraview_plane_view(const ndem_frame *f)
     return v;
 }
 
-int ndem_pose_same(const double *a, const double *b)
+static int pose_same(const double *a, const double *b)
 {
     for (int k = 0; k < 7; k++)
         if (a[k] != b[k]) return 0;
     return 1;
+}
+
+int ndem_paraview_frame(ndem_paraview *p, const ndem_frame *f, long index, ndem_paraview_emit emit,
+                        void *ctx, char **entries, size_t *entries_len)
+{
+    int geo = p->scene ? p->scene->geometry_count : 0;
+    int posed = f->geometry_poses && f->geometry_count == geo;
+    *entries = NULL;
+    *entries_len = 0;
+    if (!p->started) {
+        p->started = 1;
+        p->plane = ndem_paraview_plane_view(f);
+        if (posed) {
+            p->first_poses = malloc((size_t)(geo + 1) * 7 * sizeof(double));
+            if (!p->first_poses) return -1;
+            memcpy(p->first_poses, f->geometry_poses, (size_t)geo * 7 * sizeof(double));
+        }
+    }
+    char name[64];
+    size_t len, cap = (size_t)(geo + 1) * 300, used = 0;
+    char *out = malloc(cap);
+    snprintf(name, sizeof name, "particles_%06ld.vtp", index);
+    char *text = out ? ndem_frame_to_vtp(f, index, &len) : NULL;
+    int rc = text ? emit(ctx, name, text, len) : -1;
+    free(text);
+    int n = rc ? -1 : ndem_pvd_entry(out, cap, f->time, 0, name);
+    rc = n < 0 ? -1 : 0;
+    used = n < 0 ? 0 : (size_t)n;
+    for (int g = 0; g < geo && rc == 0; g++) {
+        /* the first frame's pose (or the definition's, without poses) is
+         * one file; another pose is one file per frame */
+        const double *pose = posed ? f->geometry_poses + 7 * g : NULL;
+        const double *first = p->first_poses ? p->first_poses + 7 * g : NULL;
+        int moved = pose && (!first || !pose_same(pose, first));
+        if (moved) snprintf(name, sizeof name, "geometry_%d_%06ld.vtp", g, index);
+        else snprintf(name, sizeof name, "geometry_%d.vtp", g);
+        if (moved || !(p->started & 2)) {
+            text = ndem_geometry_to_vtp(&p->scene->geometry[g], g, moved ? pose : first, &p->plane,
+                                        f->time, &len);
+            rc = text ? emit(ctx, name, text, len) : -1;
+            free(text);
+        }
+        n = rc ? -1 : ndem_pvd_entry(out + used, cap - used, f->time, g + 1, name);
+        if (n < 0) rc = -1;
+        else used += (size_t)n;
+    }
+    p->started |= 2; /* the unmoved files are written */
+    if (rc) {
+        free(out);
+        return -1;
+    }
+    *entries = out;
+    *entries_len = used;
+    return 0;
+}
+
+void ndem_paraview_free(ndem_paraview *p)
+{
+    free(p->first_poses);
+    p->first_poses = NULL;
 }
 
 const char ndem_pvd_head[] =

@@ -3,7 +3,7 @@
  * .pvd collection that names every file with its time, so that ParaView
  * opens particles and geometry of the whole run in one step. The particles'
  * files are ndem_frame_to_vtp's (frame_export.h). Shared by `ndem run`
- * (cli/output.c) and the daemon's job archive (server/archive.c). */
+ * (cli/paraview_out.c) and the daemon's job archive (server/archive.c). */
 #ifndef NDEM_PARAVIEW_H
 #define NDEM_PARAVIEW_H
 
@@ -32,9 +32,26 @@ ndem_plane_view ndem_paraview_plane_view(const ndem_frame *f);
 char *ndem_geometry_to_vtp(const ndem_geometry_def *g, int index, const double *pose,
                            const ndem_plane_view *plane, double time, size_t *len);
 
-/* 1 when pose a and b (7 numbers each) place a geometry alike (every number
- * equal): a geometry whose pose never changes is written once. */
-int ndem_pose_same(const double *a, const double *b);
+/* A run's time series, frame by frame: what is known of the frames before
+ * (frame 0's poses, where planes are cut). Zero it, set scene. */
+typedef struct ndem_paraview {
+    const ndem_scene_def *scene;
+    double *first_poses; /* 7 per geometry; NULL until a frame with poses */
+    int started;
+    ndem_plane_view plane;
+} ndem_paraview;
+
+/* Hands each file of one frame to emit (its name in the series' folder,
+ * its text): particles_NNNNNN.vtp, then each geometry at the frame's pose,
+ * geometry_G.vtp for the pose of the first frame (written with the first
+ * frame) or geometry_G_NNNNNN.vtp for another; a frame without poses (an
+ * older record) places every geometry as defined. *entries gets the
+ * frame's .pvd lines (malloc'd, *entries_len bytes). 0, or -1 when emit
+ * fails or memory runs out. */
+typedef int (*ndem_paraview_emit)(void *ctx, const char *name, const char *text, size_t len);
+int ndem_paraview_frame(ndem_paraview *p, const ndem_frame *f, long index, ndem_paraview_emit emit,
+                        void *ctx, char **entries, size_t *entries_len);
+void ndem_paraview_free(ndem_paraview *p);
 
 /* The .pvd collection, written as head, entries, tail: an entry is one
  * file of one part at one time (part 0 the particles, part g + 1 geometry

@@ -1,8 +1,7 @@
 /* paraview_out.h - the ParaView time series `ndem run` writes into
- * DIR/paraview/ (docs/cli.md): per frame the particles (particles_NNNNNN.vtp)
- * and each geometry at the frame's pose (geometry_G.vtp while it stays where
- * it started, geometry_G_NNNNNN.vtp when it has moved), and frames.pvd, the
- * collection ParaView opens in one step, valid after every frame. */
+ * DIR/paraview/ (docs/cli.md): api/paraview.h's files of every frame, and
+ * frames.pvd, the collection ParaView opens in one step, whole after every
+ * frame. */
 #ifndef NDEM_CLI_PARAVIEW_OUT_H
 #define NDEM_CLI_PARAVIEW_OUT_H
 
@@ -13,11 +12,9 @@
 
 typedef struct ndem_pv_out {
     char dir[4200];
-    const ndem_scene_def *scene;
     FILE *pvd;
-    long tail_at;        /* where frames.pvd's closing tags start */
-    double *first_poses; /* frame 0's poses (7 per geometry) */
-    ndem_plane_view plane;
+    long tail_at; /* where frames.pvd's closing tags start */
+    ndem_paraview series;
 } ndem_pv_out;
 
 /* Creates DIR/paraview and an empty frames.pvd. 0, or -1 (errno set). */

@@ -254,7 +254,7 @@ check "last series row is the last step" grep -q "^${steps:-x}," "$tmp/int/serie
 frames=$(($(wc -l < "$tmp/int/frames/index.csv") - 1))
 check "summary counts the frames listed" grep -q "\"frames\":[[:space:]]*$frames," "$tmp/int/summary.json"
 check "every listed frame is whole" test "$(stat -c %s "$tmp/int/frames/$(printf %06d $((frames - 1))).ndf")" \
-  -eq $((48 + 4 * 11 * 1000))
+  -eq $((48 + 4 * 12 * 1000 + 8 + 64))
 check "final.json is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/int/final.json"
 stop_run TERM "$tmp/term"
 check "SIGTERM exits 143" test $? -eq 143

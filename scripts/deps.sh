@@ -18,6 +18,8 @@ pkgs="build-essential pkg-config libcjson-dev check libsubunit-dev python3"
 pkgs="$pkgs python3-venv python3-pip python3-setuptools python3-wheel"
 # ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
+# ndemd's job archive (GET /jobs/{id}/archive, server/targz.c) gzips with zlib
+pkgs="$pkgs zlib1g-dev"
 # `ndem run --report` links libcurl (above); tests/cli_slurm.sh and
 # tests/slurm/test.sh drive ndemd with the curl command and find a run's
 # process with pgrep

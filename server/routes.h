@@ -31,6 +31,8 @@ int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row);
 /* Frame handlers (routes_frames.c). */
 void ndem_list_frames(void *app, ndem_request *req);
 void ndem_get_frame(void *app, ndem_request *req);
+/* GET /api/v1/jobs/{id}/archive (archive.c). */
+void ndem_get_archive(void *app, ndem_request *req);
 
 /* Sweep handlers (routes_sweeps.c). */
 void ndem_post_sweep(void *app, ndem_request *req);

@@ -538,6 +538,13 @@ char *ndem_store_read_whole(const char *path, size_t *len)
     return buf;
 }
 
+FILE *ndem_store_open_file(ndem_store *s, const char *id, const char *name)
+{
+    char path[1200];
+    ndem_store_path(s, id, name, path, sizeof path);
+    return fopen(path, "rb");
+}
+
 int ndem_store_decode_frame(const void *buf, size_t len, ndem_frame *f, long *index)
 {
     return ndem_frame_bin_decode(buf, len, f, index);

@@ -369,6 +369,7 @@ START_TEST(service_routes)
                           "/api/v1/jobs/{id}/frames",
                           "/api/v1/jobs/{id}/frames/{n}",
                           "/api/v1/jobs/{id}/series",
+                          "/api/v1/jobs/{id}/archive",
                           "/api/v1/sweeps",
                           "/api/v1/sweeps/{id}",
                           "/api/v1/sweeps/{id}/cancel",

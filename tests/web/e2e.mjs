@@ -130,122 +130,122 @@ try {
     if (route.request().method() !== 'GET') return route.continue();
     let res, body;
     try {
-      res = await route.fetch();
-      body = await res.json();
-    } catch { // ndemd is stopped (on purpose, below): the page must see the failure
-      return route.abort('connectionrefused').catch(() => {});
-    }
-    for (const j of body.jobs || []) if (delete j.job) stripped++;
-    return route.fulfill({ response: res, json: body }).catch(() => {});
-  });
-  page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('dialog', (d) => { dialogs.push(d.message()); return answer === 'accept' ? d.accept() : d.dismiss(); });
-  page.setDefaultTimeout(20000);
+        res = await route.fetch();
+        body = await res.json();
+      } catch { // ndemd is stopped (on purpose, below): the page must see the failure
+        return route.abort('connectionrefused').catch(() => {});
+      }
+      for (const j of body.jobs || []) if (delete j.job) stripped++;
+      return route.fulfill({ response: res, json: body }).catch(() => {});
+    });
+    page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('dialog', (d) => { dialogs.push(d.message()); return answer === 'accept' ? d.accept() : d.dismiss(); });
+    page.setDefaultTimeout(20000);
 
-  await step('page loads and says it is connected', async () => {
-    await page.goto(BASE + '/');
-    await page.waitForFunction(() => document.getElementById('conn').textContent === 'connected');
-    return /^ndem/.test(await page.title());
-  });
-  const renderer = await page.evaluate(async () => { await window.ndem.viewerReady; return document.getElementById('viewer').dataset.renderer; });
-  check(`3D view starts (renderer: ${renderer})`, renderer === 'webgl', 'WebGL 2 unavailable: the 2D fallback draws instead');
+    await step('page loads and says it is connected', async () => {
+      await page.goto(BASE + '/');
+      await page.waitForFunction(() => document.getElementById('conn').textContent === 'connected');
+      return /^ndem/.test(await page.title());
+    });
+    const renderer = await page.evaluate(async () => { await window.ndem.viewerReady; return document.getElementById('viewer').dataset.renderer; });
+    check(`3D view starts (renderer: ${renderer})`, renderer === 'webgl', 'WebGL 2 unavailable: the 2D fallback draws instead');
 
-  await step('tabs: role=tab with aria-selected and aria-controls, panels role=tabpanel', async () => {
-    const tabs = await page.evaluate(() => [...document.querySelectorAll('.tabs [role=tab]')].map((t) => [t.id, t.getAttribute('aria-selected'),
-      t.getAttribute('aria-controls'), document.getElementById(t.getAttribute('aria-controls'))?.getAttribute('role')]));
-    const want = [['tab-jobs', 'true', 'panel-jobs', 'tabpanel'], ['tab-submit', 'false', 'panel-submit', 'tabpanel'],
-      ['tab-sweeps', 'false', 'panel-sweeps', 'tabpanel']];
-    if (JSON.stringify(tabs) !== JSON.stringify(want)) throw new Error(JSON.stringify(tabs));
-    await page.focus('#tab-jobs');
-    await page.keyboard.press('ArrowRight'); // the arrow keys move between the tabs
-    const now = await page.evaluate(() => [document.activeElement.id, document.getElementById('tab-submit').getAttribute('aria-selected'),
-      document.getElementById('tab-jobs').getAttribute('aria-selected'), document.getElementById('panel-submit').hidden]);
-    if (JSON.stringify(now) !== JSON.stringify(['tab-submit', 'true', 'false', false])) throw new Error(JSON.stringify(now));
-  });
-  await step('the default example is the lightest one (column, 25 particles)', async () => {
-    await page.evaluate(() => window.ndem.examplesReady);
-    const v = await page.inputValue('#example');
-    if (v !== 'column.json') throw new Error(`default example ${v}`);
-    if (!(await page.inputValue('#editor-text')).includes('"column-25"')) throw new Error('the editor does not hold the column example');
-  });
+    await step('tabs: role=tab with aria-selected and aria-controls, panels role=tabpanel', async () => {
+      const tabs = await page.evaluate(() => [...document.querySelectorAll('.tabs [role=tab]')].map((t) => [t.id, t.getAttribute('aria-selected'),
+        t.getAttribute('aria-controls'), document.getElementById(t.getAttribute('aria-controls'))?.getAttribute('role')]));
+      const want = [['tab-jobs', 'true', 'panel-jobs', 'tabpanel'], ['tab-submit', 'false', 'panel-submit', 'tabpanel'],
+        ['tab-sweeps', 'false', 'panel-sweeps', 'tabpanel']];
+      if (JSON.stringify(tabs) !== JSON.stringify(want)) throw new Error(JSON.stringify(tabs));
+      await page.focus('#tab-jobs');
+      await page.keyboard.press('ArrowRight'); // the arrow keys move between the tabs
+      const now = await page.evaluate(() => [document.activeElement.id, document.getElementById('tab-submit').getAttribute('aria-selected'),
+        document.getElementById('tab-jobs').getAttribute('aria-selected'), document.getElementById('panel-submit').hidden]);
+      if (JSON.stringify(now) !== JSON.stringify(['tab-submit', 'true', 'false', false])) throw new Error(JSON.stringify(now));
+    });
+    await step('the default example is the lightest one (column, 25 particles)', async () => {
+      await page.evaluate(() => window.ndem.examplesReady);
+      const v = await page.inputValue('#example');
+      if (v !== 'column.json') throw new Error(`default example ${v}`);
+      if (!(await page.inputValue('#editor-text')).includes('"column-25"')) throw new Error('the editor does not hold the column example');
+    });
 
-  // ---- a valid submission from an example, with the form ----
-  await step('the form fields change only their values in the editor (its formatting stays)', async () => {
-    const before = await page.inputValue('#editor-text');
-    await page.fill('#f-name', 'e2e-column');
-    await page.fill('#f-duration', '2');
-    await page.fill('#f-frame-interval', '0.25');
-    const after = await page.inputValue('#editor-text');
-    const want = before.replace('"name": "column-25"', '"name": "e2e-column"').replace('"duration": 5.0', '"duration": 2')
-      .replace('"frame_interval": 0.5', '"frame_interval": 0.25');
-    if (want === before) throw new Error('the column example changed: fix this test');
-    if (after !== want) {
-      const k = [...after].findIndex((c, i) => c !== want[i]);
-      throw new Error(`the editor text differs at ${k}: '${after.slice(k - 20, k + 20)}' for '${want.slice(k - 20, k + 20)}'`);
-    }
-    await page.fill('#f-iterations', ''); // an emptied field removes its member, nothing else
-    const gone = await page.inputValue('#editor-text');
-    if (gone !== want.replace('\n    "iterations": 50,', '')) throw new Error(`after emptying iterations: ${gone.slice(gone.indexOf('"solver"'), gone.indexOf('"solver"') + 80)}`);
-    await page.fill('#f-iterations', '50');
-    if (!/"warm_start_factor": 0.85,\n {4}"iterations": 50\n/.test(await page.inputValue('#editor-text'))) throw new Error('iterations not added after the last solver member');
-  });
-  await step('submit the column example; the URL becomes the job\'s', async () => {
-    await shot('02-submit-form.png');
-    await page.click('#submit');
-    await page.waitForFunction(() => /Submitted/.test(document.getElementById('submit-result').textContent));
-    await page.waitForFunction(() => /^#\/jobs\/[0-9a-f]+$/.test(location.hash));
-    const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
-    if (hash !== `#/jobs/${id}`) throw new Error(`${hash} for job ${id}`);
-  });
-  await step('the job appears in the list and reaches succeeded', async () => {
-    await page.waitForSelector('#jobs-body tr.job');
-    await page.waitForFunction(() => document.getElementById('d-status').textContent === 'succeeded', null, { timeout: 60000 });
-    await page.waitForFunction(() => document.querySelector('#jobs-body tr.selected .badge')?.textContent === 'succeeded');
-    const row = await text('#jobs-body tr.selected');
-    if (!/e2e-column/.test(row) || !/100%/.test(row) || !/25/.test(row)) throw new Error(`row: ${row}`);
-    if (!/\d\d:\d\d:\d\d/.test(await text('#jobs-body tr.selected .created'))) throw new Error('no creation time');
-    const heads = (await page.locator('table.jobs thead th').allTextContents()).map((t) => t.trim());
-    if (!heads.includes('Created') || !heads.includes('Wall time')) throw new Error(`headers: ${heads.join('|')}`);
-    // the progress text stays on one line: its cell is no taller than the name and id
-    const [pct, cell] = await page.evaluate(() => [document.querySelector('#jobs-body tr.selected .pct').getBoundingClientRect().height,
-      document.querySelector('#jobs-body tr.selected .pct').style.whiteSpace || getComputedStyle(document.querySelector('#jobs-body tr.selected .pct')).whiteSpace]);
-    if (pct > 20 || cell !== 'nowrap') throw new Error(`progress text ${pct} px high, white-space ${cell}`);
-    await shot('01-jobs.png', page.locator('.side'));
-  });
-  await step('keyboard: Tab reaches the job\'s link, Enter opens it at #/jobs/ID', async () => {
-    await page.goto(BASE + '/');
-    await page.waitForSelector('#jobs-body tr.job a.name');
-    if (await page.isVisible('#detail-body')) throw new Error('a job is open without a URL');
-    await page.focus('#search');
-    let tabs = 0;
-    while (!(await page.evaluate(() => document.activeElement.matches('#jobs-body tr.job a.name'))) && tabs < 25) { await page.keyboard.press('Tab'); tabs++; }
-    const name = await page.evaluate(() => document.activeElement.textContent);
-    if (name !== 'e2e-column') throw new Error(`focus on '${name}' after ${tabs} Tab presses`);
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
-    const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
-    if (hash !== `#/jobs/${id}`) throw new Error(`URL ${hash}, job ${id}`);
-    console.log(`     ${tabs} Tab presses from the search box to the job`);
-  });
-  await step('back and forward move between no job and the job', async () => {
-    await page.goBack();
-    await page.waitForFunction(() => document.getElementById('detail-body').hidden && !document.getElementById('detail-empty').hidden);
-    await page.goForward();
-    await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
-  });
-  await step('the job\'s URL opens it in a fresh page; an unknown id says so', async () => {
-    const id = await page.evaluate(() => window.ndem.sel.id);
-    const p2 = await context.newPage();
-    try {
-      await p2.goto(`${BASE}/#/jobs/${id}`);
-      await p2.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && document.getElementById('d-status').textContent === 'succeeded');
-      if (!(await p2.evaluate(() => document.querySelector('#jobs-body tr.selected')?.dataset.id))) throw new Error('its row is not marked');
-      await p2.goto(`${BASE}/#/jobs/0123456789abcdef`);
-      await p2.waitForFunction(() => document.getElementById('detail-empty').dataset.state === 'unknown');
-      const msg = await p2.locator('#detail-empty').textContent();
-      if (!/no job “0123456789abcdef”/.test(msg)) throw new Error(msg);
-      console.log(`     ${msg}`);
+    // ---- a valid submission from an example, with the form ----
+    await step('the form fields change only their values in the editor (its formatting stays)', async () => {
+      const before = await page.inputValue('#editor-text');
+      await page.fill('#f-name', 'e2e-column');
+      await page.fill('#f-duration', '2');
+      await page.fill('#f-frame-interval', '0.25');
+      const after = await page.inputValue('#editor-text');
+      const want = before.replace('"name": "column-25"', '"name": "e2e-column"').replace('"duration": 5.0', '"duration": 2')
+        .replace('"frame_interval": 0.5', '"frame_interval": 0.25');
+      if (want === before) throw new Error('the column example changed: fix this test');
+      if (after !== want) {
+        const k = [...after].findIndex((c, i) => c !== want[i]);
+        throw new Error(`the editor text differs at ${k}: '${after.slice(k - 20, k + 20)}' for '${want.slice(k - 20, k + 20)}'`);
+      }
+      await page.fill('#f-iterations', ''); // an emptied field removes its member, nothing else
+      const gone = await page.inputValue('#editor-text');
+      if (gone !== want.replace('\n    "iterations": 50,', '')) throw new Error(`after emptying iterations: ${gone.slice(gone.indexOf('"solver"'), gone.indexOf('"solver"') + 80)}`);
+      await page.fill('#f-iterations', '50');
+      if (!/"warm_start_factor": 0.85,\n {4}"iterations": 50\n/.test(await page.inputValue('#editor-text'))) throw new Error('iterations not added after the last solver member');
+    });
+    await step('submit the column example; the URL becomes the job\'s', async () => {
+      await shot('02-submit-form.png');
+      await page.click('#submit');
+      await page.waitForFunction(() => /Submitted/.test(document.getElementById('submit-result').textContent));
+      await page.waitForFunction(() => /^#\/jobs\/[0-9a-f]+$/.test(location.hash));
+      const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
+      if (hash !== `#/jobs/${id}`) throw new Error(`${hash} for job ${id}`);
+    });
+    await step('the job appears in the list and reaches succeeded', async () => {
+      await page.waitForSelector('#jobs-body tr.job');
+      await page.waitForFunction(() => document.getElementById('d-status').textContent === 'succeeded', null, { timeout: 60000 });
+      await page.waitForFunction(() => document.querySelector('#jobs-body tr.selected .badge')?.textContent === 'succeeded');
+      const row = await text('#jobs-body tr.selected');
+      if (!/e2e-column/.test(row) || !/100%/.test(row) || !/25/.test(row)) throw new Error(`row: ${row}`);
+      if (!/\d\d:\d\d:\d\d/.test(await text('#jobs-body tr.selected .created'))) throw new Error('no creation time');
+      const heads = (await page.locator('table.jobs thead th').allTextContents()).map((t) => t.trim());
+      if (!heads.includes('Created') || !heads.includes('Wall time')) throw new Error(`headers: ${heads.join('|')}`);
+      // the progress text stays on one line: its cell is no taller than the name and id
+      const [pct, cell] = await page.evaluate(() => [document.querySelector('#jobs-body tr.selected .pct').getBoundingClientRect().height,
+        document.querySelector('#jobs-body tr.selected .pct').style.whiteSpace || getComputedStyle(document.querySelector('#jobs-body tr.selected .pct')).whiteSpace]);
+      if (pct > 20 || cell !== 'nowrap') throw new Error(`progress text ${pct} px high, white-space ${cell}`);
+      await shot('01-jobs.png', page.locator('.side'));
+    });
+    await step('keyboard: Tab reaches the job\'s link, Enter opens it at #/jobs/ID', async () => {
+      await page.goto(BASE + '/');
+      await page.waitForSelector('#jobs-body tr.job a.name');
+      if (await page.isVisible('#detail-body')) throw new Error('a job is open without a URL');
+      await page.focus('#search');
+      let tabs = 0;
+      while (!(await page.evaluate(() => document.activeElement.matches('#jobs-body tr.job a.name'))) && tabs < 25) { await page.keyboard.press('Tab'); tabs++; }
+      const name = await page.evaluate(() => document.activeElement.textContent);
+      if (name !== 'e2e-column') throw new Error(`focus on '${name}' after ${tabs} Tab presses`);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
+      const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
+      if (hash !== `#/jobs/${id}`) throw new Error(`URL ${hash}, job ${id}`);
+      console.log(`     ${tabs} Tab presses from the search box to the job`);
+    });
+    await step('back and forward move between no job and the job', async () => {
+      await page.goBack();
+      await page.waitForFunction(() => document.getElementById('detail-body').hidden && !document.getElementById('detail-empty').hidden);
+      await page.goForward();
+      await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
+    });
+    await step('the job\'s URL opens it in a fresh page; an unknown id says so', async () => {
+      const id = await page.evaluate(() => window.ndem.sel.id);
+      const p2 = await context.newPage();
+      try {
+        await p2.goto(`${BASE}/#/jobs/${id}`);
+        await p2.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && document.getElementById('d-status').textContent === 'succeeded');
+        if (!(await p2.evaluate(() => document.querySelector('#jobs-body tr.selected')?.dataset.id))) throw new Error('its row is not marked');
+        await p2.goto(`${BASE}/#/jobs/0123456789abcdef`);
+        await p2.waitForFunction(() => document.getElementById('detail-empty').dataset.state === 'unknown');
+        const msg = await p2.locator('#detail-empty').textContent();
+        if (!/no job “0123456789abcdef”/.test(msg)) throw new Error(msg);
+        console.log(`     ${msg}`);
     } finally { await p2.close(); }
   });
   await step('row buttons and charts have accessible names', async () => {
@@ -483,11 +483,14 @@ try {
     }
     const frames = (await (await fetch(`${BASE}/api/v1/jobs/${body.id}/frames`)).json()).frames;
     if (frames.length !== 5) throw new Error(`${frames.length} frames, want 5`);
+    try {
     await page.goto(`${BASE}/#/jobs/${body.id}`);
     await page.waitForFunction(() => document.getElementById('viewer').dataset.meshTriangles === '4', null, { timeout: 30000 });
+    // the page's frame list is fetched after the job: wait for all five
+    await page.waitForFunction(() => window.ndem.sel.frames.length === 5, null, { timeout: 30000 });
     for (const pos of [1, 2, 4]) {
       await page.evaluate((p) => window.ndem.showFrame(p), pos);
-      await page.waitForFunction((i) => document.getElementById('viewer').dataset.frameIndex === String(i), frames[pos].index, { timeout: 10000 });
+      await page.waitForFunction((i) => document.getElementById('viewer').dataset.frameIndex === String(i), frames[pos].index, { timeout: 30000 });
       // where the drawn mesh puts its file's vertex (1, 0, 0) and (0, 1, 0): the matrix three.js draws it with
       const got = await page.evaluate(async () => {
         const v = await window.ndem.viewerReady;
@@ -515,9 +518,11 @@ try {
     if (!colours.every((col, k) => col.every((x, i) => Math.abs(x - lut[k][i]) < 1e-6))) throw new Error(`colours ${JSON.stringify(colours)}, want ${JSON.stringify(lut)}`);
     await shot('04-keyframed-mesh.png', page.locator('#viewer'));
     await page.selectOption('#colour-by', 'speed');
-    const del = await fetch(`${BASE}/api/v1/jobs/${body.id}`, { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
-    if (del.status !== 204) throw new Error(`DELETE job: ${del.status}`);
-    await page.goBack();
+    } finally { // gone again whatever happened, so that the list steps below see only their own jobs
+      const del = await fetch(`${BASE}/api/v1/jobs/${body.id}`, { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
+      if (del.status !== 204) throw new Error(`DELETE job: ${del.status}`);
+      await page.goBack();
+    }
   });
 
   await step('delete the mesh in the panel: gone from the list and the API', async () => {

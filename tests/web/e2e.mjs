@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -377,6 +378,24 @@ try {
     if (!names.includes('series.csv') || names.filter((n) => n.startsWith('frames/')).length < 8) throw new Error(names.join(' '));
   });
 
+  await step('download the whole job: the daemon\'s archive, with frames and paraview/frames.pvd', async () => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#dl-archive')]);
+    if (!/^e2e-column-[0-9a-f]{16}\.tar\.gz$/.test(dl.suggestedFilename())) throw new Error(`named '${dl.suggestedFilename()}'`);
+    const path = join(OUT, 'download-archive.tar.gz');
+    await dl.saveAs(path);
+    const tar = gunzipSync(readFileSync(path));
+    const names = [];
+    for (let off = 0; off + 512 <= tar.length;) {
+      const name = tar.toString('latin1', off, off + 100).replace(/\0.*$/s, '');
+      if (!name) break;
+      names.push(name);
+      off += 512 + Math.ceil(parseInt(tar.toString('latin1', off + 124, off + 136), 8) / 512) * 512;
+    }
+    const ndf = names.filter((n) => /^frames\/\d{6}\.ndf$/.test(n)).length;
+    const vtp = names.filter((n) => /^paraview\/particles_\d{6}\.vtp$/.test(n)).length;
+    if (!names.includes('paraview/frames.pvd') || !names.includes('series.csv') || ndf < 8 || vtp !== ndf) throw new Error(names.join(' '));
+  });
+
   // ---- uploaded meshes: the panel, and mesh geometry in the 3D view ----
   let meshId = null;
   await step('upload an STL in the meshes panel: listed with its triangles; bad STL shows the parser\'s message', async () => {
@@ -647,7 +666,7 @@ try {
       const f = await (await fetch(`/api/v1/jobs/${i}/frames`)).json(), s = await (await fetch(`/api/v1/jobs/${i}/series`)).json();
       return { frames: f.frames.length, series: (s.series?.time || []).length };
     }, id);
-    const want = ['dl-job', ...(has.series ? ['dl-series-csv', 'dl-series-json'] : []), ...(has.frames ? ['dl-frame-json', 'dl-frame-ndf', 'dl-frames-tar'] : [])].sort();
+    const want = ['dl-job', ...(has.series ? ['dl-series-csv', 'dl-series-json'] : []), ...(has.frames ? ['dl-archive', 'dl-frame-json', 'dl-frame-ndf', 'dl-frames-tar'] : [])].sort();
     await page.waitForFunction((w) => [...document.querySelectorAll('.downloads button')].filter((b) => !b.hidden).map((b) => b.id).sort().join() === w.join(),
       want, { timeout: 10000 }).catch(() => {});
     await page.waitForTimeout(500); // and it stays so

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseNdf } from '../../web/js/ndf.js';
+import { placer, referencePoint } from '../../web/js/scene.js';
 import { pointerMap, locate, lineOf, pretty, resolve, syntaxError, setValue } from '../../web/js/jsondoc.js';
 import { makeTar } from '../../web/js/tar.js';
 import { axisRange, summary } from '../../web/js/chart.js';
@@ -64,6 +65,17 @@ test('NDF1 stream frame of this version: u32 materials, then the geometry poses 
   // a frame of an older daemon has neither
   const old = parseNdf(ndf(2, 7));
   assert.equal(old.materials, null); assert.equal(old.geometry, null);
+});
+
+test('a frame\'s pose moves a geometry as defined: position + R(q) (x - c); without, the shorthand', () => {
+  const box = { type: 'box', min: [0.9, -0.2, -0.3], max: [1.1, 0.2, 0.3], velocity: [1, 0, 0] };
+  const c = Math.SQRT1_2, at = placer(box, { index: 0, position: [1.5, 0.25, -0.5], orientation: [c, 0, 0, c] });
+  // the corner (1.1, 0.2, 0.3) is (0.1, 0.2, 0.3) from the centre; turned 90 degrees about z: (-0.2, 0.1, 0.3)
+  const p = at([1.1, 0.2, 0.3]);
+  [1.3, 0.35, -0.2].forEach((v, k) => assert.ok(Math.abs(p[k] - v) < 1e-12, `${p}`));
+  assert.deepEqual(placer(box, null, 0.5)([1.1, 0.2, 0.3]), [1.6, 0.2, 0.3]);
+  assert.deepEqual(referencePoint({ type: 'mesh', vertices: [] }), [0, 0, 0]);
+  assert.deepEqual(referencePoint({ type: 'cylinder', center: [1, 2, 3], axis: [0, 0, 1] }), [1, 2, 3]);
 });
 
 test('NDF1: wrong magic and truncation are errors', () => {

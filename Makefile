@@ -31,7 +31,7 @@ LIBS    := -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqh
 # through libcurl, loaded with dlopen only then (cli/curl_dl.c): not linked
 CLI_LIBS := -ldl
 # libcrypto (OpenSSL): SHA-256 of bearer tokens, compared with CRYPTO_memcmp
-SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lcrypto -lpthread
+SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lcrypto -lz -lpthread
 # daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)
 TEST_LIBS := -lcurl -lwebsockets -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
@@ -213,7 +213,9 @@ FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -ffp-contra
                 $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all
 # target:seed folder:dictionary, run in this order
-FUZZ_TARGETS := fuzz_job:seed:fuzz_job fuzz_step:seed:fuzz_job fuzz_stl:seed-stl:fuzz_stl
+FUZZ_TARGETS := fuzz_job:seed:fuzz_job fuzz_step:seed:fuzz_job fuzz_stl:seed-stl:fuzz_stl \
+                fuzz_frame:seed-ndf:fuzz_frame
+FUZZ_FRAME_SRC := api/frame_bin.c core/crc32c.c
 
 $(FUZZ)/fuzz_job: tests/fuzz_job.c $(FUZZ_SRC) $(HEADERS) | $(DEPS_STAMP)
 	bash scripts/deps.sh fuzz
@@ -230,8 +232,15 @@ $(FUZZ)/fuzz_stl: tests/fuzz_stl.c $(FUZZ_STL_SRC) $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=float-divide-by-zero tests/fuzz_stl.c $(FUZZ_STL_SRC) -lm -o $@
 
-fuzz: $(FUZZ)/fuzz_job $(FUZZ)/fuzz_step $(FUZZ)/fuzz_stl
-	@rm -rf $(FUZZ)/seed $(FUZZ)/seed-stl && mkdir -p $(FUZZ)/seed $(FUZZ)/seed-stl $(FUZZ)/findings
+$(FUZZ)/fuzz_frame: tests/fuzz_frame.c $(FUZZ_FRAME_SRC) $(HEADERS) | $(DEPS_STAMP)
+	bash scripts/deps.sh fuzz
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) tests/fuzz_frame.c $(FUZZ_FRAME_SRC) -lm -o $@
+
+fuzz: $(FUZZ)/fuzz_job $(FUZZ)/fuzz_step $(FUZZ)/fuzz_stl $(FUZZ)/fuzz_frame
+	@rm -rf $(FUZZ)/seed $(FUZZ)/seed-stl $(FUZZ)/seed-ndf && \
+	  mkdir -p $(FUZZ)/seed $(FUZZ)/seed-stl $(FUZZ)/seed-ndf $(FUZZ)/findings
+	@cp tests/ndf/*.ndf $(FUZZ)/seed-ndf/
 	@for f in $(FUZZ_SEEDS); do \
 	  cp "$$f" "$(FUZZ)/seed/$$(basename "$$(dirname "$$f")")-$$(basename "$$f")"; done
 	@cp tests/stl/* $(FUZZ)/seed-stl/ && \

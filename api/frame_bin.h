@@ -8,9 +8,14 @@
  *  32  u32 fields (bit set)    36  u32 scalar kind (1 = speed, m/s)
  *  40  u32 CRC-32C of the record (this field counted as 0)
  *  44  u32 flags: bit 0 = the CRC is set (0 in records of older writers)
- * then, for each field bit set, in this order, float32 arrays:
- *   bit 0 positions (3 n), bit 1 radii (n), bit 2 scalar (n),
- *   bit 3 velocities (3 n), bit 4 angular velocities (3 n). */
+ * then, for each field bit set, in this order:
+ *   bit 0 positions (3 n f32), bit 1 radii (n f32), bit 2 scalar (n f32),
+ *   bit 3 velocities (3 n f32), bit 4 angular velocities (3 n f32),
+ *   bit 5 materials (n u32),
+ *   bit 6 geometry poses: u32 count g, u32 0, then g records of 64 bytes:
+ *     u32 geometry index, u32 0, f64 position[3], f64 orientation[4].
+ * Every section's length follows from the header and, for bit 6, its own
+ * count, so a reader stops at the first bit it does not know. */
 #ifndef NDEM_FRAME_BIN_H
 #define NDEM_FRAME_BIN_H
 
@@ -26,15 +31,31 @@
 #define NDEM_FRAME_SCALAR 4u
 #define NDEM_FRAME_VELOCITIES 8u
 #define NDEM_FRAME_ANGULAR 16u
-#define NDEM_FRAME_STREAM (NDEM_FRAME_POSITIONS | NDEM_FRAME_RADII | NDEM_FRAME_SCALAR)
-#define NDEM_FRAME_ALL 31u
+#define NDEM_FRAME_MATERIALS 32u
+#define NDEM_FRAME_GEOMETRY 64u
+#define NDEM_FRAME_STREAM                                                                          \
+    (NDEM_FRAME_POSITIONS | NDEM_FRAME_RADII | NDEM_FRAME_SCALAR | NDEM_FRAME_MATERIALS |          \
+     NDEM_FRAME_GEOMETRY)
+#define NDEM_FRAME_ALL 127u
 #define NDEM_FRAME_FLAG_CRC 1u
+#define NDEM_FRAME_POSE_BYTES 64u /* one record of the geometry section */
 
-/* Bytes needed for a frame of n particles with the given fields. */
-size_t ndem_frame_bin_size(long n, uint32_t fields);
+/* The fields of `fields` that f can fill: materials and geometry poses
+ * only when f holds them (frames decoded from older records do not). */
+uint32_t ndem_frame_bin_fields(const ndem_frame *f, uint32_t fields);
+/* Bytes of the per-particle arrays of the fields, per particle (a frame
+ * is the header, n times this, and the geometry section). */
+size_t ndem_frame_bin_particle_bytes(uint32_t fields);
+/* Bytes of f's record with the given fields (ndem_frame_bin_fields). */
+size_t ndem_frame_bin_size(const ndem_frame *f, uint32_t fields);
 /* Encodes into buf (of ndem_frame_bin_size bytes), without CRC; returns
  * bytes written. */
 size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, void *buf);
+/* Decodes a checked record into f (ndem_frame_free; scalar dropped: it
+ * follows from the velocities); 0, or -1 when it is not a whole record or
+ * memory runs out. Positions, radii, velocities and angular velocities
+ * must be present; materials and poses are NULL when absent. */
+int ndem_frame_bin_decode(const void *buf, size_t len, ndem_frame *f, long *index);
 /* Sets the CRC and its flag of an encoded record: every stored record is
  * sealed; stream messages are not (they cost the simulation thread, and
  * TCP already checks them). */

@@ -4,6 +4,7 @@
 #include "frame_export.h"
 #include "jsonw.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +77,19 @@ char *ndem_frame_to_vtp(const ndem_frame *f, long index, size_t *len)
     array_close(&w);
     array_open(&w, "Float32", "velocity", 3);
     if (f->velocities) numbers(&w, f->velocities, n, 3, ' ');
+    array_close(&w);
+    array_open(&w, "Float32", "speed", 1);
+    if (f->velocities &&
+        ndem_jw_reserve(&w, (size_t)n * (NDEM_JW_G9_MAX + 1) + NDEM_JW_NUM_MAX) == 0) {
+        char *p = w.buf + w.len;
+        for (long i = 0; i < n; i++) {
+            const double *v = f->velocities + 3 * i;
+            if (i) *p++ = ' ';
+            /* as NDF1's scalar: the float32 of the double speed */
+            p += ndem_jw_format_g9(p, (float)sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+        }
+        w.len = (size_t)(p - w.buf);
+    }
     array_close(&w);
     array_open(&w, "Float32", "angular_velocity", 3);
     if (f->angular_velocities) numbers(&w, f->angular_velocities, n, 3, ' ');

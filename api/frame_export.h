@@ -8,8 +8,8 @@
 #include <stddef.h>
 
 /* VTK XML PolyData, ASCII: one vertex per particle at its centre, point
- * data radius, velocity, angular_velocity, id (its place in the frame)
- * and material when the frame has materials; the time as field data
+ * data radius, velocity, speed, angular_velocity, material when the frame
+ * has materials, and id (its place in the frame); the time as field data
  * TimeValue. malloc'd text (*len bytes), NULL when out of memory. */
 char *ndem_frame_to_vtp(const ndem_frame *frame, long index, size_t *len);
 /* CSV: a header row "id,x,y,z,radius,vx,vy,vz,wx,wy,wz" (",material" when

@@ -29,7 +29,38 @@ static void array_member(ndem_jw *w, const char *key, const double *a, long n)
     w->len = (size_t)(p - w->buf);
 }
 
-char *ndem_frame_to_json(const ndem_frame *frame, long index)
+/* "materials": [m0, m1, ...] ([] when the frame has none). */
+static void materials_member(ndem_jw *w, const int *m, long n)
+{
+    ndem_jw_key(w, "materials");
+    if (!m) n = 0;
+    if (ndem_jw_reserve(w, (size_t)n * 13 + 2) != 0) return;
+    char *p = w->buf + w->len;
+    *p++ = '[';
+    for (long i = 0; i < n; i++) p += sprintf(p, i ? ", %d" : "%d", m[i]);
+    *p++ = ']';
+    w->len = (size_t)(p - w->buf);
+}
+
+/* "geometry": [{"index", "name"?, "position", "orientation"}, ...]: the
+ * poses, exact ([] when the frame has none). */
+static void geometry_member(ndem_jw *w, const ndem_frame *f, const char *const *names)
+{
+    ndem_jw_key(w, "geometry");
+    ndem_jw_begin(w, '[', 0);
+    for (long g = 0; f->geometry_poses && g < f->geometry_count; g++) {
+        ndem_jw_next(w);
+        ndem_jw_begin(w, '{', 1);
+        ndem_jw_klong(w, "index", g);
+        if (names && names[g] && names[g][0]) ndem_jw_kstring(w, "name", names[g]);
+        ndem_jw_kvec3(w, "position", &f->geometry_poses[7 * g]);
+        ndem_jw_kquat(w, "orientation", &f->geometry_poses[7 * g + 3]);
+        ndem_jw_end(w);
+    }
+    ndem_jw_end(w);
+}
+
+char *ndem_frame_to_json(const ndem_frame *frame, long index, const char *const *names)
 {
     if (!frame) return NULL;
     long n = frame->count > 0 ? frame->count : 0;
@@ -46,6 +77,8 @@ char *ndem_frame_to_json(const ndem_frame *frame, long index)
     array_member(&w, "radii", frame->radii, n);
     array_member(&w, "velocities", frame->velocities, 3 * n);
     array_member(&w, "angular_velocities", frame->angular_velocities, 3 * n);
+    materials_member(&w, frame->materials, n);
+    geometry_member(&w, frame, names);
     ndem_jw_end(&w);
     return ndem_jw_finish(&w);
 }

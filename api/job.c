@@ -615,7 +615,7 @@ double ndem_job_output_estimate(const ndem_job *job)
     double h = job->scene.solver.time_step, d = job->scene.solver.duration;
     double steps = ceil(d / h - 1e-9);
     double frames = fmin(floor(d / job->output.frame_interval + 1e-9), steps) + 1;
-    double per_particle = (double)(ndem_frame_bin_size(1, NDEM_FRAME_ALL) - NDEM_FRAME_HEADER);
+    double per_particle = (double)ndem_frame_bin_particle_bytes(NDEM_FRAME_ALL);
     double particles = (double)ndem_job_particle_estimate(job);
     int named = 0; /* each named geometry adds its series columns */
     for (int g = 0; g < job->scene.geometry_count; g++)
@@ -624,7 +624,8 @@ double ndem_job_output_estimate(const ndem_job *job)
     double contacts = job->output.contacts ? NDEM_CONTACT_HEADER + NDEM_CONTACTS_PER_PARTICLE *
                                                                        per_contact * particles
                                            : 0;
-    return frames * (NDEM_FRAME_HEADER + per_particle * particles + contacts) +
+    double poses = 8.0 + NDEM_FRAME_POSE_BYTES * (double)job->scene.geometry_count;
+    return frames * (NDEM_FRAME_HEADER + poses + per_particle * particles + contacts) +
            steps * (NDEM_SERIES_ROW_BYTES + named * NDEM_SERIES_GEO_BYTES) +
            (double)strlen(ndem_series_header);
 }

@@ -319,7 +319,10 @@ static int cmd_run(int argc, char **argv)
     ndem_sim_destroy(sim);
     sim = NULL;
     if (have_frame) {
-        char *fj = ndem_frame_to_json(&f, out.frames > 0 ? out.frames - 1 : 0);
+        const char **names = calloc((size_t)f.geometry_count + 1, sizeof *names);
+        for (long g = 0; names && g < f.geometry_count; g++) names[g] = job->scene.geometry[g].name;
+        char *fj = ndem_frame_to_json(&f, out.frames > 0 ? out.frames - 1 : 0, names);
+        free(names);
         io_failed |= write_text_or_warn(&out, "final.json", fj) != 0;
         free(fj);
         ndem_frame_free(&f);

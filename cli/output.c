@@ -63,6 +63,11 @@ int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_
     }
     fputs(header, o->series);
     free(header);
+    if (vtk && ndem_pv_out_open(&o->pv, dir, scene)) {
+        snprintf(err, err_len, "cannot write into %s/paraview: %s", dir, strerror(errno));
+        ndem_output_close(o);
+        return -1;
+    }
     fprintf(o->frame_index, "index,step,time,particles,file\n");
     return 0;
 }
@@ -82,37 +87,11 @@ int ndem_output_series_row(ndem_output *o, const ndem_sim *sim)
     return n > 0 && (size_t)n < o->row_cap && fputs(o->row, o->series) >= 0 ? 0 : -1;
 }
 
-static int write_vtk(const ndem_output *o, const char *name, const ndem_frame *f)
-{
-    FILE *fp = open_in(o, name, "w");
-    if (!fp) return -1;
-    fprintf(fp,
-            "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" "
-            "byte_order=\"LittleEndian\">\n<PolyData>\n<Piece NumberOfPoints=\"%ld\" "
-            "NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
-            "NumberOfPolys=\"0\">\n<Points>\n<DataArray type=\"Float64\" "
-            "NumberOfComponents=\"3\" format=\"ascii\">\n",
-            f->count);
-    for (long i = 0; i < f->count; i++)
-        fprintf(fp, "%.9g %.9g %.9g\n", f->positions[3 * i], f->positions[3 * i + 1],
-                f->positions[3 * i + 2]);
-    fprintf(fp, "</DataArray>\n</Points>\n<PointData Scalars=\"radius\" Vectors=\"velocity\">\n"
-                "<DataArray type=\"Float64\" Name=\"radius\" format=\"ascii\">\n");
-    for (long i = 0; i < f->count; i++) fprintf(fp, "%.9g\n", f->radii[i]);
-    fprintf(fp, "</DataArray>\n<DataArray type=\"Float64\" Name=\"velocity\" "
-                "NumberOfComponents=\"3\" format=\"ascii\">\n");
-    for (long i = 0; i < f->count; i++)
-        fprintf(fp, "%.9g %.9g %.9g\n", f->velocities[3 * i], f->velocities[3 * i + 1],
-                f->velocities[3 * i + 2]);
-    fprintf(fp, "</DataArray>\n</PointData>\n</Piece>\n</PolyData>\n</VTKFile>\n");
-    return fclose(fp) ? -1 : 0;
-}
-
 int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
 {
     ndem_frame f;
     if (ndem_sim_copy_motion(sim, &f)) return -1;
-    size_t size = ndem_frame_bin_size(f.count, NDEM_FRAME_ALL);
+    size_t size = ndem_frame_bin_size(&f, NDEM_FRAME_ALL);
     void *buf = malloc(size);
     int rc = -1;
     char name[64];
@@ -125,11 +104,7 @@ int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
         if (fclose(fp)) rc = -1;
     }
     free(buf);
-    if (rc == 0 && o->vtk) {
-        char vtk[64];
-        snprintf(vtk, sizeof vtk, "frames/%06ld.vtp", o->frames);
-        rc = write_vtk(o, vtk, &f);
-    }
+    if (rc == 0 && o->vtk) rc = ndem_pv_out_frame(&o->pv, &f, o->frames);
     if (rc == 0) {
         fprintf(o->frame_index, "%ld,%ld,%.9g,%ld,%06ld.ndf\n", o->frames, f.step, f.time, f.count,
                 o->frames);
@@ -161,6 +136,7 @@ void ndem_output_close(ndem_output *o)
     if (o->frame_index) fclose(o->frame_index);
     o->series = o->frame_index = NULL;
     ndem_series_cols_free(&o->cols);
+    ndem_pv_out_close(&o->pv);
     free(o->row);
     o->row = NULL;
     o->row_cap = 0;

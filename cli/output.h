@@ -1,10 +1,11 @@
 /* output.h - what `ndem run` writes into its output directory: binary
- * frames (docs/frames.md) with a VTK PolyData twin for ParaView, an index of
- * frames, the per-step series as CSV, final.json and summary.json. */
+ * frames (docs/frames.md), the ParaView time series (paraview_out.h), an
+ * index of frames, the per-step series as CSV, final.json and summary.json. */
 #ifndef NDEM_CLI_OUTPUT_H
 #define NDEM_CLI_OUTPUT_H
 
 #include "ndem.h"
+#include "paraview_out.h"
 #include "series.h"
 
 #include <stdio.h>
@@ -14,14 +15,15 @@ typedef struct ndem_output {
     FILE *series;
     FILE *frame_index;
     long frames;
-    int vtk;
+    int vtk;               /* write paraview/ (--no-vtk: not) */
+    ndem_pv_out pv;        /* its files */
     ndem_series_cols cols; /* the named geometry's series columns */
     char *row;             /* a series row's buffer, grown to fit */
     size_t row_cap;
 } ndem_output;
 
-/* Creates DIR (and DIR/frames); opens series.csv (with the columns of the
- * scene's named geometry) and frames/index.csv. */
+/* Creates DIR (and DIR/frames, DIR/paraview); opens series.csv (with the
+ * columns of the scene's named geometry) and frames/index.csv. */
 int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_def *scene,
                      char *err, size_t err_len);
 /* The row of sim's last step. */

@@ -139,7 +139,7 @@ static int send_frame(reporter *r, const ndem_sim *sim)
 {
     ndem_frame f;
     if (flush_series(r) || ndem_sim_copy_motion(sim, &f)) return -1;
-    size_t size = ndem_frame_motion_size(f.count);
+    size_t size = ndem_frame_motion_size(&f);
     unsigned char *buf = malloc(size ? size : 1);
     char *b64 = NULL;
     if (buf) {

@@ -319,11 +319,16 @@ typedef struct ndem_frame {
     double *angular_velocities; /* 3 per particle */
     double *orientations;       /* quaternion w, x, y, z per particle */
     int *materials;             /* 1 per particle */
+    /* 7 per geometry, in the scene's order: where its reference point is
+     * (ndem_sim_geometry_position) and its orientation (w, x, y, z), the
+     * turn from its shape as defined (the q of ndem_sim_geometry_pose) */
+    long geometry_count;
+    double *geometry_poses;
 } ndem_frame;
 
 int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out);
-/* The same without orientations and materials (left NULL): what frames on
- * disk and on the wire carry, in 80 instead of 116 bytes a particle. */
+/* The same without orientations (left NULL): what frames on disk and on the
+ * wire carry, in 84 instead of 116 bytes a particle. */
 int ndem_sim_copy_motion(const ndem_sim *sim, ndem_frame *out);
 void ndem_frame_free(ndem_frame *frame);
 

@@ -281,12 +281,12 @@ static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
     out->radii = malloc(m * sizeof(double));
     out->velocities = malloc(3 * m * sizeof(double));
     out->angular_velocities = malloc(3 * m * sizeof(double));
-    if (all) {
-        out->orientations = malloc(4 * m * sizeof(double));
-        out->materials = malloc(m * sizeof(int));
-    }
+    out->materials = malloc(m * sizeof(int));
+    if (all) out->orientations = malloc(4 * m * sizeof(double));
+    out->geometry_count = sim->geometry_count;
+    out->geometry_poses = malloc((size_t)(sim->geometry_count + 1) * 7 * sizeof(double));
     if (!out->positions || !out->radii || !out->velocities || !out->angular_velocities ||
-        (all && (!out->orientations || !out->materials))) {
+        !out->materials || !out->geometry_poses || (all && !out->orientations)) {
         ndem_frame_free(out);
         return -1;
     }
@@ -297,10 +297,13 @@ static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
         memcpy(&out->velocities[3 * o], &b->vel[6 * i], 3 * sizeof(double));
         memcpy(&out->angular_velocities[3 * o], &b->vel[6 * i + 3], 3 * sizeof(double));
         out->radii[o] = b->radius[i];
-        if (all) {
-            memcpy(&out->orientations[4 * o], &b->quat[4 * i], 4 * sizeof(double));
-            out->materials[o] = b->material[i];
-        }
+        out->materials[o] = b->material[i];
+        if (all) memcpy(&out->orientations[4 * o], &b->quat[4 * i], 4 * sizeof(double));
+    }
+    for (int g = 0; g < sim->geometry_count; g++) {
+        double *pose = &out->geometry_poses[7 * g];
+        ndem_sim_geometry_position(sim, g, pose);
+        memcpy(pose + 3, sim->pose[g].q, 4 * sizeof(double));
     }
     return 0;
 }
@@ -318,6 +321,7 @@ void ndem_frame_free(ndem_frame *f)
     free(f->angular_velocities);
     free(f->orientations);
     free(f->materials);
+    free(f->geometry_poses);
     memset(f, 0, sizeof *f);
 }
 

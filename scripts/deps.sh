@@ -23,6 +23,8 @@ pkgs="$pkgs python3-venv python3-pip python3-setuptools python3-wheel"
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
 # ndemd's bearer tokens: SHA-256 and constant-time comparison from libcrypto
 pkgs="$pkgs libssl-dev"
+# ndemd's job archive (GET /jobs/{id}/archive, server/targz.c) gzips with zlib
+pkgs="$pkgs zlib1g-dev"
 # `ndem run --report` loads libcurl.so.4 (above: libcurl4-openssl-dev brings the
 # headers and the library; cli/curl_dl.c); tests/cli_slurm.sh and
 # tests/slurm/test.sh drive ndemd with the curl command and find a run's

@@ -62,14 +62,63 @@ const char *ndem_http_query(ndem_request *req, const char *name)
     return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+static void stream_free(struct ndem_http_stream *st);
+
 void ndem_http_reply(ndem_request *req, int status, const char *type, char *body, size_t len)
 {
+    stream_free(req->stream); /* a plain answer replaces a streamed one */
+    req->stream = NULL;
     free(req->resp);
     req->status = status;
     req->resp = body;
     req->resp_len = body ? len : 0;
     req->resp_type = type;
 }
+
+typedef struct ndem_http_stream {
+    long (*read)(void *ctx, char *buf, size_t max);
+    void (*done)(void *ctx);
+    void *ctx;
+} ndem_http_stream;
+
+static void stream_free(struct ndem_http_stream *st)
+{
+    if (!st) return;
+    if (st->done) st->done(st->ctx);
+    free(st);
+}
+
+void ndem_http_reply_stream(ndem_request *req, int status, const char *type,
+                            long (*read)(void *ctx, char *buf, size_t max), void (*done)(void *ctx),
+                            void *ctx)
+{
+    ndem_http_stream *st = calloc(1, sizeof *st);
+    if (!st) {
+        if (done) done(ctx);
+        ndem_http_problem(req, 500, NULL, "out of memory");
+        return;
+    }
+    st->read = read, st->done = done, st->ctx = ctx;
+    stream_free(req->stream);
+    free(req->resp);
+    req->resp = NULL;
+    req->resp_len = 0;
+    req->stream = st;
+    req->status = status;
+    req->resp_type = type;
+}
+
+/* libmicrohttpd's reader and its release, over ndem_http_stream. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    ndem_http_stream *st = cls;
+    long n = st->read(st->ctx, buf, max);
+    return n > 0    ? (ssize_t)n
+           : n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+                    : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void stream_release(void *cls) { stream_free(cls); }
 
 const char *ndem_http_status_title(int status)
 {
@@ -347,11 +396,19 @@ static int refuse_unauthorized(ndem_http *h, ndem_request *req, const ndem_route
 
 static enum MHD_Result send_response(ndem_request *req)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(req->resp_len, req->resp ? req->resp : (void *)"",
-                                        req->resp ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-    if (!r) return MHD_NO;
-    req->resp = NULL; /* libmicrohttpd frees it now */
+    struct MHD_Response *r;
+    if (req->stream) {
+        r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, req->stream,
+                                              stream_release);
+        if (!r) return MHD_NO;
+        req->stream = NULL; /* libmicrohttpd releases it now */
+    } else {
+        r = MHD_create_response_from_buffer(req->resp_len, req->resp ? req->resp : (void *)"",
+                                            req->resp ? MHD_RESPMEM_MUST_FREE
+                                                      : MHD_RESPMEM_PERSISTENT);
+        if (!r) return MHD_NO;
+        req->resp = NULL; /* libmicrohttpd frees it now */
+    }
     if (req->resp_type) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, req->resp_type);
     /* one request per connection: a second one on a kept-alive connection
      * would not pass the gate (gate.c, docs/api.md) */
@@ -466,6 +523,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
              code == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
     free(req->body);
     free(req->resp);
+    stream_free(req->stream);
     free(req);
     *con_cls = NULL;
 }

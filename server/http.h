@@ -34,6 +34,7 @@ struct ndem_request {
      * tokens and whenever authentication is off (everything is visible) */
     char owner[65];
     int admin;
+    struct ndem_http_stream *stream; /* a body made while it is sent (ndem_http_reply_stream) */
 };
 
 /* What a route's body is: its Content-Types (http.c) and whether --max-body
@@ -102,6 +103,14 @@ const char *ndem_http_query(ndem_request *req, const char *name);
 
 /* Answers with body (malloc'd, taken; may be NULL for an empty body). */
 void ndem_http_reply(ndem_request *req, int status, const char *type, char *body, size_t len);
+/* Answers with a body made while it is sent (chunked; memory stays that of
+ * one piece): read fills buf with up to max bytes and returns how many, 0
+ * at the end, -1 on an error (the connection is then closed: the client
+ * sees a body cut short). done(ctx) is called once, when the response is
+ * released (sent, aborted, or never sent). */
+void ndem_http_reply_stream(ndem_request *req, int status, const char *type,
+                            long (*read)(void *ctx, char *buf, size_t max), void (*done)(void *ctx),
+                            void *ctx);
 /* The reason phrase of a status ("Not Found"). */
 const char *ndem_http_status_title(int status);
 /* The application/problem+json text (malloc'd) of status with detail (made

@@ -164,7 +164,9 @@ static int on_frame(report *r)
     if (rc) return rc;
     rc = ndem_frame_motion_decode(buf, len, &f);
     free(buf);
-    if (rc) return fail(r, 422, "/motion: %s", "not 10 doubles a particle");
+    if (rc)
+        return fail(r, 422, "/motion: %s",
+                    "not 10 doubles a particle (then materials and geometry poses)");
     ndem_stream_frame(r->rm->stream, r->j->id, &f, index);
     ndem_store_frame(r->rm->store, r->j->id, index, &f); /* takes f */
     r->j->frames++;

@@ -116,7 +116,7 @@ void *ndem_resource_latest_frame(void *ctx, const char *id, size_t *len)
     ndem_frame f;
     long index;
     if (ndem_store_decode_frame(file, flen, &f, &index) == 0) {
-        *len = ndem_frame_bin_size(f.count, NDEM_FRAME_STREAM);
+        *len = ndem_frame_bin_size(&f, NDEM_FRAME_STREAM);
         out = malloc(*len);
         if (out) ndem_frame_bin_encode(&f, index, NDEM_FRAME_STREAM, out);
         ndem_frame_free(&f);

@@ -751,6 +751,7 @@ const ndem_route ndem_routes[] = {
     {"GET", "/api/v1/jobs/{id}/frames/{n}", ndem_get_frame, 0},
     {"GET", "/api/v1/jobs/{id}/frames/{n}/contacts", ndem_get_frame_contacts, 0},
     {"GET", "/api/v1/jobs/{id}/series", get_series, 0},
+    {"GET", "/api/v1/jobs/{id}/archive", ndem_get_archive, 0},
     {"POST", "/api/v1/sweeps", ndem_post_sweep, 1},
     {"GET", "/api/v1/sweeps", ndem_list_sweeps, 0},
     {"GET", "/api/v1/sweeps/{id}", ndem_get_sweep, 0},

@@ -46,6 +46,8 @@ void ndem_list_frames(void *app, ndem_request *req);
 void ndem_get_frame(void *app, ndem_request *req);
 /* A frame's contact network (routes_contacts.c). */
 void ndem_get_frame_contacts(void *app, ndem_request *req);
+/* GET /api/v1/jobs/{id}/archive (archive.c). */
+void ndem_get_archive(void *app, ndem_request *req);
 
 /* Sweep handlers (routes_sweeps.c). */
 void ndem_post_sweep(void *app, ndem_request *req);

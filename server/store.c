@@ -113,18 +113,6 @@ int ndem_store_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
-
 static job_state *state_of(ndem_store *s, const char *id)
 {
     for (job_state *j = s->jobs; j; j = j->next)
@@ -146,7 +134,7 @@ static int do_frame(ndem_store *s, task *t, char *why, size_t why_len)
     char path[1200], name[64];
     snprintf(name, sizeof name, "frames/%06ld.ndf", t->index);
     ndem_store_path(s, t->id, name, path, sizeof path);
-    size_t size = ndem_frame_bin_size(t->frame.count, NDEM_FRAME_ALL);
+    size_t size = ndem_frame_bin_size(&t->frame, NDEM_FRAME_ALL);
     void *buf = malloc(size);
     int rc = -1;
     errno = ENOMEM;
@@ -414,7 +402,7 @@ void ndem_store_frame(ndem_store *s, const char *id, long index, ndem_frame *fra
     t->frame = *frame;
     t->cost = (size_t)frame->count * 128 + 256;
     memset(frame, 0, sizeof *frame);
-    enqueue(s, t, ndem_frame_bin_size(t->frame.count, NDEM_FRAME_ALL));
+    enqueue(s, t, ndem_frame_bin_size(&t->frame, NDEM_FRAME_ALL));
 }
 
 void ndem_store_contacts(ndem_store *s, const char *id, long index, void *buf, size_t len)
@@ -591,47 +579,16 @@ char *ndem_store_read_whole(const char *path, size_t *len)
     return buf;
 }
 
-static int get_f32s(const unsigned char **p, const unsigned char *end, double **out, long n)
+FILE *ndem_store_open_file(ndem_store *s, const char *id, const char *name)
 {
-    if ((size_t)(end - *p) < 4u * (size_t)n) return -1;
-    *out = malloc((size_t)(n > 0 ? n : 1) * sizeof **out);
-    if (!*out) return -1;
-    for (long i = 0; i < n; i++, *p += 4) {
-        uint32_t u = get32(*p);
-        float f;
-        memcpy(&f, &u, 4);
-        (*out)[i] = f;
-    }
-    return 0;
+    char path[1200];
+    ndem_store_path(s, id, name, path, sizeof path);
+    return fopen(path, "rb");
 }
 
 int ndem_store_decode_frame(const void *buf, size_t len, ndem_frame *f, long *index)
 {
-    const unsigned char *p = buf, *end = p + len;
-    memset(f, 0, sizeof *f);
-    if (len < NDEM_FRAME_HEADER || memcmp(p, NDEM_FRAME_MAGIC, 4) ||
-        get32(p + 4) != NDEM_FRAME_HEADER)
-        return -1;
-    *index = get32(p + 8);
-    long n = get32(p + 12);
-    f->count = n;
-    f->step = (long)get64(p + 16);
-    uint64_t t = get64(p + 24);
-    memcpy(&f->time, &t, 8);
-    uint32_t fields = get32(p + 32);
-    double *scalar = NULL;
-    p += NDEM_FRAME_HEADER;
-    int rc = 0;
-    if (fields & NDEM_FRAME_POSITIONS) rc |= get_f32s(&p, end, &f->positions, 3 * n);
-    if (!rc && (fields & NDEM_FRAME_RADII)) rc |= get_f32s(&p, end, &f->radii, n);
-    if (!rc && (fields & NDEM_FRAME_SCALAR)) rc |= get_f32s(&p, end, &scalar, n);
-    if (!rc && (fields & NDEM_FRAME_VELOCITIES)) rc |= get_f32s(&p, end, &f->velocities, 3 * n);
-    if (!rc && (fields & NDEM_FRAME_ANGULAR))
-        rc |= get_f32s(&p, end, &f->angular_velocities, 3 * n);
-    free(scalar);
-    if (!rc && (!f->positions || !f->radii || !f->velocities || !f->angular_velocities)) rc = -1;
-    if (rc) ndem_frame_free(f);
-    return rc;
+    return ndem_frame_bin_decode(buf, len, f, index);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

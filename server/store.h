@@ -6,6 +6,7 @@
 #include "ndem.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 typedef struct ndem_store ndem_store;
@@ -73,6 +74,9 @@ int ndem_store_read_contacts(ndem_store *s, const char *id, long index, void **b
  * when all do. -1 when there is no file. */
 int ndem_store_read_series(ndem_store *s, const char *id, char **text, size_t *len,
                            long *damaged_row);
+/* One of a job's files (e.g. "series.csv") opened for reading; NULL when
+ * it is not there. */
+FILE *ndem_store_open_file(ndem_store *s, const char *id, const char *name);
 /* Decodes an NDF1 buffer into a frame (ndem_frame_free). */
 int ndem_store_decode_frame(const void *buf, size_t len, ndem_frame *f, long *index);
 /* Removes DATA/jobs/<id> and everything in it. */

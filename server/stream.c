@@ -163,7 +163,7 @@ static void publish(ndem_stream *s, const char *id, blob *b, msg_kind kind)
 
 void ndem_stream_frame(ndem_stream *s, const char *id, const ndem_frame *f, long index)
 {
-    size_t n = ndem_frame_bin_size(f->count, NDEM_FRAME_STREAM);
+    size_t n = ndem_frame_bin_size(f, NDEM_FRAME_STREAM);
     blob *b = blob_new(n, 1);
     if (!b) return;
     ndem_frame_bin_encode(f, index, NDEM_FRAME_STREAM, b->data + LWS_PRE);

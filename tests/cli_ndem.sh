@@ -65,7 +65,7 @@ JSON
 "$bin" run "$tmp/drop.json" --out "$tmp/out" --threads 2 > "$tmp/stdout" 2> "$tmp/stderr"
 check "run exits 0" test $? -eq 0
 for f in series.csv final.json summary.json job.json frames/index.csv frames/000000.ndf \
-         frames/000000.vtp; do
+         paraview/frames.pvd paraview/particles_000000.vtp; do
   check "run wrote $f" test -s "$tmp/out/$f"
 done
 check "series has the contract's columns" grep -q \
@@ -77,10 +77,10 @@ check "summary has 9 particles" grep -q '"particles":[[:space:]]*9' "$tmp/out/su
 check "summary printed on stdout" grep -q '"wall_seconds"' "$tmp/stdout"
 check "final frame holds 9 radii" grep -q '"particles":[[:space:]]*9' "$tmp/out/final.json"
 check "plain progress lines off a terminal" grep -q "^progress 100.0% step=200/200" "$tmp/stderr"
-# frame header: magic NDF1, 9 particles, all five fields
+# frame header: magic NDF1, 9 particles, all seven fields (12 words a particle, the plane's pose)
 check "frame magic" test "$(head -c 4 "$tmp/out/frames/000004.ndf")" = NDF1
 size=$(stat -c %s "$tmp/out/frames/000004.ndf")
-check "frame size 48 + 4*11*9 bytes" test "$size" -eq $((48 + 4 * 11 * 9))
+check "frame size 48 + 4*12*9 + 8 + 64 bytes" test "$size" -eq $((48 + 4 * 12 * 9 + 8 + 64))
 # checksums (docs/frames.md, docs/cli.md): the CRC flag of every stored frame, a CRC column
 check "frame carries its CRC flag" test "$(od -An -tu4 -j44 -N4 "$tmp/out/frames/000004.ndf" | tr -d ' ')" -eq 1
 check "frame CRC is set" test "$(od -An -tu4 -j40 -N4 "$tmp/out/frames/000004.ndf" | tr -d ' ')" -ne 0
@@ -254,7 +254,7 @@ check "last series row is the last step" grep -q "^${steps:-x}," "$tmp/int/serie
 frames=$(($(wc -l < "$tmp/int/frames/index.csv") - 1))
 check "summary counts the frames listed" grep -q "\"frames\":[[:space:]]*$frames," "$tmp/int/summary.json"
 check "every listed frame is whole" test "$(stat -c %s "$tmp/int/frames/$(printf %06d $((frames - 1))).ndf")" \
-  -eq $((48 + 4 * 11 * 1000))
+  -eq $((48 + 4 * 12 * 1000 + 8 + 64))
 check "final.json is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/int/final.json"
 stop_run TERM "$tmp/term"
 check "SIGTERM exits 143" test $? -eq 143

@@ -96,6 +96,19 @@ START_TEST(job_runs_and_serves_frames_and_series)
     ck_assert_int_eq((long)td_num(f0, "particles"), 3);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(f0, "positions")), 9);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(f0, "velocities")), 9);
+    /* every particle of td_job_doc is of its only material; the plane stays put */
+    const cJSON *mats = cJSON_GetObjectItem(f0, "materials");
+    ck_assert_int_eq(cJSON_GetArraySize(mats), 3);
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(cJSON_GetArrayItem(mats, i)->valueint, 0);
+    const cJSON *geo = cJSON_GetArrayItem(cJSON_GetObjectItem(f0, "geometry"), 0);
+    ck_assert_int_eq((long)td_num(geo, "index"), 0);
+    const double plane[7] = {0, 0, 0, 1, 0, 0, 0};
+    for (int k = 0; k < 7; k++)
+        ck_assert_double_eq(
+            cJSON_GetArrayItem(cJSON_GetObjectItem(geo, k < 3 ? "position" : "orientation"),
+                               k < 3 ? k : k - 3)
+                ->valuedouble,
+            plane[k]);
     cJSON_Delete(f0);
     snprintf(path, sizeof path, "/api/v1/jobs/%s/frames/latest", id);
     cJSON *fl = td_get_json(&api, path, 200);
@@ -104,7 +117,8 @@ START_TEST(job_runs_and_serves_frames_and_series)
     r = td_http(&api, "GET", path, NULL, NULL, 0, "application/octet-stream");
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.type, "application/octet-stream");
-    ck_assert_uint_eq(r.len, 48 + 44 * (size_t)particles); /* every field, float32 */
+    /* every field: 12 words a particle, then the plane's pose */
+    ck_assert_uint_eq(r.len, 48 + 48 * (size_t)particles + 8 + 64);
     ck_assert(!memcmp(r.body, "NDF1", 4));
     td_resp_free(&r);
     snprintf(path, sizeof path, "/api/v1/jobs/%s/frames/5", id);
@@ -355,6 +369,7 @@ START_TEST(service_routes)
                           "/api/v1/jobs/{id}/frames",
                           "/api/v1/jobs/{id}/frames/{n}",
                           "/api/v1/jobs/{id}/series",
+                          "/api/v1/jobs/{id}/archive",
                           "/api/v1/sweeps",
                           "/api/v1/sweeps/{id}",
                           "/api/v1/sweeps/{id}/cancel",

@@ -176,6 +176,7 @@ static const route_case routes[] = {
     {"GET", "/api/v1/jobs/{id}/frames", "token", R_JOB, 0, 200, NULL},
     {"GET", "/api/v1/jobs/{id}/frames/{n}", "token", R_JOB, 0, 200, NULL},
     {"GET", "/api/v1/jobs/{id}/frames/{n}/contacts", "token", R_JOB, 0, 200, NULL},
+    {"GET", "/api/v1/jobs/{id}/archive", "token", R_JOB, 0, 200, NULL},
     {"GET", "/api/v1/jobs/{id}/series", "token", R_JOB, 0, 200, NULL},
     {"POST", "/api/v1/sweeps", "token", R_NONE, 0, 201, "sweep"},
     {"GET", "/api/v1/sweeps", "token", R_NONE, 0, 200, NULL},

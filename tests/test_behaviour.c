@@ -560,19 +560,23 @@ START_TEST(frame_files_read_back)
         memcpy(&time, b + 24, 8);
         ck_assert_int_eq(step, 5 * frame);
         ck_assert_double_eq_tol(time, t, 1e-12);
-        ck_assert_uint_eq(u32_at(b, 32), 31); /* every field */
-        ck_assert_uint_eq(u32_at(b, 36), 1);  /* scalar: speed */
+        ck_assert_uint_eq(u32_at(b, 32), 127); /* every field */
+        ck_assert_uint_eq(u32_at(b, 36), 1);   /* scalar: speed */
         /* CRC-32C of the whole record with this field as 0, and the flag
          * saying it is set (docs/frames.md) */
         ck_assert_uint_eq(u32_at(b, 44), 1);
         uint32_t crc = u32_at(b, 40);
         memset(b + 40, 0, 4);
         ck_assert_uint_eq(ndem_crc32c(0, b, len), crc);
-        ck_assert_uint_eq(len, hs + 4 * (size_t)(3 * n + n + n + 3 * n + 3 * n));
-        /* arrays, in field order: positions, radii, speed, velocities, spin */
+        /* and the geometry section: its count (0: no geometry) and a 0 */
+        ck_assert_uint_eq(len, hs + 4 * (size_t)(3 * n + n + n + 3 * n + 3 * n + n) + 8);
+        /* arrays, in field order: positions, radii, speed, velocities, spin,
+         * materials (the list's, the first: 0) */
         size_t o_pos = hs, o_rad = o_pos + 12 * n, o_spd = o_rad + 4 * n, o_vel = o_spd + 4 * n,
-               o_ang = o_vel + 12 * n;
-        snprintf(path, sizeof path, "%s/out/frames/%06d.vtp", dir, frame);
+               o_ang = o_vel + 12 * n, o_mat = o_ang + 12 * n;
+        for (long i = 0; i < n; i++) ck_assert_uint_eq(u32_at(b, o_mat + 4 * i), 0);
+        ck_assert_uint_eq(u32_at(b, o_mat + 4 * n), 0);
+        snprintf(path, sizeof path, "%s/out/paraview/particles_%06d.vtp", dir, frame);
         char *vtp = ndem_read_file(path, &len);
         ck_assert_msg(vtp != NULL, "cannot read %s", path);
         char np[64];

@@ -137,6 +137,53 @@ START_TEST(keyframes_reach_each_pose_and_interpolate)
 }
 END_TEST
 
+/* Frames (what ndem run, ndemd and the stream write) carry every
+ * geometry's pose: a keyframed box's is the keyframes' interpolation at the
+ * frame's time, the static plane's its point and no turn; and each
+ * particle's material is its generator's (ore 0, steel 1, in the order
+ * TEST_MATERIALS lists them). */
+START_TEST(frames_carry_keyframed_poses_and_materials)
+{
+    const double h = 1.0 / 1024, c45 = sqrt(0.5);
+    const double p0[3] = {1, 0, 0}, p1[3] = {1.5, 0.25, -0.5};
+    const double q0[4] = {1, 0, 0, 0}, q1[4] = {c45, 0, 0, c45};
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"geometry\": [{\"type\": \"plane\", \"point\": [0, 0, "
+        "-1], \"normal\": [0, 0, 1]}, {\"type\": \"box\", \"min\": [0.9, -0.2, -0.3], \"max\": "
+        "[1.1, 0.2, 0.3], \"motion\": {\"keyframes\": ["
+        "{\"time\": 0, \"position\": [1, 0, 0], \"orientation\": [1, 0, 0, 0]},"
+        "{\"time\": 0.25, \"position\": [1.5, 0.25, -0.5], \"orientation\": [%.17g, 0, 0, "
+        "%.17g]}]}}], \"particles\": [{\"type\": \"list\", \"spheres\": [[-1, 0, 0, 0.01], [-1, "
+        "0.1, 0, 0.01]], \"material\": \"steel\"}, {\"type\": \"list\", \"spheres\": [[-1, 0.2, 0, "
+        "0.01]], \"material\": \"ore\"}]},"
+        "\"solver\": {\"time_step\": %.17g, \"duration\": 0.5}}",
+        c45, c45, h);
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i <= 320; i++) {
+        if (i > 0) test_step(sim);
+        if (i % 40) continue;
+        ndem_frame f;
+        ck_assert_int_eq(ndem_sim_copy_motion(sim, &f), 0);
+        double t = f.time, s = fmin(t / 0.25, 1.0), ep[3], eq[4], dot = 0;
+        for (int k = 0; k < 3; k++) ep[k] = p0[k] + s * (p1[k] - p0[k]);
+        slerp(q0, q1, s, eq);
+        ck_assert_int_eq(f.geometry_count, 2);
+        const double *plane = f.geometry_poses, *box = f.geometry_poses + 7;
+        const double still[7] = {0, 0, -1, 1, 0, 0, 0};
+        for (int k = 0; k < 7; k++) ck_assert_double_eq(plane[k], still[k]);
+        for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(box[k], ep[k], 1e-14);
+        for (int k = 0; k < 4; k++) dot += box[3 + k] * eq[k];
+        ck_assert_msg(fabs(dot) > 1 - 1e-13, "t = %g: orientation off the slerp", t);
+        ck_assert_int_eq(f.count, 3);
+        const int want[3] = {1, 1, 0};
+        for (int k = 0; k < 3; k++) ck_assert_int_eq(f.materials[k], want[k]);
+        ndem_frame_free(&f);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* ---- turned shapes collide as turned shapes ---- */
 
 /* A cube container turned 45 degrees about x: its bottom is the edge of two
@@ -571,6 +618,7 @@ static Suite *motion_suite(void)
     Suite *s = suite_create("motion");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, keyframes_reach_each_pose_and_interpolate);
+    tcase_add_test(tc, frames_carry_keyframed_poses_and_materials);
     tcase_add_test(tc, sphere_rests_in_the_v_of_a_turned_box);
     tcase_add_test(tc, sphere_lands_on_a_box_turned_90_degrees);
     tcase_add_test(tc, sphere_rolls_down_a_turned_plane);

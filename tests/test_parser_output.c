@@ -61,7 +61,13 @@ START_TEST(frame_json)
     f.radii = rad;
     f.velocities = vel;
     f.angular_velocities = ang;
-    char *text = ndem_frame_to_json(&f, 7);
+    int mat[2] = {3, 0};
+    double poses[14] = {0.5, -1, 1.0 / 3.0, 1, 0, 0, 0, 0, 0, 0.1, 0.6, 0, 0.8, 0};
+    const char *gnames[2] = {"", "lid"};
+    f.materials = mat;
+    f.geometry_poses = poses;
+    f.geometry_count = 2;
+    char *text = ndem_frame_to_json(&f, 7, gnames);
     ck_assert_ptr_nonnull(text);
     cJSON *doc = cJSON_Parse(text);
     if (!doc) fprintf(stderr, "%s\n", text);
@@ -88,14 +94,33 @@ START_TEST(frame_json)
             }
         }
     }
+    /* materials as integers; the poses exact, a name only where given */
+    const cJSON *m = cJSON_GetObjectItem(doc, "materials");
+    ck_assert_int_eq(cJSON_GetArraySize(m), 2);
+    ck_assert_int_eq(cJSON_GetArrayItem(m, 0)->valueint, 3);
+    ck_assert_int_eq(cJSON_GetArrayItem(m, 1)->valueint, 0);
+    const cJSON *geo = cJSON_GetObjectItem(doc, "geometry");
+    ck_assert_int_eq(cJSON_GetArraySize(geo), 2);
+    for (int g = 0; g < 2; g++) {
+        const cJSON *e = cJSON_GetArrayItem(geo, g);
+        ck_assert_int_eq(cJSON_GetObjectItem(e, "index")->valueint, g);
+        ck_assert_int_eq(cJSON_HasObjectItem(e, "name"), g == 1);
+        const cJSON *p = cJSON_GetObjectItem(e, "position"),
+                    *q = cJSON_GetObjectItem(e, "orientation");
+        for (int k = 0; k < 3; k++)
+            ck_assert_double_eq(cJSON_GetArrayItem(p, k)->valuedouble, poses[7 * g + k]);
+        for (int k = 0; k < 4; k++)
+            ck_assert_double_eq(cJSON_GetArrayItem(q, k)->valuedouble, poses[7 * g + 3 + k]);
+    }
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(geo, 1), "name")->valuestring, "lid");
     cJSON_Delete(doc);
     free(text);
     /* an empty frame */
     memset(&f, 0, sizeof f);
-    text = ndem_frame_to_json(&f, 0);
+    text = ndem_frame_to_json(&f, 0, NULL);
     ck_assert_str_eq(text, "{\"index\": 0, \"step\": 0, \"time\": 0, \"particles\": 0, "
                            "\"positions\": [], \"radii\": [], \"velocities\": [], "
-                           "\"angular_velocities\": []}");
+                           "\"angular_velocities\": [], \"materials\": [], \"geometry\": []}");
     free(text);
 }
 END_TEST

@@ -126,7 +126,7 @@ START_TEST(frame_motion_round_trip_is_exact)
     for (int i = 0; i < 6; i++) pos[i] = v[i], vel[i] = v[9 - i], ang[i] = v[(i + 3) % 10];
     rad[0] = v[6], rad[1] = v[7];
     f.positions = pos, f.radii = rad, f.velocities = vel, f.angular_velocities = ang;
-    size_t len = ndem_frame_motion_size(2);
+    size_t len = ndem_frame_motion_size(&f);
     ck_assert_uint_eq(len, 2 * 10 * sizeof(double));
     unsigned char *buf = malloc(len);
     ndem_frame_motion_encode(&f, buf);
@@ -140,6 +140,27 @@ START_TEST(frame_motion_round_trip_is_exact)
     ndem_frame h = {.count = 3};
     ck_assert_int_eq(ndem_frame_motion_decode(buf, len, &h), -1);
     ck_assert_ptr_null(h.positions);
+    free(buf);
+    /* with materials and two geometry poses: they come back too, after
+     * 4 + 4 n + 56 g more bytes; a tail that does not fit is refused */
+    int mat[2] = {1, 0};
+    double poses[14];
+    for (int i = 0; i < 14; i++) poses[i] = v[i % 10] * (i + 1);
+    f.materials = mat, f.geometry_poses = poses, f.geometry_count = 2;
+    len = ndem_frame_motion_size(&f);
+    ck_assert_uint_eq(len, 2 * 10 * sizeof(double) + 4 + 2 * 4 + 2 * 56);
+    buf = malloc(len);
+    ndem_frame_motion_encode(&f, buf);
+    ndem_frame k = {.count = 2};
+    ck_assert_int_eq(ndem_frame_motion_decode(buf, len, &k), 0);
+    ck_assert_int_eq(k.geometry_count, 2);
+    ck_assert_mem_eq(k.materials, mat, sizeof mat);
+    ck_assert_mem_eq(k.geometry_poses, poses, sizeof poses);
+    ck_assert_mem_eq(k.velocities, vel, sizeof vel);
+    ndem_frame_free(&k);
+    ndem_frame m = {.count = 2};
+    ck_assert_int_eq(ndem_frame_motion_decode(buf, len - 8, &m), -1);
+    ck_assert_ptr_null(m.materials);
     free(buf);
 }
 END_TEST

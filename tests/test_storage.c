@@ -65,7 +65,7 @@ START_TEST(frame_records_refuse_damage)
            w[6] = {0};
     ndem_frame f = {.count = 2, .step = 7, .time = 0.07};
     f.positions = pos, f.radii = r, f.velocities = v, f.angular_velocities = w;
-    size_t size = ndem_frame_bin_size(2, NDEM_FRAME_ALL);
+    size_t size = ndem_frame_bin_size(&f, NDEM_FRAME_ALL);
     unsigned char *buf = malloc(size);
     ck_assert_uint_eq(ndem_frame_bin_encode(&f, 3, NDEM_FRAME_ALL, buf), size);
     char why[160];
@@ -83,6 +83,62 @@ START_TEST(frame_records_refuse_damage)
     /* a record of an older writer (no CRC flag) is still read */
     memset(buf + 40, 0, 8);
     ck_assert_int_eq(ndem_frame_bin_check(buf, size, why, sizeof why), 0);
+    free(buf);
+}
+END_TEST
+
+/* Materials (bit 5) and geometry poses (bit 6) after the old arrays: the
+ * lengths docs/frames.md gives, exact doubles for the poses, and records
+ * of older writers (fields 31) still decode, without them. */
+START_TEST(frame_records_carry_materials_and_poses)
+{
+    double pos[6] = {0, 0, 1, 0.5, 0.25, 2}, r[2] = {0.1, 0.2}, v[6] = {1, 2, 3, 4, 5, 6},
+           w[6] = {0};
+    double poses[14] = {0.1, 0.2, 1.0 / 3.0, 1, 0, 0, 0, -1e-300, 2, 3, 0.6, 0.8, 0, 0};
+    int mat[2] = {2, 0};
+    ndem_frame f = {.count = 2, .step = 7, .time = 0.07};
+    f.positions = pos, f.radii = r, f.velocities = v, f.angular_velocities = w;
+    f.materials = mat, f.geometry_poses = poses, f.geometry_count = 2;
+    size_t size = ndem_frame_bin_size(&f, NDEM_FRAME_ALL);
+    ck_assert_uint_eq(size, 48 + 2 * 4 * (3 + 1 + 1 + 3 + 3 + 1) + 8 + 2 * 64);
+    unsigned char *buf = malloc(size);
+    ck_assert_uint_eq(ndem_frame_bin_encode(&f, 3, NDEM_FRAME_ALL, buf), size);
+    ndem_frame_bin_seal(buf, size);
+    char why[160];
+    ck_assert_int_eq(ndem_frame_bin_check(buf, size, why, sizeof why), 0);
+    uint32_t fields;
+    memcpy(&fields, buf + 32, 4);
+    ck_assert_uint_eq(fields, 127);
+    ndem_frame g;
+    long index;
+    ck_assert_int_eq(ndem_frame_bin_decode(buf, size, &g, &index), 0);
+    ck_assert_int_eq(index, 3);
+    ck_assert_int_eq(g.geometry_count, 2);
+    ck_assert_mem_eq(g.geometry_poses, poses, sizeof poses);
+    ck_assert_int_eq(g.materials[0], 2);
+    ck_assert_int_eq(g.materials[1], 0);
+    ck_assert_double_eq(g.positions[5], 2);
+    ndem_frame_free(&g);
+    /* a record cut inside the pose section, or with a pose count too large */
+    ck_assert_int_eq(ndem_frame_bin_check(buf, size - 64, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "truncated") != NULL, "%s", why);
+    ck_assert_int_eq(ndem_frame_bin_check(buf, 48 + 2 * 4 * 12 + 4, why, sizeof why), -1);
+    buf[48 + 2 * 4 * 12] = 3;
+    ck_assert_int_eq(ndem_frame_bin_check(buf, size, why, sizeof why), -1);
+    free(buf);
+    /* an older writer's record: fields 31, no CRC; no materials, no poses */
+    f.materials = NULL, f.geometry_poses = NULL;
+    size = ndem_frame_bin_size(&f, NDEM_FRAME_ALL);
+    ck_assert_uint_eq(size, 48 + 2 * 4 * 11);
+    buf = malloc(size);
+    ndem_frame_bin_encode(&f, 4, NDEM_FRAME_ALL, buf);
+    memcpy(&fields, buf + 32, 4);
+    ck_assert_uint_eq(fields, 31);
+    ck_assert_int_eq(ndem_frame_bin_decode(buf, size, &g, &index), 0);
+    ck_assert_ptr_null(g.materials);
+    ck_assert_ptr_null(g.geometry_poses);
+    ck_assert_double_eq(g.velocities[3], 4);
+    ndem_frame_free(&g);
     free(buf);
 }
 END_TEST
@@ -155,15 +211,16 @@ END_TEST
 START_TEST(output_estimate_from_the_document)
 {
     /* 3 listed spheres, 1 s at 1 ms, a frame every 10 ms: 101 frames of 3
-     * particles (48 + 3 * 44 bytes each), 1000 series rows */
+     * particles (48 + 8 + 3 * 48 bytes each: the header, an empty pose
+     * section, 12 float32 a particle), 1000 series rows */
     ndem_job *job = test_job(
         "{\"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, "
         "\"young_modulus\": 1e7}], \"particles\": [{\"type\": \"list\", \"spheres\": "
         "[[0, 0, 0.0099, 0.01], [0.03, 0, 0.0099, 0.01], [0, 0.03, 0.08, 0.01]]}]}, "
         "\"solver\": {\"time_step\": 0.001, \"duration\": 1}, \"output\": {\"frame_interval\": "
         "0.01}}");
-    double want =
-        101.0 * (48 + 3 * 44) + 1000.0 * NDEM_SERIES_ROW_BYTES + (double)strlen(ndem_series_header);
+    double want = 101.0 * (48 + 8 + 3 * 48) + 1000.0 * NDEM_SERIES_ROW_BYTES +
+                  (double)strlen(ndem_series_header);
     ck_assert_double_eq(ndem_job_output_estimate(job), want);
     ndem_job_destroy(job);
 }
@@ -244,14 +301,15 @@ START_TEST(budget_is_checked_at_submission)
     td_daemon d;
     td_start(&d, "--max-output", "500000", (char *)NULL);
     /* td_job_doc: 3 listed + an emitter of at most 2 = 5 particles; 10 s at
-     * 5 ms = 2000 steps; a frame every 5 ms = 2001 frames of 48 + 5 * 44 */
+     * 5 ms = 2000 steps; a frame every 5 ms = 2001 frames of 48 + 5 * 48
+     * and the plane's pose (8 + 64) */
     char *doc = td_job_doc("big", 10, 0.005);
     td_resp r = td_post_job(&d, doc);
     ck_assert_int_eq(r.status, 422);
     cJSON *p = cJSON_Parse(r.body);
     const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "errors"), 0);
     ck_assert_str_eq(td_str(e, "pointer"), "/output/frame_interval");
-    double want = 2001.0 * (48 + 5 * 44) + 2000.0 * NDEM_SERIES_ROW_BYTES +
+    double want = 2001.0 * (48 + 8 + 64 + 5 * 48) + 2000.0 * NDEM_SERIES_ROW_BYTES +
                   (double)strlen(ndem_series_header);
     char num[64];
     snprintf(num, sizeof num, "about %.0f bytes", want);
@@ -602,6 +660,7 @@ static Suite *storage_suite(void)
     TCase *tc = tcase_create("units");
     tcase_add_test(tc, crc32c_matches_its_check_value);
     tcase_add_test(tc, frame_records_refuse_damage);
+    tcase_add_test(tc, frame_records_carry_materials_and_poses);
     tcase_add_test(tc, series_rows_carry_their_crc);
     tcase_add_test(tc, damaged_checkpoint_is_refused_as_damaged);
     tcase_add_test(tc, output_estimate_from_the_document);

@@ -139,15 +139,21 @@ static uint32_t u32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* A binary stream frame: NDF1, 48-byte header, positions + radii + scalar. */
+/* A binary stream frame: NDF1, 48-byte header, positions + radii + scalar +
+ * materials, then the geometry poses: their count and 64 bytes each (the
+ * jobs it is used on have one geometry and one material). */
 static long check_frame(const ws_msg *m)
 {
     ck_assert(m->len >= 48);
     ck_assert(!memcmp(m->data, "NDF1", 4));
     ck_assert_uint_eq(u32(m->data + 4), 48);
     uint32_t n = u32(m->data + 12);
-    ck_assert_uint_eq(u32(m->data + 32), 7); /* positions | radii | scalar */
-    ck_assert_uint_eq(m->len, 48 + 20 * (size_t)n);
+    ck_assert_uint_eq(u32(m->data + 32), 1 | 2 | 4 | 32 | 64);
+    ck_assert(m->len >= 48 + 24 * (size_t)n + 8);
+    ck_assert_uint_eq(u32(m->data + 48 + 24 * (size_t)n), 1); /* one geometry */
+    ck_assert_uint_eq(m->len, 48 + 24 * (size_t)n + 8 + 64);
+    for (uint32_t i = 0; i < n; i++) /* the only material */
+        ck_assert_uint_eq(u32(m->data + 48 + 20 * (size_t)n + 4 * i), 0);
     return (long)u32(m->data + 8);
 }
 
@@ -436,7 +442,7 @@ START_TEST(stuck_client_neither_slows_nor_grows)
     fprintf(stderr, "stuck clients: at most %ld bytes pending; job %.2f s alone, %.2f s watched\n",
             max_pending, wall_of(&sd, alone), wall_of(&sd, watched));
     /* per client at most one frame and a few small text messages wait */
-    ck_assert_int_le(max_pending, 3 * (48 + 20 * 610 + 4096));
+    ck_assert_int_le(max_pending, 3 * (48 + 24 * 610 + 8 + 64 + 4096));
     double a = wall_of(&sd, alone), w = wall_of(&sd, watched);
     /* a worker that waited on a socket would hang, not run a little slower:
      * the bound is loose because the machine may be busy */

@@ -488,6 +488,14 @@ START_TEST(frame_exports_read_back_as_the_json_frame)
         for (long k = 0; k < arrays[i].comps * n; k++)
             ck_assert(a[k] == cJSON_GetArrayItem(arrays[i].json, (int)k)->valuedouble);
     }
+    /* materials: the JSON frame's, every particle of the document's one material */
+    const cJSON *mat = cJSON_GetObjectItem(f, "materials");
+    ck_assert_int_eq(cJSON_GetArraySize(mat), n);
+    ck_assert_int_eq(vtp_array(r.body, "material", a, (int)n + 1), n);
+    for (long k = 0; k < n; k++) {
+        ck_assert(a[k] == 0);
+        ck_assert_int_eq(cJSON_GetArrayItem(mat, (int)k)->valueint, 0);
+    }
     ck_assert_int_eq(vtp_array(r.body, "id", a, (int)n + 1), n);
     ck_assert(a[n - 1] == (double)(n - 1));
     ck_assert_int_eq(vtp_array(r.body, "offsets", a, (int)n + 1), n);
@@ -501,7 +509,7 @@ START_TEST(frame_exports_read_back_as_the_json_frame)
     r = td_http(&sd, "GET", path, NULL, NULL, 0, NULL);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.type, "text/csv");
-    ck_assert(!strncmp(r.body, "id,x,y,z,radius,vx,vy,vz,wx,wy,wz\n", 34));
+    ck_assert(!strncmp(r.body, "id,x,y,z,radius,vx,vy,vz,wx,wy,wz,material\n", 43));
     const char *line = strchr(r.body, '\n') + 1;
     long rows = 0;
     for (; *line; rows++) {
@@ -518,6 +526,8 @@ START_TEST(frame_exports_read_back_as_the_json_frame)
             ck_assert(v[7 + c] == cJSON_GetArrayItem(ang, (int)(3 * rows + c))->valuedouble);
         }
         ck_assert(v[3] == cJSON_GetArrayItem(rad, (int)rows)->valuedouble);
+        ck_assert_int_eq(*p, ',');
+        ck_assert_int_eq(strtol(p + 1, &p, 10), 0); /* the material */
         ck_assert_int_eq(*p, '\n');
         line = p + 1;
     }
@@ -529,7 +539,7 @@ START_TEST(frame_exports_read_back_as_the_json_frame)
     r = td_http(&sd, "GET", path, NULL, NULL, 0, NULL);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.type, "application/octet-stream");
-    ck_assert_uint_eq(r.len, 48 + 44 * (size_t)n);
+    ck_assert_uint_eq(r.len, 48 + 48 * (size_t)n + 8 + 64); /* 12 words each, the plane's pose */
     ck_assert(!memcmp(r.body, "NDF1", 4));
     for (long k = 0; k < 3 * n; k++) {
         float x;

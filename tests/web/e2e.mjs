@@ -13,6 +13,7 @@ import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { archiveSteps, poseSteps } from './e2e_frames.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(join(root, 'web', 'package.json'));
@@ -115,6 +116,7 @@ const detailText = async (sel) => (await page.locator(sel).textContent()).trim()
 const visibleDownloads = () => page.evaluate(() => [...document.querySelectorAll('.downloads button')].filter((b) => !b.hidden).map((b) => b.id).sort());
 const jobIdByName = (name) => page.evaluate((n) => document.querySelector(`#jobs-body tr.job[data-name="${n}"]`)?.dataset.id, name);
 const shot = (name, target = page) => target.screenshot({ path: join(OUT, name) });
+const ctx = () => ({ page, step, BASE, OUT, shot }); // for the steps of e2e_frames.mjs
 const text = (sel) => page.locator(sel).textContent();
 
 try {
@@ -130,122 +132,122 @@ try {
     if (route.request().method() !== 'GET') return route.continue();
     let res, body;
     try {
-      res = await route.fetch();
-      body = await res.json();
-    } catch { // ndemd is stopped (on purpose, below): the page must see the failure
-      return route.abort('connectionrefused').catch(() => {});
-    }
-    for (const j of body.jobs || []) if (delete j.job) stripped++;
-    return route.fulfill({ response: res, json: body }).catch(() => {});
-  });
-  page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('dialog', (d) => { dialogs.push(d.message()); return answer === 'accept' ? d.accept() : d.dismiss(); });
-  page.setDefaultTimeout(20000);
+        res = await route.fetch();
+        body = await res.json();
+      } catch { // ndemd is stopped (on purpose, below): the page must see the failure
+        return route.abort('connectionrefused').catch(() => {});
+      }
+      for (const j of body.jobs || []) if (delete j.job) stripped++;
+      return route.fulfill({ response: res, json: body }).catch(() => {});
+    });
+    page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('dialog', (d) => { dialogs.push(d.message()); return answer === 'accept' ? d.accept() : d.dismiss(); });
+    page.setDefaultTimeout(20000);
 
-  await step('page loads and says it is connected', async () => {
-    await page.goto(BASE + '/');
-    await page.waitForFunction(() => document.getElementById('conn').textContent === 'connected');
-    return /^ndem/.test(await page.title());
-  });
-  const renderer = await page.evaluate(async () => { await window.ndem.viewerReady; return document.getElementById('viewer').dataset.renderer; });
-  check(`3D view starts (renderer: ${renderer})`, renderer === 'webgl', 'WebGL 2 unavailable: the 2D fallback draws instead');
+    await step('page loads and says it is connected', async () => {
+      await page.goto(BASE + '/');
+      await page.waitForFunction(() => document.getElementById('conn').textContent === 'connected');
+      return /^ndem/.test(await page.title());
+    });
+    const renderer = await page.evaluate(async () => { await window.ndem.viewerReady; return document.getElementById('viewer').dataset.renderer; });
+    check(`3D view starts (renderer: ${renderer})`, renderer === 'webgl', 'WebGL 2 unavailable: the 2D fallback draws instead');
 
-  await step('tabs: role=tab with aria-selected and aria-controls, panels role=tabpanel', async () => {
-    const tabs = await page.evaluate(() => [...document.querySelectorAll('.tabs [role=tab]')].map((t) => [t.id, t.getAttribute('aria-selected'),
-      t.getAttribute('aria-controls'), document.getElementById(t.getAttribute('aria-controls'))?.getAttribute('role')]));
-    const want = [['tab-jobs', 'true', 'panel-jobs', 'tabpanel'], ['tab-submit', 'false', 'panel-submit', 'tabpanel'],
-      ['tab-sweeps', 'false', 'panel-sweeps', 'tabpanel']];
-    if (JSON.stringify(tabs) !== JSON.stringify(want)) throw new Error(JSON.stringify(tabs));
-    await page.focus('#tab-jobs');
-    await page.keyboard.press('ArrowRight'); // the arrow keys move between the tabs
-    const now = await page.evaluate(() => [document.activeElement.id, document.getElementById('tab-submit').getAttribute('aria-selected'),
-      document.getElementById('tab-jobs').getAttribute('aria-selected'), document.getElementById('panel-submit').hidden]);
-    if (JSON.stringify(now) !== JSON.stringify(['tab-submit', 'true', 'false', false])) throw new Error(JSON.stringify(now));
-  });
-  await step('the default example is the lightest one (column, 25 particles)', async () => {
-    await page.evaluate(() => window.ndem.examplesReady);
-    const v = await page.inputValue('#example');
-    if (v !== 'column.json') throw new Error(`default example ${v}`);
-    if (!(await page.inputValue('#editor-text')).includes('"column-25"')) throw new Error('the editor does not hold the column example');
-  });
+    await step('tabs: role=tab with aria-selected and aria-controls, panels role=tabpanel', async () => {
+      const tabs = await page.evaluate(() => [...document.querySelectorAll('.tabs [role=tab]')].map((t) => [t.id, t.getAttribute('aria-selected'),
+        t.getAttribute('aria-controls'), document.getElementById(t.getAttribute('aria-controls'))?.getAttribute('role')]));
+      const want = [['tab-jobs', 'true', 'panel-jobs', 'tabpanel'], ['tab-submit', 'false', 'panel-submit', 'tabpanel'],
+        ['tab-sweeps', 'false', 'panel-sweeps', 'tabpanel']];
+      if (JSON.stringify(tabs) !== JSON.stringify(want)) throw new Error(JSON.stringify(tabs));
+      await page.focus('#tab-jobs');
+      await page.keyboard.press('ArrowRight'); // the arrow keys move between the tabs
+      const now = await page.evaluate(() => [document.activeElement.id, document.getElementById('tab-submit').getAttribute('aria-selected'),
+        document.getElementById('tab-jobs').getAttribute('aria-selected'), document.getElementById('panel-submit').hidden]);
+      if (JSON.stringify(now) !== JSON.stringify(['tab-submit', 'true', 'false', false])) throw new Error(JSON.stringify(now));
+    });
+    await step('the default example is the lightest one (column, 25 particles)', async () => {
+      await page.evaluate(() => window.ndem.examplesReady);
+      const v = await page.inputValue('#example');
+      if (v !== 'column.json') throw new Error(`default example ${v}`);
+      if (!(await page.inputValue('#editor-text')).includes('"column-25"')) throw new Error('the editor does not hold the column example');
+    });
 
-  // ---- a valid submission from an example, with the form ----
-  await step('the form fields change only their values in the editor (its formatting stays)', async () => {
-    const before = await page.inputValue('#editor-text');
-    await page.fill('#f-name', 'e2e-column');
-    await page.fill('#f-duration', '2');
-    await page.fill('#f-frame-interval', '0.25');
-    const after = await page.inputValue('#editor-text');
-    const want = before.replace('"name": "column-25"', '"name": "e2e-column"').replace('"duration": 5.0', '"duration": 2')
-      .replace('"frame_interval": 0.5', '"frame_interval": 0.25');
-    if (want === before) throw new Error('the column example changed: fix this test');
-    if (after !== want) {
-      const k = [...after].findIndex((c, i) => c !== want[i]);
-      throw new Error(`the editor text differs at ${k}: '${after.slice(k - 20, k + 20)}' for '${want.slice(k - 20, k + 20)}'`);
-    }
-    await page.fill('#f-iterations', ''); // an emptied field removes its member, nothing else
-    const gone = await page.inputValue('#editor-text');
-    if (gone !== want.replace('\n    "iterations": 50,', '')) throw new Error(`after emptying iterations: ${gone.slice(gone.indexOf('"solver"'), gone.indexOf('"solver"') + 80)}`);
-    await page.fill('#f-iterations', '50');
-    if (!/"warm_start_factor": 0.85,\n {4}"iterations": 50\n/.test(await page.inputValue('#editor-text'))) throw new Error('iterations not added after the last solver member');
-  });
-  await step('submit the column example; the URL becomes the job\'s', async () => {
-    await shot('02-submit-form.png');
-    await page.click('#submit');
-    await page.waitForFunction(() => /Submitted/.test(document.getElementById('submit-result').textContent));
-    await page.waitForFunction(() => /^#\/jobs\/[0-9a-f]+$/.test(location.hash));
-    const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
-    if (hash !== `#/jobs/${id}`) throw new Error(`${hash} for job ${id}`);
-  });
-  await step('the job appears in the list and reaches succeeded', async () => {
-    await page.waitForSelector('#jobs-body tr.job');
-    await page.waitForFunction(() => document.getElementById('d-status').textContent === 'succeeded', null, { timeout: 60000 });
-    await page.waitForFunction(() => document.querySelector('#jobs-body tr.selected .badge')?.textContent === 'succeeded');
-    const row = await text('#jobs-body tr.selected');
-    if (!/e2e-column/.test(row) || !/100%/.test(row) || !/25/.test(row)) throw new Error(`row: ${row}`);
-    if (!/\d\d:\d\d:\d\d/.test(await text('#jobs-body tr.selected .created'))) throw new Error('no creation time');
-    const heads = (await page.locator('table.jobs thead th').allTextContents()).map((t) => t.trim());
-    if (!heads.includes('Created') || !heads.includes('Wall time')) throw new Error(`headers: ${heads.join('|')}`);
-    // the progress text stays on one line: its cell is no taller than the name and id
-    const [pct, cell] = await page.evaluate(() => [document.querySelector('#jobs-body tr.selected .pct').getBoundingClientRect().height,
-      document.querySelector('#jobs-body tr.selected .pct').style.whiteSpace || getComputedStyle(document.querySelector('#jobs-body tr.selected .pct')).whiteSpace]);
-    if (pct > 20 || cell !== 'nowrap') throw new Error(`progress text ${pct} px high, white-space ${cell}`);
-    await shot('01-jobs.png', page.locator('.side'));
-  });
-  await step('keyboard: Tab reaches the job\'s link, Enter opens it at #/jobs/ID', async () => {
-    await page.goto(BASE + '/');
-    await page.waitForSelector('#jobs-body tr.job a.name');
-    if (await page.isVisible('#detail-body')) throw new Error('a job is open without a URL');
-    await page.focus('#search');
-    let tabs = 0;
-    while (!(await page.evaluate(() => document.activeElement.matches('#jobs-body tr.job a.name'))) && tabs < 25) { await page.keyboard.press('Tab'); tabs++; }
-    const name = await page.evaluate(() => document.activeElement.textContent);
-    if (name !== 'e2e-column') throw new Error(`focus on '${name}' after ${tabs} Tab presses`);
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
-    const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
-    if (hash !== `#/jobs/${id}`) throw new Error(`URL ${hash}, job ${id}`);
-    console.log(`     ${tabs} Tab presses from the search box to the job`);
-  });
-  await step('back and forward move between no job and the job', async () => {
-    await page.goBack();
-    await page.waitForFunction(() => document.getElementById('detail-body').hidden && !document.getElementById('detail-empty').hidden);
-    await page.goForward();
-    await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
-  });
-  await step('the job\'s URL opens it in a fresh page; an unknown id says so', async () => {
-    const id = await page.evaluate(() => window.ndem.sel.id);
-    const p2 = await context.newPage();
-    try {
-      await p2.goto(`${BASE}/#/jobs/${id}`);
-      await p2.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && document.getElementById('d-status').textContent === 'succeeded');
-      if (!(await p2.evaluate(() => document.querySelector('#jobs-body tr.selected')?.dataset.id))) throw new Error('its row is not marked');
-      await p2.goto(`${BASE}/#/jobs/0123456789abcdef`);
-      await p2.waitForFunction(() => document.getElementById('detail-empty').dataset.state === 'unknown');
-      const msg = await p2.locator('#detail-empty').textContent();
-      if (!/no job “0123456789abcdef”/.test(msg)) throw new Error(msg);
-      console.log(`     ${msg}`);
+    // ---- a valid submission from an example, with the form ----
+    await step('the form fields change only their values in the editor (its formatting stays)', async () => {
+      const before = await page.inputValue('#editor-text');
+      await page.fill('#f-name', 'e2e-column');
+      await page.fill('#f-duration', '2');
+      await page.fill('#f-frame-interval', '0.25');
+      const after = await page.inputValue('#editor-text');
+      const want = before.replace('"name": "column-25"', '"name": "e2e-column"').replace('"duration": 5.0', '"duration": 2')
+        .replace('"frame_interval": 0.5', '"frame_interval": 0.25');
+      if (want === before) throw new Error('the column example changed: fix this test');
+      if (after !== want) {
+        const k = [...after].findIndex((c, i) => c !== want[i]);
+        throw new Error(`the editor text differs at ${k}: '${after.slice(k - 20, k + 20)}' for '${want.slice(k - 20, k + 20)}'`);
+      }
+      await page.fill('#f-iterations', ''); // an emptied field removes its member, nothing else
+      const gone = await page.inputValue('#editor-text');
+      if (gone !== want.replace('\n    "iterations": 50,', '')) throw new Error(`after emptying iterations: ${gone.slice(gone.indexOf('"solver"'), gone.indexOf('"solver"') + 80)}`);
+      await page.fill('#f-iterations', '50');
+      if (!/"warm_start_factor": 0.85,\n {4}"iterations": 50\n/.test(await page.inputValue('#editor-text'))) throw new Error('iterations not added after the last solver member');
+    });
+    await step('submit the column example; the URL becomes the job\'s', async () => {
+      await shot('02-submit-form.png');
+      await page.click('#submit');
+      await page.waitForFunction(() => /Submitted/.test(document.getElementById('submit-result').textContent));
+      await page.waitForFunction(() => /^#\/jobs\/[0-9a-f]+$/.test(location.hash));
+      const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
+      if (hash !== `#/jobs/${id}`) throw new Error(`${hash} for job ${id}`);
+    });
+    await step('the job appears in the list and reaches succeeded', async () => {
+      await page.waitForSelector('#jobs-body tr.job');
+      await page.waitForFunction(() => document.getElementById('d-status').textContent === 'succeeded', null, { timeout: 60000 });
+      await page.waitForFunction(() => document.querySelector('#jobs-body tr.selected .badge')?.textContent === 'succeeded');
+      const row = await text('#jobs-body tr.selected');
+      if (!/e2e-column/.test(row) || !/100%/.test(row) || !/25/.test(row)) throw new Error(`row: ${row}`);
+      if (!/\d\d:\d\d:\d\d/.test(await text('#jobs-body tr.selected .created'))) throw new Error('no creation time');
+      const heads = (await page.locator('table.jobs thead th').allTextContents()).map((t) => t.trim());
+      if (!heads.includes('Created') || !heads.includes('Wall time')) throw new Error(`headers: ${heads.join('|')}`);
+      // the progress text stays on one line: its cell is no taller than the name and id
+      const [pct, cell] = await page.evaluate(() => [document.querySelector('#jobs-body tr.selected .pct').getBoundingClientRect().height,
+        document.querySelector('#jobs-body tr.selected .pct').style.whiteSpace || getComputedStyle(document.querySelector('#jobs-body tr.selected .pct')).whiteSpace]);
+      if (pct > 20 || cell !== 'nowrap') throw new Error(`progress text ${pct} px high, white-space ${cell}`);
+      await shot('01-jobs.png', page.locator('.side'));
+    });
+    await step('keyboard: Tab reaches the job\'s link, Enter opens it at #/jobs/ID', async () => {
+      await page.goto(BASE + '/');
+      await page.waitForSelector('#jobs-body tr.job a.name');
+      if (await page.isVisible('#detail-body')) throw new Error('a job is open without a URL');
+      await page.focus('#search');
+      let tabs = 0;
+      while (!(await page.evaluate(() => document.activeElement.matches('#jobs-body tr.job a.name'))) && tabs < 25) { await page.keyboard.press('Tab'); tabs++; }
+      const name = await page.evaluate(() => document.activeElement.textContent);
+      if (name !== 'e2e-column') throw new Error(`focus on '${name}' after ${tabs} Tab presses`);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
+      const [hash, id] = await page.evaluate(() => [location.hash, window.ndem.sel.id]);
+      if (hash !== `#/jobs/${id}`) throw new Error(`URL ${hash}, job ${id}`);
+      console.log(`     ${tabs} Tab presses from the search box to the job`);
+    });
+    await step('back and forward move between no job and the job', async () => {
+      await page.goBack();
+      await page.waitForFunction(() => document.getElementById('detail-body').hidden && !document.getElementById('detail-empty').hidden);
+      await page.goForward();
+      await page.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && !document.getElementById('detail-body').hidden);
+    });
+    await step('the job\'s URL opens it in a fresh page; an unknown id says so', async () => {
+      const id = await page.evaluate(() => window.ndem.sel.id);
+      const p2 = await context.newPage();
+      try {
+        await p2.goto(`${BASE}/#/jobs/${id}`);
+        await p2.waitForFunction(() => document.getElementById('d-name').textContent === 'e2e-column' && document.getElementById('d-status').textContent === 'succeeded');
+        if (!(await p2.evaluate(() => document.querySelector('#jobs-body tr.selected')?.dataset.id))) throw new Error('its row is not marked');
+        await p2.goto(`${BASE}/#/jobs/0123456789abcdef`);
+        await p2.waitForFunction(() => document.getElementById('detail-empty').dataset.state === 'unknown');
+        const msg = await p2.locator('#detail-empty').textContent();
+        if (!/no job “0123456789abcdef”/.test(msg)) throw new Error(msg);
+        console.log(`     ${msg}`);
     } finally { await p2.close(); }
   });
   await step('row buttons and charts have accessible names', async () => {
@@ -377,6 +379,8 @@ try {
     if (!names.includes('series.csv') || names.filter((n) => n.startsWith('frames/')).length < 8) throw new Error(names.join(' '));
   });
 
+  await archiveSteps(ctx());
+
   // ---- uploaded meshes: the panel, and mesh geometry in the 3D view ----
   let meshId = null;
   await step('upload an STL in the meshes panel: listed with its triangles; bad STL shows the parser\'s message', async () => {
@@ -486,6 +490,7 @@ try {
     if (del.status !== 204) throw new Error(`DELETE job: ${del.status}`);
     await page.goBack();
   });
+  await poseSteps(ctx());
 
   await step('delete the mesh in the panel: gone from the list and the API', async () => {
     await page.click('#tab-submit');
@@ -609,7 +614,7 @@ try {
       const f = await (await fetch(`/api/v1/jobs/${i}/frames`)).json(), s = await (await fetch(`/api/v1/jobs/${i}/series`)).json();
       return { frames: f.frames.length, series: (s.series?.time || []).length };
     }, id);
-    const want = ['dl-job', ...(has.series ? ['dl-series-csv', 'dl-series-json'] : []), ...(has.frames ? ['dl-frame-json', 'dl-frame-ndf', 'dl-frames-tar'] : [])].sort();
+    const want = ['dl-job', ...(has.series ? ['dl-series-csv', 'dl-series-json'] : []), ...(has.frames ? ['dl-archive', 'dl-frame-json', 'dl-frame-ndf', 'dl-frames-tar'] : [])].sort();
     await page.waitForFunction((w) => [...document.querySelectorAll('.downloads button')].filter((b) => !b.hidden).map((b) => b.id).sort().join() === w.join(),
       want, { timeout: 10000 }).catch(() => {});
     await page.waitForTimeout(500); // and it stays so

@@ -11,6 +11,7 @@ import { parseNdf } from '../../web/js/ndf.js';
 import { parseNdc } from '../../web/js/ndc.js';
 import { chainSegments, CHAIN_MAX_RATIO } from '../../web/js/chains.js';
 import { LUT } from '../../web/js/colormap.js';
+import { placer, referencePoint } from '../../web/js/scene.js';
 import { pointerMap, locate, lineOf, pretty, resolve, syntaxError, setValue } from '../../web/js/jsondoc.js';
 import { makeTar } from '../../web/js/tar.js';
 import { axisRange, summary } from '../../web/js/chart.js';
@@ -45,6 +46,40 @@ test('NDF1 stored frame: speed from the velocities, a longer header skipped', ()
   assert.equal(f.radii[0], 3);
   assert.ok(Math.abs(f.scalar[0] - Math.hypot(4, 5, 6)) < 1e-5);
   assert.deepEqual([...f.angular], [7, 8, 9]);
+});
+
+test('NDF1 stream frame of this version: u32 materials, then the geometry poses as doubles', () => {
+  // 2 particles: positions, radii, speed (20 bytes each), materials; 2 poses
+  const n = 2, poses = [[0.25, -1, 1 / 3, Math.SQRT1_2, 0, 0, Math.SQRT1_2], [0, 0, 0, 1, 0, 0, 0]];
+  const buf = new ArrayBuffer(48 + 24 * n + 8 + 64 * poses.length), dv = new DataView(buf);
+  new Uint8Array(ndf(n, 7)).forEach((b, k) => dv.setUint8(k, b));
+  dv.setUint32(32, 1 | 2 | 4 | 32 | 64, true);
+  dv.setUint32(48 + 20 * n, 3, true); dv.setUint32(48 + 20 * n + 4, 0, true);
+  dv.setUint32(48 + 24 * n, poses.length, true);
+  poses.forEach((p, k) => {
+    const o = 48 + 24 * n + 8 + 64 * k;
+    dv.setUint32(o, k, true);
+    p.forEach((v, i) => dv.setFloat64(o + 8 + 8 * i, v, true));
+  });
+  const f = parseNdf(buf);
+  assert.deepEqual([...f.scalar], [8, 9]);
+  assert.deepEqual([...f.materials], [3, 0]);
+  assert.deepEqual(f.geometry, poses.map((p, k) => ({ index: k, position: p.slice(0, 3), orientation: p.slice(3) })));
+  assert.throws(() => parseNdf(buf.slice(0, buf.byteLength - 8)), /truncated/);
+  // a frame of an older daemon has neither
+  const old = parseNdf(ndf(2, 7));
+  assert.equal(old.materials, null); assert.equal(old.geometry, null);
+});
+
+test('a frame\'s pose moves a geometry as defined: position + R(q) (x - c); without, the shorthand', () => {
+  const box = { type: 'box', min: [0.9, -0.2, -0.3], max: [1.1, 0.2, 0.3], velocity: [1, 0, 0] };
+  const c = Math.SQRT1_2, at = placer(box, { index: 0, position: [1.5, 0.25, -0.5], orientation: [c, 0, 0, c] });
+  // the corner (1.1, 0.2, 0.3) is (0.1, 0.2, 0.3) from the centre; turned 90 degrees about z: (-0.2, 0.1, 0.3)
+  const p = at([1.1, 0.2, 0.3]);
+  [1.3, 0.35, -0.2].forEach((v, k) => assert.ok(Math.abs(p[k] - v) < 1e-12, `${p}`));
+  assert.deepEqual(placer(box, null, 0.5)([1.1, 0.2, 0.3]), [1.6, 0.2, 0.3]);
+  assert.deepEqual(referencePoint({ type: 'mesh', vertices: [] }), [0, 0, 0]);
+  assert.deepEqual(referencePoint({ type: 'cylinder', center: [1, 2, 3], axis: [0, 0, 1] }), [1, 2, 3]);
 });
 
 test('NDF1: wrong magic and truncation are errors', () => {

@@ -23,10 +23,19 @@ export function quantity(frame, mode) {
     return [v, 'height z', 'm'];
   }
   if (mode === 'radius') return [frame.radii, 'radius', 'm'];
+  // the index into scene.materials (frames of older daemons carry none: all 0)
+  if (mode === 'material') return [frame.materials || new Uint32Array(n), 'material index', ''];
   return [frame.scalar || new Float32Array(n), 'speed', 'm/s'];
 }
 
-export function range(values, mode) {
+// The colour scale's [lo, hi]; materials: 0 .. the job's last material
+// (`materials`, its count), so a colour names the same material in every frame.
+export function range(values, mode, materials = 0) {
+  if (mode === 'material') {
+    let top = materials - 1;
+    for (let i = 0; i < values.length; i++) if (values[i] > top) top = values[i];
+    return [0, Math.max(1, top)];
+  }
   let lo = Infinity, hi = -Infinity;
   for (let i = 0; i < values.length; i++) { const v = values[i]; if (v < lo) lo = v; if (v > hi) hi = v; }
   if (!(hi >= lo)) { lo = 0; hi = 1; }

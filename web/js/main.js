@@ -175,7 +175,7 @@ const viewerReady = (async () => {
 
 function drawLegend(label, unit, lo, hi) {
   $('legend').hidden = false;
-  $('legend-title').textContent = `${label} (${unit})`;
+  $('legend-title').textContent = unit ? `${label} (${unit})` : label;
   const c = $('legend-bar'), g = c.getContext('2d');
   for (let y = 0; y < c.height; y++) {
     const k = 3 * Math.round(255 * (1 - y / (c.height - 1)));
@@ -623,7 +623,8 @@ function updateTimeline() {
 // maybe no series, but always its document
 function updateDownloads() {
   const series = sel.seriesN > 0, frames = sel.frames.length > 0, shown = !!sel.frames[sel.cur];
-  const has = { 'dl-job': !!sel.doc, 'dl-series-csv': series, 'dl-series-json': series, 'dl-frame-ndf': shown, 'dl-frame-json': shown, 'dl-frames-tar': frames };
+  const has = { 'dl-job': !!sel.doc, 'dl-series-csv': series, 'dl-series-json': series, 'dl-frame-ndf': shown, 'dl-frame-json': shown, 'dl-frames-tar': frames,
+    'dl-archive': frames };
   for (const [id, on] of Object.entries(has)) $(id).hidden = !on;
 }
 
@@ -710,7 +711,7 @@ $('dl-job').addEventListener('click', () => download('job.json', async () =>
   save(new Blob([pretty(sel.doc) + '\n'], { type: 'application/json' }), `${base()}-job.json`)));
 $('dl-frames-tar').addEventListener('click', () => download('frames', async () => {
   const id = sel.id, list = [...sel.frames];
-  const est = list.reduce((s, f) => s + 48 + 44 * f.particles, 0);
+  const est = list.reduce((s, f) => s + 48 + 48 * f.particles, 0);
   if (est > 1.5e9 && !confirm(`About ${(est / 1e9).toFixed(1)} GB of frames: build the archive in this tab anyway?`)) return;
   const entries = [
     { name: 'job.json', data: new TextEncoder().encode(pretty(sel.doc) + '\n') },
@@ -722,6 +723,16 @@ $('dl-frames-tar').addEventListener('click', () => download('frames', async () =
   }
   save(makeTar(entries), `${base()}.tar`);
 }));
+
+// the daemon's job archive (docs/api.md): the browser streams it to disk itself
+$('dl-archive').addEventListener('click', () => {
+  const a = document.createElement('a');
+  a.href = `/api/v1/jobs/${encodeURIComponent(sel.id)}/archive`;
+  a.download = `${base()}.tar.gz`;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+});
 
 // ---------------------------------------------------------------- sweeps (sweeps.js)
 
@@ -773,4 +784,4 @@ if (params.get('job') && !jobFromHash()) {
 route();
 if (params.get('bench')) viewerReady.then((v) => import('./bench.js').then((b) => b.run(v, Number(params.get('bench')))));
 const meshesReady = initMeshes();
-window.ndem = { sel, charts, forceChart, viewerReady, examplesReady, meshesReady }; // for the console and the end-to-end test
+window.ndem = { sel, charts, forceChart, viewerReady, examplesReady, meshesReady, showFrame }; // for the console and the end-to-end test

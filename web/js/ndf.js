@@ -1,7 +1,9 @@
 // ndf.js - reads one NDF1 binary frame (docs/frames.md): a little-endian
-// header of `header size` bytes, then float32 arrays for each field bit set.
+// header of `header size` bytes, then float32 arrays for each field bit set,
+// u32 materials, and the geometry poses (a count, then 64-byte records).
 
-export const FIELD_POSITIONS = 1, FIELD_RADII = 2, FIELD_SCALAR = 4, FIELD_VELOCITIES = 8, FIELD_ANGULAR = 16;
+export const FIELD_POSITIONS = 1, FIELD_RADII = 2, FIELD_SCALAR = 4, FIELD_VELOCITIES = 8, FIELD_ANGULAR = 16,
+  FIELD_MATERIALS = 32, FIELD_GEOMETRY = 64;
 
 export function parseNdf(buffer) {
   const dv = new DataView(buffer);
@@ -16,19 +18,31 @@ export function parseNdf(buffer) {
   const fields = dv.getUint32(32, true);
   const scalarKind = dv.getUint32(36, true);
   let off = header;
-  const take = (count) => {
+  const take = (count, Type = Float32Array) => {
     if (off + count * 4 > buffer.byteLength) throw new Error('frame truncated');
     // the arrays start at multiples of 4 (48-byte header): no copy needed
-    const a = off % 4 === 0 ? new Float32Array(buffer, off, count) : new Float32Array(buffer.slice(off, off + count * 4));
+    const a = off % 4 === 0 ? new Type(buffer, off, count) : new Type(buffer.slice(off, off + count * 4));
     off += count * 4;
     return a;
   };
-  const f = { index, n, step, time, fields, scalarKind, positions: null, radii: null, scalar: null, velocities: null, angular: null };
+  const f = { index, n, step, time, fields, scalarKind, positions: null, radii: null, scalar: null, velocities: null, angular: null,
+    materials: null, geometry: null };
   if (fields & FIELD_POSITIONS) f.positions = take(3 * n);
   if (fields & FIELD_RADII) f.radii = take(n);
   if (fields & FIELD_SCALAR) f.scalar = take(n);
   if (fields & FIELD_VELOCITIES) f.velocities = take(3 * n);
   if (fields & FIELD_ANGULAR) f.angular = take(3 * n);
+  if (fields & FIELD_MATERIALS) f.materials = take(n, Uint32Array);
+  if (fields & FIELD_GEOMETRY) { // [{index, position, orientation}], doubles
+    if (off + 8 > buffer.byteLength) throw new Error('frame truncated');
+    const g = dv.getUint32(off, true);
+    if (off + 8 + 64 * g > buffer.byteLength) throw new Error('frame truncated');
+    f.geometry = [];
+    for (let k = 0, o = off + 8; k < g; k++, o += 64) {
+      const at = (i) => dv.getFloat64(o + 8 + 8 * i, true);
+      f.geometry.push({ index: dv.getUint32(o, true), position: [at(0), at(1), at(2)], orientation: [at(3), at(4), at(5), at(6)] });
+    }
+  }
   if (!f.scalar && f.velocities) { // stored frames carry velocities: speed from them
     const s = new Float32Array(n), v = f.velocities;
     for (let i = 0; i < n; i++) s[i] = Math.hypot(v[3 * i], v[3 * i + 1], v[3 * i + 2]);

@@ -53,3 +53,32 @@ export function frameBounds(f) {
   }
   return { min, max };
 }
+
+// The reference point a frame's pose places (docs/frames.md): a plane's
+// point, a box's centre, a cylinder's centre, a mesh's position.
+export function referencePoint(g) {
+  if (g.type === 'box' && vec(g.min) && vec(g.max)) return g.min.map((v, k) => (v + g.max[k]) / 2);
+  if (g.type === 'cylinder' && vec(g.center)) return g.center;
+  if (g.type === 'plane' && vec(g.point)) return g.point;
+  if (g.type === 'mesh') return vec(g.position) ? g.position : [0, 0, 0];
+  return null;
+}
+
+// A function moving a point of geometry g as defined to where a frame's pose
+// ({position, orientation [w, x, y, z]}) puts it: position + R(q) (x - c);
+// without a pose, the shorthand: x + velocity t.
+export function placer(g, pose, t = 0) {
+  const c = referencePoint(g);
+  if (!pose || !c) {
+    const v = vec(g.velocity) ? g.velocity : [0, 0, 0];
+    return (x) => x.map((a, k) => a + v[k] * t);
+  }
+  const [w, qx, qy, qz] = pose.orientation, p = pose.position;
+  return (x) => {
+    const d = [x[0] - c[0], x[1] - c[1], x[2] - c[2]];
+    // v' = v + w t + q x t, t = 2 q x v
+    const tx = 2 * (qy * d[2] - qz * d[1]), ty = 2 * (qz * d[0] - qx * d[2]), tz = 2 * (qx * d[1] - qy * d[0]);
+    return [p[0] + d[0] + w * tx + (qy * tz - qz * ty), p[1] + d[1] + w * ty + (qz * tx - qx * tz),
+      p[2] + d[2] + w * tz + (qx * ty - qy * tx)];
+  };
+}

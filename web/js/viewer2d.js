@@ -2,7 +2,7 @@
 // 2: particles as shaded discs in an orthographic projection, drawn back to
 // front; drag turns, shift-drag or right-drag pans, the wheel zooms.
 import { cssColor, quantity, range } from './colormap.js';
-import { sceneBounds, unionBox, frameBounds } from './scene.js';
+import { sceneBounds, unionBox, frameBounds, placer } from './scene.js';
 
 export const kind = '2d';
 
@@ -45,7 +45,7 @@ export class Viewer2D {
   recolour() {
     if (!this.frame) return this.draw();
     const [values, label, unit] = quantity(this.frame, this.mode);
-    const [lo, hi] = this.rangeLock || range(values, this.mode);
+    const [lo, hi] = this.rangeLock || range(values, this.mode, this.job?.scene?.materials?.length || 0);
     this.lastRange = [lo, hi];
     this.colours = { values, lo, hi };
     this.onLegend?.(label, unit, lo, hi);
@@ -109,12 +109,12 @@ export class Viewer2D {
     const g = this.g;
     g.strokeStyle = 'rgba(198,210,222,.6)'; g.lineWidth = 1;
     const line = (a, b) => { const p = P(...a), q = P(...b); g.beginPath(); g.moveTo(p[0], p[1]); g.lineTo(q[0], q[1]); g.stroke(); };
-    const t = this.frame?.time || 0;
-    for (const geo of this.job?.scene?.geometry || []) {
-      const v = geo.velocity || [0, 0, 0], sh = (p) => p.map((x, k) => x + v[k] * t);
+    const t = this.frame?.time || 0, poses = new Map((this.frame?.geometry || []).map((p) => [p.index, p]));
+    for (const [index, geo] of (this.job?.scene?.geometry || []).entries()) {
+      const sh = placer(geo, poses.get(index), t); // the frame's pose, else the shorthand motion
       if (geo.type === 'box') {
-        const a = sh(geo.min), b = sh(geo.max);
-        const corner = (k) => [k & 1 ? b[0] : a[0], k & 2 ? b[1] : a[1], k & 4 ? b[2] : a[2]];
+        const a = geo.min, b = geo.max;
+        const corner = (k) => sh([k & 1 ? b[0] : a[0], k & 2 ? b[1] : a[1], k & 4 ? b[2] : a[2]]);
         for (let k = 0; k < 8; k++) for (const bit of [1, 2, 4]) if (!(k & bit)) line(corner(k), corner(k | bit));
       } else if (geo.type === 'cylinder') {
         const ax = geo.axis, L = Math.hypot(...ax), u = ax.map((x) => x / L);
@@ -122,12 +122,12 @@ export class Viewer2D {
         const d = e1[0] * u[0] + e1[1] * u[1] + e1[2] * u[2];
         let p1 = e1.map((x, k) => x - d * u[k]); const n1 = Math.hypot(...p1); p1 = p1.map((x) => x / n1);
         const p2 = [u[1] * p1[2] - u[2] * p1[1], u[2] * p1[0] - u[0] * p1[2], u[0] * p1[1] - u[1] * p1[0]];
-        const c = sh(geo.center);
+        const c = geo.center;
         for (const side of [-0.5, 0.5]) {
           g.beginPath();
           for (let k = 0; k <= 48; k++) {
             const a = (k / 48) * 2 * Math.PI;
-            const q = P(...c.map((x, j) => x + side * geo.length * u[j] + geo.radius * (Math.cos(a) * p1[j] + Math.sin(a) * p2[j])));
+            const q = P(...sh(c.map((x, j) => x + side * geo.length * u[j] + geo.radius * (Math.cos(a) * p1[j] + Math.sin(a) * p2[j]))));
             if (k) g.lineTo(q[0], q[1]); else g.moveTo(q[0], q[1]);
           }
           g.stroke();
@@ -139,7 +139,8 @@ export class Viewer2D {
           const z = geo.point[2];
           const pad = 0.3 * Math.max(b.max[0] - b.min[0], b.max[1] - b.min[1]);
           const x0 = b.min[0] - pad, x1 = b.max[0] + pad, y0 = b.min[1] - pad, y1 = b.max[1] + pad;
-          line([x0, y0, z], [x1, y0, z]); line([x1, y0, z], [x1, y1, z]); line([x1, y1, z], [x0, y1, z]); line([x0, y1, z], [x0, y0, z]);
+          const e = [[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]].map(sh);
+          for (let k = 0; k < 4; k++) line(e[k], e[(k + 1) % 4]);
         }
       }
     }

@@ -134,7 +134,7 @@ export class Viewer3D {
   }
 
   buildGeometry() {
-    for (const s of this.shapes) { this.geometryGroup.remove(s.obj); s.obj.traverse((o) => { o.geometry?.dispose(); o.material?.dispose(); }); }
+    for (const s of this.shapes) { this.geometryGroup.remove(s.pose || s.obj); s.obj.traverse((o) => { o.geometry?.dispose(); o.material?.dispose(); }); }
     this.shapes = [];
     const doc = this.job?.scene?.geometry || [];
     const b = this.bounds || { min: [-0.5, -0.5, -0.5], max: [0.5, 0.5, 0.5] };
@@ -145,7 +145,7 @@ export class Viewer3D {
     const meshes = [];
     for (const [k, g] of doc.entries()) {
       const obj = new THREE.Group();
-      let spin = null;
+      let spin = null, ref = null; // ref: the reference point a frame's pose places (docs/frames.md)
       if (g.type === 'plane' && g.point && g.normal) {
         const n = V(g.normal).normalize(), p = V(g.point);
         const size = ext * 3;
@@ -159,12 +159,14 @@ export class Viewer3D {
         // centre the quad on the scene: the point of the plane nearest the scene centre
         holder.position.copy(center.clone().sub(n.clone().multiplyScalar(center.clone().sub(p).dot(n))));
         obj.add(holder);
+        ref = p;
       } else if (g.type === 'box' && g.min && g.max) {
         const size = V(g.max).sub(V(g.min));
         const geo = new THREE.BoxGeometry(size.x, size.y, size.z);
         obj.add(new THREE.Mesh(geo, surf(0x8fa3b8, g.inside ? 0.08 : 0.3)));
         obj.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), lines(0xc6d2de)));
         obj.position.copy(V(g.min).add(V(g.max)).multiplyScalar(0.5));
+        ref = obj.position.clone();
       } else if (g.type === 'cylinder' && g.center && g.axis) {
         const r = g.radius, len = g.length;
         const inner = new THREE.Group();
@@ -185,6 +187,7 @@ export class Viewer3D {
         inner.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), V(g.axis).normalize());
         obj.add(inner);
         obj.position.copy(V(g.center));
+        ref = V(g.center);
         spin = inner;
       } else if (g.type === 'mesh') {
         const holder = new THREE.Group();
@@ -193,14 +196,19 @@ export class Viewer3D {
         holder.quaternion.fromArray(at.quaternion);
         holder.scale.fromArray(at.scale);
         obj.add(holder);
+        ref = V(at.position);
         if (!this.meshLoads.has(k)) this.meshLoads.set(k, meshArrays(g, this.fetchMesh));
         meshes.push(this.meshLoads.get(k).then((arrays) => this.addMesh(holder, arrays, surf, lines), (e) => {
           this.onMeshError?.(`geometry ${k}: ${e.message}`);
           return 'error';
         }));
       } else continue;
-      this.geometryGroup.add(obj);
-      this.shapes.push({ obj, spin, base: obj.position.clone(), baseQ: spin ? spin.quaternion.clone() : null,
+      // a frame's pose moves the whole shape as defined: pose = T(p) R(q) T(-ref)
+      const pose = new THREE.Group();
+      pose.add(obj);
+      pose.userData.geometryIndex = k;
+      this.geometryGroup.add(pose);
+      this.shapes.push({ obj, pose, index: k, ref, spin, base: obj.position.clone(), baseQ: spin ? spin.quaternion.clone() : null,
         velocity: g.velocity ? V(g.velocity) : null, omega: Array.isArray(g.angular_velocity) ? V(g.angular_velocity)
           : typeof g.angular_velocity === 'number' && g.axis ? V(g.axis).normalize().multiplyScalar(g.angular_velocity) : null });
     }
@@ -215,7 +223,7 @@ export class Viewer3D {
       this.geometryGroup.add(box);
       this.shapes.push({ obj: box, spin: null, base: box.position.clone(), velocity: null, omega: null });
     }
-    this.placeGeometry(0);
+    this.placeGeometry(this.frame?.time || 0, this.frame?.geometry);
     // the triangles of each mesh once all are drawn, in document order (for the test)
     if (meshes.length) {
       const group = this.geometryGroup.children.slice();
@@ -233,7 +241,7 @@ export class Viewer3D {
     geo.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
     if (index) { geo.setIndex(new THREE.Uint32BufferAttribute(index, 1)); geo = geo.toNonIndexed(); }
     geo.computeVertexNormals();
-    if (!holder.parent?.parent) { geo.dispose(); return triangles; }
+    if (!holder.parent?.parent?.parent) { geo.dispose(); return triangles; } // holder, shape, pose, group
     const mesh = new THREE.Mesh(geo, surf(0xb8a48f, 0.35));
     mesh.userData.ndemMesh = true;
     holder.add(mesh, new THREE.LineSegments(new THREE.EdgesGeometry(geo, 20), lines(0xe0d2c2)));
@@ -247,9 +255,21 @@ export class Viewer3D {
     return triangles;
   }
 
-  // moving shapes: position + v t, cylinders turned by |w| t about w
-  placeGeometry(t) {
+  // Moving shapes: at the poses the frame carries (every geometry, frames
+  // of this version), else from the document's shorthand motion: position
+  // + v t, cylinders turned by |w| t about w.
+  placeGeometry(t, poses = null) {
+    const byIndex = new Map((poses || []).map((p) => [p.index, p]));
     for (const s of this.shapes) {
+      const p = s.pose && byIndex.get(s.index);
+      if (p && s.ref) {
+        s.obj.position.copy(s.base);
+        if (s.spin) s.spin.quaternion.copy(s.baseQ);
+        const q = new THREE.Quaternion(p.orientation[1], p.orientation[2], p.orientation[3], p.orientation[0]);
+        s.pose.quaternion.copy(q);
+        s.pose.position.fromArray(p.position).sub(s.ref.clone().applyQuaternion(q));
+        continue;
+      }
       if (s.velocity) s.obj.position.copy(s.base).addScaledVector(s.velocity, t);
       if (s.spin && s.omega && s.omega.lengthSq() > 0) {
         const w = s.omega.length();
@@ -294,7 +314,7 @@ export class Viewer3D {
     this.mesh.instanceMatrix.addUpdateRange(0, 16 * n);
     this.mesh.instanceMatrix.needsUpdate = true;
     this.recolour();
-    this.placeGeometry(frame.time);
+    this.placeGeometry(frame.time, frame.geometry);
     if (this.needFit && n > 0) {
       // the first frame tells how far the particles reach: planes are sized to it
       this.needFit = false;
@@ -311,7 +331,7 @@ export class Viewer3D {
     const f = this.frame;
     if (!f || !this.mesh) return;
     const [values, label, unit] = quantity(f, this.mode);
-    const [lo, hi] = this.rangeLock || range(values, this.mode);
+    const [lo, hi] = this.rangeLock || range(values, this.mode, this.job?.scene?.materials?.length || 0);
     this.lastRange = [lo, hi];
     const c = this.mesh.instanceColor.array, k = 255 / (hi - lo);
     for (let i = 0; i < f.n; i++) {

@@ -250,7 +250,11 @@ class TestClient(unittest.TestCase):
 
     def test_download(self) -> None:
         out = self.dropped.download(Path(self.tmp.name) / "out")
-        self.assertEqual(json.loads((out / "job.json").read_text()), self.dropped.document)
+        doc = json.loads((out / "job.json").read_text())
+        self.assertEqual(doc.keys(), self.dropped.document.keys())
+        # the stored document, numbers exact (the resource's copy is printed by
+        # cJSON with 15 digits: 0.06 for R + FALL = 0.060000000000000005)
+        self.assertEqual(doc["scene"]["particles"][0]["spheres"], DROP["scene"]["particles"][0]["spheres"])
         lines = (out / "series.csv").read_text().splitlines()
         self.assertTrue(lines[0].startswith("step,time,particles,"))
         self.assertEqual(len(lines), 1 + 1500)
@@ -263,6 +267,17 @@ class TestClient(unittest.TestCase):
         index = (out / "frames" / "index.csv").read_text().splitlines()
         self.assertEqual(index[0], "index,step,time,particles,file")
         self.assertEqual(len(index), 5)
+        # from the archive: the job resource and the ParaView series too
+        self.assertEqual(json.loads((out / "summary.json").read_text())["id"], self.dropped.id)
+        pvd = (out / "paraview" / "frames.pvd").read_text()
+        self.assertEqual(pvd.count('part="0"'), 4)
+        self.assertTrue((out / "paraview" / "particles_000003.vtp").is_file())
+        # file by file (archive=False): the same frames, byte for byte
+        plain = self.dropped.download(Path(self.tmp.name) / "plain", archive=False)
+        for name in files:
+            self.assertEqual((plain / "frames" / name).read_bytes(), (out / "frames" / name).read_bytes())
+        self.assertFalse((plain / "paraview").exists())
+        self.assertEqual(last.materials, [0])
 
     def test_sweep(self) -> None:
         with urllib.request.urlopen(URL + "/openapi.json", timeout=30) as r:

@@ -199,7 +199,25 @@ class TestFrames(unittest.TestCase):
         f = Frame.from_json({"index": 0, "step": 0, "time": 0, "particles": 1,
                              "positions": [0, None, 1], "radii": [1], "materials": [0]})
         self.assertNotEqual(f.positions[1], f.positions[1])  # NaN
-        self.assertEqual(f.extra, {"materials": [0]})
+        self.assertEqual(f.materials, [0])
+        self.assertEqual(f.extra, {})
+
+    def test_materials_and_poses(self) -> None:
+        # this version's record: materials (u32) after the floats, then the
+        # geometry section: count, 0, and 64 bytes a geometry (doubles)
+        n = 2
+        head = struct.pack("<4sIIIqdIIII", b"NDF1", 48, 3, n, 30, 0.15, 1 | 2 | 32 | 64, 1, 0, 1)
+        body = struct.pack("<6f", 1, 2, 3, 4, 5, 6) + struct.pack("<2f", 0.5, 0.25)
+        body += struct.pack("<2I", 1, 0) + struct.pack("<II", 1, 0)
+        body += struct.pack("<II7d", 0, 0, 0.1, 0.2, 1 / 3, 0.5, 0.5, 0.5, 0.5)
+        rec = head + body
+        rec = rec[:40] + struct.pack("<I", crc32c(rec)) + rec[44:]
+        f = Frame.from_ndf(rec)
+        self.assertEqual(f.materials, [1, 0])
+        self.assertEqual(f.geometry, [{"index": 0, "position": [0.1, 0.2, 1 / 3],
+                                       "orientation": [0.5, 0.5, 0.5, 0.5]}])
+        with self.assertRaisesRegex(FrameError, "header says"):
+            Frame.from_ndf(rec[:-8], verify=False)
 
 
 def ndc(index: int, a: List[int], b: List[int], fn: List[float]) -> bytes:

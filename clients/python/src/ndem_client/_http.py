@@ -96,6 +96,32 @@ class Transport:
             # a reset, or an answer cut short (IncompleteRead, BadStatusLine)
             raise NdemConnectionError(f"connection to ndemd at {self.url} failed ({method} {url}): {e}") from e
 
+    def download(self, path: str, sink: Any, accept: str = "*/*", timeout: Optional[float] = None) -> None:
+        """GETs path into the binary file object ``sink`` in 1 MiB pieces (a body
+        of any size, held piece by piece); raises as :meth:`request`."""
+        url = self.url + path
+        headers = self.headers()
+        headers["Accept"] = accept
+        req = urllib.request.Request(url, headers=headers, method="GET")
+        try:
+            with self._opener.open(req, timeout=timeout or self.timeout) as r:
+                while True:
+                    piece = r.read(1 << 20)
+                    if not piece:
+                        break
+                    sink.write(piece)
+        except urllib.error.HTTPError as e:
+            data = e.read() if e.fp is not None else b""
+            ctype = e.headers.get("Content-Type", "") if e.headers else ""
+            raise ProblemError.from_response(e.code, e.reason, ctype, data, "GET", url) from None
+        except urllib.error.URLError as e:
+            raise NdemConnectionError(f"cannot reach ndemd at {self.url} (GET {url}): {e.reason}") from e
+        except (socket.timeout, TimeoutError) as e:
+            raise NdemConnectionError(f"ndemd at {self.url} did not answer GET {url} within "
+                                      f"{timeout or self.timeout} s") from e
+        except (ConnectionError, OSError, http.client.HTTPException) as e:
+            raise NdemConnectionError(f"connection to ndemd at {self.url} failed (GET {url}): {e}") from e
+
     def get_json(self, path: str, query: Optional[Mapping[str, Any]] = None) -> Any:
         return self.request("GET", path, query=query).json()
 

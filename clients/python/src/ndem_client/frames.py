@@ -17,14 +17,18 @@ NDF1_MAGIC = b"NDF1"
 NDF1_HEADER = struct.Struct("<4sIIIqdIIII")  # 48 bytes, little-endian
 FLAG_CRC = 1
 
-# (bit, name, floats per particle), in the order the arrays follow the header
+# (bit, name, 4-byte values per particle, struct code), in the order the
+# arrays follow the header; then bit 64, the geometry poses
 NDF1_FIELDS = (
-    (1, "positions", 3),
-    (2, "radii", 1),
-    (4, "scalar", 1),
-    (8, "velocities", 3),
-    (16, "angular_velocities", 3),
+    (1, "positions", 3, "f"),
+    (2, "radii", 1, "f"),
+    (4, "scalar", 1, "f"),
+    (8, "velocities", 3, "f"),
+    (16, "angular_velocities", 3, "f"),
+    (32, "materials", 1, "I"),
 )
+FIELD_GEOMETRY = 64
+POSE = struct.Struct("<II7d")  # index, 0, position x y z, orientation w x y z
 
 
 def _crc32c_table() -> List[int]:
@@ -69,14 +73,18 @@ class Frame:
     angular_velocities: List[float] = field(default_factory=list)
     scalar: List[float] = field(default_factory=list)
     """per-particle colouring scalar (speed, m/s); binary frames only"""
+    materials: List[int] = field(default_factory=list)
+    """each particle's index into ``scene.materials`` (empty: a frame of an older daemon)"""
+    geometry: List[Dict[str, Any]] = field(default_factory=list)
+    """each geometry's pose: ``{"index", "name"?, "position", "orientation"}`` (docs/frames.md)"""
     extra: Dict[str, Any] = field(default_factory=dict)
-    """members of a JSON frame this version does not name (``materials``, ...)"""
+    """members of a JSON frame this version does not name"""
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> "Frame":
         """A frame from the JSON form (``GET .../frames/{n}``, ``final.json``)."""
         known = {"index", "step", "time", "particles", "positions", "radii", "velocities",
-                 "angular_velocities"}
+                 "angular_velocities", "materials", "geometry"}
 
         def floats(name: str) -> List[float]:
             # a value that is not finite is written null
@@ -91,6 +99,8 @@ class Frame:
             radii=floats("radii"),
             velocities=floats("velocities"),
             angular_velocities=floats("angular_velocities"),
+            materials=[int(v) for v in doc.get("materials") or []],
+            geometry=[dict(g) for g in doc.get("geometry") or []],
             extra={k: v for k, v in doc.items() if k not in known},
         )
 
@@ -108,8 +118,14 @@ class Frame:
             raise FrameError(f"not an NDF1 record (magic {magic!r})")
         if hsize < NDF1_HEADER.size:
             raise FrameError(f"NDF1 header size {hsize} is below {NDF1_HEADER.size}")
-        present = [(name, width) for bit, name, width in NDF1_FIELDS if fields & bit]
-        want = hsize + 4 * n * sum(w for _, w in present)
+        present = [(name, width, code) for bit, name, width, code in NDF1_FIELDS if fields & bit]
+        want = hsize + 4 * n * sum(w for _, w, _ in present)
+        poses = 0
+        if fields & FIELD_GEOMETRY:
+            if len(data) < want + 8:
+                raise FrameError(f"NDF1 record is {len(data)} bytes; its header says {want + 8}+")
+            poses = struct.unpack_from("<I", data, want)[0]
+            want += 8 + POSE.size * poses
         if len(data) != want:
             raise FrameError(f"NDF1 record is {len(data)} bytes; its header says {want}")
         if verify and flags & FLAG_CRC:
@@ -118,10 +134,15 @@ class Frame:
                 raise FrameError(f"NDF1 frame {index} fails its CRC-32C ({got:08x} != {crc:08x})")
         frame = cls(index=index, step=step, time=time, particles=n)
         off = hsize
-        for name, width in present:
+        for name, width, code in present:
             count = width * n
-            setattr(frame, name, list(struct.unpack_from(f"<{count}f", data, off)))
+            setattr(frame, name, list(struct.unpack_from(f"<{count}{code}", data, off)))
             off += 4 * count
+        off += 8
+        for _ in range(poses):
+            g, _zero, *v = POSE.unpack_from(data, off)
+            frame.geometry.append({"index": g, "position": v[:3], "orientation": v[3:]})
+            off += POSE.size
         return frame
 
     def as_numpy(self) -> Dict[str, Any]:

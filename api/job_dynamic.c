@@ -1,6 +1,7 @@
 /* job_dynamic.c - a geometry's "dynamic" member: the geometry is a rigid
  * body of finite mass moved by its contacts, gravity and a force
  * (core/rigid.h; docs/job.md, "Dynamic geometry"). */
+#include "geometry_mesh.h"
 #include "job_parts.h"
 
 #include <string.h>
@@ -48,6 +49,9 @@ static void read_lock(ndem_jc *c, const cJSON *d, ndem_dynamic_def *dy)
     ndem_jc_pop(c, mark);
 }
 
+/* A closed, oriented mesh with an inside has mass properties (core/mesh.c). */
+static int mesh_encloses(const ndem_mesh *m) { return m->closed && m->oriented && m->volume > 0; }
+
 void ndem_job_read_dynamic(ndem_jc *c, const cJSON *item, ndem_geometry_def *g)
 {
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(item, "dynamic");
@@ -76,14 +80,16 @@ void ndem_job_read_dynamic(ndem_jc *c, const cJSON *item, ndem_geometry_def *g)
         int given = cJSON_GetObjectItemCaseSensitive(d, "inertia") != NULL;
         int turns = (dy->lock & NDEM_LOCK_ROTATION) != NDEM_LOCK_ROTATION;
         /* the inertia of a box or a cylinder comes from its shape
-         * (core/mass_props.c); a mesh's will come from ndem_mass_props_mesh
-         * (core/rigid.c, shape_props), until then it is given */
+         * (core/mass_props.c), a closed mesh's from its placement (core/mesh.c);
+         * an open mesh encloses nothing */
         if (!given && turns && g->type == NDEM_GEOMETRY_PLANE)
             ndem_jc_error(c, "a plane has no volume to take an inertia from: give \"inertia\" "
                              "or lock its turns (\"lock\": [\"rx\", \"ry\", \"rz\"])");
-        else if (!given && turns && g->type == NDEM_GEOMETRY_MESH)
-            ndem_jc_error(c, "give \"inertia\" for a dynamic mesh (or lock its turns): its mass "
-                             "properties are not computed from the mesh yet");
+        else if (!given && turns && g->type == NDEM_GEOMETRY_MESH && g->mesh &&
+                 !mesh_encloses(g->mesh->mesh))
+            ndem_jc_error(c, "the mesh is not closed (or not consistently oriented), so it has "
+                             "no inside to take an inertia from: give \"inertia\" or lock its "
+                             "turns");
     }
     ndem_jc_pop(c, mark);
 }

@@ -111,9 +111,10 @@ void ndem_geometry_derive(const ndem_geometry_def *g, ndem_geometry_pose *p, dou
     ndem_quat_matrix(p->q, p->rot);
     double q[4];
     if (g->dynamic.enabled) {
-        /* a rigid body (rigid.c): pivot at its centre of mass, the reference
-         * point; its velocity and spin are the body's, set by rigid.c */
-        ops->reference(g, p->from, q);
+        /* a rigid body (rigid.c): pivot at its centre of mass (the reference
+         * point, or a closed mesh's centroid); its velocity and spin are the
+         * body's, set by rigid.c */
+        pivot0(g, p->from);
     } else if (g->keyframe_count > 0) {
         double pos[3], qa[4];
         ops->reference(g, p->from, q);
@@ -149,9 +150,8 @@ void ndem_geometry_pose_init(const ndem_geometry_def *g, ndem_geometry_pose *p)
     memset(p, 0, sizeof *p);
     if (g->keyframe_count > 0) keyframe_pose(g, p, 0.0);
     else if (g->dynamic.enabled) {
-        double q[4];
         ndem_geo_no_turn(p->q);
-        ndem_geometry_ops_of(g)->reference(g, p->to, q);
+        pivot0(g, p->to);
         memcpy(p->velocity, g->velocity, sizeof p->velocity); /* rigid.c applies the locks */
         memcpy(p->spin, g->angular_velocity, sizeof p->spin);
     } else {

@@ -14,6 +14,7 @@
  * same bits. docs/engine.md, "Dynamic bodies"; docs/physics.md. */
 #include "rigid.h"
 
+#include "geometry_mesh.h"
 #include "mass_props.h"
 #include "sim.h"
 #include "vec.h"
@@ -93,8 +94,8 @@ static void sync_pose(ndem_sim *sim, const ndem_rigid_body *bd)
     memcpy(p->spin, bd->w, sizeof p->spin);
 }
 
-/* Mass properties of the shape, or -1 when it has none here (a mesh: the
- * caller gives its inertia; ndem_mass_props_mesh is wired in later). */
+/* Mass properties of the shape (a mesh: when closed and oriented), or -1
+ * when it has none. */
 static int shape_props(const ndem_geometry_def *g, ndem_mass_props *mp)
 {
     if (g->type == NDEM_GEOMETRY_BOX) {
@@ -107,7 +108,25 @@ static int shape_props(const ndem_geometry_def *g, ndem_mass_props *mp)
         ndem_mass_props_cylinder(g->radius, g->length, g->axis, mp);
         return 0;
     }
-    return -1; /* plane: no volume; mesh: ndem_mass_props_mesh goes here */
+    if (g->type == NDEM_GEOMETRY_MESH) {
+        /* a closed, oriented mesh: the properties its placement computed
+         * (core/mesh.c, Eberly's integrals), about its centroid */
+        const ndem_mesh *m = g->mesh->mesh;
+        if (!m->closed || !m->oriented || !(m->volume > 0)) return -1;
+        mp->volume = m->volume;
+        for (int k = 0; k < 3; k++) mp->centroid[k] = m->centroid[k] + g->point[k];
+        memcpy(mp->inertia, m->inertia, sizeof mp->inertia);
+        return 0;
+    }
+    return -1; /* a plane has no volume */
+}
+
+void ndem_rigid_place_pivot(ndem_geometry_def *g)
+{
+    ndem_mass_props mp;
+    if (!g->dynamic.enabled || g->type != NDEM_GEOMETRY_MESH || shape_props(g, &mp)) return;
+    memcpy(g->pivot, mp.centroid, sizeof g->pivot);
+    g->has_pivot = 1;
 }
 
 /* Free translations: the unlocked world axes; a plane moves only along its

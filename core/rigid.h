@@ -59,6 +59,10 @@ typedef struct ndem_rigid {
  * there are none, so such scenes run exactly as before). Returns 0, or -1
  * with a message (out of memory, or no inertia for a shape without its
  * mass properties). */
+/* A dynamic closed mesh turns about its centroid: sets g's pivot there
+ * before its pose is made (a box or cylinder's centre is its reference
+ * point already; an open mesh keeps its position). */
+void ndem_rigid_place_pivot(ndem_geometry_def *g);
 int ndem_rigid_create(struct ndem_sim *sim, char *err, size_t err_len);
 void ndem_rigid_destroy(ndem_rigid *r);
 

@@ -103,6 +103,7 @@ static int geometry_copy(ndem_sim *sim)
         if (g->keyframe_count > 0) memcpy(k, g->keyframes, sizeof *k * (size_t)g->keyframe_count);
         g->keyframes = k;
         k += g->keyframe_count;
+        ndem_rigid_place_pivot(g);
         ndem_geometry_pose_init(g, &sim->pose[i]);
     }
     return 0;

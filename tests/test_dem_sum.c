@@ -47,7 +47,7 @@ START_TEST(per_body_sums_equal_the_serial_pair_order_sum)
         const double *force = sim->dem->force;
         memset(ref, 0, sizeof(double) * 6 * (size_t)nb);
         for (long k = 0; k < c->count; k++) {
-            const double *f = &force[9 * k];
+            const double *f = &force[NDEM_DEM_FORCE * k];
             ndem_contact_key key = c->key[k];
             for (int q = 0; q < 6; q++) ref[6 * key.a + q] += f[q];
             if (!ndem_key_is_particle(key)) continue;

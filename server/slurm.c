@@ -96,18 +96,35 @@ static void quote(char *buf, size_t len, const char *text)
     snprintf(buf + n, len - n, "'");
 }
 
-int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, const char *secret,
-                      char *slurm_id, size_t slurm_id_len, char *err, size_t err_len)
+/* Appends text to the growing buffer *buf; -1 when memory ran out. */
+static int append(char **buf, size_t *len, size_t *cap, const char *text)
 {
-    char name[64], output[1200], partition[160], timelimit[96], cpus[48], wrap[2600];
-    snprintf(name, sizeof name, "--job-name=ndem-%s", id);
-    if (c->slurm_log[0]) snprintf(output, sizeof output, "--output=%s/ndem-%%j.out", c->slurm_log);
+    size_t n = strlen(text);
+    if (*len + n + 1 > *cap) {
+        size_t want = (*len + n + 1) * 2;
+        char *grown = realloc(*buf, want);
+        if (!grown) return -1;
+        *buf = grown;
+        *cap = want;
+    }
+    memcpy(*buf + *len, text, n + 1);
+    *len += n;
+    return 0;
+}
+
+/* Runs sbatch with the options every job gets, the batch command line
+ * wrap and, for an array, --array=array; env (NULL-terminated "NAME=value")
+ * is added to ndemd's environment for sbatch, which --export=ALL passes on. */
+static int sbatch(const ndem_config *c, const char *job_name, const char *array, const char *wrap,
+                  char *const env[], char *slurm_id, size_t slurm_id_len, char *err, size_t err_len)
+{
+    char name[80], output[1200], partition[160], timelimit[96], cpus[48];
+    snprintf(name, sizeof name, "--job-name=%s", job_name);
+    if (c->slurm_log[0])
+        snprintf(output, sizeof output, "--output=%s/ndem-%s.out", c->slurm_log,
+                 array ? "%A_%a" : "%j");
     else snprintf(output, sizeof output, "--output=/dev/null");
-    snprintf(wrap, sizeof wrap, "exec");
-    quote(wrap, sizeof wrap, c->slurm_ndem);
-    snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), " run --quiet --report");
-    quote(wrap, sizeof wrap, url);
-    char *argv[16];
+    char *argv[16], *array_arg = NULL, *wrap_arg = NULL;
     int a = 0;
     argv[a++] = "sbatch";
     argv[a++] = "--parsable";
@@ -126,30 +143,33 @@ int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, con
     if (c->threads > 0) {
         snprintf(cpus, sizeof cpus, "--cpus-per-task=%ld", c->threads);
         argv[a++] = cpus;
-        snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), " --threads %ld", c->threads);
     }
-    char wrap_arg[2700];
-    snprintf(wrap_arg, sizeof wrap_arg, "--wrap=%s", wrap);
+    size_t n = 0, extra = 0, len = 0, cap = 0;
+    if (array &&
+        (append(&array_arg, &len, &cap, "--array=") || append(&array_arg, &len, &cap, array)))
+        goto oom;
+    if (array) argv[a++] = array_arg;
+    len = cap = 0;
+    if (append(&wrap_arg, &len, &cap, "--wrap=") || append(&wrap_arg, &len, &cap, wrap)) goto oom;
     argv[a++] = wrap_arg;
     argv[a] = NULL;
-    /* the environment, plus the job's secret (sbatch --export=ALL passes it on) */
-    size_t n = 0;
+    /* the environment without ndemd's own report variables, plus env */
     while (environ[n]) n++;
-    char **envp = calloc(n + 2, sizeof *envp);
-    char secret_var[128];
-    if (!envp) {
-        snprintf(err, err_len, "out of memory");
-        return -1;
-    }
+    while (env[extra]) extra++;
+    char **envp = calloc(n + extra + 1, sizeof *envp);
+    if (!envp) goto oom;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "NDEM_REPORT_SECRET=", 19)) envp[k++] = environ[i];
-    snprintf(secret_var, sizeof secret_var, "NDEM_REPORT_SECRET=%s", secret);
-    envp[k++] = secret_var;
+        if (strncmp(environ[i], "NDEM_REPORT_SECRET=", 19) &&
+            strncmp(environ[i], "NDEM_ARRAY_", 11))
+            envp[k++] = environ[i];
+    for (size_t i = 0; i < extra; i++) envp[k++] = env[i];
     envp[k] = NULL;
     char out[1024];
     int rc = run_cmd(c, argv, envp, out, sizeof out);
     free(envp);
+    free(array_arg);
+    free(wrap_arg);
     /* --parsable: "JOBID" or "JOBID;CLUSTER" */
     char *end;
     long jid = strtol(out, &end, 10);
@@ -159,6 +179,101 @@ int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, con
     }
     snprintf(slurm_id, slurm_id_len, "%ld", jid);
     return 0;
+oom:
+    free(array_arg);
+    free(wrap_arg);
+    snprintf(err, err_len, "out of memory");
+    return -1;
+}
+
+/* The end of the batch command line: --threads, when set. */
+static void threads_arg(const ndem_config *c, char *buf, size_t len)
+{
+    if (c->threads > 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), " --threads %ld", c->threads);
+}
+
+int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, const char *secret,
+                      char *slurm_id, size_t slurm_id_len, char *err, size_t err_len)
+{
+    char name[64], wrap[2600], secret_var[128];
+    snprintf(name, sizeof name, "ndem-%s", id);
+    snprintf(wrap, sizeof wrap, "exec");
+    quote(wrap, sizeof wrap, c->slurm_ndem);
+    snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), " run --quiet --report");
+    quote(wrap, sizeof wrap, url);
+    threads_arg(c, wrap, sizeof wrap);
+    /* the job's secret reaches it in its environment, never in argv */
+    snprintf(secret_var, sizeof secret_var, "NDEM_REPORT_SECRET=%s", secret);
+    char *env[] = {secret_var, NULL};
+    return sbatch(c, name, NULL, wrap, env, slurm_id, slurm_id_len, err, err_len);
+}
+
+/* "0-2,5,7-8%W": the task indices (ascending) as sbatch --array takes them. */
+static char *array_spec(const ndem_slurm_task *tasks, int n, long throttle)
+{
+    char *spec = NULL, part[64];
+    size_t len = 0, cap = 0;
+    for (int i = 0; i < n;) {
+        int k = i;
+        while (k + 1 < n && tasks[k + 1].index == tasks[k].index + 1) k++;
+        if (k > i)
+            snprintf(part, sizeof part, "%s%ld-%ld", i ? "," : "", tasks[i].index, tasks[k].index);
+        else snprintf(part, sizeof part, "%s%ld", i ? "," : "", tasks[i].index);
+        if (append(&spec, &len, &cap, part)) goto oom;
+        i = k + 1;
+    }
+    snprintf(part, sizeof part, "%%%ld", throttle);
+    if (throttle > 0 && append(&spec, &len, &cap, part)) goto oom;
+    return spec;
+oom:
+    free(spec);
+    return NULL;
+}
+
+int ndem_slurm_submit_array(const ndem_config *c, const char *name, const char *report_base,
+                            const ndem_slurm_task *tasks, int n, long throttle, char *slurm_id,
+                            size_t slurm_id_len, char *err, size_t err_len)
+{
+    /* Task i finds its job and secret in NDEM_ARRAY_JOB_i and
+     * NDEM_ARRAY_SECRET_i, then unsets every task's before ndem starts, so
+     * that the program holds only its own secret. */
+    char wrap[3000];
+    snprintf(wrap, sizeof wrap,
+             "t=$SLURM_ARRAY_TASK_ID; id=$(printenv NDEM_ARRAY_JOB_$t) || exit 3; "
+             "NDEM_REPORT_SECRET=$(printenv NDEM_ARRAY_SECRET_$t) || exit 3; "
+             "export NDEM_REPORT_SECRET; "
+             "for v in $(env | grep -o '^NDEM_ARRAY_[A-Z]*_[0-9]*='); do unset \"${v%%=}\"; done; "
+             "exec");
+    quote(wrap, sizeof wrap, c->slurm_ndem);
+    snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), " run --quiet --report");
+    quote(wrap, sizeof wrap, report_base);
+    snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), "\"/internal/v1/jobs/$id/report\"");
+    threads_arg(c, wrap, sizeof wrap);
+    char **env = calloc(2 * (size_t)n + 1, sizeof *env);
+    char *spec = array_spec(tasks, n, throttle);
+    int rc = -1;
+    if (!env || !spec) {
+        snprintf(err, err_len, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        char var[160];
+        snprintf(var, sizeof var, "NDEM_ARRAY_JOB_%ld=%s", tasks[i].index, tasks[i].job);
+        env[2 * i] = strdup(var);
+        snprintf(var, sizeof var, "NDEM_ARRAY_SECRET_%ld=%s", tasks[i].index, tasks[i].secret);
+        env[2 * i + 1] = strdup(var);
+        if (!env[2 * i] || !env[2 * i + 1]) {
+            snprintf(err, err_len, "out of memory");
+            goto out;
+        }
+    }
+    rc = sbatch(c, name, spec, wrap, env, slurm_id, slurm_id_len, err, err_len);
+out:
+    for (int i = 0; env && i < 2 * n; i++) free(env[i]);
+    free(env);
+    free(spec);
+    return rc;
 }
 
 static const struct {

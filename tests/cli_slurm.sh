@@ -12,7 +12,12 @@
 #      "stopped" with a last checkpoint before it exits;
 #   3. reports without the job's secret get 401, and with --executor local
 #      the route is 404;
-#   4. cancel: scancel sent, the job ends cancelled.
+#   4. cancel: scancel sent, the job ends cancelled;
+#   5. a 3-job sweep runs as one job array (task i runs job i), each job as
+#      `ndem run` of its document; a cancelled sweep scancels its array;
+#   6. ndemd stopped and started again mid-job: the Slurm job goes on, the
+#      new ndemd follows it (no new submission), the job ends once with the
+#      output of an uninterrupted run.
 # NDEM_BIN and NDEMD_BIN are the binaries under test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,6 +83,25 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applicat
 wait_status "$c" cancelled 120
 [ -e "$FAKE_SLURM_DIR/$sid.cancelled" ] || fail "no scancel of job $sid"
 ok "cancel: scancel $sid, job cancelled at step $(job "$c" | field '["progress"]["step"]')"
+
+# ---- 5. a sweep as one job array ----
+sweep_as_array "a sweep of 3 jobs"
+
+# ---- 6. a sweep cancelled: scancel of its array ----
+sw=$(submit_sweep "$medium" sweep-cancel 60 60)
+ids=$(sweep_jobs "$sw")
+first=${ids%% *}
+wait_checkpoint "$first" 120
+arr=$(job "$first" | field '["executor"]["array_job_id"]')
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' "$base/api/v1/sweeps/$sw/cancel")
+[ "$code" = 202 ] || fail "cancel of sweep $sw got $code, not 202"
+for id in $ids; do wait_status "$id" cancelled 120; done
+grep -q "job array $arr: scancel" "$work/ndemd.log" || fail "no scancel of array $arr"
+for i in 0 1; do [ -e "$FAKE_SLURM_DIR/${arr}_$i.cancelled" ] || fail "task $i of array $arr not cancelled"; done
+ok "sweep cancelled: scancel of array $arr, both jobs cancelled"
+
+# ---- 7. ndemd restarted mid-job ----
+restart_mid_job "$medium" 5 "$work/ref-medium" "restart" --slurm-bin "$fake"
 stop_ndemd
 
 # ---- the route with the local executor ----

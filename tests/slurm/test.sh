@@ -12,7 +12,14 @@
 #      job, a new run; its start is brought forward with StartTime=now);
 #   4. reports with a wrong or no secret get 401;
 #   5. a running job is cancelled: status cancelled, scancel seen by Slurm
-#      (JobState=CANCELLED).
+#      (JobState=CANCELLED);
+#   6. a job Slurm holds PENDING (its partition down) reads `queued` with
+#      executor.state PENDING and reason PartitionDown, then runs;
+#   7. a 3-job sweep runs as one job array (scontrol shows ArrayJobId), each
+#      job equal to `ndem run` of its document;
+#   8. ndemd stopped and started again mid-job: the Slurm job goes on, the
+#      new ndemd follows it (no new submission), the job ends once with the
+#      output of an uninterrupted run.
 # Uses NDEM_BIN and NDEMD_BIN (the Makefile passes the sanitizer builds).
 # On failure the logs are kept in build/test-logs/test-slurm/.
 set -euo pipefail
@@ -85,6 +92,30 @@ wait_status "$c" cancelled 120
 for _ in $(seq 100); do [ "$(slurm_state "$sid")" = CANCELLED ] && break; sleep 0.2; done
 [ "$(slurm_state "$sid")" = CANCELLED ] || fail "Slurm job $sid is $(slurm_state "$sid"), not CANCELLED"
 ok "cancel: job cancelled at step $(job "$c" | field '["progress"]["step"]'), Slurm job $sid CANCELLED"
+
+# ---- 6. pending in Slurm: the job reads queued, with Slurm's reason ----
+scontrol update PartitionName=debug State=DOWN
+p=$(submit "$medium" pending 2)
+seen=""
+for _ in $(seq 150); do
+  seen=$(job "$p" | field '["status"], d["executor"] and d["executor"]["state"], d["executor"] and d["executor"]["reason"]')
+  [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && break
+  sleep 0.2
+done
+scontrol update PartitionName=debug State=UP
+[ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] || fail "job $p held by Slurm reads $seen"
+wait_status "$p" succeeded 300
+grep -q "job $p: Slurm job [0-9]* is RUNNING" "$work/ndemd.log" || fail "job $p: never seen RUNNING in Slurm"
+ok "pending in Slurm (partition down): status queued, executor PENDING/PartitionDown; then ran and succeeded"
+
+# ---- 7. a sweep as one job array ----
+sweep_as_array "a sweep of 3 jobs"
+scontrol --oneliner show job "${array}_2" | grep -q "ArrayJobId=$array ArrayTaskId=2 " ||
+  fail "scontrol does not show task 2 of array $array: $(scontrol --oneliner show job "${array}_2")"
+ok "scontrol shows ArrayJobId=$array for the sweep's tasks"
+
+# ---- 8. ndemd restarted mid-job ----
+restart_mid_job "$long" 6 "$work/ref-long" "restart"
 
 stop_ndemd
 status=0

@@ -28,7 +28,8 @@ SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-div
 LIBS    := -lcjson -lm
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
 CLI_LIBS := -lcurl
-SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread
+# ndemd --slurm-rest speaks to slurmrestd over HTTP too
+SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lpthread -lcurl
 # daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)
 TEST_LIBS := -lcurl -lwebsockets -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)

@@ -292,8 +292,14 @@ static void follow(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
         int cancel = atomic_load(ctl->cancel), stopping = atomic_load(ctl->stopping);
         if (!output_failed && ndem_store_error(rm->store, row->id, why, sizeof why))
             output_failed = 1;
-        /* shutdown: the Slurm job goes on; the next ndemd follows it again */
-        if (stopping && !cancel_sent && !output_failed) {
+        /* shutdown: the Slurm job goes on; the next ndemd follows it again
+         * (one being cancelled, after a failed write, ends as it would) */
+        if (stopping && cancel_sent) {
+            o->status = output_failed ? "failed" : "cancelled";
+            if (output_failed) snprintf(o->error, sizeof o->error, "%s", why);
+            break;
+        }
+        if (stopping && !output_failed) {
             o->status = "queued";
             ndem_log("job %s: Slurm job %s left running; it is followed again at the next start",
                      row->id, j->sj.job_id);

@@ -2,7 +2,7 @@
  * its output captured; nothing goes through a shell on this side (the
  * batch job's one command line is built with every value quoted). */
 #define _GNU_SOURCE /* pipe2 */
-#include "slurm.h"
+#include "slurm_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,6 +96,8 @@ static void quote(char *buf, size_t len, const char *text)
     snprintf(buf + n, len - n, "'");
 }
 
+static const ndem_slurm_backend *backend(const ndem_config *c);
+
 /* Appends text to the growing buffer *buf; -1 when memory ran out. */
 static int append(char **buf, size_t *len, size_t *cap, const char *text)
 {
@@ -112,18 +114,27 @@ static int append(char **buf, size_t *len, size_t *cap, const char *text)
     return 0;
 }
 
-/* Runs sbatch with the options every job gets, the batch command line
- * wrap and, for an array, --array=array; env (NULL-terminated "NAME=value")
- * is added to ndemd's environment for sbatch, which --export=ALL passes on. */
-static int sbatch(const ndem_config *c, const char *job_name, const char *array, const char *wrap,
-                  char *const env[], char *slurm_id, size_t slurm_id_len, char *err, size_t err_len)
+int ndem_slurm_private_var(const char *var)
+{
+    return !strncmp(var, "NDEM_REPORT_SECRET=", 19) || !strncmp(var, "NDEM_ARRAY_", 11) ||
+           !strncmp(var, "SLURM_JWT=", 10);
+}
+
+void ndem_slurm_output(const ndem_config *c, int array, char *buf, size_t len)
+{
+    if (c->slurm_log[0]) snprintf(buf, len, "%s/ndem-%s.out", c->slurm_log, array ? "%A_%a" : "%j");
+    else snprintf(buf, len, "/dev/null");
+}
+
+/* sbatch with the options every job gets; --export=ALL passes ndemd's
+ * environment (less its private variables) and s->env on to the job. */
+static int cmd_submit(const ndem_config *c, const ndem_slurm_submission *s, char *slurm_id,
+                      size_t slurm_id_len, char *err, size_t err_len)
 {
     char name[80], output[1200], partition[160], timelimit[96], cpus[48];
-    snprintf(name, sizeof name, "--job-name=%s", job_name);
-    if (c->slurm_log[0])
-        snprintf(output, sizeof output, "--output=%s/ndem-%s.out", c->slurm_log,
-                 array ? "%A_%a" : "%j");
-    else snprintf(output, sizeof output, "--output=/dev/null");
+    snprintf(name, sizeof name, "--job-name=%s", s->name);
+    snprintf(output, sizeof output, "--output=");
+    ndem_slurm_output(c, s->array != NULL, output + 9, sizeof output - 9);
     char *argv[16], *array_arg = NULL, *wrap_arg = NULL;
     int a = 0;
     argv[a++] = "sbatch";
@@ -145,25 +156,23 @@ static int sbatch(const ndem_config *c, const char *job_name, const char *array,
         argv[a++] = cpus;
     }
     size_t n = 0, extra = 0, len = 0, cap = 0;
-    if (array &&
-        (append(&array_arg, &len, &cap, "--array=") || append(&array_arg, &len, &cap, array)))
+    if (s->array &&
+        (append(&array_arg, &len, &cap, "--array=") || append(&array_arg, &len, &cap, s->array)))
         goto oom;
-    if (array) argv[a++] = array_arg;
+    if (s->array) argv[a++] = array_arg;
     len = cap = 0;
-    if (append(&wrap_arg, &len, &cap, "--wrap=") || append(&wrap_arg, &len, &cap, wrap)) goto oom;
+    if (append(&wrap_arg, &len, &cap, "--wrap=") || append(&wrap_arg, &len, &cap, s->command))
+        goto oom;
     argv[a++] = wrap_arg;
     argv[a] = NULL;
-    /* the environment without ndemd's own report variables, plus env */
     while (environ[n]) n++;
-    while (env[extra]) extra++;
+    while (s->env[extra]) extra++;
     char **envp = calloc(n + extra + 1, sizeof *envp);
     if (!envp) goto oom;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "NDEM_REPORT_SECRET=", 19) &&
-            strncmp(environ[i], "NDEM_ARRAY_", 11))
-            envp[k++] = environ[i];
-    for (size_t i = 0; i < extra; i++) envp[k++] = env[i];
+        if (!ndem_slurm_private_var(environ[i])) envp[k++] = environ[i];
+    for (size_t i = 0; i < extra; i++) envp[k++] = s->env[i];
     envp[k] = NULL;
     char out[1024];
     int rc = run_cmd(c, argv, envp, out, sizeof out);
@@ -206,7 +215,8 @@ int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, con
     /* the job's secret reaches it in its environment, never in argv */
     snprintf(secret_var, sizeof secret_var, "NDEM_REPORT_SECRET=%s", secret);
     char *env[] = {secret_var, NULL};
-    return sbatch(c, name, NULL, wrap, env, slurm_id, slurm_id_len, err, err_len);
+    ndem_slurm_submission sub = {name, NULL, wrap, env};
+    return backend(c)->submit(c, &sub, slurm_id, slurm_id_len, err, err_len);
 }
 
 /* "0-2,5,7-8%W": the task indices (ascending) as sbatch --array takes them. */
@@ -268,7 +278,8 @@ int ndem_slurm_submit_array(const ndem_config *c, const char *name, const char *
             goto out;
         }
     }
-    rc = sbatch(c, name, spec, wrap, env, slurm_id, slurm_id_len, err, err_len);
+    ndem_slurm_submission sub = {name, spec, wrap, env};
+    rc = backend(c)->submit(c, &sub, slurm_id, slurm_id_len, err, err_len);
 out:
     for (int i = 0; env && i < 2 * n; i++) free(env[i]);
     free(env);
@@ -323,7 +334,7 @@ static void field(const char *text, const char *key, char *out, size_t len)
     }
 }
 
-int ndem_slurm_query(const ndem_config *c, const char *slurm_id, ndem_slurm_state *st, char *err,
+static int cmd_query(const ndem_config *c, const char *slurm_id, ndem_slurm_state *st, char *err,
                      size_t err_len)
 {
     char *argv[] = {"scontrol", "--oneliner", "show", "job", (char *)slurm_id, NULL};
@@ -346,11 +357,32 @@ int ndem_slurm_query(const ndem_config *c, const char *slurm_id, ndem_slurm_stat
     return 0;
 }
 
-int ndem_slurm_cancel(const ndem_config *c, const char *slurm_id, char *err, size_t err_len)
+static int cmd_cancel(const ndem_config *c, const char *slurm_id, char *err, size_t err_len)
 {
     char *argv[] = {"scancel", (char *)slurm_id, NULL};
     char out[1024];
     int rc = run_cmd(c, argv, NULL, out, sizeof out);
     if (rc) snprintf(err, err_len, "scancel failed (%d): %s", rc, out[0] ? out : "no output");
     return rc ? -1 : 0;
+}
+
+static const ndem_slurm_backend commands = {"commands", cmd_submit, cmd_query, cmd_cancel};
+
+static const ndem_slurm_backend *backend(const ndem_config *c)
+{
+    return c->slurm_rest[0] ? &ndem_slurm_rest_backend : &commands;
+}
+
+int ndem_slurm_query(const ndem_config *c, const char *slurm_id, ndem_slurm_state *st, char *err,
+                     size_t err_len)
+{
+    memset(st, 0, sizeof *st);
+    int rc = backend(c)->query(c, slurm_id, st, err, err_len);
+    if (!rc && st->cls != NDEM_SLURM_GONE) st->cls = ndem_slurm_classify(st->state);
+    return rc;
+}
+
+int ndem_slurm_cancel(const ndem_config *c, const char *slurm_id, char *err, size_t err_len)
+{
+    return backend(c)->cancel(c, slurm_id, err, err_len);
 }

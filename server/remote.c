@@ -145,6 +145,17 @@ static void submitted(ndem_slurm_job *sj, const char *job_id, const char *array_
     sj->reason[0] = 0;
 }
 
+/* Copies the secret of job id when a worker has registered it: 1, else 0. */
+static int registered_secret(ndem_remote *rm, const char *id, char *out)
+{
+    pthread_mutex_lock(&rm->lock);
+    remote_job *r = rm->jobs;
+    while (r && strcmp(r->id, id)) r = r->next;
+    if (r) memcpy(out, r->sj.secret, sizeof r->sj.secret);
+    pthread_mutex_unlock(&rm->lock);
+    return r != NULL;
+}
+
 /* A job of a sweep: submits it with the sweep's other jobs that wait and
  * have no Slurm job yet as one array, task i running the job of index i,
  * and writes each one's slurm.json (under rm->submit). */
@@ -171,8 +182,10 @@ static int submit_sweep(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
         if (!self &&
             (!open || (ndem_slurm_job_load(c->data, rows[i].id, &sj) == 0 && sj.secret[0])))
             continue;
-        if (self) memcpy(secrets[k], j->sj.secret, sizeof secrets[k]);
-        else if (new_secret(secrets[k])) {
+        /* a job another worker has claimed keeps the secret it registered */
+        if (self || registered_secret(rm, rows[i].id, secrets[k])) {
+            if (self) memcpy(secrets[k], j->sj.secret, sizeof secrets[k]);
+        } else if (new_secret(secrets[k])) {
             snprintf(err, err_len, "cannot make a report secret");
             goto out;
         }
@@ -445,7 +458,18 @@ void ndem_remote_run(ndem_remote *rm, const ndem_job_row *row, const ndem_remote
     ndem_stream_begin(rm->stream, row->id);
     ndem_store_begin(rm->store, row->id, (uint64_t)rm->cfg->max_output);
     remote_job none = {0};
-    if (!j || new_secret(j->sj.secret)) {
+    /* The secret is settled before the job is registered, under rm->submit:
+     * that of its Slurm job when slurm.json names one (a run may report at
+     * once, and must not meet another secret), else a fresh one that an
+     * array submitted meanwhile by another worker takes over. */
+    ndem_slurm_job sj;
+    pthread_mutex_lock(&rm->submit);
+    int bad = !j;
+    if (j && ndem_slurm_job_load(rm->cfg->data, row->id, &sj) == 0 && sj.secret[0])
+        memcpy(j->sj.secret, sj.secret, sizeof sj.secret);
+    else if (j) bad = new_secret(j->sj.secret) != 0;
+    if (bad) {
+        pthread_mutex_unlock(&rm->submit);
         o.status = "failed";
         snprintf(o.error, sizeof o.error, "cannot make the job's report secret");
         none.last.step = row->step;
@@ -463,6 +487,7 @@ void ndem_remote_run(ndem_remote *rm, const ndem_job_row *row, const ndem_remote
         j->next = rm->jobs;
         rm->jobs = j;
         pthread_mutex_unlock(&rm->lock);
+        pthread_mutex_unlock(&rm->submit);
         follow(rm, row, j, ctl, &o);
         finish(rm, row, j, &o, ctl);
     }

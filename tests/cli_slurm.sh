@@ -120,7 +120,8 @@ rest_pid=$!
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$rport/" && break; sleep 0.1; done
 mkdir -p "$work/no-commands" # no Slurm command can stand in for the REST API
 SLURM_JWT=must-not-reach-a-job start_ndemd --slurm-rest "http://127.0.0.1:$rport" \
-  --slurm-token-file "$work/jwt" --slurm-bin "$work/no-commands"
+  --slurm-token-file "$work/jwt" --slurm-bin "$work/no-commands" --slurm-partition debug \
+  --slurm-time 1-02:03:04
 two_jobs_as_ndem_run "rest: two jobs, as ndem run"
 sweep_as_array "rest: a sweep of 3 jobs"
 c=$(submit "$medium" rest-cancel 60)
@@ -141,12 +142,14 @@ for f in glob.glob(sys.argv[1] + "/submit-*.json"):
     assert "PATH" in env and job["requeue"] is True, f
     assert ("NDEM_REPORT_SECRET" in env) != bool(secrets), f  # one job, or an array's tasks
     assert len(secrets) == (3 if "array" in job else 0), f
+    # sbatch --time 1-02:03:04 in whole minutes, rounded up
+    assert job["partition"] == "debug" and job["time_limit"] == (24 + 2) * 60 + 3 + 1, f
 PY
 echo "not-the-token" > "$work/jwt" # read at each request: a wrong one is refused
 x=$(submit "$small" rest-denied 0.5)
 wait_status "$x" failed 60
 job "$x" | field '["error"]' | grep -q "Authentication failure" || fail "rest: a wrong token: $(job "$x" | field '["error"]')"
-ok "rest: ndemd's own SLURM_JWT kept from the jobs; a wrong JWT refused (job failed, Slurm's words)"
+ok "rest: ndemd's own SLURM_JWT kept from the jobs, --slurm-time in minutes; a wrong JWT refused (job failed, Slurm's words)"
 stop_ndemd
 kill "$rest_pid"
 wait "$rest_pid" 2> /dev/null || true

@@ -156,6 +156,21 @@ static int registered_secret(ndem_remote *rm, const char *id, char *out)
     return r != NULL;
 }
 
+/* Before an array's sbatch (keep 1): each task's record but the claiming
+ * job's, with its secret and no Slurm job id yet; after a failed one (keep
+ * 0): the same without the secret. */
+static void presubmit(const ndem_config *c, const ndem_slurm_task *tasks, int n, const char *self,
+                      int keep)
+{
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(tasks[i].job, self)) continue;
+        ndem_slurm_job sj = {.array_task = tasks[i].index};
+        if (keep) memcpy(sj.secret, tasks[i].secret, sizeof sj.secret);
+        if (ndem_slurm_job_save(c->data, tasks[i].job, &sj))
+            ndem_log("job %s: cannot write slurm.json: %s", tasks[i].job, strerror(errno));
+    }
+}
+
 /* A job of a sweep: submits it with the sweep's other jobs that wait and
  * have no Slurm job yet as one array, task i running the job of index i,
  * and writes each one's slurm.json (under rm->submit). */
@@ -179,8 +194,8 @@ static int submit_sweep(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
         ndem_slurm_job sj;
         int self = !strcmp(rows[i].id, row->id);
         int open = !strcmp(rows[i].status, "queued") || !strcmp(rows[i].status, "running");
-        if (!self &&
-            (!open || (ndem_slurm_job_load(c->data, rows[i].id, &sj) == 0 && sj.secret[0])))
+        if (!self && (!open || (ndem_slurm_job_load(c->data, rows[i].id, &sj) == 0 &&
+                                sj.secret[0] && sj.job_id[0])))
             continue;
         /* a job another worker has claimed keeps the secret it registered */
         if (self || registered_secret(rm, rows[i].id, secrets[k])) {
@@ -192,12 +207,17 @@ static int submit_sweep(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
         tasks[k] = (ndem_slurm_task){rows[i].sweep_index, rows[i].id, secrets[k]};
         k++;
     }
+    /* the other jobs' secrets are on disk before a task can run: its
+     * reports wait (503) instead of meeting a job this daemon does not know */
+    presubmit(c, tasks, k, row->id, 1);
     char base[300], name[64], array_id[32];
     report_base(c, base, sizeof base);
     snprintf(name, sizeof name, "ndem-sweep-%s", row->sweep);
     if (ndem_slurm_submit_array(c, name, base, tasks, k, c->workers, array_id, sizeof array_id, err,
-                                err_len))
+                                err_len)) {
+        presubmit(c, tasks, k, row->id, 0);
         goto out;
+    }
     ndem_log("sweep %s: submitted to Slurm as job array %s (%d task(s), at most %ld at once)",
              row->sweep, array_id, k, c->workers);
     for (int i = 0; i < k; i++) {
@@ -236,7 +256,7 @@ static int attach_or_submit(ndem_remote *rm, const ndem_job_row *row, remote_job
     int rc = 0;
     *attached = 0;
     pthread_mutex_lock(&rm->submit);
-    if (ndem_slurm_job_load(c->data, row->id, &sj) == 0 && sj.secret[0]) {
+    if (ndem_slurm_job_load(c->data, row->id, &sj) == 0 && sj.secret[0] && sj.job_id[0]) {
         ndem_frame_row last;
         int got = ndem_db_frame(rm->db, row->id, -1, &last);
         pthread_mutex_lock(&rm->lock);
@@ -501,7 +521,7 @@ void ndem_remote_forget(ndem_remote *rm, const char *id)
     ndem_slurm_job sj;
     char err[512];
     pthread_mutex_lock(&rm->submit); /* an array's submission writes it meanwhile */
-    if (ndem_slurm_job_load(rm->cfg->data, id, &sj) == 0 && sj.secret[0]) {
+    if (ndem_slurm_job_load(rm->cfg->data, id, &sj) == 0 && sj.secret[0] && sj.job_id[0]) {
         if (ndem_slurm_cancel(rm->cfg, sj.job_id, err, sizeof err)) ndem_log("job %s: %s", id, err);
         else ndem_log("job %s: cancelled while queued: scancel %s", id, sj.job_id);
         sj.secret[0] = 0;

@@ -28,7 +28,7 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
     /* the Slurm job that runs it (--executor slurm), as last seen: a job
      * Slurm holds PENDING is still queued to the client */
     ndem_slurm_job sj;
-    int in_slurm = ndem_slurm_job_load(app->cfg.data, row->id, &sj) == 0;
+    int in_slurm = ndem_slurm_job_load(app->cfg.data, row->id, &sj) == 0 && sj.job_id[0];
     const char *status = row->status;
     if (in_slurm && !strcmp(status, "running") && !strcmp(sj.state, "PENDING")) status = "queued";
     cJSON_AddStringToObject(o, "id", row->id);

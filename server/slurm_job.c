@@ -46,7 +46,7 @@ int ndem_slurm_job_load(const char *data, const char *id, ndem_slurm_job *sj)
     copy_text(o, "state", sj->state, sizeof sj->state);
     copy_text(o, "reason", sj->reason, sizeof sj->reason);
     cJSON_Delete(o);
-    return sj->job_id[0] ? 0 : 1;
+    return sj->job_id[0] || sj->secret[0] ? 0 : 1;
 }
 
 cJSON *ndem_slurm_job_json(const ndem_slurm_job *sj)

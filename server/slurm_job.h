@@ -20,7 +20,9 @@ typedef struct ndem_slurm_job {
     char reason[160];                 /* Slurm's Reason */
 } ndem_slurm_job;
 
-/* 0 loaded, 1 none (or not readable as one), -1 on an impossible id. */
+/* 0 loaded, 1 none (or not readable as one), -1 on an impossible id. A
+ * record may have a secret and no job_id yet: a task of an array whose
+ * sbatch has not answered (its run may report already). */
 int ndem_slurm_job_load(const char *data, const char *id, ndem_slurm_job *sj);
 /* Writes it atomically; 0, or -1 with errno set. */
 int ndem_slurm_job_save(const char *data, const char *id, const ndem_slurm_job *sj);

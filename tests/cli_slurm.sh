@@ -12,7 +12,8 @@
 #      "stopped" with a last checkpoint before it exits;
 #   3. reports without the job's secret get 401, and with --executor local
 #      the route is 404;
-#   4. cancel: scancel sent, the job ends cancelled;
+#   4. cancel: scancel sent, the job ends cancelled; a job the stand-in holds
+#      PENDING reads `queued` with Slurm's state and reason, then runs;
 #   5. a 3-job sweep runs as one job array (task i runs job i), each job as
 #      `ndem run` of its document; a cancelled sweep scancels its array;
 #   6. ndemd stopped and started again mid-job: the Slurm job goes on, the
@@ -53,6 +54,21 @@ start_ndemd --slurm-bin "$fake"
 
 # ---- 1. two small jobs ----
 two_jobs_as_ndem_run "two jobs, as ndem run"
+
+# ---- 1b. held in Slurm's queue: the job reads queued, with Slurm's reason ----
+touch "$FAKE_SLURM_DIR/hold"
+p=$(submit "$small" pending 0.5)
+seen=""
+for _ in $(seq 150); do
+  seen=$(job "$p" | field '["status"], d["executor"] and d["executor"]["state"], d["executor"] and d["executor"]["reason"]')
+  [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && break
+  sleep 0.2
+done
+rm "$FAKE_SLURM_DIR/hold"
+[ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] || fail "job $p held by Slurm reads $seen"
+wait_status "$p" succeeded 120
+[ "$(job "$p" | field '["executor"]["state"]')" = RUNNING ] || fail "job $p: executor state $(job "$p" | field '["executor"]')"
+ok "held in Slurm's queue: status queued, executor PENDING/PartitionDown; then ran"
 
 # ---- 2. killed mid-run ----
 printf "$medium" medium 5 > "$work/medium.json"

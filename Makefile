@@ -30,8 +30,9 @@ LIBS    := -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqh
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
 # through libcurl, loaded with dlopen only then (cli/curl_dl.c): not linked
 CLI_LIBS := -ldl
+# ndemd --slurm-rest speaks to slurmrestd over HTTP (libcurl);
 # libcrypto (OpenSSL): SHA-256 of bearer tokens, compared with CRYPTO_memcmp
-SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lcrypto -lz -lpthread
+SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lcrypto -lz -lpthread -lcurl
 # daemon tests talk to ndemd over HTTP (libcurl) and WebSocket (libwebsockets)
 TEST_LIBS := -lcurl -lwebsockets -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)

@@ -4,7 +4,7 @@
 #   scripts/deps.sh          what `make`, `make test` and `make run` need
 #   scripts/deps.sh fuzz     plus clang's libFuzzer (`make fuzz`)
 #   scripts/deps.sh lint     plus cppcheck and clang-format (`make lint`, `make format`)
-#   scripts/deps.sh slurm    plus munge and Slurm's daemons and commands (`make test-slurm`)
+#   scripts/deps.sh slurm    plus munge, Slurm's daemons and commands, slurmrestd (`make test-slurm`)
 #   scripts/deps.sh validate plus gnuplot for the plots of `make validate`
 #   scripts/deps.sh peers    plus LIGGGHTS and Open MPI's mpirun (`make bench-peers`)
 #   scripts/deps.sh --print  prints the list instead
@@ -39,7 +39,7 @@ for group in "$@"; do
   case "$group" in
     fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;;  # libFuzzer, sanitizer runtimes, clang's OpenMP
     lint) pkgs="$pkgs cppcheck clang-format" ;;
-    slurm) pkgs="$pkgs slurm-wlm munge" ;;  # slurmctld, slurmd, sbatch and friends, munged
+    slurm) pkgs="$pkgs slurm-wlm munge slurmrestd slurm-wlm-jwt-plugin" ;;  # slurmctld, slurmd, sbatch and friends, munged; Slurm's REST API and its JWT auth
     validate) pkgs="$pkgs gnuplot-nox" ;;  # docs/images/validation-*.png
     peers) pkgs="$pkgs liggghts openmpi-bin" ;;  # bench/peers.sh: LIGGGHTS 3.8, mpirun
     --print) print=1 ;;

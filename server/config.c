@@ -131,6 +131,18 @@ static const opt options[] = {
     {"insecure", OPT_FLAG, "0", 0, 1, NULL, offsetof(ndem_config, insecure), 0,
      "allow --auth off on an address that is not loopback (anyone who reaches it may run, "
      "read and delete every job)"},
+    {"slurm-rest", OPT_STRING, "", 0, 0, "NDEM_SLURM_REST", offsetof(ndem_config, slurm_rest),
+     sizeof(((ndem_config *)0)->slurm_rest),
+     "http://HOST:PORT of slurmrestd: submit, follow and cancel through Slurm's REST API instead "
+     "of "
+     "sbatch, scontrol and scancel (empty: the commands)"},
+    {"slurm-token-file", OPT_STRING, "", 0, 0, "NDEM_SLURM_TOKEN_FILE",
+     offsetof(ndem_config, slurm_token_file), sizeof(((ndem_config *)0)->slurm_token_file),
+     "file holding the JWT for slurmrestd, read at each request (empty: the environment's "
+     "SLURM_JWT)"},
+    {"slurm-user", OPT_STRING, "", 0, 0, "NDEM_SLURM_USER", offsetof(ndem_config, slurm_user),
+     sizeof(((ndem_config *)0)->slurm_user),
+     "the Slurm user slurmrestd submits as, whose JWT it is (empty: the user ndemd runs as)"},
     {"recover", OPT_FLAG, "0", 0, 1, NULL, offsetof(ndem_config, recover), 0,
      "rebuild DATA/ndem.db from the job directories (the old file kept aside), then start"},
 };
@@ -329,6 +341,11 @@ int ndem_config_load(ndem_config *c, int argc, char **argv, FILE *err)
     }
     if (strcmp(c->executor, "local") && strcmp(c->executor, "slurm")) {
         fprintf(err, "ndemd: --executor wants local or slurm, not '%s'\n", c->executor);
+        return -1;
+    }
+    if (c->slurm_rest[0] && strncmp(c->slurm_rest, "http://", 7) &&
+        strncmp(c->slurm_rest, "https://", 8)) {
+        fprintf(err, "ndemd: --slurm-rest wants http://HOST:PORT, not '%s'\n", c->slurm_rest);
         return -1;
     }
     /* values go into a shell command line between single quotes */

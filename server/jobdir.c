@@ -56,11 +56,12 @@ static int fsync_dir_of(const char *path)
     return rc;
 }
 
-static int write_atomic(const char *path, const char *text)
+static int write_atomic(const char *path, const char *text, mode_t mode)
 {
     char tmp[1300];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    unlink(tmp); /* open's mode applies only to a new file */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
     if (fd < 0) return -1;
     size_t len = strlen(text), done = 0;
     int rc = 0;
@@ -112,7 +113,7 @@ int ndem_jobdir_save_status(const char *data, const ndem_job_row *r)
     }
     char path[1200];
     path_of(data, r->id, "status.json", path, sizeof path);
-    int rc = write_atomic(path, text);
+    int rc = write_atomic(path, text, 0644);
     free(text);
     return rc;
 }
@@ -123,8 +124,46 @@ int ndem_jobdir_create(const char *data, const ndem_job_row *row)
     path_of(data, row->id, "", path, sizeof path);
     if (mkdir(path, 0755) && errno != EEXIST) return -1;
     path_of(data, row->id, "job.json", path, sizeof path);
-    if (write_atomic(path, row->document)) return -1;
+    if (write_atomic(path, row->document, 0644)) return -1;
     return ndem_jobdir_save_status(data, row);
+}
+
+int ndem_jobdir_write(const char *data, const char *id, const char *name, const char *text,
+                      mode_t mode)
+{
+    char path[1200];
+    path_of(data, id, name, path, sizeof path);
+    return write_atomic(path, text, mode);
+}
+
+char *ndem_jobdir_read(const char *data, const char *id, const char *name)
+{
+    char path[1200];
+    path_of(data, id, name, path, sizeof path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    for (size_t cap = 0;;) {
+        if (cap - len < 2) {
+            char *grown = realloc(buf, cap + 4096);
+            if (!grown) break;
+            buf = grown;
+            cap += 4096;
+        }
+        size_t n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+        if (n) continue;
+        buf[len] = 0;
+        int bad = ferror(f);
+        fclose(f);
+        if (!bad) return buf;
+        free(buf);
+        return NULL;
+    }
+    fclose(f);
+    free(buf);
+    return NULL;
 }
 
 void ndem_jobdir_sync(const char *data, ndem_db *db, const char *id)

@@ -5,6 +5,8 @@
 
 #include "db.h"
 
+#include <sys/types.h>
+
 /* A new job: DATA/jobs/<id>/ with job.json (row->document) and
  * status.json. 0, or -1 with errno set. */
 int ndem_jobdir_create(const char *data, const ndem_job_row *row);
@@ -12,6 +14,12 @@ int ndem_jobdir_create(const char *data, const ndem_job_row *row);
 int ndem_jobdir_save_status(const char *data, const ndem_job_row *row);
 /* The same, reading the row first; logs what fails. */
 void ndem_jobdir_sync(const char *data, ndem_db *db, const char *id);
+/* Another file of the job's directory, written atomically with mode (0,
+ * or -1 with errno set), or read whole (malloc'd text; NULL when it is
+ * missing or unreadable). */
+int ndem_jobdir_write(const char *data, const char *id, const char *name, const char *text,
+                      mode_t mode);
+char *ndem_jobdir_read(const char *data, const char *id, const char *name);
 /* The tombstone DATA/jobs/<id>/.deleted: set (written durably) or cleared.
  * Only a tombstoned directory may ever be removed by start-up. */
 int ndem_jobdir_tombstone(const char *data, const char *id, int set);

@@ -15,6 +15,7 @@
 #include "origin.h"
 #include "recover.h"
 
+#include <curl/curl.h>
 #include <errno.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -162,6 +163,12 @@ int main(int argc, char **argv)
     sigaddset(&sigs, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* inherited by every thread */
     signal(SIGPIPE, SIG_IGN);
+    /* before any thread: libcurl's global set-up is not thread-safe
+     * (--slurm-rest: workers speak to slurmrestd) */
+    if (app.cfg.slurm_rest[0] && curl_global_init(CURL_GLOBAL_DEFAULT)) {
+        fprintf(stderr, "ndemd: cannot initialize libcurl\n");
+        return 1;
+    }
 
     char err[1024], path[1100];
     if (make_dirs(app.cfg.data)) {
@@ -255,10 +262,12 @@ int main(int argc, char **argv)
     shutdown_app(&app);
     ndem_log("ndemd: stopped in %.2f s", ndem_mono() - t0);
     close(lock);
+    if (app.cfg.slurm_rest[0]) curl_global_cleanup();
     return 0;
 fail:
     fprintf(stderr, "ndemd: %s\n", err);
     shutdown_app(&app);
     close(lock);
+    if (app.cfg.slurm_rest[0]) curl_global_cleanup();
     return 1;
 }

@@ -35,6 +35,13 @@ typedef struct ndem_remote_ctl {
  * checkpoint), scancels it on cancel or shutdown, and records the end. */
 void ndem_remote_run(ndem_remote *rm, const ndem_job_row *row, const ndem_remote_ctl *ctl);
 
+/* A queued job was cancelled: scancel the Slurm job its slurm.json names
+ * (a task of its sweep's array, or one left running across a restart). */
+void ndem_remote_forget(ndem_remote *rm, const char *id);
+/* A sweep was cancelled: scancel each job array the jobs ids[0..n) are
+ * tasks of, once. */
+void ndem_remote_cancel_arrays(ndem_remote *rm, const char *const *ids, int n);
+
 /* One report of a job's Slurm run (POST /internal/v1/jobs/{id}/report):
  * the HTTP status; *reply (malloc'd JSON) on 200, else why says what. */
 int ndem_remote_report(ndem_remote *rm, const char *id, const char *secret, const char *body,

@@ -105,7 +105,12 @@ static int on_start(report *r)
     j->run++;
     j->ended = 0;
     if (j->run > 1) j->wall_before = j->last.wall_seconds;
-    ndem_store_flush(rm->store, j->id); /* the last run's writes, all on disk */
+    /* a restarted ndemd must know this run (its reports name it) */
+    j->sj.run = j->run;
+    j->sj.wall_before = j->wall_before;
+    ndem_remote_save(rm, j);
+    ndem_remote_set_state(rm, j, "RUNNING", "None"); /* whatever Slurm said last */
+    ndem_store_flush(rm->store, j->id);              /* the last run's writes, all on disk */
     ndem_resume res;
     void *state = NULL;
     size_t len = 0;
@@ -267,6 +272,16 @@ static int same_secret(const char *a, const char *b)
     return d == 0;
 }
 
+/* A job with a Slurm job of its own that no worker follows yet: a task of
+ * a sweep's array waiting for a worker, or a job left running in Slurm
+ * across ndemd's restart. Its run is told to wait, not to stop. */
+static int waiting(ndem_remote *rm, const char *id, const char *secret)
+{
+    ndem_slurm_job sj;
+    return ndem_slurm_job_load(rm->cfg->data, id, &sj) == 0 && sj.secret[0] &&
+           same_secret(sj.secret, secret);
+}
+
 int ndem_remote_report(ndem_remote *rm, const char *id, const char *secret, const char *body,
                        size_t len, char **reply, char *why, size_t why_len)
 {
@@ -277,10 +292,13 @@ int ndem_remote_report(ndem_remote *rm, const char *id, const char *secret, cons
     pthread_mutex_lock(&rm->lock);
     remote_job *j = rm->jobs;
     while (j && strcmp(j->id, id)) j = j->next;
-    if (!j) {
+    if (!j && waiting(rm, id, secret)) {
+        status = 503; /* the node's ndem tries again */
+        snprintf(why, why_len, "job %s waits for a worker of this daemon; try again", id);
+    } else if (!j) {
         status = 404;
         snprintf(why, why_len, "job %s is not running in Slurm here", id);
-    } else if (!same_secret(j->secret, secret)) {
+    } else if (!same_secret(j->sj.secret, secret)) {
         status = 401;
         snprintf(why, why_len, "X-Ndem-Job-Secret is missing or not this job's");
     } else if (!msg || !cJSON_IsObject(msg)) {

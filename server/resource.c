@@ -10,6 +10,7 @@
 #include "frame_bin.h"
 #include "log.h"
 #include "routes.h"
+#include "slurm_job.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,16 @@ static void add_time(cJSON *o, const char *key, int64_t us)
 cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
 {
     cJSON *o = cJSON_CreateObject();
+    /* the Slurm job that runs it (--executor slurm), as last seen: a job
+     * Slurm holds PENDING is still queued to the client */
+    ndem_slurm_job sj;
+    int in_slurm = ndem_slurm_job_load(app->cfg.data, row->id, &sj) == 0 && sj.job_id[0];
+    const char *status = row->status;
+    if (in_slurm && !strcmp(status, "running") && !strcmp(sj.state, "PENDING")) status = "queued";
     cJSON_AddStringToObject(o, "id", row->id);
     cJSON_AddStringToObject(o, "name", row->name);
     ndem_add_owner(o, row->owner);
-    cJSON_AddStringToObject(o, "status", row->status);
+    cJSON_AddStringToObject(o, "status", status);
     add_time(o, "created_at", row->created_us);
     add_time(o, "started_at", row->started_us);
     add_time(o, "finished_at", row->finished_us);
@@ -47,6 +54,7 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
     cJSON_AddNumberToObject(s, "kinetic_energy", row->kinetic_energy);
     cJSON_AddNumberToObject(s, "wall_seconds", row->wall_seconds);
     cJSON_AddNumberToObject(o, "attempts", (double)row->attempts);
+    cJSON_AddItemToObject(o, "executor", in_slurm ? ndem_slurm_job_json(&sj) : cJSON_CreateNull());
     if (row->error) cJSON_AddStringToObject(o, "error", row->error);
     else cJSON_AddNullToObject(o, "error");
     /* the sweep it belongs to: its id, its place and the values it took */

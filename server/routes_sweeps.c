@@ -537,12 +537,18 @@ void ndem_cancel_sweep(void *ctx, ndem_request *req)
     ndem_job_row *jobs;
     int n, running = 0, failed = 0;
     if (load_sweep(app, req, &sw, &jobs, &n)) return;
+    const char **live = calloc((size_t)n + 1, sizeof *live);
+    int k = 0;
     for (int i = 0; i < n; i++) {
         if (ndem_job_row_finished(&jobs[i])) continue;
         int rc = ndem_pool_cancel(app->pool, jobs[i].id);
         running += rc == NDEM_CANCEL_RUNNING;
         failed += rc < 0;
+        if (live) live[k++] = jobs[i].id;
     }
+    /* after the jobs' own cancels, so that their workers expect the end */
+    if (live) ndem_pool_cancel_arrays(app->pool, live, k);
+    free(live);
     ndem_log("sweep %s: cancel (%d running jobs stop after their step)", sw.id, running);
     if (failed) ndem_http_problem(req, 500, NULL, "the job database failed");
     else reply_sweep(app, req, running ? 202 : 200, sw.id);

@@ -2,7 +2,7 @@
  * its output captured; nothing goes through a shell on this side (the
  * batch job's one command line is built with every value quoted). */
 #define _GNU_SOURCE /* pipe2 */
-#include "slurm.h"
+#include "slurm_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,18 +96,46 @@ static void quote(char *buf, size_t len, const char *text)
     snprintf(buf + n, len - n, "'");
 }
 
-int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, const char *secret,
-                      char *slurm_id, size_t slurm_id_len, char *err, size_t err_len)
+static const ndem_slurm_backend *backend(const ndem_config *c);
+
+/* Appends text to the growing buffer *buf; -1 when memory ran out. */
+static int append(char **buf, size_t *len, size_t *cap, const char *text)
 {
-    char name[64], output[1200], partition[160], timelimit[96], cpus[48], wrap[2600];
-    snprintf(name, sizeof name, "--job-name=ndem-%s", id);
-    if (c->slurm_log[0]) snprintf(output, sizeof output, "--output=%s/ndem-%%j.out", c->slurm_log);
-    else snprintf(output, sizeof output, "--output=/dev/null");
-    snprintf(wrap, sizeof wrap, "exec");
-    quote(wrap, sizeof wrap, c->slurm_ndem);
-    snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), " run --quiet --report");
-    quote(wrap, sizeof wrap, url);
-    char *argv[16];
+    size_t n = strlen(text);
+    if (*len + n + 1 > *cap) {
+        size_t want = (*len + n + 1) * 2;
+        char *grown = realloc(*buf, want);
+        if (!grown) return -1;
+        *buf = grown;
+        *cap = want;
+    }
+    memcpy(*buf + *len, text, n + 1);
+    *len += n;
+    return 0;
+}
+
+int ndem_slurm_private_var(const char *var)
+{
+    return !strncmp(var, "NDEM_REPORT_SECRET=", 19) || !strncmp(var, "NDEM_ARRAY_", 11) ||
+           !strncmp(var, "SLURM_JWT=", 10);
+}
+
+void ndem_slurm_output(const ndem_config *c, int array, char *buf, size_t len)
+{
+    if (c->slurm_log[0]) snprintf(buf, len, "%s/ndem-%s.out", c->slurm_log, array ? "%A_%a" : "%j");
+    else snprintf(buf, len, "/dev/null");
+}
+
+/* sbatch with the options every job gets; --export=ALL passes ndemd's
+ * environment (less its private variables) and s->env on to the job. */
+static int cmd_submit(const ndem_config *c, const ndem_slurm_submission *s, char *slurm_id,
+                      size_t slurm_id_len, char *err, size_t err_len)
+{
+    char name[80], output[1200], partition[160], timelimit[96], cpus[48];
+    snprintf(name, sizeof name, "--job-name=%s", s->name);
+    snprintf(output, sizeof output, "--output=");
+    ndem_slurm_output(c, s->array != NULL, output + 9, sizeof output - 9);
+    char *argv[16], *array_arg = NULL, *wrap_arg = NULL;
     int a = 0;
     argv[a++] = "sbatch";
     argv[a++] = "--parsable";
@@ -126,30 +154,31 @@ int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, con
     if (c->threads > 0) {
         snprintf(cpus, sizeof cpus, "--cpus-per-task=%ld", c->threads);
         argv[a++] = cpus;
-        snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), " --threads %ld", c->threads);
     }
-    char wrap_arg[2700];
-    snprintf(wrap_arg, sizeof wrap_arg, "--wrap=%s", wrap);
+    size_t n = 0, extra = 0, len = 0, cap = 0;
+    if (s->array &&
+        (append(&array_arg, &len, &cap, "--array=") || append(&array_arg, &len, &cap, s->array)))
+        goto oom;
+    if (s->array) argv[a++] = array_arg;
+    len = cap = 0;
+    if (append(&wrap_arg, &len, &cap, "--wrap=") || append(&wrap_arg, &len, &cap, s->command))
+        goto oom;
     argv[a++] = wrap_arg;
     argv[a] = NULL;
-    /* the environment, plus the job's secret (sbatch --export=ALL passes it on) */
-    size_t n = 0;
     while (environ[n]) n++;
-    char **envp = calloc(n + 2, sizeof *envp);
-    char secret_var[128];
-    if (!envp) {
-        snprintf(err, err_len, "out of memory");
-        return -1;
-    }
+    while (s->env[extra]) extra++;
+    char **envp = calloc(n + extra + 1, sizeof *envp);
+    if (!envp) goto oom;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "NDEM_REPORT_SECRET=", 19)) envp[k++] = environ[i];
-    snprintf(secret_var, sizeof secret_var, "NDEM_REPORT_SECRET=%s", secret);
-    envp[k++] = secret_var;
+        if (!ndem_slurm_private_var(environ[i])) envp[k++] = environ[i];
+    for (size_t i = 0; i < extra; i++) envp[k++] = s->env[i];
     envp[k] = NULL;
     char out[1024];
     int rc = run_cmd(c, argv, envp, out, sizeof out);
     free(envp);
+    free(array_arg);
+    free(wrap_arg);
     /* --parsable: "JOBID" or "JOBID;CLUSTER" */
     char *end;
     long jid = strtol(out, &end, 10);
@@ -159,6 +188,103 @@ int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, con
     }
     snprintf(slurm_id, slurm_id_len, "%ld", jid);
     return 0;
+oom:
+    free(array_arg);
+    free(wrap_arg);
+    snprintf(err, err_len, "out of memory");
+    return -1;
+}
+
+/* The end of the batch command line: --threads, when set. */
+static void threads_arg(const ndem_config *c, char *buf, size_t len)
+{
+    if (c->threads > 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), " --threads %ld", c->threads);
+}
+
+int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, const char *secret,
+                      char *slurm_id, size_t slurm_id_len, char *err, size_t err_len)
+{
+    char name[64], wrap[2600], secret_var[128];
+    snprintf(name, sizeof name, "ndem-%s", id);
+    snprintf(wrap, sizeof wrap, "exec");
+    quote(wrap, sizeof wrap, c->slurm_ndem);
+    snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), " run --quiet --report");
+    quote(wrap, sizeof wrap, url);
+    threads_arg(c, wrap, sizeof wrap);
+    /* the job's secret reaches it in its environment, never in argv */
+    snprintf(secret_var, sizeof secret_var, "NDEM_REPORT_SECRET=%s", secret);
+    char *env[] = {secret_var, NULL};
+    ndem_slurm_submission sub = {name, NULL, wrap, env};
+    return backend(c)->submit(c, &sub, slurm_id, slurm_id_len, err, err_len);
+}
+
+/* "0-2,5,7-8%W": the task indices (ascending) as sbatch --array takes them. */
+static char *array_spec(const ndem_slurm_task *tasks, int n, long throttle)
+{
+    char *spec = NULL, part[64];
+    size_t len = 0, cap = 0;
+    for (int i = 0; i < n;) {
+        int k = i;
+        while (k + 1 < n && tasks[k + 1].index == tasks[k].index + 1) k++;
+        if (k > i)
+            snprintf(part, sizeof part, "%s%ld-%ld", i ? "," : "", tasks[i].index, tasks[k].index);
+        else snprintf(part, sizeof part, "%s%ld", i ? "," : "", tasks[i].index);
+        if (append(&spec, &len, &cap, part)) goto oom;
+        i = k + 1;
+    }
+    snprintf(part, sizeof part, "%%%ld", throttle);
+    if (throttle > 0 && append(&spec, &len, &cap, part)) goto oom;
+    return spec;
+oom:
+    free(spec);
+    return NULL;
+}
+
+int ndem_slurm_submit_array(const ndem_config *c, const char *name, const char *report_base,
+                            const ndem_slurm_task *tasks, int n, long throttle, char *slurm_id,
+                            size_t slurm_id_len, char *err, size_t err_len)
+{
+    /* Task i finds its job and secret in NDEM_ARRAY_JOB_i and
+     * NDEM_ARRAY_SECRET_i, then unsets every task's before ndem starts, so
+     * that the program holds only its own secret. */
+    char wrap[3000];
+    snprintf(wrap, sizeof wrap,
+             "t=$SLURM_ARRAY_TASK_ID; id=$(printenv NDEM_ARRAY_JOB_$t) || exit 3; "
+             "NDEM_REPORT_SECRET=$(printenv NDEM_ARRAY_SECRET_$t) || exit 3; "
+             "export NDEM_REPORT_SECRET; "
+             "for v in $(env | grep -o '^NDEM_ARRAY_[A-Z]*_[0-9]*='); do unset \"${v%%=}\"; done; "
+             "exec");
+    quote(wrap, sizeof wrap, c->slurm_ndem);
+    snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), " run --quiet --report");
+    quote(wrap, sizeof wrap, report_base);
+    snprintf(wrap + strlen(wrap), sizeof wrap - strlen(wrap), "\"/internal/v1/jobs/$id/report\"");
+    threads_arg(c, wrap, sizeof wrap);
+    char **env = calloc(2 * (size_t)n + 1, sizeof *env);
+    char *spec = array_spec(tasks, n, throttle);
+    int rc = -1;
+    if (!env || !spec) {
+        snprintf(err, err_len, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        char var[160];
+        snprintf(var, sizeof var, "NDEM_ARRAY_JOB_%ld=%s", tasks[i].index, tasks[i].job);
+        env[2 * i] = strdup(var);
+        snprintf(var, sizeof var, "NDEM_ARRAY_SECRET_%ld=%s", tasks[i].index, tasks[i].secret);
+        env[2 * i + 1] = strdup(var);
+        if (!env[2 * i] || !env[2 * i + 1]) {
+            snprintf(err, err_len, "out of memory");
+            goto out;
+        }
+    }
+    ndem_slurm_submission sub = {name, spec, wrap, env};
+    rc = backend(c)->submit(c, &sub, slurm_id, slurm_id_len, err, err_len);
+out:
+    for (int i = 0; env && i < 2 * n; i++) free(env[i]);
+    free(env);
+    free(spec);
+    return rc;
 }
 
 static const struct {
@@ -208,7 +334,7 @@ static void field(const char *text, const char *key, char *out, size_t len)
     }
 }
 
-int ndem_slurm_query(const ndem_config *c, const char *slurm_id, ndem_slurm_state *st, char *err,
+static int cmd_query(const ndem_config *c, const char *slurm_id, ndem_slurm_state *st, char *err,
                      size_t err_len)
 {
     char *argv[] = {"scontrol", "--oneliner", "show", "job", (char *)slurm_id, NULL};
@@ -231,11 +357,32 @@ int ndem_slurm_query(const ndem_config *c, const char *slurm_id, ndem_slurm_stat
     return 0;
 }
 
-int ndem_slurm_cancel(const ndem_config *c, const char *slurm_id, char *err, size_t err_len)
+static int cmd_cancel(const ndem_config *c, const char *slurm_id, char *err, size_t err_len)
 {
     char *argv[] = {"scancel", (char *)slurm_id, NULL};
     char out[1024];
     int rc = run_cmd(c, argv, NULL, out, sizeof out);
     if (rc) snprintf(err, err_len, "scancel failed (%d): %s", rc, out[0] ? out : "no output");
     return rc ? -1 : 0;
+}
+
+static const ndem_slurm_backend commands = {"commands", cmd_submit, cmd_query, cmd_cancel};
+
+static const ndem_slurm_backend *backend(const ndem_config *c)
+{
+    return c->slurm_rest[0] ? &ndem_slurm_rest_backend : &commands;
+}
+
+int ndem_slurm_query(const ndem_config *c, const char *slurm_id, ndem_slurm_state *st, char *err,
+                     size_t err_len)
+{
+    memset(st, 0, sizeof *st);
+    int rc = backend(c)->query(c, slurm_id, st, err, err_len);
+    if (!rc && st->cls != NDEM_SLURM_GONE) st->cls = ndem_slurm_classify(st->state);
+    return rc;
+}
+
+int ndem_slurm_cancel(const ndem_config *c, const char *slurm_id, char *err, size_t err_len)
+{
+    return backend(c)->cancel(c, slurm_id, err, err_len);
 }

@@ -28,6 +28,22 @@ typedef struct ndem_slurm_state {
  * job id into slurm_id. 0, or -1 with the command's message in err. */
 int ndem_slurm_submit(const ndem_config *c, const char *id, const char *url, const char *secret,
                       char *slurm_id, size_t slurm_id_len, char *err, size_t err_len);
+/* One task of an array: its index, the ndem job it runs and that job's secret. */
+typedef struct ndem_slurm_task {
+    long index;
+    const char *job;
+    const char *secret;
+} ndem_slurm_task;
+
+/* Submits one job array (sbatch --array) whose task tasks[i].index runs
+ * `ndem run --report REPORT_BASE/internal/v1/jobs/<tasks[i].job>/report`
+ * with that job's secret; tasks ascend by index. Each secret travels in the
+ * array's environment (NDEM_ARRAY_SECRET_<index>), never in argv; a task
+ * keeps only its own. throttle > 0 bounds the tasks running at once (%N).
+ * The array's job id into slurm_id; 0, or -1 with err. */
+int ndem_slurm_submit_array(const ndem_config *c, const char *name, const char *report_base,
+                            const ndem_slurm_task *tasks, int n, long throttle, char *slurm_id,
+                            size_t slurm_id_len, char *err, size_t err_len);
 /* The state of a Slurm job (scontrol show job). 0, or -1 with err. */
 int ndem_slurm_query(const ndem_config *c, const char *slurm_id, ndem_slurm_state *st, char *err,
                      size_t err_len);

@@ -471,7 +471,7 @@ void ndem_pool_wake(ndem_pool *p)
 int ndem_pool_cancel(ndem_pool *p, const char *id)
 {
     pthread_mutex_lock(&p->lock);
-    int rc = ndem_db_cancel_queued(p->db, id);
+    int rc = ndem_db_cancel_queued(p->db, id), was_queued = rc == 1;
     if (rc == 1) {
         rc = NDEM_CANCEL_QUEUED;
         ndem_jobdir_sync(p->cfg->data, p->db, id);
@@ -494,7 +494,14 @@ int ndem_pool_cancel(ndem_pool *p, const char *id)
         }
     }
     pthread_mutex_unlock(&p->lock);
+    /* a queued job may have a Slurm job already (an array's task) */
+    if (was_queued && p->remote) ndem_remote_forget(p->remote, id);
     return rc;
+}
+
+void ndem_pool_cancel_arrays(ndem_pool *p, const char *const *ids, int n)
+{
+    if (p->remote) ndem_remote_cancel_arrays(p->remote, ids, n);
 }
 
 int ndem_pool_stop(ndem_pool *p, double timeout)

@@ -20,6 +20,9 @@ enum { NDEM_CANCEL_QUEUED, NDEM_CANCEL_RUNNING, NDEM_CANCEL_FINISHED, NDEM_CANCE
 /* Cancels a queued job at once, or asks the worker of a running one to stop
  * after the current step. NDEM_CANCEL_* or -1 on a database error. */
 int ndem_pool_cancel(ndem_pool *p, const char *id);
+/* A sweep was cancelled (--executor slurm): scancel the job arrays its
+ * jobs ids[0..n) run in; nothing with the local executor. */
+void ndem_pool_cancel_arrays(ndem_pool *p, const char *const *ids, int n);
 
 /* A report of a job's Slurm run (--executor slurm; remote.h): the HTTP
  * status, *reply (malloc'd JSON) on 200, else why. 404 with the local

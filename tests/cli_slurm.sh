@@ -12,8 +12,18 @@
 #      "stopped" with a last checkpoint before it exits;
 #   3. reports without the job's secret get 401, and with --executor local
 #      the route is 404;
-#   4. cancel: scancel sent, the job ends cancelled;
-#   and `ndem` does not link libcurl (--report loads it with dlopen).
+#   4. cancel: scancel sent, the job ends cancelled; a job the stand-in holds
+#      PENDING reads `queued` with Slurm's state and reason, then runs;
+#   5. a 3-job sweep runs as one job array (task i runs job i), each job as
+#      `ndem run` of its document; a cancelled sweep scancels its array;
+#   6. ndemd stopped and started again mid-job: the Slurm job goes on, the
+#      new ndemd follows it (no new submission), the job ends once with the
+#      output of an uninterrupted run;
+#   7. --slurm-rest against a stand-in slurmrestd (tests/slurm/fake/
+#      slurmrestd.py, driving the same stand-ins): two jobs, a sweep as an
+#      array, cancel; ndemd's SLURM_JWT stays out of the jobs' environment,
+#      a wrong JWT fails the job with Slurm's words.
+#   8. `ndem` does not link libcurl (--report loads it with dlopen).
 # NDEM_BIN and NDEMD_BIN are the binaries under test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,8 +36,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ndem-cli-slurm.XXXXXX")
 . tests/slurm/lib.sh
 export FAKE_SLURM_DIR=$work/fake
 mkdir -p "$FAKE_SLURM_DIR"
+rest_pid=""
 cleanup() {
   lib_cleanup
+  if [ -n "$rest_pid" ]; then kill "$rest_pid" 2>/dev/null || true; fi
   # runs the fake sbatch started and that are still alive
   for f in "$FAKE_SLURM_DIR"/*.pid; do
     if [ -e "$f" ]; then kill -9 "$(cat "$f")" 2>/dev/null || true; fi
@@ -47,6 +59,21 @@ ok "ndem does not link libcurl (the reports below load it)"
 
 # ---- 1. two small jobs ----
 two_jobs_as_ndem_run "two jobs, as ndem run"
+
+# ---- 1b. held in Slurm's queue: the job reads queued, with Slurm's reason ----
+touch "$FAKE_SLURM_DIR/hold"
+p=$(submit "$small" pending 0.5)
+seen=""
+for _ in $(seq 150); do
+  seen=$(job "$p" | field '["status"], d["executor"] and d["executor"]["state"], d["executor"] and d["executor"]["reason"]')
+  [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && break
+  sleep 0.2
+done
+rm "$FAKE_SLURM_DIR/hold"
+[ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] || fail "job $p held by Slurm reads $seen"
+wait_status "$p" succeeded 120
+[ "$(job "$p" | field '["executor"]["state"]')" = RUNNING ] || fail "job $p: executor state $(job "$p" | field '["executor"]')"
+ok "held in Slurm's queue: status queued, executor PENDING/PartitionDown; then ran"
 
 # ---- 2. killed mid-run ----
 printf "$medium" medium 5 > "$work/medium.json"
@@ -83,7 +110,71 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applicat
 wait_status "$c" cancelled 120
 [ -e "$FAKE_SLURM_DIR/$sid.cancelled" ] || fail "no scancel of job $sid"
 ok "cancel: scancel $sid, job cancelled at step $(job "$c" | field '["progress"]["step"]')"
+
+# ---- 5. a sweep as one job array ----
+sweep_as_array "a sweep of 3 jobs"
+
+# ---- 6. a sweep cancelled: scancel of its array ----
+sw=$(submit_sweep "$medium" sweep-cancel 60 60)
+ids=$(sweep_jobs "$sw")
+first=${ids%% *}
+wait_checkpoint "$first" 120
+arr=$(job "$first" | field '["executor"]["array_job_id"]')
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' "$base/api/v1/sweeps/$sw/cancel")
+[ "$code" = 202 ] || fail "cancel of sweep $sw got $code, not 202"
+for id in $ids; do wait_status "$id" cancelled 120; done
+grep -q "job array $arr: scancel" "$work/ndemd.log" || fail "no scancel of array $arr"
+for i in 0 1; do [ -e "$FAKE_SLURM_DIR/${arr}_$i.cancelled" ] || fail "task $i of array $arr not cancelled"; done
+ok "sweep cancelled: scancel of array $arr, both jobs cancelled"
+
+# ---- 7. ndemd restarted mid-job ----
+restart_mid_job "$medium" 5 "$work/ref-medium" "restart" --slurm-bin "$fake"
 stop_ndemd
+
+# ---- 8. through a stand-in slurmrestd (--slurm-rest, a JWT from a file) ----
+rport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+FAKE_SLURM_JWT=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+export FAKE_SLURM_JWT
+printf 'SLURM_JWT=%s\n' "$FAKE_SLURM_JWT" > "$work/jwt"
+python3 "$fake/slurmrestd.py" "$rport" > "$work/slurmrestd.log" 2>&1 &
+rest_pid=$!
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$rport/" && break; sleep 0.1; done
+mkdir -p "$work/no-commands" # no Slurm command can stand in for the REST API
+SLURM_JWT=must-not-reach-a-job start_ndemd --slurm-rest "http://127.0.0.1:$rport" \
+  --slurm-token-file "$work/jwt" --slurm-bin "$work/no-commands" --slurm-partition debug \
+  --slurm-time 1-02:03:04
+two_jobs_as_ndem_run "rest: two jobs, as ndem run"
+sweep_as_array "rest: a sweep of 3 jobs"
+c=$(submit "$medium" rest-cancel 60)
+wait_checkpoint "$c" 120
+sid=$(slurm_id "$c")
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' "$base/api/v1/jobs/$c/cancel")
+[ "$code" = 202 ] || fail "rest: cancel of running job $c got $code, not 202"
+wait_status "$c" cancelled 120
+[ -e "$FAKE_SLURM_DIR/$sid.cancelled" ] || fail "rest: no DELETE of job $sid"
+ok "rest: cancel: DELETE job/$sid, job cancelled"
+grep -l "must-not-reach-a-job" "$FAKE_SLURM_DIR"/submit-*.json && fail "rest: ndemd's SLURM_JWT went into a job"
+python3 - "$FAKE_SLURM_DIR" <<'PY' || fail "rest: a submission's environment is wrong"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/submit-*.json"):
+    job = json.load(open(f))["job"]
+    env = job["environment"]
+    secrets = [k for k in env if k.startswith("NDEM_ARRAY_SECRET_")]
+    assert "PATH" in env and job["requeue"] is True, f
+    assert ("NDEM_REPORT_SECRET" in env) != bool(secrets), f  # one job, or an array's tasks
+    assert len(secrets) == (3 if "array" in job else 0), f
+    # sbatch --time 1-02:03:04 in whole minutes, rounded up
+    assert job["partition"] == "debug" and job["time_limit"] == (24 + 2) * 60 + 3 + 1, f
+PY
+echo "not-the-token" > "$work/jwt" # read at each request: a wrong one is refused
+x=$(submit "$small" rest-denied 0.5)
+wait_status "$x" failed 60
+job "$x" | field '["error"]' | grep -q "Authentication failure" || fail "rest: a wrong token: $(job "$x" | field '["error"]')"
+ok "rest: ndemd's own SLURM_JWT kept from the jobs, --slurm-time in minutes; a wrong JWT refused (job failed, Slurm's words)"
+stop_ndemd
+kill "$rest_pid"
+wait "$rest_pid" 2> /dev/null || true
+rest_pid=""
 
 # ---- the route with the local executor ----
 "$ndemd" --listen 127.0.0.1:0 --data "$work/local" --executor bogus > "$work/bogus.log" 2>&1 && fail "--executor bogus started"

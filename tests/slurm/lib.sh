@@ -22,10 +22,10 @@ lib_cleanup() {
 }
 
 # Starts ndemd --executor slurm with extra options "$@" on free loopback
-# ports; sets base.
+# ports (or on port $keep_port, when set); sets base.
 start_ndemd() {
-  local port
-  port=$(python3 -c '
+  local port=${keep_port:-}
+  [ -n "$port" ] || port=$(python3 -c '
 import socket
 for _ in range(100):
     a = socket.socket(); a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]
@@ -157,3 +157,67 @@ two_jobs_as_ndem_run() {
   same_as_reference "$b" "$work/ref-b"
   ok "$1: $sa; $summary"
 }
+
+# FORMAT NAME DURATIONS...: a sweep of the document (written to
+# work/NAME.json) over /solver/duration; prints the sweep's id.
+submit_sweep() {
+  local fmt=$1 name=$2 values
+  shift 2
+  # shellcheck disable=SC2059
+  printf "$fmt" "$name" 1 > "$work/$name.json"
+  values=$(IFS=,; echo "$*")
+  python3 -c 'import json,sys; print(json.dumps({"base": json.load(open(sys.argv[1])),
+      "parameters": [{"pointer": "/solver/duration", "values": json.loads("[" + sys.argv[2] + "]")}]}))' \
+    "$work/$name.json" "$values" > "$work/$name.sweep.json"
+  curl -sf -X POST -H 'Content-Type: application/json' --data-binary "@$work/$name.sweep.json" \
+    "$base/api/v1/sweeps" | field '["id"]'
+}
+# SWEEP: the ids of its jobs, in order
+sweep_jobs() { curl -sf "$base/api/v1/sweeps/$1" | python3 -c 'import json,sys; print(" ".join(j["id"] for j in json.load(sys.stdin)["jobs"]))'; }
+
+# A 3-job sweep runs as one Slurm job array (task i runs job i, each job's
+# resource names the array and its task) and each job equals `ndem run` of
+# its own document; ok with $1 and what they gave. Sets array.
+sweep_as_array() {
+  local sw ids t=0 id ex
+  sw=$(submit_sweep "$small" sweep 0.3 0.4 0.5)
+  ids=$(sweep_jobs "$sw")
+  for id in $ids; do wait_status "$id" succeeded 180; done
+  array=$(sed -n "s/.*sweep $sw: submitted to Slurm as job array \([0-9]*\) (3 task(s).*/\1/p" "$work/ndemd.log")
+  [ -n "$array" ] || fail "sweep $sw was not submitted as one job array of 3 tasks"
+  [ "$(grep -c "sweep $sw: submitted to Slurm as job array" "$work/ndemd.log")" = 1 ] || fail "sweep $sw: more than one array"
+  for id in $ids; do
+    ex=$(job "$id" | field '["executor"]["array_job_id"], d["executor"]["array_task_id"], d["executor"]["job_id"]')
+    [ "$ex" = "('$array', $t, '${array}_$t')" ] || fail "job $id (index $t): executor $ex, not task $t of array $array"
+    grep -q "job $id: submitted to Slurm" "$work/ndemd.log" && fail "job $id was submitted alone"
+    job "$id" | python3 -c 'import json,sys; json.dump(json.load(sys.stdin)["job"], sys.stdout)' > "$work/sweep-$t.json"
+    "$ndem" run "$work/sweep-$t.json" --out "$work/ref-sweep-$t" --quiet --no-vtk > /dev/null
+    same_as_reference "$id" "$work/ref-sweep-$t"
+    t=$((t + 1))
+  done
+  ok "$1: sweep $sw as job array $array, tasks 0..2 as ndem run; the last: $summary"
+}
+
+# A job whose ndemd stops mid-run and starts again: the Slurm job goes on,
+# the new ndemd follows it (no second submission), the job ends once with
+# the output of an uninterrupted run. FORMAT DURATION REFDIR MESSAGE
+# [NDEMD OPTIONS...] (those of the restarted ndemd).
+restart_mid_job() {
+  local r sid
+  r=$(submit "$1" restart "$2")
+  wait_checkpoint "$r" 180
+  sid=$(slurm_id "$r")
+  stop_ndemd
+  grep -q "job $r: Slurm job $sid left running" "$work/ndemd.log" || fail "job $r: not left running at shutdown"
+  mv "$work/ndemd.log" "$work/ndemd-1.log"
+  [ "$(job_file_status "$r")" = queued ] || fail "job $r is not queued after shutdown"
+  # the same address: the running job reports to it
+  keep_port=${base##*:} start_ndemd "${@:5}"
+  wait_status "$r" succeeded 300
+  grep -q "job $r: follows Slurm job $sid again" "$work/ndemd.log" || fail "job $r: the new ndemd did not follow Slurm job $sid"
+  grep -q "job $r: submitted to Slurm" "$work/ndemd.log" && fail "job $r was submitted again"
+  [ "$(job "$r" | field '["executor"]["job_id"]')" = "$sid" ] || fail "job $r: executor is not Slurm job $sid"
+  same_as_reference "$r" "$3"
+  ok "$4: ndemd restarted mid-job; Slurm job $sid followed again, ended once: $summary"
+}
+job_file_status() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$work/data/jobs/$1/status.json"; }

@@ -3,7 +3,8 @@
 # slurmctld and slurmd from Debian's packages (scripts/deps.sh slurm), each
 # with its own files under DIR (default: a new temporary directory), no
 # systemd, no cgroups (proctrack/linuxproc, task/none), no accounting
-# daemon. Prints the lines to source (SLURM_CONF, NDEM_SLURM_DIR) on
+# daemon, and slurmrestd on loopback with JWT authentication (a key of its
+# own). Prints the lines to source (SLURM_CONF, NDEM_SLURM_DIR, NDEM_SLURMRESTD) on
 # stdout; tests/slurm/stop.sh DIR stops it all again.
 #   tests/slurm/start.sh [DIR]
 set -euo pipefail
@@ -20,6 +21,9 @@ chmod 0711 "$dir/munge"
 munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
   --pid-file="$dir/munge/munged.pid" --log-file="$dir/log/munged.log" \
   --seed-file="$dir/munge/munge.seed"
+# a JWT key, for slurmrestd's clients (AuthAltTypes below): root's only
+dd if=/dev/urandom bs=32 count=1 of="$dir/jwt.key" status=none
+chmod 0600 "$dir/jwt.key"
 ports=$((20000 + RANDOM % 20000))
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=ndemtest
@@ -30,6 +34,8 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 AuthInfo=socket=$dir/munge/munge.socket
+AuthAltTypes=auth/jwt
+AuthAltParameters=jwt_key=$dir/jwt.key
 CredType=cred/munge
 StateSaveLocation=$dir/spool/ctld
 SlurmdSpoolDir=$dir/spool/d
@@ -75,5 +81,26 @@ if [ "$state" != idle ]; then
   tail -20 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 || true
   exit 1
 fi
+# slurmrestd (Slurm's REST API) on a loopback port, accepting JWTs: it
+# refuses to run as root, so it drops to nobody once its socket is open and
+# reads slurm.conf as nobody (DIR and its parents must let nobody through;
+# slurm.conf holds no secret); SLURM_JWT=daemon makes it speak to slurmctld
+# with its clients' tokens
+chmod 0755 "$dir"
+rest_port=$((ports + 2))
+SLURM_JWT=daemon slurmrestd -f "$SLURM_CONF" -a rest_auth/jwt -s openapi/v0.0.38 -u nobody \
+  "127.0.0.1:$rest_port" > "$dir/log/slurmrestd.log" 2>&1 < /dev/null &
+echo $! > "$dir/run/slurmrestd.pid"
+up=no
+for _ in $(seq 100); do
+  curl -s -o /dev/null "http://127.0.0.1:$rest_port/" && up=yes && break
+  sleep 0.2
+done
+if [ "$up" != yes ]; then
+  echo "slurm: slurmrestd does not answer on port $rest_port; its log:" >&2
+  cat "$dir/log/slurmrestd.log" >&2 || true
+  exit 1
+fi
 echo "export SLURM_CONF=$SLURM_CONF"
 echo "export NDEM_SLURM_DIR=$dir"
+echo "export NDEM_SLURMRESTD=http://127.0.0.1:$rest_port"

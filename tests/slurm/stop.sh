@@ -7,7 +7,7 @@ dir=${1:?usage: tests/slurm/stop.sh DIR}
 [ -d "$dir" ] || exit 0
 export SLURM_CONF="$dir/slurm.conf"
 scancel --quiet --user="$(id -un)" 2>/dev/null || true
-for pidfile in "$dir/run/slurmd.pid" "$dir/run/slurmctld.pid" "$dir/munge/munged.pid"; do
+for pidfile in "$dir/run/slurmrestd.pid" "$dir/run/slurmd.pid" "$dir/run/slurmctld.pid" "$dir/munge/munged.pid"; do
   [ -s "$pidfile" ] || continue
   pid=$(cat "$pidfile")
   kill "$pid" 2>/dev/null || continue

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test-slurm`: ndemd --executor slurm against a real single-node Slurm
-# (tests/slurm/start.sh: munged, slurmctld, slurmd on loopback), sbatch mode.
+# (tests/slurm/start.sh: munged, slurmctld, slurmd, slurmrestd on loopback),
+# first in sbatch mode, then through slurmrestd (--slurm-rest, 9.):
 #   1. two small jobs run through Slurm; their frames (binary, through the
 #      API) and series (without the wall-time columns) equal those of
 #      `ndem run` of the same document;
@@ -12,7 +13,16 @@
 #      job, a new run; its start is brought forward with StartTime=now);
 #   4. reports with a wrong or no secret get 401;
 #   5. a running job is cancelled: status cancelled, scancel seen by Slurm
-#      (JobState=CANCELLED).
+#      (JobState=CANCELLED);
+#   6. a job Slurm holds PENDING (its partition down) reads `queued` with
+#      executor.state PENDING and reason PartitionDown, then runs;
+#   7. a 3-job sweep runs as one job array (scontrol shows ArrayJobId), each
+#      job equal to `ndem run` of its document;
+#   8. ndemd stopped and started again mid-job: the Slurm job goes on, the
+#      new ndemd follows it (no new submission), the job ends once with the
+#      output of an uninterrupted run;
+#   9. 1, 2 and 4 to 8 again with --slurm-rest (slurmrestd, JWT auth), with
+#      no Slurm command at ndemd's reach.
 # Uses NDEM_BIN and NDEMD_BIN (the Makefile passes the sanitizer builds).
 # On failure the logs are kept in build/test-logs/test-slurm/.
 set -euo pipefail
@@ -22,6 +32,7 @@ NAME=test-slurm
 ndem=$(realpath "${NDEM_BIN:-build/release/ndem}")
 ndemd=$(realpath "${NDEMD_BIN:-build/release/ndemd}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/ndem-test-slurm.XXXXXX")
+chmod 0711 "$work" # slurmrestd reads work/slurm/slurm.conf as nobody
 # shellcheck source=tests/slurm/lib.sh
 . tests/slurm/lib.sh
 cleanup() {
@@ -37,55 +48,109 @@ trap 'exit 143' INT TERM
 slurm_state() { scontrol --oneliner show job "$1" | tr ' ' '\n' | sed -n 's/^JobState=//p'; }
 
 eval "$(bash tests/slurm/start.sh "$work/slurm")"
-start_ndemd
 
-# ---- 1. two small jobs ----
-two_jobs_as_ndem_run "two jobs through Slurm, as ndem run"
+# ---- 2. the compute node's process killed mid-run ----
+killed_mid_run() {
+  k=$(submit "$long" long 6)
+  signal_run "$k" KILL 180
+  first=$(slurm_id "$k")
+  wait_status "$k" succeeded 600
+  [ "$(slurm_state "$first")" = FAILED ] || fail "Slurm job $first is $(slurm_state "$first"), not FAILED"
+  grep -q "job $k: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"
+  step=$(resumed_at "$k")
+  [ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $k did not resume from a checkpoint"
+  same_as_reference "$k" "$work/ref-long"
+  ok "$mode: killed mid-run (Slurm job $first FAILED), resumed at step $step, as uninterrupted: $summary"
+}
+
+# ---- 3. Slurm's own requeue ----
+requeued() {
+  r=$(submit "$long" long 6)
+  wait_checkpoint "$r" 180
+  sid=$(slurm_id "$r")
+  scontrol requeue "$sid"
+  # Slurm holds a requeued job back for about two minutes (Reason=BeginTime);
+  # the test lets it start at once, as an administrator may
+  for _ in $(seq 100); do [ "$(slurm_state "$sid")" = PENDING ] && break; sleep 0.2; done
+  scontrol update JobId="$sid" StartTime=now
+  wait_status "$r" succeeded 600
+  step=$(resumed_at "$r")
+  [ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $r did not resume from a checkpoint after scontrol requeue"
+  same_as_reference "$r" "$work/ref-long"
+  ok "scontrol requeue of Slurm job $sid, resumed at step $step, as uninterrupted: $summary"
+}
+
+# ---- 4 and 5. no secret, then cancel ----
+secret_and_cancel() {
+  c=$(submit "$long" long-cancel 60)
+  wait_checkpoint "$c" 180
+  sid=$(slurm_id "$c")
+  check_secret "$c"
+  ok "$mode: reports without the job's secret: 401"
+  code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' "$base/api/v1/jobs/$c/cancel")
+  [ "$code" = 202 ] || fail "cancel of running job $c got $code, not 202"
+  wait_status "$c" cancelled 120
+  for _ in $(seq 100); do [ "$(slurm_state "$sid")" = CANCELLED ] && break; sleep 0.2; done
+  [ "$(slurm_state "$sid")" = CANCELLED ] || fail "Slurm job $sid is $(slurm_state "$sid"), not CANCELLED"
+  ok "$mode: cancel: job cancelled at step $(job "$c" | field '["progress"]["step"]'), Slurm job $sid CANCELLED"
+}
+
+# ---- 6. pending in Slurm: the job reads queued, with Slurm's reason ----
+pending() {
+  scontrol update PartitionName=debug State=DOWN
+  p=$(submit "$medium" pending 2)
+  seen=""
+  for _ in $(seq 150); do
+    seen=$(job "$p" | field '["status"], d["executor"] and d["executor"]["state"], d["executor"] and d["executor"]["reason"]')
+    [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && break
+    sleep 0.2
+  done
+  scontrol update PartitionName=debug State=UP
+  [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] || fail "job $p held by Slurm reads $seen"
+  wait_status "$p" succeeded 300
+  grep -q "job $p: Slurm job [0-9]* is RUNNING" "$work/ndemd.log" || fail "job $p: never seen RUNNING in Slurm"
+  ok "$mode: pending in Slurm (partition down): status queued, executor PENDING/PartitionDown; then ran and succeeded"
+}
+
+# ---- 7. a sweep as one job array ----
+sweep_array() {
+  sweep_as_array "$mode: a sweep of 3 jobs"
+  scontrol --oneliner show job "${array}_2" | grep -q "ArrayJobId=$array ArrayTaskId=2 " ||
+    fail "scontrol does not show task 2 of array $array: $(scontrol --oneliner show job "${array}_2")"
+  ok "$mode: scontrol shows ArrayJobId=$array for the sweep's tasks"
+}
+
+# ---- every check in one mode of ndemd's (its extra options "$@" for the
+# restart); $mode names it in the messages ----
+checks() {
+  two_jobs_as_ndem_run "$mode: two jobs through Slurm, as ndem run"
+  killed_mid_run
+  [ "$mode" = rest ] || requeued # Slurm's own doing: the same in both modes
+  secret_and_cancel
+  pending
+  sweep_array
+  # ---- 8. ndemd restarted mid-job ----
+  restart_mid_job "$long" 6 "$work/ref-long" "$mode: restart" "$@"
+  stop_ndemd
+}
 
 # ---- the reference of the long job, uninterrupted ----
 printf "$long" long 6 > "$work/long.json"
 "$ndem" run "$work/long.json" --out "$work/ref-long" --quiet --no-vtk > /dev/null
 
-# ---- 2. the compute node's process killed mid-run ----
-k=$(submit "$long" long 6)
-signal_run "$k" KILL 180
-first=$(slurm_id "$k")
-wait_status "$k" succeeded 600
-[ "$(slurm_state "$first")" = FAILED ] || fail "Slurm job $first is $(slurm_state "$first"), not FAILED"
-grep -q "job $k: Slurm job $first: FAILED" "$work/ndemd.log" || fail "ndemd did not see Slurm job $first fail"
-step=$(resumed_at "$k")
-[ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $k did not resume from a checkpoint"
-same_as_reference "$k" "$work/ref-long"
-ok "killed mid-run (Slurm job $first FAILED), resumed at step $step, as uninterrupted: $summary"
+mode=sbatch
+start_ndemd
+checks
 
-# ---- 3. Slurm's own requeue ----
-r=$(submit "$long" long 6)
-wait_checkpoint "$r" 180
-sid=$(slurm_id "$r")
-scontrol requeue "$sid"
-# Slurm holds a requeued job back for about two minutes (Reason=BeginTime);
-# the test lets it start at once, as an administrator may
-for _ in $(seq 100); do [ "$(slurm_state "$sid")" = PENDING ] && break; sleep 0.2; done
-scontrol update JobId="$sid" StartTime=now
-wait_status "$r" succeeded 600
-step=$(resumed_at "$r")
-[ -n "$step" ] && [ "$step" -gt 0 ] || fail "job $r did not resume from a checkpoint after scontrol requeue"
-same_as_reference "$r" "$work/ref-long"
-ok "scontrol requeue of Slurm job $sid, resumed at step $step, as uninterrupted: $summary"
-
-# ---- 4 and 5. no secret, then cancel ----
-c=$(submit "$long" long-cancel 60)
-wait_checkpoint "$c" 180
-sid=$(slurm_id "$c")
-check_secret "$c"
-ok "reports without the job's secret: 401"
-code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' "$base/api/v1/jobs/$c/cancel")
-[ "$code" = 202 ] || fail "cancel of running job $c got $code, not 202"
-wait_status "$c" cancelled 120
-for _ in $(seq 100); do [ "$(slurm_state "$sid")" = CANCELLED ] && break; sleep 0.2; done
-[ "$(slurm_state "$sid")" = CANCELLED ] || fail "Slurm job $sid is $(slurm_state "$sid"), not CANCELLED"
-ok "cancel: job cancelled at step $(job "$c" | field '["progress"]["step"]'), Slurm job $sid CANCELLED"
-
-stop_ndemd
+# ---- 9. all again through slurmrestd (root's JWT, read from a file); no
+# Slurm command can run for ndemd (--slurm-bin names an empty directory) ----
+mode=rest
+scontrol token username=root lifespan=7200 > "$work/jwt"
+chmod 0600 "$work/jwt"
+mkdir -p "$work/no-commands"
+rest=(--slurm-rest "$NDEM_SLURMRESTD" --slurm-token-file "$work/jwt" --slurm-bin "$work/no-commands")
+rm -rf "$work/data"
+start_ndemd "${rest[@]}"
+checks "${rest[@]}"
 status=0
 echo "$NAME: all passed"

@@ -23,7 +23,7 @@
 #      slurmrestd.py, driving the same stand-ins): two jobs, a sweep as an
 #      array, cancel; ndemd's SLURM_JWT stays out of the jobs' environment,
 #      a wrong JWT fails the job with Slurm's words.
-#   8. `ndem` does not link libcurl (--report loads it with dlopen).
+#   and first (0): `ndem` does not link libcurl (--report loads it with dlopen).
 # NDEM_BIN and NDEMD_BIN are the binaries under test.
 set -euo pipefail
 cd "$(dirname "$0")/.."

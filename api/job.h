@@ -58,7 +58,8 @@ typedef struct ndem_job {
     struct ndem_mesh_shape **meshes; /* placed meshes behind mesh geometry */
     int mesh_count;
     /* Things the parser changed but did not refuse ("<pointer>: <what>"), e.g.
-     * degenerate triangles dropped from a mesh: the CLI prints them. */
+     * degenerate triangles dropped from a mesh: the CLI prints them, the
+     * daemon keeps them with the job (ndem_job_warnings_to_json). */
     char **warnings;
     int warning_count;
 } ndem_job;
@@ -119,6 +120,11 @@ char *ndem_job_to_json(const ndem_job *job);
 /* The errors as a JSON array [{"pointer": "...", "message": "..."}, ...]
  * (malloc'd text; NULL when out of memory), for problem+json bodies. */
 char *ndem_job_errors_to_json(const ndem_job_errors *errs);
+
+/* The job's warnings in the same form, [{"pointer": "/scene/geometry/2",
+ * "message": "mesh: dropped ..."}, ...] (malloc'd text; "[]" when none;
+ * NULL when out of memory): what the daemon keeps with the job. */
+char *ndem_job_warnings_to_json(const ndem_job *job);
 
 /* An upper bound of the particles the job can hold at once: counts of the
  * generators (a lattice without count estimated from its region and

@@ -207,7 +207,8 @@ void ndem_job_row_free(ndem_job_row *row)
     free(row->document);
     free(row->error);
     free(row->sweep_values);
-    row->document = row->error = row->sweep_values = NULL;
+    free(row->warnings);
+    row->document = row->error = row->sweep_values = row->warnings = NULL;
 }
 
 int ndem_job_row_finished(const ndem_job_row *row)

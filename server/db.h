@@ -28,6 +28,10 @@ typedef struct ndem_job_row {
     int sweep_index;             /* its place in the sweep; -1 none */
     char *sweep_values;          /* its parameter values, a JSON array; NULL none */
     char owner[65];              /* the token name that made it; "" none (NULL) */
+    /* The parser's warnings as a JSON array, set at submission and kept in
+     * the job's directory (warnings.json, jobdir.c), not in a column: NULL
+     * in rows read from the database. */
+    char *warnings;
 } ndem_job_row;
 
 typedef char ndem_id[NDEM_ID_LEN + 1];

@@ -5,6 +5,8 @@
  *   job.json     the normalized document, written once when it is accepted
  *   status.json  status, times, attempts, error and the last recorded
  *                progress, rewritten at every transition
+ *   warnings.json  what the parser changed but did not refuse (meshes'
+ *                dropped triangles), written once when accepted; absent: none
  *   .deleted     the tombstone a DELETE writes before it removes anything
  *
  * Each file is written atomically (temporary file, fsync, rename, fsync of
@@ -124,7 +126,28 @@ int ndem_jobdir_create(const char *data, const ndem_job_row *row)
     if (mkdir(path, 0755) && errno != EEXIST) return -1;
     path_of(data, row->id, "job.json", path, sizeof path);
     if (write_atomic(path, row->document)) return -1;
+    /* written once, like job.json: the normalized document has the mesh as
+     * built, so parsing it again would not find what the build dropped */
+    if (row->warnings && strcmp(row->warnings, "[]")) {
+        path_of(data, row->id, "warnings.json", path, sizeof path);
+        if (write_atomic(path, row->warnings)) return -1;
+    }
     return ndem_jobdir_save_status(data, row);
+}
+
+cJSON *ndem_jobdir_warnings(const char *data, const char *id)
+{
+    char path[1200];
+    size_t len;
+    path_of(data, id, "warnings.json", path, sizeof path);
+    char *text = ndem_read_file(path, &len);
+    cJSON *o = text ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    if (o && !cJSON_IsArray(o)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o ? o : cJSON_CreateArray();
 }
 
 void ndem_jobdir_sync(const char *data, ndem_db *db, const char *id)

@@ -5,9 +5,14 @@
 
 #include "db.h"
 
-/* A new job: DATA/jobs/<id>/ with job.json (row->document) and
- * status.json. 0, or -1 with errno set. */
+#include <cjson/cJSON.h>
+
+/* A new job: DATA/jobs/<id>/ with job.json (row->document), warnings.json
+ * (row->warnings, when it lists any) and status.json. 0, or -1 with errno
+ * set. */
 int ndem_jobdir_create(const char *data, const ndem_job_row *row);
+/* The job's warnings (warnings.json) as a new array, empty when it has none. */
+cJSON *ndem_jobdir_warnings(const char *data, const char *id);
 /* Rewrites status.json from the job's row (after every transition). */
 int ndem_jobdir_save_status(const char *data, const ndem_job_row *row);
 /* The same, reading the row first; logs what fails. */

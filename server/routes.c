@@ -204,9 +204,10 @@ static void post_job(void *ctx, ndem_request *req)
     row.created_us = ndem_now_us();
     row.steps_total = steps;
     row.duration = job->scene.solver.duration;
+    row.warnings = ndem_job_warnings_to_json(job);
     ndem_job_destroy(job);
-    if (!row.document || ndem_new_id(row.id)) {
-        free(row.document);
+    if (!row.document || !row.warnings || ndem_new_id(row.id)) {
+        ndem_job_row_free(&row);
         ndem_mesh_resolver_free(&res);
         ndem_http_problem(req, 500, NULL, "out of memory or randomness");
         return;
@@ -214,7 +215,7 @@ static void post_job(void *ctx, ndem_request *req)
     int held = hold_meshes(app, req, row.id, &res);
     ndem_mesh_resolver_free(&res);
     if (held) {
-        free(row.document);
+        ndem_job_row_free(&row);
         return;
     }
     /* the directory first: a job in the index always has its record on disk */
@@ -223,7 +224,7 @@ static void post_job(void *ctx, ndem_request *req)
         /* the disk, not the document: 503 (a full disk frees up when jobs are deleted) */
         const char *why = strerror(errno);
         ndem_log("job %s: cannot write its directory: %s", row.id, why);
-        free(row.document);
+        ndem_job_row_free(&row);
         ndem_store_remove(app->store, row.id);
         ndem_meshes_release(app->meshes, row.id);
         req->retry_after = 30;
@@ -232,7 +233,7 @@ static void post_job(void *ctx, ndem_request *req)
         return;
     }
     int rc = ndem_db_insert(app->db, &row, app->cfg.max_queued);
-    free(row.document);
+    ndem_job_row_free(&row);
     if (rc) ndem_store_remove(app->store, row.id);
     if (rc) ndem_meshes_release(app->meshes, row.id);
     else ndem_meshes_settle(app->meshes, row.id);

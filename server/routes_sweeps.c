@@ -226,8 +226,9 @@ static int build_variant(ndem_app *app, const ndem_request *req, const ndem_swee
         row->duration = job->scene.solver.duration;
         row->sweep_index = (int)k;
         row->sweep_values = cJSON_PrintUnformatted(values);
+        row->warnings = ndem_job_warnings_to_json(job);
         snprintf(row->status, sizeof row->status, "queued");
-        if (!row->document || !row->sweep_values) rc = -2;
+        if (!row->document || !row->sweep_values || !row->warnings) rc = -2;
     }
     ndem_job_errors_clear(&errs);
     ndem_job_destroy(job);

@@ -132,6 +132,18 @@ char *ndem_job_warnings_to_json(const ndem_job *job);
  * Saturates at LONG_MAX. */
 long ndem_job_particle_estimate(const ndem_job *job);
 
+/* Bytes of memory a particle takes in a run: 937 measured on bench/bed-100k
+ * (docs/performance.md), rounded up. The daemon's --max-particles is also
+ * its memory budget for a job, that many particles' worth. */
+#define NDEM_JOB_PARTICLE_BYTES 940.0
+
+/* Bytes the mesh of a mesh geometry holds while its job lives, counted from
+ * the sizes of its arrays (the mesh as built, kept for ndem_job_to_json;
+ * its placed copy; the contact tables and the grid of the shape); 0 for
+ * other geometry. About 200 bytes a triangle (docs/meshes.md). *triangles
+ * (may be NULL) gets the mesh's triangles. */
+double ndem_job_mesh_bytes(const ndem_geometry_def *g, long *triangles);
+
 /* Bytes of output the job's own numbers ask for: frames (duration /
  * frame_interval + 1, each a full NDF1 record of the particle estimate,
  * with output.contacts also an NDC1 record of NDEM_CONTACTS_PER_PARTICLE

@@ -91,53 +91,6 @@ static void reply_resource(ndem_app *app, ndem_request *req, int status, const c
 
 /* ---- POST /api/v1/jobs ---- */
 
-/* The daemon's limits (--max-*), as errors with pointers like the parser's. */
-void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
-                       ndem_job_errors *errs)
-{
-    long particles = ndem_job_particle_estimate(job);
-    if (particles > cfg->max_particles)
-        ndem_job_errors_add(
-            errs, "/scene/particles",
-            "the job can hold up to %ld particles; this server allows %ld (--max-particles)",
-            particles, cfg->max_particles);
-    if (job->scene.solver.duration > cfg->max_duration)
-        ndem_job_errors_add(errs, "/solver/duration",
-                            "%g s of simulated time; this server allows %g s (--max-duration)",
-                            job->scene.solver.duration, cfg->max_duration);
-    if (steps > cfg->max_steps)
-        ndem_job_errors_add(
-            errs, "/solver/time_step",
-            "duration / time_step is %ld steps; this server allows %ld (--max-steps)", steps,
-            cfg->max_steps);
-    double bytes = ndem_job_output_estimate(job);
-    if (cfg->max_output > 0 && bytes > (double)cfg->max_output)
-        ndem_job_errors_add(
-            errs, "/output/frame_interval",
-            "the job would write about %.0f bytes of frames%s and series (%.0f frames of up "
-            "to %ld particles, one series row per step); this server allows %ld bytes "
-            "(--max-output): a longer frame_interval%s writes less",
-            bytes, job->output.contacts ? ", contacts" : "",
-            fmin(floor(job->scene.solver.duration / job->output.frame_interval + 1e-9),
-                 (double)steps) +
-                1,
-            particles, cfg->max_output,
-            job->output.contacts ? " or output.contacts false (3.5 contacts a particle)" : "");
-    /* a Slurm run reports frames and series, not contact networks (docs/scale-out.md) */
-    if (job->output.contacts && !strcmp(cfg->executor, "slurm"))
-        ndem_job_errors_add(errs, "/output/contacts",
-                            "this server runs jobs through Slurm (--executor slurm), whose runs "
-                            "do not report contact networks; set it to false, or use a local "
-                            "ndemd");
-}
-
-long ndem_job_steps(const ndem_job *job)
-{
-    double h = job->scene.solver.time_step, d = job->scene.solver.duration;
-    double s = ceil(d / h - 1e-9);
-    return s > (double)LONG_MAX / 2 ? LONG_MAX / 2 : (long)s;
-}
-
 int ndem_new_id(char *id)
 {
     unsigned char r[NDEM_ID_LEN / 2];

@@ -708,6 +708,73 @@ START_TEST(job_keeps_the_mesh_warnings)
 }
 END_TEST
 
+/* "vertices" and "triangles" of a flat k x k grid of squares, 2 k^2
+ * triangles over [0, 0.2]^2 at z = 0.01 (malloc'd). */
+static char *grid_members(int k)
+{
+    size_t cap = 64 + (size_t)(k + 1) * (k + 1) * 40 + (size_t)k * k * 60, n = 0;
+    char *s = malloc(cap);
+    ck_assert_ptr_nonnull(s);
+    n += (size_t)snprintf(s + n, cap - n, "\"vertices\": [");
+    for (int j = 0; j <= k; j++)
+        for (int i = 0; i <= k; i++)
+            n += (size_t)snprintf(s + n, cap - n, "%s[%g, %g, 0.01]", i || j ? ", " : "",
+                                  0.2 * i / k, 0.2 * j / k);
+    n += (size_t)snprintf(s + n, cap - n, "], \"triangles\": [");
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++) {
+            int a = j * (k + 1) + i, b = a + 1, c = a + k + 1, d = c + 1;
+            n += (size_t)snprintf(s + n, cap - n, "%s[%d, %d, %d], [%d, %d, %d]",
+                                  i || j ? ", " : "", a, b, d, a, d, c);
+        }
+    snprintf(s + n, cap - n, "]");
+    return s;
+}
+
+/* A mesh's bytes count toward the job's memory, --max-particles particles'
+ * worth: with --max-particles 20 (18,800 bytes) a job of 8 particles takes
+ * a 2-triangle mesh but not a 200-triangle one (about 200 bytes a
+ * triangle), refused at the mesh's pointer (issue 13). */
+START_TEST(mesh_bytes_count_toward_the_budget)
+{
+    td_daemon d;
+    td_start(&d, "--workers", "1", "--max-particles", "20", (char *)NULL);
+    char *members = grid_members(10), *doc = inline_mesh_doc(members);
+    td_resp r = td_post_job(&d, doc);
+    free(doc);
+    free(members);
+    ck_assert_msg(r.status == 422, "%ld %.300s", r.status, r.body);
+    cJSON *p = cJSON_Parse(r.body);
+    const cJSON *errs = cJSON_GetObjectItem(p, "errors");
+    ck_assert_int_eq(cJSON_GetArraySize(errs), 1);
+    const cJSON *e = cJSON_GetArrayItem(errs, 0);
+    ck_assert_str_eq(td_str(e, "pointer"), "/scene/geometry/2");
+    const char *msg = td_str(e, "message");
+    ck_assert_msg(strstr(msg, "this mesh's 200 triangles take") &&
+                      strstr(msg, "the job's 8 particles") &&
+                      strstr(msg, "more than the 18800 this server allows a job "
+                                  "(--max-particles 20"),
+                  "%s", msg);
+    ck_assert_msg(strstr(td_str(p, "detail"), "/scene/geometry/2: this mesh's"), "%s",
+                  td_str(p, "detail"));
+    cJSON_Delete(p);
+    td_resp_free(&r);
+    members = grid_members(1);
+    doc = inline_mesh_doc(members);
+    r = td_post_job(&d, doc);
+    free(doc);
+    free(members);
+    ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+    cJSON *job = cJSON_Parse(r.body);
+    char id[64];
+    snprintf(id, sizeof id, "%s", td_str(job, "id"));
+    cJSON_Delete(job);
+    td_resp_free(&r);
+    cancel_job(&d, id);
+    td_stop(&d);
+}
+END_TEST
+
 START_TEST(restart_keeps_meshes)
 {
     td_daemon d;
@@ -778,6 +845,7 @@ static Suite *meshes_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("restart");
     tcase_add_test(tc, restart_keeps_meshes);
+    tcase_add_test(tc, mesh_bytes_count_toward_the_budget);
     suite_add_tcase(s, tc);
     return s;
 }

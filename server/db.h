@@ -86,7 +86,8 @@ int ndem_db_cancel_queued(ndem_db *db, const char *id);
  * the failed ones first, then the requeued. 0 or -1. */
 int ndem_db_recover_running(ndem_db *db, long max_attempts, ndem_id **ids, int *failed,
                             int *requeued);
-/* Inserts a job as it was (ndemd --recover): every field of row. */
+/* Inserts a job as it was (ndemd --recover): every field of row, its sweep
+ * membership included (the sweep's row must exist). */
 int ndem_db_restore(ndem_db *db, const ndem_job_row *row);
 /* Deletes a finished job and its frame rows: 0 done, 1 unknown, 2 not
  * finished, -1 error. */
@@ -119,6 +120,9 @@ void ndem_sweep_row_free(ndem_sweep_row *row);
  * -1 on error (nothing is). */
 int ndem_db_sweep_insert(ndem_db *db, const ndem_sweep_row *sweep, const ndem_job_row *jobs, int n,
                          long max_queued);
+/* Inserts a sweep as it was (ndemd --recover), unless its id is there
+ * already: 0, or -1 on error. */
+int ndem_db_sweep_restore(ndem_db *db, const ndem_sweep_row *sweep);
 /* 0 found, 1 unknown, -1 error. */
 int ndem_db_sweep_get(ndem_db *db, const char *id, ndem_sweep_row *row);
 /* Newest first, like ndem_db_list (owner NULL: all; *rows malloc'd:

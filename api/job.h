@@ -58,7 +58,8 @@ typedef struct ndem_job {
     struct ndem_mesh_shape **meshes; /* placed meshes behind mesh geometry */
     int mesh_count;
     /* Things the parser changed but did not refuse ("<pointer>: <what>"), e.g.
-     * degenerate triangles dropped from a mesh: the CLI prints them. */
+     * degenerate triangles dropped from a mesh: the CLI prints them, the
+     * daemon keeps them with the job (ndem_job_warnings_to_json). */
     char **warnings;
     int warning_count;
 } ndem_job;
@@ -120,11 +121,28 @@ char *ndem_job_to_json(const ndem_job *job);
  * (malloc'd text; NULL when out of memory), for problem+json bodies. */
 char *ndem_job_errors_to_json(const ndem_job_errors *errs);
 
+/* The job's warnings in the same form, [{"pointer": "/scene/geometry/2",
+ * "message": "mesh: dropped ..."}, ...] (malloc'd text; "[]" when none;
+ * NULL when out of memory): what the daemon keeps with the job. */
+char *ndem_job_warnings_to_json(const ndem_job *job);
+
 /* An upper bound of the particles the job can hold at once: counts of the
  * generators (a lattice without count estimated from its region and
  * spacing) plus what each emitter can emit before the end of the run.
  * Saturates at LONG_MAX. */
 long ndem_job_particle_estimate(const ndem_job *job);
+
+/* Bytes of memory a particle takes in a run: 937 measured on bench/bed-100k
+ * (docs/performance.md), rounded up. The daemon's --max-particles is also
+ * its memory budget for a job, that many particles' worth. */
+#define NDEM_JOB_PARTICLE_BYTES 940.0
+
+/* Bytes the mesh of a mesh geometry holds while its job lives, counted from
+ * the sizes of its arrays (the mesh as built, kept for ndem_job_to_json;
+ * its placed copy; the contact tables and the grid of the shape); 0 for
+ * other geometry. About 200 bytes a triangle (docs/meshes.md). *triangles
+ * (may be NULL) gets the mesh's triangles. */
+double ndem_job_mesh_bytes(const ndem_geometry_def *g, long *triangles);
 
 /* Bytes of output the job's own numbers ask for: frames (duration /
  * frame_interval + 1, each a full NDF1 record of the particle estimate,

@@ -6,6 +6,7 @@
 #include "jsonw.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *material_name(const ndem_scene_def *s, int i)
 {
@@ -384,6 +385,29 @@ char *ndem_job_errors_to_json(const ndem_job_errors *errs)
         ndem_jw_begin(&w, '{', 1);
         ndem_jw_kstring(&w, "pointer", errs->items[i].pointer ? errs->items[i].pointer : "");
         ndem_jw_kstring(&w, "message", errs->items[i].message ? errs->items[i].message : "");
+        ndem_jw_end(&w);
+    }
+    ndem_jw_end(&w);
+    return ndem_jw_finish(&w);
+}
+
+char *ndem_job_warnings_to_json(const ndem_job *job)
+{
+    ndem_jw w;
+    ndem_jw_init(&w, 0);
+    ndem_jw_begin(&w, '[', 1);
+    for (int i = 0; i < job->warning_count; i++) {
+        /* "<pointer>: <message>": the parser's pointers hold no ": " */
+        char pointer[512];
+        const char *text = job->warnings[i], *sep = strstr(text, ": ");
+        size_t n = sep ? (size_t)(sep - text) : 0;
+        if (n >= sizeof pointer) n = sizeof pointer - 1;
+        memcpy(pointer, text, n);
+        pointer[n] = 0;
+        ndem_jw_next(&w);
+        ndem_jw_begin(&w, '{', 1);
+        ndem_jw_kstring(&w, "pointer", pointer);
+        ndem_jw_kstring(&w, "message", sep ? sep + 2 : text);
         ndem_jw_end(&w);
     }
     ndem_jw_end(&w);

@@ -294,6 +294,33 @@ void ndem_job_read_mesh(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_geome
     g->mesh = s;
 }
 
+/* mesh_alloc's arrays (core/mesh.c): per vertex 3 doubles and its owner,
+ * per triangle its vertices, neighbours, edge owners (3 ints each) and
+ * group. */
+static double built_bytes(const ndem_mesh *m)
+{
+    return (double)sizeof *m + (double)m->n_vertices * (3 * sizeof(double) + sizeof(int)) +
+           (double)m->n_triangles * 10 * sizeof(int);
+}
+
+double ndem_job_mesh_bytes(const ndem_geometry_def *g, long *triangles)
+{
+    const ndem_mesh_shape *s = g->type == NDEM_GEOMETRY_MESH ? g->mesh : NULL;
+    if (triangles) *triangles = s ? s->mesh->n_triangles : 0;
+    if (!s) return 0;
+    const ndem_mesh *m = s->mesh;
+    double nt = m->n_triangles, nv = m->n_vertices;
+    double cells = (double)s->dim[0] * s->dim[1] * s->dim[2];
+    /* ndem_mesh_shape_create's arrays (core/geometry_mesh.c) */
+    double tables = 4.0 * m->n_groups * sizeof(double) +              /* plane */
+                    nt * (3 + 3 + 3) * sizeof(int) +                  /* edge_id, fan, tri_cell0 */
+                    (nv + 1) * sizeof(int) +                          /* fan_start */
+                    nt * (4 * sizeof(double) + 1) +                   /* tri_sphere, flat */
+                    (2 * cells + 1) * sizeof(int) +                   /* cell_start, cell_group */
+                    (double)s->cell_start[(long)cells] * sizeof(int); /* cell_tri */
+    return (double)sizeof *s + built_bytes(m) + (s->source ? built_bytes(s->source) : 0) + tables;
+}
+
 /* The mesh as built from the document (welded, bad triangles dropped) with
  * its placement, and weld_tolerance 0: parsing it again builds the same
  * mesh and places it the same, so a keyframe still finds the mesh's own

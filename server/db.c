@@ -53,9 +53,10 @@ static const char *const sql_text[Q_N] = {
     [Q_REQUEUE] = "UPDATE jobs SET status = 'queued' WHERE status = 'running' RETURNING id",
     [Q_RESTORE] = "INSERT INTO jobs (id, name, status, document, created_us, started_us,"
                   " finished_us, step, steps_total, sim_time, duration, particles, contacts,"
-                  " kinetic_energy, wall_seconds, attempts, error, interrupted, owner) VALUES (?1,"
-                  " ?2, ?3, ?4, ?5, nullif(?6, 0), nullif(?7, 0), ?8, ?9, ?10, ?11, ?12, ?13,"
-                  " ?14, ?15, ?16, ?17, ?18, nullif(?19, ''))",
+                  " kinetic_energy, wall_seconds, attempts, error, interrupted, owner, sweep_id,"
+                  " sweep_index, sweep_values) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0),"
+                  " nullif(?7, 0), ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+                  " nullif(?19, ''), nullif(?20, ''), ?21, ?22)",
     [Q_STATUS_OF] = "SELECT status FROM jobs WHERE id = ?1",
     [Q_DELETE_FRAMES] = "DELETE FROM frames WHERE job_id = ?1",
     [Q_DELETE] = "DELETE FROM jobs WHERE id = ?1",
@@ -207,7 +208,8 @@ void ndem_job_row_free(ndem_job_row *row)
     free(row->document);
     free(row->error);
     free(row->sweep_values);
-    row->document = row->error = row->sweep_values = NULL;
+    free(row->warnings);
+    row->document = row->error = row->sweep_values = row->warnings = NULL;
 }
 
 int ndem_job_row_finished(const ndem_job_row *row)
@@ -469,6 +471,11 @@ int ndem_db_restore(ndem_db *db, const ndem_job_row *r)
     if (r->error) sqlite3_bind_text(st, 17, r->error, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 18, r->interrupted);
     sqlite3_bind_text(st, 19, r->owner, -1, SQLITE_STATIC);
+    if (r->sweep[0]) { /* its sweep's row must be restored first (ndem_db_sweep_restore) */
+        sqlite3_bind_text(st, 20, r->sweep, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 21, r->sweep_index);
+        sqlite3_bind_text(st, 22, r->sweep_values ? r->sweep_values : "[]", -1, SQLITE_STATIC);
+    }
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     if (rc) ndem_db_error(db, "restoring a job");
     ndem_db_done(db, st);

@@ -28,6 +28,10 @@ typedef struct ndem_job_row {
     int sweep_index;             /* its place in the sweep; -1 none */
     char *sweep_values;          /* its parameter values, a JSON array; NULL none */
     char owner[65];              /* the token name that made it; "" none (NULL) */
+    /* The parser's warnings as a JSON array, set at submission and kept in
+     * the job's directory (warnings.json, jobdir.c), not in a column: NULL
+     * in rows read from the database. */
+    char *warnings;
 } ndem_job_row;
 
 typedef char ndem_id[NDEM_ID_LEN + 1];
@@ -82,7 +86,8 @@ int ndem_db_cancel_queued(ndem_db *db, const char *id);
  * the failed ones first, then the requeued. 0 or -1. */
 int ndem_db_recover_running(ndem_db *db, long max_attempts, ndem_id **ids, int *failed,
                             int *requeued);
-/* Inserts a job as it was (ndemd --recover): every field of row. */
+/* Inserts a job as it was (ndemd --recover): every field of row, its sweep
+ * membership included (the sweep's row must exist). */
 int ndem_db_restore(ndem_db *db, const ndem_job_row *row);
 /* Deletes a finished job and its frame rows: 0 done, 1 unknown, 2 not
  * finished, -1 error. */
@@ -115,6 +120,9 @@ void ndem_sweep_row_free(ndem_sweep_row *row);
  * -1 on error (nothing is). */
 int ndem_db_sweep_insert(ndem_db *db, const ndem_sweep_row *sweep, const ndem_job_row *jobs, int n,
                          long max_queued);
+/* Inserts a sweep as it was (ndemd --recover), unless its id is there
+ * already: 0, or -1 on error. */
+int ndem_db_sweep_restore(ndem_db *db, const ndem_sweep_row *sweep);
 /* 0 found, 1 unknown, -1 error. */
 int ndem_db_sweep_get(ndem_db *db, const char *id, ndem_sweep_row *row);
 /* Newest first, like ndem_db_list (owner NULL: all; *rows malloc'd:

@@ -53,6 +53,7 @@ enum {
     QS_DELETE_FRAMES,
     QS_DELETE_JOBS,
     QS_DELETE,
+    QS_RESTORE,
     NDEM_DB_Q_ALL
 };
 

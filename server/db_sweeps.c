@@ -34,6 +34,8 @@ const char *const ndem_db_sweep_sql[NDEM_DB_Q_ALL - Q_N] = {
                                " (SELECT id FROM jobs WHERE sweep_id = ?1)",
     [QS_DELETE_JOBS - Q_N] = "DELETE FROM jobs WHERE sweep_id = ?1",
     [QS_DELETE - Q_N] = "DELETE FROM sweeps WHERE id = ?1",
+    [QS_RESTORE - Q_N] = "INSERT OR IGNORE INTO sweeps (id, mode, parameters, created_us, owner)"
+                         " VALUES (?1, ?2, ?3, ?4, nullif(?5, ''))",
 };
 
 void ndem_sweep_row_free(ndem_sweep_row *row)
@@ -109,6 +111,21 @@ fail:
 rollback:
     ndem_db_exec_locked(db, Q_ROLLBACK);
 out:
+    pthread_mutex_unlock(&db->lock);
+    return rc;
+}
+
+int ndem_db_sweep_restore(ndem_db *db, const ndem_sweep_row *sw)
+{
+    pthread_mutex_lock(&db->lock);
+    sqlite3_stmt *st = db->q[QS_RESTORE];
+    sqlite3_bind_text(st, 1, sw->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, sw->mode, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, sw->parameters ? sw->parameters : "[]", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, sw->created_us);
+    sqlite3_bind_text(st, 5, sw->owner, -1, SQLITE_STATIC);
+    int rc = step_done(st);
+    if (rc) ndem_db_error(db, "restoring a sweep");
     pthread_mutex_unlock(&db->lock);
     return rc;
 }

@@ -3,8 +3,14 @@
  * index from it):
  *
  *   job.json     the normalized document, written once when it is accepted
- *   status.json  status, times, attempts, error and the last recorded
- *                progress, rewritten at every transition
+ *   status.json  status, times, attempts, error, the last recorded
+ *                progress, owner and sweep membership (id, index, values),
+ *                rewritten at every transition
+ *   sweep.json   the sweep the job belongs to (id, mode, parameters,
+ *                created_us, owner), written once when the sweep is queued,
+ *                so --recover can restore the sweep's row with its jobs
+ *   warnings.json  what the parser changed but did not refuse (meshes'
+ *                dropped triangles), written once when accepted; absent: none
  *   .deleted     the tombstone a DELETE writes before it removes anything
  *
  * Each file is written atomically (temporary file, fsync, rename, fsync of
@@ -83,6 +89,12 @@ static int write_atomic(const char *path, const char *text, mode_t mode)
     return fsync_dir_of(path);
 }
 
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
 int ndem_jobdir_save_status(const char *data, const ndem_job_row *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -105,6 +117,13 @@ int ndem_jobdir_save_status(const char *data, const ndem_job_row *r)
     cJSON_AddNumberToObject(o, "kinetic_energy", r->kinetic_energy);
     cJSON_AddNumberToObject(o, "wall_seconds", r->wall_seconds);
     if (r->owner[0]) cJSON_AddStringToObject(o, "owner", r->owner); /* --recover keeps it */
+    if (r->sweep[0]) { /* and its sweep membership (the sweep's own record: sweep.json) */
+        cJSON *sw = cJSON_AddObjectToObject(o, "sweep");
+        cJSON_AddStringToObject(sw, "id", r->sweep);
+        cJSON_AddNumberToObject(sw, "index", r->sweep_index);
+        cJSON *values = cJSON_Parse(r->sweep_values ? r->sweep_values : "[]");
+        cJSON_AddItemToObject(sw, "values", values ? values : cJSON_CreateArray());
+    }
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text) {
@@ -125,7 +144,78 @@ int ndem_jobdir_create(const char *data, const ndem_job_row *row)
     if (mkdir(path, 0755) && errno != EEXIST) return -1;
     path_of(data, row->id, "job.json", path, sizeof path);
     if (write_atomic(path, row->document, 0644)) return -1;
+    /* written once, like job.json: the normalized document has the mesh as
+     * built, so parsing it again would not find what the build dropped */
+    if (row->warnings && strcmp(row->warnings, "[]")) {
+        path_of(data, row->id, "warnings.json", path, sizeof path);
+        if (write_atomic(path, row->warnings, 0644)) return -1;
+    }
     return ndem_jobdir_save_status(data, row);
+}
+
+int ndem_jobdir_save_sweep(const char *data, const char *id, const ndem_sweep_row *sw)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", sw->id);
+    cJSON_AddStringToObject(o, "mode", sw->mode);
+    cJSON *params = cJSON_Parse(sw->parameters ? sw->parameters : "[]");
+    cJSON_AddItemToObject(o, "parameters", params ? params : cJSON_CreateArray());
+    cJSON_AddNumberToObject(o, "created_us", (double)sw->created_us);
+    if (sw->owner[0]) cJSON_AddStringToObject(o, "owner", sw->owner);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text) {
+        errno = ENOMEM;
+        return -1;
+    }
+    char path[1200];
+    path_of(data, id, "sweep.json", path, sizeof path);
+    int rc = write_atomic(path, text, 0644);
+    free(text);
+    return rc;
+}
+
+int ndem_jobdir_load_sweep(const char *data, const char *id, ndem_sweep_row *sw)
+{
+    memset(sw, 0, sizeof *sw);
+    char path[1200];
+    size_t len;
+    path_of(data, id, "sweep.json", path, sizeof path);
+    char *text = ndem_read_file(path, &len);
+    cJSON *o = text ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(o, "id");
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(o, "mode");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(o, "parameters");
+    const cJSON *owner = cJSON_GetObjectItemCaseSensitive(o, "owner");
+    int ok = cJSON_IsString(sid) && ndem_jobdir_is_id(sid->valuestring) && cJSON_IsString(mode) &&
+             (!strcmp(mode->valuestring, "product") || !strcmp(mode->valuestring, "zip")) &&
+             cJSON_IsArray(params);
+    if (ok) {
+        snprintf(sw->id, sizeof sw->id, "%s", sid->valuestring);
+        snprintf(sw->mode, sizeof sw->mode, "%s", mode->valuestring);
+        sw->parameters = cJSON_PrintUnformatted(params);
+        sw->created_us = (int64_t)num(o, "created_us");
+        if (cJSON_IsString(owner)) snprintf(sw->owner, sizeof sw->owner, "%s", owner->valuestring);
+        ok = sw->parameters != NULL;
+    }
+    cJSON_Delete(o);
+    return ok ? 0 : -1;
+}
+
+cJSON *ndem_jobdir_warnings(const char *data, const char *id)
+{
+    char path[1200];
+    size_t len;
+    path_of(data, id, "warnings.json", path, sizeof path);
+    char *text = ndem_read_file(path, &len);
+    cJSON *o = text ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    if (o && !cJSON_IsArray(o)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o ? o : cJSON_CreateArray();
 }
 
 int ndem_jobdir_write(const char *data, const char *id, const char *name, const char *text,
@@ -218,15 +308,10 @@ long ndem_jobdir_count(const char *data)
     return n;
 }
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 int ndem_jobdir_load(const char *data, const char *id, ndem_job_row *row, char *err, size_t err_len)
 {
     memset(row, 0, sizeof *row);
+    row->sweep_index = -1;
     char path[1200];
     size_t len;
     path_of(data, id, "job.json", path, sizeof path);
@@ -269,6 +354,15 @@ int ndem_jobdir_load(const char *data, const char *id, ndem_job_row *row, char *
     if (cJSON_IsString(e)) row->error = strdup(e->valuestring);
     const cJSON *owner = cJSON_GetObjectItemCaseSensitive(o, "owner");
     if (cJSON_IsString(owner)) snprintf(row->owner, sizeof row->owner, "%s", owner->valuestring);
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(o, "sweep");
+    const cJSON *sw_id = cJSON_GetObjectItemCaseSensitive(sw, "id");
+    const cJSON *sw_values = cJSON_GetObjectItemCaseSensitive(sw, "values");
+    if (cJSON_IsString(sw_id) && ndem_jobdir_is_id(sw_id->valuestring) &&
+        cJSON_IsArray(sw_values)) {
+        snprintf(row->sweep, sizeof row->sweep, "%s", sw_id->valuestring);
+        row->sweep_index = (int)num(sw, "index");
+        row->sweep_values = cJSON_PrintUnformatted(sw_values);
+    }
     row->created_us = (int64_t)num(o, "created_us");
     row->started_us = (int64_t)num(o, "started_us");
     row->finished_us = (int64_t)num(o, "finished_us");

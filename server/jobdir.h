@@ -5,11 +5,22 @@
 
 #include "db.h"
 
+#include <cjson/cJSON.h>
 #include <sys/types.h>
 
-/* A new job: DATA/jobs/<id>/ with job.json (row->document) and
- * status.json. 0, or -1 with errno set. */
+/* A new job: DATA/jobs/<id>/ with job.json (row->document), warnings.json
+ * (row->warnings, when it lists any) and status.json. 0, or -1 with errno
+ * set. */
 int ndem_jobdir_create(const char *data, const ndem_job_row *row);
+/* sweep.json of job id: the record of the sweep it belongs to, written
+ * once when the sweep is queued (and by start-up for older sweep jobs). 0,
+ * or -1 with errno set. */
+int ndem_jobdir_save_sweep(const char *data, const char *id, const ndem_sweep_row *sw);
+/* Reads it into sw (ndem_sweep_row_free): 0, or -1 when missing or not a
+ * sweep record. */
+int ndem_jobdir_load_sweep(const char *data, const char *id, ndem_sweep_row *sw);
+/* The job's warnings (warnings.json) as a new array, empty when it has none. */
+cJSON *ndem_jobdir_warnings(const char *data, const char *id);
 /* Rewrites status.json from the job's row (after every transition). */
 int ndem_jobdir_save_status(const char *data, const ndem_job_row *row);
 /* The same, reading the row first; logs what fails. */

@@ -71,10 +71,31 @@ static long index_frames(ndem_db *db, const char *data, const char *id)
     return n;
 }
 
+/* By creation; a sweep's jobs (created together) by their place in it. */
 static int by_creation(const void *a, const void *b)
 {
     const ndem_job_row *x = a, *y = b;
-    return x->created_us < y->created_us ? -1 : x->created_us > y->created_us;
+    if (x->created_us != y->created_us) return x->created_us < y->created_us ? -1 : 1;
+    return x->sweep_index < y->sweep_index ? -1 : x->sweep_index > y->sweep_index;
+}
+
+/* The row of the sweep job r belongs to, from its sweep.json (the first of
+ * its jobs inserts it, the others find it there). Without that record the
+ * job is restored outside any sweep rather than lost. */
+static void restore_sweep(ndem_db *db, const char *data, ndem_job_row *r)
+{
+    ndem_sweep_row sw;
+    int rc = ndem_jobdir_load_sweep(data, r->id, &sw);
+    if (rc == 0 && strcmp(sw.id, r->sweep)) rc = -1;
+    if (rc == 0) rc = ndem_db_sweep_restore(db, &sw);
+    ndem_sweep_row_free(&sw);
+    if (rc == 0) return;
+    ndem_log("recover: job %s: no record of its sweep %s (sweep.json); restored outside any sweep",
+             r->id, r->sweep);
+    r->sweep[0] = 0;
+    r->sweep_index = -1;
+    free(r->sweep_values);
+    r->sweep_values = NULL;
 }
 
 int ndem_recover_rebuild(const char *data, char *err, size_t err_len)
@@ -132,6 +153,7 @@ int ndem_recover_rebuild(const char *data, char *err, size_t err_len)
     if (count) qsort(rows, count, sizeof *rows, by_creation);
     long restored = 0, frames = 0;
     for (size_t i = 0; i < count; i++) {
+        if (rows[i].sweep[0]) restore_sweep(db, data, &rows[i]);
         if (ndem_db_restore(db, &rows[i]) == 0) {
             restored++;
             frames += index_frames(db, data, rows[i].id);
@@ -149,9 +171,26 @@ int ndem_recover_rebuild(const char *data, char *err, size_t err_len)
     return 0;
 }
 
+/* A sweep job from before sweep.json: its sweep's record and a status.json
+ * that names the sweep. 1 when written. */
+static int backfill_sweep(const char *data, ndem_db *db, const ndem_job_row *r)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/jobs/%s/sweep.json", data, r->id);
+    if (!r->sweep[0] || access(path, F_OK) == 0) return 0;
+    snprintf(path, sizeof path, "%s/jobs/%s", data, r->id);
+    if (access(path, F_OK)) return 0; /* no directory to complete */
+    ndem_sweep_row sw;
+    if (ndem_db_sweep_get(db, r->sweep, &sw)) return 0;
+    int rc = ndem_jobdir_save_sweep(data, r->id, &sw) || ndem_jobdir_save_status(data, r);
+    ndem_sweep_row_free(&sw);
+    if (rc) ndem_log("job %s: cannot write sweep.json: %s", r->id, strerror(errno));
+    return !rc;
+}
+
 int ndem_recover_backfill(const char *data, ndem_db *db)
 {
-    long before = 0, written = 0;
+    long before = 0, written = 0, swept = 0;
     for (;;) {
         ndem_job_row *rows;
         int n;
@@ -163,6 +202,7 @@ int ndem_recover_backfill(const char *data, ndem_db *db)
                 if (ndem_jobdir_create(data, &rows[i]) == 0) written++;
                 else ndem_log("job %s: cannot write job.json: %s", rows[i].id, strerror(errno));
             }
+            swept += backfill_sweep(data, db, &rows[i]);
             before = rows[i].seq;
             ndem_job_row_free(&rows[i]);
         }
@@ -170,5 +210,6 @@ int ndem_recover_backfill(const char *data, ndem_db *db)
         if (n < 500) break;
     }
     if (written) ndem_log("recover: wrote job.json and status.json for %ld older job(s)", written);
+    if (swept) ndem_log("recover: wrote the sweep's record for %ld older sweep job(s)", swept);
     return 0;
 }

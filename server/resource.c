@@ -8,6 +8,7 @@
 #include "app.h"
 
 #include "frame_bin.h"
+#include "jobdir.h"
 #include "log.h"
 #include "routes.h"
 #include "slurm_job.h"
@@ -57,6 +58,9 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
     cJSON_AddItemToObject(o, "executor", in_slurm ? ndem_slurm_job_json(&sj) : cJSON_CreateNull());
     if (row->error) cJSON_AddStringToObject(o, "error", row->error);
     else cJSON_AddNullToObject(o, "error");
+    /* what the parser changed but did not refuse, kept beside the job */
+    cJSON *w = row->warnings ? cJSON_Parse(row->warnings) : NULL;
+    cJSON_AddItemToObject(o, "warnings", w ? w : ndem_jobdir_warnings(app->cfg.data, row->id));
     /* the sweep it belongs to: its id, its place and the values it took */
     if (row->sweep[0]) {
         cJSON *sw = cJSON_AddObjectToObject(o, "sweep");

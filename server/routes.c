@@ -91,53 +91,6 @@ static void reply_resource(ndem_app *app, ndem_request *req, int status, const c
 
 /* ---- POST /api/v1/jobs ---- */
 
-/* The daemon's limits (--max-*), as errors with pointers like the parser's. */
-void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
-                       ndem_job_errors *errs)
-{
-    long particles = ndem_job_particle_estimate(job);
-    if (particles > cfg->max_particles)
-        ndem_job_errors_add(
-            errs, "/scene/particles",
-            "the job can hold up to %ld particles; this server allows %ld (--max-particles)",
-            particles, cfg->max_particles);
-    if (job->scene.solver.duration > cfg->max_duration)
-        ndem_job_errors_add(errs, "/solver/duration",
-                            "%g s of simulated time; this server allows %g s (--max-duration)",
-                            job->scene.solver.duration, cfg->max_duration);
-    if (steps > cfg->max_steps)
-        ndem_job_errors_add(
-            errs, "/solver/time_step",
-            "duration / time_step is %ld steps; this server allows %ld (--max-steps)", steps,
-            cfg->max_steps);
-    double bytes = ndem_job_output_estimate(job);
-    if (cfg->max_output > 0 && bytes > (double)cfg->max_output)
-        ndem_job_errors_add(
-            errs, "/output/frame_interval",
-            "the job would write about %.0f bytes of frames%s and series (%.0f frames of up "
-            "to %ld particles, one series row per step); this server allows %ld bytes "
-            "(--max-output): a longer frame_interval%s writes less",
-            bytes, job->output.contacts ? ", contacts" : "",
-            fmin(floor(job->scene.solver.duration / job->output.frame_interval + 1e-9),
-                 (double)steps) +
-                1,
-            particles, cfg->max_output,
-            job->output.contacts ? " or output.contacts false (3.5 contacts a particle)" : "");
-    /* a Slurm run reports frames and series, not contact networks (docs/scale-out.md) */
-    if (job->output.contacts && !strcmp(cfg->executor, "slurm"))
-        ndem_job_errors_add(errs, "/output/contacts",
-                            "this server runs jobs through Slurm (--executor slurm), whose runs "
-                            "do not report contact networks; set it to false, or use a local "
-                            "ndemd");
-}
-
-long ndem_job_steps(const ndem_job *job)
-{
-    double h = job->scene.solver.time_step, d = job->scene.solver.duration;
-    double s = ceil(d / h - 1e-9);
-    return s > (double)LONG_MAX / 2 ? LONG_MAX / 2 : (long)s;
-}
-
 int ndem_new_id(char *id)
 {
     unsigned char r[NDEM_ID_LEN / 2];
@@ -204,9 +157,10 @@ static void post_job(void *ctx, ndem_request *req)
     row.created_us = ndem_now_us();
     row.steps_total = steps;
     row.duration = job->scene.solver.duration;
+    row.warnings = ndem_job_warnings_to_json(job);
     ndem_job_destroy(job);
-    if (!row.document || ndem_new_id(row.id)) {
-        free(row.document);
+    if (!row.document || !row.warnings || ndem_new_id(row.id)) {
+        ndem_job_row_free(&row);
         ndem_mesh_resolver_free(&res);
         ndem_http_problem(req, 500, NULL, "out of memory or randomness");
         return;
@@ -214,7 +168,7 @@ static void post_job(void *ctx, ndem_request *req)
     int held = hold_meshes(app, req, row.id, &res);
     ndem_mesh_resolver_free(&res);
     if (held) {
-        free(row.document);
+        ndem_job_row_free(&row);
         return;
     }
     /* the directory first: a job in the index always has its record on disk */
@@ -223,7 +177,7 @@ static void post_job(void *ctx, ndem_request *req)
         /* the disk, not the document: 503 (a full disk frees up when jobs are deleted) */
         const char *why = strerror(errno);
         ndem_log("job %s: cannot write its directory: %s", row.id, why);
-        free(row.document);
+        ndem_job_row_free(&row);
         ndem_store_remove(app->store, row.id);
         ndem_meshes_release(app->meshes, row.id);
         req->retry_after = 30;
@@ -232,7 +186,7 @@ static void post_job(void *ctx, ndem_request *req)
         return;
     }
     int rc = ndem_db_insert(app->db, &row, app->cfg.max_queued);
-    free(row.document);
+    ndem_job_row_free(&row);
     if (rc) ndem_store_remove(app->store, row.id);
     if (rc) ndem_meshes_release(app->meshes, row.id);
     else ndem_meshes_settle(app->meshes, row.id);

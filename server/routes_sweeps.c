@@ -226,8 +226,9 @@ static int build_variant(ndem_app *app, const ndem_request *req, const ndem_swee
         row->duration = job->scene.solver.duration;
         row->sweep_index = (int)k;
         row->sweep_values = cJSON_PrintUnformatted(values);
+        row->warnings = ndem_job_warnings_to_json(job);
         snprintf(row->status, sizeof row->status, "queued");
-        if (!row->document || !row->sweep_values) rc = -2;
+        if (!row->document || !row->sweep_values || !row->warnings) rc = -2;
     }
     ndem_job_errors_clear(&errs);
     ndem_job_destroy(job);
@@ -246,11 +247,15 @@ static void reply_body_errors(ndem_request *req, ndem_job_errors *errs)
 }
 
 /* Writes every job's directory (a job in the index always has its record
- * on disk); on failure removes those written and answers 503. */
-static int create_dirs(ndem_app *app, ndem_request *req, ndem_job_row *rows, long n)
+ * on disk), each with the sweep's record (--recover restores the sweep from
+ * it); on failure removes those written and answers 503. */
+static int create_dirs(ndem_app *app, ndem_request *req, const ndem_sweep_row *sw,
+                       ndem_job_row *rows, long n)
 {
     for (long i = 0; i < n; i++) {
-        if (ndem_jobdir_create(app->cfg.data, &rows[i]) == 0) continue;
+        if (ndem_jobdir_create(app->cfg.data, &rows[i]) == 0 &&
+            ndem_jobdir_save_sweep(app->cfg.data, rows[i].id, sw) == 0)
+            continue;
         const char *why = strerror(errno);
         ndem_log("sweep: cannot write the directory of job %s: %s", rows[i].id, why);
         for (long j = 0; j <= i; j++) ndem_store_remove(app->store, rows[j].id);
@@ -311,11 +316,12 @@ static void queue_sweep(ndem_app *app, ndem_request *req, ndem_sweep *s)
     for (long k = 0; !bad && k < s->variants; k++) {
         rows[k].created_us = sw.created_us;
         snprintf(rows[k].owner, sizeof rows[k].owner, "%s", sw.owner);
+        snprintf(rows[k].sweep, sizeof rows[k].sweep, "%s", sw.id); /* for status.json */
         bad = ndem_new_id(rows[k].id);
     }
     if (bad) {
         ndem_http_problem(req, 500, NULL, "out of memory or randomness");
-    } else if (create_dirs(app, req, rows, s->variants) == 0) {
+    } else if (create_dirs(app, req, &sw, rows, s->variants) == 0) {
         int rc = ndem_db_sweep_insert(app->db, &sw, rows, (int)s->variants, app->cfg.max_queued);
         if (rc)
             for (long k = 0; k < s->variants; k++) ndem_store_remove(app->store, rows[k].id);

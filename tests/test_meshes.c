@@ -627,6 +627,154 @@ START_TEST(delete_while_referenced_is_409)
 }
 END_TEST
 
+/* A job whose geometry 2 is an inline mesh of the given "vertices" and
+ * "triangles" members (after a box and a plane), one lattice of 8 spheres. */
+static char *inline_mesh_doc(const char *members)
+{
+    static const char fmt[] =
+        "{\"name\": \"inline mesh\", \"scene\": {\"materials\": [{\"name\": \"ore\", "
+        "\"density\": 2500, \"young_modulus\": 1e7}], \"geometry\": [{\"type\": \"box\", "
+        "\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.4], \"inside\": true}, {\"type\": "
+        "\"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 1]}, {\"type\": \"mesh\", %s}], "
+        "\"particles\": [{\"type\": \"lattice\", \"min\": [0.05, 0.05, 0.1], \"max\": "
+        "[0.15, 0.15, 0.3], \"spacing\": 0.1, \"count\": 8, \"radius\": 0.01}]}, "
+        "\"solver\": {\"time_step\": 1e-4, \"duration\": 50}, \"output\": "
+        "{\"frame_interval\": 1}}";
+    size_t n = sizeof fmt + strlen(members);
+    char *s = malloc(n);
+    ck_assert_ptr_nonnull(s);
+    snprintf(s, n, fmt, members);
+    return s;
+}
+
+/* The warnings of a resource: exactly one, at pointer, with message. */
+static void expect_one_warning(const cJSON *job, const char *pointer, const char *message)
+{
+    const cJSON *w = cJSON_GetObjectItem(job, "warnings");
+    ck_assert_msg(cJSON_IsArray(w) && cJSON_GetArraySize(w) == 1, "warnings: %s",
+                  w ? cJSON_PrintUnformatted(w) : "absent");
+    ck_assert_str_eq(td_str(cJSON_GetArrayItem(w, 0), "pointer"), pointer);
+    ck_assert_str_eq(td_str(cJSON_GetArrayItem(w, 0), "message"), message);
+}
+
+static void cancel_job(const td_daemon *d, const char *id)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/jobs/%s/cancel", id);
+    td_resp r = td_http(d, "POST", path, NULL, NULL, 0, NULL);
+    ck_assert_msg(r.status == 200 || r.status == 202, "%ld %s", r.status, r.body);
+    td_resp_free(&r);
+    td_wait_status(d, id, "cancelled", 60);
+}
+
+/* What the mesh build dropped is a warning the daemon keeps with the job:
+ * in POST's 201, in GET and in the list, at the mesh's pointer (issue 13). */
+START_TEST(job_keeps_the_mesh_warnings)
+{
+    char *doc = inline_mesh_doc("\"vertices\": [[0, 0, 0], [0.1, 0, 0], [0, 0.1, 0]], "
+                                "\"triangles\": [[0, 1, 2], [2, 1, 0]]");
+    td_resp r = td_post_job(&md, doc);
+    free(doc);
+    ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+    static const char msg[] = "mesh: dropped 0 degenerate and 1 duplicate of 2 triangles";
+    cJSON *job = cJSON_Parse(r.body);
+    td_resp_free(&r);
+    expect_one_warning(job, "/scene/geometry/2", msg);
+    char id[64], path[128];
+    snprintf(id, sizeof id, "%s", td_str(job, "id"));
+    cJSON_Delete(job);
+    snprintf(path, sizeof path, "/api/v1/jobs/%s", id);
+    job = td_get_json(&md, path, 200);
+    expect_one_warning(job, "/scene/geometry/2", msg);
+    cJSON_Delete(job);
+    cJSON *list = td_get_json(&md, "/api/v1/jobs?limit=1", 200);
+    expect_one_warning(cJSON_GetArrayItem(cJSON_GetObjectItem(list, "jobs"), 0),
+                       "/scene/geometry/2", msg);
+    cJSON_Delete(list);
+    cancel_job(&md, id);
+    /* a clean mesh: an empty list */
+    doc = inline_mesh_doc("\"vertices\": [[0, 0, 0], [0.1, 0, 0], [0, 0.1, 0]], "
+                          "\"triangles\": [[0, 1, 2]]");
+    r = td_post_job(&md, doc);
+    free(doc);
+    ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+    job = cJSON_Parse(r.body);
+    td_resp_free(&r);
+    const cJSON *w = cJSON_GetObjectItem(job, "warnings");
+    ck_assert(cJSON_IsArray(w) && cJSON_GetArraySize(w) == 0);
+    snprintf(id, sizeof id, "%s", td_str(job, "id"));
+    cJSON_Delete(job);
+    cancel_job(&md, id);
+}
+END_TEST
+
+/* "vertices" and "triangles" of a flat k x k grid of squares, 2 k^2
+ * triangles over [0, 0.2]^2 at z = 0.01 (malloc'd). */
+static char *grid_members(int k)
+{
+    size_t cap = 64 + (size_t)(k + 1) * (k + 1) * 40 + (size_t)k * k * 60, n = 0;
+    char *s = malloc(cap);
+    ck_assert_ptr_nonnull(s);
+    n += (size_t)snprintf(s + n, cap - n, "\"vertices\": [");
+    for (int j = 0; j <= k; j++)
+        for (int i = 0; i <= k; i++)
+            n += (size_t)snprintf(s + n, cap - n, "%s[%g, %g, 0.01]", i || j ? ", " : "",
+                                  0.2 * i / k, 0.2 * j / k);
+    n += (size_t)snprintf(s + n, cap - n, "], \"triangles\": [");
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++) {
+            int a = j * (k + 1) + i, b = a + 1, c = a + k + 1, d = c + 1;
+            n += (size_t)snprintf(s + n, cap - n, "%s[%d, %d, %d], [%d, %d, %d]",
+                                  i || j ? ", " : "", a, b, d, a, d, c);
+        }
+    snprintf(s + n, cap - n, "]");
+    return s;
+}
+
+/* A mesh's bytes count toward the job's memory, --max-particles particles'
+ * worth: with --max-particles 20 (18,800 bytes) a job of 8 particles takes
+ * a 2-triangle mesh but not a 200-triangle one (about 200 bytes a
+ * triangle), refused at the mesh's pointer (issue 13). */
+START_TEST(mesh_bytes_count_toward_the_budget)
+{
+    td_daemon d;
+    td_start(&d, "--workers", "1", "--max-particles", "20", (char *)NULL);
+    char *members = grid_members(10), *doc = inline_mesh_doc(members);
+    td_resp r = td_post_job(&d, doc);
+    free(doc);
+    free(members);
+    ck_assert_msg(r.status == 422, "%ld %.300s", r.status, r.body);
+    cJSON *p = cJSON_Parse(r.body);
+    const cJSON *errs = cJSON_GetObjectItem(p, "errors");
+    ck_assert_int_eq(cJSON_GetArraySize(errs), 1);
+    const cJSON *e = cJSON_GetArrayItem(errs, 0);
+    ck_assert_str_eq(td_str(e, "pointer"), "/scene/geometry/2");
+    const char *msg = td_str(e, "message");
+    ck_assert_msg(strstr(msg, "this mesh's 200 triangles take") &&
+                      strstr(msg, "the job's 8 particles") &&
+                      strstr(msg, "more than the 18800 this server allows a job "
+                                  "(--max-particles 20"),
+                  "%s", msg);
+    ck_assert_msg(strstr(td_str(p, "detail"), "/scene/geometry/2: this mesh's"), "%s",
+                  td_str(p, "detail"));
+    cJSON_Delete(p);
+    td_resp_free(&r);
+    members = grid_members(1);
+    doc = inline_mesh_doc(members);
+    r = td_post_job(&d, doc);
+    free(doc);
+    free(members);
+    ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+    cJSON *job = cJSON_Parse(r.body);
+    char id[64];
+    snprintf(id, sizeof id, "%s", td_str(job, "id"));
+    cJSON_Delete(job);
+    td_resp_free(&r);
+    cancel_job(&d, id);
+    td_stop(&d);
+}
+END_TEST
+
 START_TEST(restart_keeps_meshes)
 {
     td_daemon d;
@@ -693,9 +841,11 @@ static Suite *meshes_suite(void)
     tcase_add_test(tc, list_pages_newest_first);
     tcase_add_test(tc, delete_then_404);
     tcase_add_test(tc, delete_while_referenced_is_409);
+    tcase_add_test(tc, job_keeps_the_mesh_warnings);
     suite_add_tcase(s, tc);
     tc = tcase_create("restart");
     tcase_add_test(tc, restart_keeps_meshes);
+    tcase_add_test(tc, mesh_bytes_count_toward_the_budget);
     suite_add_tcase(s, tc);
     return s;
 }

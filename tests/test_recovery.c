@@ -14,6 +14,9 @@
  *     `--recover` brings the jobs back with their statuses and frames;
  *   - start-up removes only directories a DELETE tombstoned, and completes
  *     job directories that lack job.json and status.json;
+ *   - `--recover` keeps sweeps: the sweep resource, its results and each
+ *     job's sweep are the same after the index is rebuilt, also for a job
+ *     whose directory an older ndemd left without sweep.json (issue 16);
  *   - SIGTERM with a step that outlasts --stop-timeout exits anyway, and
  *     the job counts as interrupted at the next start. */
 #include "daemon.h"
@@ -336,6 +339,100 @@ START_TEST(damaged_database_refuses_then_recovers)
 }
 END_TEST
 
+static cJSON *get_path(const td_daemon *d, const char *fmt, const char *id)
+{
+    char path[160];
+    snprintf(path, sizeof path, fmt, id);
+    return td_get_json(d, path, 200);
+}
+
+/* --recover keeps sweeps (issue 16): a sweep of two jobs, both finished, is
+ * the same resource after the index is rebuilt (mode, parameters, created_at,
+ * owner, its jobs with their places, values and statuses), its results
+ * list both, and each job still names its sweep. */
+START_TEST(recover_keeps_sweep_membership)
+{
+    td_daemon d;
+    td_start(&d, "--workers", "1", (char *)NULL);
+    char *base = td_job_doc("swept", 0.1, 0.05), body[4096];
+    snprintf(body, sizeof body,
+             "{\"base\": %s, \"parameters\": [{\"pointer\": \"/solver/duration\", "
+             "\"values\": [0.1, 0.15]}], \"mode\": \"product\"}",
+             base);
+    free(base);
+    td_resp r = td_http(&d, "POST", "/api/v1/sweeps", "application/json", body, strlen(body), NULL);
+    ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+    cJSON *sweep = cJSON_Parse(r.body);
+    td_resp_free(&r);
+    char sid[64], jid[2][64];
+    snprintf(sid, sizeof sid, "%s", td_str(sweep, "id"));
+    cJSON_Delete(sweep);
+    sweep = get_path(&d, "/api/v1/sweeps/%s", sid);
+    for (int i = 0; i < 2; i++) {
+        const cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItem(sweep, "jobs"), i);
+        snprintf(jid[i], sizeof jid[i], "%s", td_str(j, "id"));
+        td_wait_status(&d, jid[i], "succeeded", 120);
+    }
+    cJSON_Delete(sweep);
+    sweep = get_path(&d, "/api/v1/sweeps/%s", sid);
+    cJSON *results = get_path(&d, "/api/v1/sweeps/%s/results", sid), *member[2];
+    for (int i = 0; i < 2; i++) {
+        cJSON *job = get_path(&d, "/api/v1/jobs/%s", jid[i]);
+        member[i] = cJSON_DetachItemFromObject(job, "sweep");
+        ck_assert_int_eq((long)td_num(member[i], "index"), i);
+        cJSON_Delete(job);
+    }
+    /* the first job's directory as an older ndemd left it (no sweep.json,
+     * no sweep in status.json): the next start completes it */
+    ck_assert_int_eq(td_signal(&d, SIGTERM, 30), 0);
+    char path[600];
+    path_in(&d, path, sizeof path, "jobs/%s/sweep.json", jid[0]);
+    ck_assert_int_eq(unlink(path), 0);
+    path_in(&d, path, sizeof path, "jobs/%s/status.json", jid[0]);
+    size_t len;
+    char *text = ndem_read_file(path, &len);
+    cJSON *status = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(status, "sweep"));
+    cJSON_DeleteItemFromObject(status, "sweep");
+    text = cJSON_Print(status);
+    cJSON_Delete(status);
+    FILE *f = fopen(path, "w");
+    ck_assert(f && fputs(text, f) >= 0 && fclose(f) == 0);
+    free(text);
+    td_spawn(&d);
+    ck_assert_int_eq(td_log_count(&d, "wrote the sweep's record for 1 older sweep job"), 1);
+    ck_assert_int_eq(td_signal(&d, SIGTERM, 30), 0);
+    path_in(&d, path, sizeof path, "%s", "ndem.db");
+    ck_assert_int_eq(truncate(path, 0), 0);
+    spawn_recover(&d);
+    cJSON *got = get_path(&d, "/api/v1/sweeps/%s", sid);
+    char *want_s = cJSON_PrintUnformatted(sweep), *got_s = cJSON_PrintUnformatted(got);
+    ck_assert_msg(cJSON_Compare(got, sweep, 1), "sweep after --recover:\n%.1500s\nbefore:\n%.1500s",
+                  got_s, want_s);
+    free(want_s);
+    free(got_s);
+    cJSON_Delete(got);
+    got = get_path(&d, "/api/v1/sweeps/%s/results", sid);
+    ck_assert(cJSON_Compare(got, results, 1));
+    cJSON_Delete(got);
+    for (int i = 0; i < 2; i++) {
+        cJSON *job = get_path(&d, "/api/v1/jobs/%s", jid[i]);
+        ck_assert_msg(cJSON_Compare(cJSON_GetObjectItem(job, "sweep"), member[i], 1),
+                      "job %d: sweep %s", i,
+                      cJSON_PrintUnformatted(cJSON_GetObjectItem(job, "sweep")));
+        cJSON_Delete(job);
+        cJSON_Delete(member[i]);
+    }
+    cJSON *list = get_path(&d, "/api/v1/sweeps%s", "");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(list, "sweeps")), 1);
+    cJSON_Delete(list);
+    cJSON_Delete(sweep);
+    cJSON_Delete(results);
+    td_stop(&d);
+}
+END_TEST
+
 START_TEST(only_tombstoned_directories_are_swept)
 {
     td_daemon d;
@@ -411,6 +508,7 @@ static Suite *recovery_suite(void)
     tcase_add_test(tc, emptied_database_refuses_then_recovers);
     tcase_add_test(tc, damaged_database_refuses_then_recovers);
     tcase_add_test(tc, only_tombstoned_directories_are_swept);
+    tcase_add_test(tc, recover_keeps_sweep_membership);
     suite_add_tcase(s, tc);
     return s;
 }

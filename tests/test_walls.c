@@ -1,5 +1,5 @@
-/* test_walls.c - the stress-controlled box (`walls`, the triaxial cell of
- * seed 003, issue 13). Every expected number comes from statics or
+/* test_walls.c - the stress-controlled box (`walls`, the triaxial cell,
+ * issue 13). Every expected number comes from statics or
  * Newton's second law: a sample under a hydrostatic stress pushes each
  * wall back with that stress once it is still, a driven pair closes at
  * exactly its speed while the side walls keep their stress, an empty cell's

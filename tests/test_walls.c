@@ -89,6 +89,26 @@ START_TEST(hydrostatic_sample_carries_the_stress)
 }
 END_TEST
 
+/* Smooth DEM: the walls move explicitly from the step's contact forces;
+ * a smaller sample (the automatic step is about 10 us) and a looser bound
+ * for its single steps' rattle, the mean as tight. */
+START_TEST(hydrostatic_sample_carries_the_stress_dem)
+{
+    ndem_job *job = cell_job(DEM_SOLVER, 150, 1, "100, 100, 100", "null, null, null", 0, 1.6);
+    ndem_sim *sim = test_sim(job);
+    double sum[3] = {0, 0, 0};
+    long n = 0;
+    run_to(sim, 1.6, 1.0, sum, &n);
+    for (int k = 0; k < 3; k++) {
+        fprintf(stderr, "hydrostatic (dem): pair %d: mean stress %.4g Pa\n", k, sum[k] / (double)n);
+        ck_assert_msg(fabs(sum[k] / (double)n - 100.0) < 2.0, "pair %d: %.4g Pa", k,
+                      sum[k] / (double)n);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* ---- (b) a driven pair closes at its speed, the sides keep their stress ---- */
 
 START_TEST(driven_pair_closes_at_its_speed)
@@ -186,6 +206,37 @@ START_TEST(driven_pair_shrinks_the_side_area)
     ck_assert_double_eq_tol(g->max[2] - g->min[2], 1.0 - 2.0 * v * 0.3, 1e-12);
     ck_assert_double_eq_tol(g->min[0], x, 1e-12);
     ck_assert_double_eq_tol(sim->rigid->body[sim->rigid->first[0]].v[0], vx, 1e-12);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* A wall's rows see the wall's velocity (the box's pose has none): what
+ * smooth DEM's dashpot and NDEM's impact stage read. */
+START_TEST(wall_rows_move_with_their_wall)
+{
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"gravity\": [0, 0, 0], \"geometry\": [{\"type\": "
+        "\"box\", \"inside\": true, \"min\": [0, 0, 0], \"max\": [1, 1, 1], \"material\": "
+        "\"steel\", \"walls\": {\"mass\": 1, \"stress\": [1, 1, 1]}}], \"particles\": "
+        "[{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0.0099, 0.5, 0.5, "
+        "0.01]]}]}, \"solver\": {\"time_step\": 0.001, \"duration\": 1}}");
+    ndem_sim *sim = test_sim(job);
+    test_step(sim);
+    const ndem_contacts *c = &sim->contacts;
+    int found = 0;
+    for (long k = 0; k < c->count; k++) {
+        ndem_contact_key key = c->key[k];
+        if (ndem_key_is_particle(key) || key.feature != 0) continue;
+        ndem_rigid_body *wall = &sim->rigid->body[sim->rigid->first[0]];
+        wall->v[0] = 0.25;
+        ndem_contact_geom geom;
+        ndem_contact_geometry(sim, key, &geom);
+        ck_assert_double_eq(geom.ug[0], 0.25);
+        ck_assert_double_eq(geom.ug[1], 0.0);
+        found = 1;
+    }
+    ck_assert_msg(found, "no row on the wall at min x");
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
 }
@@ -368,10 +419,12 @@ int main(void)
     Suite *s = suite_create("walls");
     TCase *tc = tcase_create("walls");
     tcase_add_test(tc, hydrostatic_sample_carries_the_stress);
+    tcase_add_test(tc, hydrostatic_sample_carries_the_stress_dem);
     tcase_add_test(tc, driven_pair_closes_at_its_speed);
     tcase_add_test(tc, empty_cell_walls_accelerate_ndem);
     tcase_add_test(tc, empty_cell_walls_accelerate_dem);
     tcase_add_test(tc, driven_pair_shrinks_the_side_area);
+    tcase_add_test(tc, wall_rows_move_with_their_wall);
     tcase_add_test(tc, walls_errors_name_their_pointer);
     tcase_add_test(tc, walls_round_trip);
     tcase_add_test(tc, checkpoint_restores_the_walls);

@@ -174,6 +174,26 @@ static void emit_dynamic(ndem_jw *w, const ndem_geometry_def *g)
     ndem_jw_end(w);
 }
 
+/* A stress-controlled box's walls (job_walls.c): null for a pair without
+ * a velocity. */
+static void emit_walls(ndem_jw *w, const ndem_walls_def *d)
+{
+    ndem_jw_key(w, "walls");
+    ndem_jw_begin(w, '{', 0);
+    ndem_jw_knumber(w, "mass", d->mass);
+    ndem_jw_kvec3(w, "stress", d->stress);
+    ndem_jw_key(w, "velocity");
+    ndem_jw_begin(w, '[', 1);
+    for (int k = 0; k < 3; k++) {
+        ndem_jw_next(w);
+        if (d->driven[k]) ndem_jw_number(w, d->velocity[k]);
+        else ndem_jw_null(w);
+    }
+    ndem_jw_end(w);
+    ndem_jw_knumber(w, "start", d->start);
+    ndem_jw_end(w);
+}
+
 static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
 {
     static const char *const types[] = {"plane", "box", "cylinder", "mesh"};
@@ -208,6 +228,7 @@ static void emit_geometry(ndem_jw *w, const ndem_scene_def *s)
         }
         ndem_jw_kstring(w, "material", material_name(s, g->material));
         if (g->dynamic.enabled) emit_dynamic(w, g);
+        else if (g->walls.enabled) emit_walls(w, &g->walls);
         else emit_motion(w, g);
         ndem_jw_end(w);
     }

@@ -24,6 +24,9 @@ void ndem_job_read_motion(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_geo
 /* A geometry's "dynamic" member (job_dynamic.c) into g->dynamic; its
  * initial velocities into g->velocity and g->angular_velocity. */
 void ndem_job_read_dynamic(ndem_jc *c, const cJSON *item, ndem_geometry_def *g);
+/* A box's "walls" member (job_walls.c) into g->walls: a stress-controlled
+ * box; only on a box with inside true, not with dynamic or motion. */
+void ndem_job_read_walls(ndem_jc *c, const cJSON *item, ndem_geometry_def *g);
 /* A quaternion [w, x, y, z] at the current pointer (v already pushed),
  * finite and not zero, normalised into out (job_scene.c). */
 int ndem_job_quaternion_value(ndem_jc *c, const cJSON *v, double out[4]);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define GEOMETRY_COMMON                                                                            \
-    "type", "name", "material", "velocity", "angular_velocity", "motion", "dynamic"
+    "type", "name", "material", "velocity", "angular_velocity", "motion", "dynamic", "walls"
 static const char *const plane_keys[] = {GEOMETRY_COMMON, "point", "normal", NULL};
 static const char *const box_keys[] = {GEOMETRY_COMMON, "min", "max", "inside", NULL};
 static const char *const cylinder_keys[] = {GEOMETRY_COMMON, "center", "axis", "radius",
@@ -361,6 +361,7 @@ static void read_geometry_item(ndem_jc *c, const cJSON *item, ndem_job *job, int
     }
     ndem_job_read_motion(c, item, job, g);
     ndem_job_read_dynamic(c, item, g);
+    ndem_job_read_walls(c, item, g);
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(item, "angular_velocity");
     if (!w) return;
     size_t mark = ndem_jc_push_key(c, "angular_velocity");

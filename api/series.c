@@ -16,23 +16,37 @@ const char ndem_series_header[] =
 #define CRC_FIELD 9 /* ",xxxxxxxx" */
 
 /* The suffixes of a named geometry's columns: six always, three more for a
- * moving one. */
-static const char *const geo_suffix[] = {"fx", "fy", "fz", "tx", "ty", "tz", "x", "y", "z"};
-static int geo_columns(const ndem_series_geo *g) { return g->moving ? 9 : 6; }
+ * moving one, six more for a stress-controlled box. */
+static const char *const geo_suffix[] = {"fx",       "fy",       "fz",     "tx",     "ty",
+                                         "tz",       "x",        "y",      "z",      "stress_x",
+                                         "stress_y", "stress_z", "size_x", "size_y", "size_z"};
+#define GEO_MAX 15
+
+/* The columns of g (indices into geo_suffix) into col: their count. */
+static int geo_columns(const ndem_series_geo *g, int *col)
+{
+    int n = 0;
+    for (int k = 0; k < GEO_MAX; k++)
+        if (k < 6 || (k < 9 && g->moving) || (k >= 9 && g->walls)) col[n++] = k;
+    return n;
+}
 
 char *ndem_series_header_of(const ndem_series_cols *c)
 {
     size_t base = sizeof ndem_series_header - 1 - (sizeof NDEM_SERIES_CRC_COLUMN - 1) - 1;
     size_t len = sizeof ndem_series_header;
+    int col[GEO_MAX];
     for (int i = 0; c && i < c->count; i++)
-        len += (size_t)geo_columns(&c->geo[i]) * (strlen(c->geo[i].name) + 4);
+        len += (size_t)geo_columns(&c->geo[i], col) * (strlen(c->geo[i].name) + 10);
     char *h = malloc(len);
     if (!h) return NULL;
     memcpy(h, ndem_series_header, base); /* up to the CRC column */
     size_t at = base;
-    for (int i = 0; c && i < c->count; i++)
-        for (int k = 0; k < geo_columns(&c->geo[i]); k++)
-            at += (size_t)snprintf(h + at, len - at, "%s_%s,", c->geo[i].name, geo_suffix[k]);
+    for (int i = 0; c && i < c->count; i++) {
+        int n = geo_columns(&c->geo[i], col);
+        for (int k = 0; k < n; k++)
+            at += (size_t)snprintf(h + at, len - at, "%s_%s,", c->geo[i].name, geo_suffix[col[k]]);
+    }
     snprintf(h + at, len - at, "%s\n", NDEM_SERIES_CRC_COLUMN);
     return h;
 }
@@ -49,12 +63,14 @@ int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s, const ndem_
                      s->wall_solve, s->wall_integrate, s->wall_total);
     for (int i = 0; c && i < c->count && n >= 0; i++) {
         const ndem_series_geo *g = &c->geo[i];
-        const double v[9] = {g->force[0],    g->force[1],    g->force[2],
-                             g->torque[0],   g->torque[1],   g->torque[2],
-                             g->position[0], g->position[1], g->position[2]};
-        for (int k = 0; k < geo_columns(g) && n >= 0; k++) {
+        const double v[GEO_MAX] = {g->force[0],    g->force[1],  g->force[2],    g->torque[0],
+                                   g->torque[1],   g->torque[2], g->position[0], g->position[1],
+                                   g->position[2], g->stress[0], g->stress[1],   g->stress[2],
+                                   g->size[0],     g->size[1],   g->size[2]};
+        int col[GEO_MAX], m_cols = geo_columns(g, col);
+        for (int k = 0; k < m_cols && n >= 0; k++) {
             size_t at = (size_t)n < len ? (size_t)n : len;
-            int m = snprintf(buf + at, len - at, ",%.9g", v[k]);
+            int m = snprintf(buf + at, len - at, ",%.9g", v[col[k]]);
             n = m < 0 ? m : n + m;
         }
     }

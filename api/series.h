@@ -23,13 +23,15 @@ extern const char ndem_series_header[];
 /* A named geometry's columns, appended in geometry order before the CRC:
  * NAME_fx, NAME_fy, NAME_fz (contact force on it, N), NAME_tx, NAME_ty,
  * NAME_tz (torque about its reference point, N m) and, for a moving one,
- * NAME_x, NAME_y, NAME_z (its reference point, m); with the last step's
- * values (series_geo.c fills them from a simulation). */
+ * NAME_x, NAME_y, NAME_z (its reference point, m) and, for a
+ * stress-controlled box, NAME_stress_x.._z (mean normal stress on each pair
+ * of walls, Pa) and NAME_size_x.._z (its edge lengths, m); with the last
+ * step's values (series_geo.c fills them from a simulation). */
 typedef struct ndem_series_geo {
     int index; /* into the scene's geometry */
     char name[NDEM_NAME_MAX];
-    int moving;
-    double force[3], torque[3], position[3];
+    int moving, walls;
+    double force[3], torque[3], position[3], stress[3], size[3];
 } ndem_series_geo;
 
 typedef struct ndem_series_cols {

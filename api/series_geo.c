@@ -21,6 +21,8 @@ int ndem_series_cols_init(ndem_series_cols *c, const ndem_scene_def *scene)
         o->index = g;
         memcpy(o->name, d->name, sizeof o->name);
         o->moving = ndem_geometry_moves(d);
+        o->walls = d->walls.enabled;
+        for (int k = 0; k < 3; k++) o->size[k] = d->max[k] - d->min[k];
         ndem_geometry_reference_point(d, o->position);
     }
     return 0;
@@ -38,5 +40,6 @@ void ndem_series_cols_sample(ndem_series_cols *c, const ndem_sim *sim)
         ndem_series_geo *o = &c->geo[i];
         if (ndem_sim_geometry_load(sim, o->index, o->force, o->torque)) continue;
         ndem_sim_geometry_position(sim, o->index, o->position);
+        if (o->walls) ndem_sim_walls(sim, o->index, o->stress, o->size);
     }
 }

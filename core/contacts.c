@@ -7,6 +7,7 @@
  * bit-for-bit reproducible. */
 #include "sim.h"
 #include "vec.h"
+#include "walls.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -204,6 +205,8 @@ void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_conta
     for (int q = 0; q < 3; q++) p[q] = xa[q] + g->la * g->n[q];
     ndem_geometry_surface_velocity(pose, p, g->ug);
     memcpy(&g->ug[3], pose->spin, 3 * sizeof(double));
+    if (geo->walls.enabled) /* a wall moves its face, not the pose (walls.c) */
+        ndem_walls_face_velocity(sim->rigid, key.b, feature, g->ug);
 }
 
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)

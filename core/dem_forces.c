@@ -10,6 +10,7 @@
  *      history (a pointer swap). */
 #include "dem.h"
 #include "dem_private.h"
+#include "walls.h"
 
 #include "sim.h"
 
@@ -70,6 +71,7 @@ static void books(ndem_sim *sim)
             const double *f = &d->force[NDEM_DEM_FORCE * k];
             double fg[3] = {-f[0], -f[1], -f[2]}, tg[3] = {-f[3], -f[4], -f[5]};
             ndem_loads_add(sim, ck.b, &b->pos[3 * ck.a], fg, tg);
+            ndem_walls_add_load(sim->rigid, ck.b, ck.feature, fg);
         }
         elastic += e[0];
         dissip += e[1];

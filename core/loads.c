@@ -3,9 +3,11 @@
 
 #include "sim.h"
 #include "vec.h"
+#include "walls.h"
 
 void ndem_loads_clear(ndem_sim *sim)
 {
+    ndem_walls_clear_loads(sim->rigid);
     for (int g = 0; g < sim->geometry_count; g++) {
         double *o = &sim->loads[NDEM_LOAD_STRIDE * g];
         for (int q = 0; q < 6; q++) o[q] = 0.0;
@@ -63,5 +65,6 @@ void ndem_loads_ndem(ndem_sim *sim)
             for (int q = 0; q < 3; q++)
                 ta[q] = la * nf_[q] + (lam[3] * t1[q] + lam[4] * t2[q] + lam[5] * n[q]) * inv_h;
             ndem_loads_add(sim, c->key[k].b, &b->pos[3 * i], f, ta);
+            ndem_walls_add_load(sim->rigid, c->key[k].b, c->key[k].feature, f);
         }
 }

@@ -111,6 +111,20 @@ typedef struct ndem_dynamic_def {
     double force[3];   /* constant external force at the centre of mass (N) */
 } ndem_dynamic_def;
 
+/* A stress-controlled box (the triaxial cell, core/rigid.c): an inside box
+ * whose six walls are plates of `mass` moving along their normals only. A
+ * pair of walls (axis k) is pushed inward by stress[k] times its current
+ * area; with driven[k], from time `start` on both move inward at
+ * velocity[k] (kinematic). The walls feel no gravity (motors hold them). */
+typedef struct ndem_walls_def {
+    int enabled;
+    double mass;        /* kg per wall, > 0 */
+    double stress[3];   /* Pa, >= 0, per pair of walls */
+    double velocity[3]; /* m/s inward, where driven[k] */
+    int driven[3];      /* 1: velocity[k] applies from start on */
+    double start;       /* s */
+} ndem_walls_def;
+
 /* Static or kinematic geometry: infinite mass (unless `dynamic`). The shape (point, normal,
  * min, max, ...) is its reference shape at time 0. It moves either with
  * constant motion (`velocity`, and `angular_velocity` about `pivot`, which
@@ -141,6 +155,7 @@ typedef struct ndem_geometry_def {
      * moves with `velocity` by `point`, its offset from where it was placed */
     const struct ndem_mesh_shape *mesh;
     ndem_dynamic_def dynamic; /* enabled: a rigid body (no keyframes, no pivot) */
+    ndem_walls_def walls;     /* enabled: a stress-controlled box (inside, static otherwise) */
 } ndem_geometry_def;
 
 typedef enum ndem_radius_kind {
@@ -381,6 +396,12 @@ void ndem_sim_geometry_position(const ndem_sim *sim, int g, double p[3]);
  * the velocity; keyframes and static geometry: the reference point): the
  * point torques on it are taken about. */
 void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3]);
+/* A stress-controlled box (`walls`): the mean normal stress on each pair
+ * of walls during the last step (Pa: the pair's contact forces along its
+ * normal over its current area, mean of the two walls; zero before the
+ * first step) and its edge lengths now (m). Returns 0, or -1 when g is not
+ * a box with walls. */
+int ndem_sim_walls(const ndem_sim *sim, int g, double stress[3], double size[3]);
 
 /* ---- Contact network (force chains) ---- */
 

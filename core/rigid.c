@@ -18,6 +18,7 @@
 #include "mass_props.h"
 #include "sim.h"
 #include "vec.h"
+#include "walls.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -198,7 +199,8 @@ static int body_init(ndem_sim *sim, int gi, ndem_rigid_body *bd, char *err, size
 int ndem_rigid_create(ndem_sim *sim, char *err, size_t err_len)
 {
     int n = 0;
-    for (int g = 0; g < sim->geometry_count; g++) n += sim->geometry[g].dynamic.enabled != 0;
+    for (int g = 0; g < sim->geometry_count; g++)
+        n += (sim->geometry[g].dynamic.enabled != 0) + ndem_walls_count(&sim->geometry[g]);
     if (n == 0) return 0;
     ndem_rigid *r = calloc(1, sizeof *r);
     if (!r) goto oom;
@@ -209,6 +211,12 @@ int ndem_rigid_create(ndem_sim *sim, char *err, size_t err_len)
     if (!r->body || !r->first || !r->seen) goto oom;
     for (int g = 0; g < sim->geometry_count; g++) {
         r->first[g] = -1;
+        if (sim->geometry[g].walls.enabled) {
+            r->first[g] = r->count;
+            if (ndem_walls_init(sim, g, &r->body[r->count], err, err_len)) return -1;
+            r->count += 6;
+            continue;
+        }
         if (!sim->geometry[g].dynamic.enabled) continue;
         r->first[g] = r->count;
         if (body_init(sim, g, &r->body[r->count++], err, err_len)) return -1;
@@ -405,7 +413,11 @@ static void free_push(const ndem_sim *sim, ndem_rigid_body *bd, const double *co
 
 void ndem_rigid_free_velocity(ndem_sim *sim)
 {
-    for (int b = 0; b < sim->rigid->count; b++) free_push(sim, &sim->rigid->body[b], NULL);
+    for (int b = 0; b < sim->rigid->count; b++) {
+        ndem_rigid_body *bd = &sim->rigid->body[b];
+        if (bd->feature >= 0) ndem_walls_push(sim, bd, NULL);
+        else free_push(sim, bd, NULL);
+    }
 }
 
 void ndem_rigid_dem(ndem_sim *sim)
@@ -414,7 +426,10 @@ void ndem_rigid_dem(ndem_sim *sim)
     const double h = sim->solver.time_step;
     for (int b = 0; b < r->count; b++) {
         ndem_rigid_body *bd = &r->body[b];
-        if (bd->feature >= 0) continue; /* a face's own load: the walls' slice */
+        if (bd->feature >= 0) { /* a wall: its own contact force (walls.c) */
+            ndem_walls_push(sim, bd, bd->load);
+            continue;
+        }
         /* the particles' load on the geometry (dem.c), torque about the
          * centre of mass (the pivot) */
         const double *load = &sim->loads[NDEM_LOAD_STRIDE * bd->geometry];
@@ -443,7 +458,10 @@ void ndem_rigid_integrate(ndem_sim *sim)
     const double h = sim->solver.time_step, t = (double)(sim->step + 1) * h;
     for (int b = 0; b < r->count; b++) {
         ndem_rigid_body *bd = &r->body[b];
-        if (bd->feature >= 0) continue; /* a face's body moves its face: the walls' slice */
+        if (bd->feature >= 0) { /* a wall moves its face (walls.c) */
+            ndem_walls_move(sim, bd);
+            continue;
+        }
         ndem_geometry_pose *p = &sim->pose[bd->geometry];
         /* angular momentum on the free turns is what the turn keeps: w
          * after it is inv_world' I_w w (this is the w x I w term, exactly
@@ -507,6 +525,10 @@ void ndem_rigid_state_read(ndem_sim *sim, const double *in)
         ndem_rigid_body *bd = &r->body[b];
         memcpy(bd->v, in + 6 * b, 3 * sizeof(double));
         memcpy(bd->w, in + 6 * b + 3, 3 * sizeof(double));
+        if (bd->feature >= 0) { /* a wall: its face is the restored def's */
+            ndem_walls_mode(sim, bd, sim->time);
+            continue;
+        }
         update_inertia(sim, bd); /* from the restored pose */
         sync_pose(sim, bd);
     }

@@ -7,12 +7,12 @@
  * so that one geometry can carry several bodies (the faces of a
  * stress-controlled box). Its pose is the geometry's pose, pivot at the
  * centre of mass; the pose's velocity and spin are the body's v and w.
- * Bodies of one feature (none yet) share the solve and the sums; what the
- * stress-controlled box adds: such a body moves its face (the def's min or
- * max along the face's normal, lin_free that normal, no turn) instead of
- * the pose, takes its push (stress times the face's area) as its force,
- * keeps its own impulse sum per step for the face's stress, and in smooth
- * DEM sums its rows' forces itself (the loads are per geometry). */
+ * Bodies of one feature (the walls of a stress-controlled box, walls.h)
+ * share the solve and the sums; such a body moves its face (the def's min
+ * or max along the face's normal, lin_free that normal, no turn) instead
+ * of the pose, takes its push (stress times the face's area) as its force,
+ * keeps its own contact force per step for the face's stress, and in
+ * smooth DEM moves by that force (the loads are per geometry). */
 #ifndef NDEM_RIGID_H
 #define NDEM_RIGID_H
 
@@ -32,6 +32,7 @@ typedef struct ndem_rigid_body {
     double v[3], w[3];     /* velocity of the centre of mass, angular velocity (world) */
     double force[3];       /* constant external force (N) */
     double sum_lin[3], sum_rot[3]; /* impulses of the set being summed (rigid.c) */
+    double load[3]; /* a wall (feature >= 0): the step's contact force on it (walls.c) */
 } ndem_rigid_body;
 
 /* A row of the solve on a body's geometry (a proxy row): its slot, its
@@ -100,7 +101,8 @@ double ndem_rigid_reach(const struct ndem_sim *sim);
 /* A body with a non-finite state: its index, or -1. */
 int ndem_rigid_bad(const ndem_rigid *r);
 
-/* Checkpoint (format 5): v and w of every body. */
+/* Checkpoint (format 5): v and w of every body (a wall's w is zero; its
+ * face is the def's min or max, which the checkpoint keeps). */
 size_t ndem_rigid_state_size(const ndem_rigid *r);
 void ndem_rigid_state_write(const ndem_rigid *r, double *out);
 void ndem_rigid_state_read(struct ndem_sim *sim, const double *in);

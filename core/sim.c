@@ -53,6 +53,11 @@ static uint64_t scene_hash(const ndem_scene_def *d)
             HASH(h, dy->mass), HASH_N(h, dy->inertia, 3), HASH(h, dy->lock);
             HASH_N(h, dy->force, 3);
         }
+        if (g->walls.enabled) { /* only then: older hashes stay */
+            const ndem_walls_def *wl = &g->walls;
+            HASH(h, wl->mass), HASH_N(h, wl->stress, 3), HASH_N(h, wl->velocity, 3);
+            HASH_N(h, wl->driven, 3), HASH(h, wl->start);
+        }
     }
     for (int i = 0; i < d->emitter_count; i++) {
         const ndem_emitter_def *e = &d->emitters[i];
@@ -338,6 +343,16 @@ uint64_t ndem_sim_state_hash(const ndem_sim *sim)
     for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->quat[4 * w[c]], 4 * sizeof(double));
     for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->vel[6 * w[c]], 6 * sizeof(double));
     for (size_t c = 0; c < n; c++) h = ndem_hash_bytes(h, &b->radius[w[c]], sizeof(double));
+    for (int g = 0; sim->rigid && g < sim->geometry_count; g++)
+        if (sim->geometry[g].walls.enabled) { /* the faces and the walls' velocities */
+            const ndem_geometry_def *d = &sim->geometry[g];
+            h = ndem_hash_bytes(h, d->min, sizeof d->min);
+            h = ndem_hash_bytes(h, d->max, sizeof d->max);
+            for (int f = 0; f < 6; f++) {
+                const double *v = sim->rigid->body[sim->rigid->first[g] + f].v;
+                h = ndem_hash_bytes(h, v, 3 * sizeof(double));
+            }
+        }
     for (int g = 0; sim->rigid && g < sim->geometry_count; g++)
         if (sim->geometry[g].dynamic.enabled) { /* only then: older hashes stay */
             const ndem_geometry_pose *p = &sim->pose[g];

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 
 /* "geometry": {"NAME": {"force": [..], "torque": [..], "position": [..]}}
- * for the named geometry: the last step's values (docs/protocol.md). */
+ * (and "stress", "size" for a stress-controlled box) for the named geometry: the last step's values
+ * (docs/protocol.md). */
 static void add_geometry(cJSON *o, const ndem_series_cols *cols)
 {
     cJSON *geo = cJSON_AddObjectToObject(o, "geometry");
@@ -17,6 +18,10 @@ static void add_geometry(cJSON *o, const ndem_series_cols *cols)
         cJSON_AddItemToObject(e, "torque", cJSON_CreateDoubleArray(g->torque, 3));
         if (g->moving)
             cJSON_AddItemToObject(e, "position", cJSON_CreateDoubleArray(g->position, 3));
+        if (g->walls) { /* a stress-controlled box */
+            cJSON_AddItemToObject(e, "stress", cJSON_CreateDoubleArray(g->stress, 3));
+            cJSON_AddItemToObject(e, "size", cJSON_CreateDoubleArray(g->size, 3));
+        }
     }
 }
 

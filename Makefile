@@ -206,7 +206,8 @@ lint: | $(DEPS_STAMP)
 FUZZ         := $(BUILD)/fuzz
 FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c api/frame_bin.c api/series.c core/crc32c.c \
                 core/defaults.c core/dem_timestep.c core/dem_models.c \
-                core/material.c api/stl.c api/base64.c core/mesh.c core/geometry_mesh.c
+                core/material.c api/stl.c api/base64.c core/mesh.c core/geometry_mesh.c \
+                core/shape.c core/mass_props_shape.c
 FUZZ_STL_SRC := api/stl.c api/base64.c core/mesh.c
 FUZZ_SECONDS ?= 30
 FUZZ_SEEDS   := $(wildcard examples/*.json bench/*.json)

@@ -394,6 +394,23 @@ int ndem_jc_string(ndem_jc *c, const cJSON *obj, const char *key, const char **o
     return NDEM_JC_OK;
 }
 
+void ndem_jc_numbers(ndem_jc *c, const cJSON *obj, const char *key, int n, double *out,
+                     const ndem_jc_bound *b, int flags)
+{
+    const cJSON *arr, *e;
+    if (ndem_jc_array(c, obj, key, n, n, flags, &arr) != n) return;
+    size_t mark = ndem_jc_push_key(c, key);
+    int i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        size_t m2 = ndem_jc_push_index(c, i);
+        ndem_jc_number_value(c, e, &out[i], b);
+        ndem_jc_pop(c, m2);
+        i++;
+    }
+    ndem_jc_pop(c, mark);
+}
+
 int ndem_jc_vec3_value(ndem_jc *c, const cJSON *v, double out[3])
 {
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3) {

@@ -102,6 +102,11 @@ int ndem_jc_enum(ndem_jc *c, const cJSON *obj, const char *key, const char *cons
 int ndem_jc_array(ndem_jc *c, const cJSON *obj, const char *key, int min_n, int max_n, int flags,
                   const cJSON **out);
 
+/* An array member of exactly n numbers, each within b, into out (errors at
+ * each entry's pointer); nothing is read when it is absent and not required. */
+void ndem_jc_numbers(ndem_jc *c, const cJSON *obj, const char *key, int n, double *out,
+                     const ndem_jc_bound *b, int flags);
+
 /* Reads the current value v (already pushed) as a number / vector. */
 int ndem_jc_number_value(ndem_jc *c, const cJSON *v, double *out, const ndem_jc_bound *b);
 int ndem_jc_vec3_value(ndem_jc *c, const cJSON *v, double out[3]);

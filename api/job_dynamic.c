@@ -11,23 +11,6 @@ static const char *const dynamic_keys[] = {"mass",     "inertia",          "lock
 /* lock names, in the order of the NDEM_LOCK_ bits */
 static const char *const lock_names[] = {"x", "y", "z", "rx", "ry", "rz", NULL};
 
-static void read_inertia(ndem_jc *c, const cJSON *d, ndem_dynamic_def *dy)
-{
-    const cJSON *arr, *e;
-    int n = ndem_jc_array(c, d, "inertia", 3, 3, 0, &arr);
-    if (n != 3) return;
-    size_t mark = ndem_jc_push_key(c, "inertia");
-    int i = 0;
-    cJSON_ArrayForEach(e, arr)
-    {
-        size_t m2 = ndem_jc_push_index(c, i);
-        ndem_jc_number_value(c, e, &dy->inertia[i], &ndem_jc_positive);
-        ndem_jc_pop(c, m2);
-        i++;
-    }
-    ndem_jc_pop(c, mark);
-}
-
 static void read_lock(ndem_jc *c, const cJSON *d, ndem_dynamic_def *dy)
 {
     const cJSON *arr, *e;
@@ -72,7 +55,7 @@ void ndem_job_read_dynamic(ndem_jc *c, const cJSON *item, ndem_geometry_def *g)
         dy->enabled = 1;
         ndem_jc_members(c, d, dynamic_keys, NULL, NULL);
         ndem_jc_number(c, d, "mass", &dy->mass, &ndem_jc_positive, NDEM_JC_REQUIRED);
-        read_inertia(c, d, dy);
+        ndem_jc_numbers(c, d, "inertia", 3, dy->inertia, &ndem_jc_positive, 0);
         read_lock(c, d, dy);
         ndem_jc_vec3(c, d, "force", dy->force, 0);
         ndem_jc_vec3(c, d, "velocity", g->velocity, 0);

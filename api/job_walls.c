@@ -6,23 +6,6 @@
 
 static const char *const walls_keys[] = {"mass", "stress", "velocity", "start", NULL};
 
-/* "stress": three numbers >= 0 */
-static void read_stress(ndem_jc *c, const cJSON *d, ndem_walls_def *w)
-{
-    const cJSON *arr, *e;
-    if (ndem_jc_array(c, d, "stress", 3, 3, NDEM_JC_REQUIRED, &arr) != 3) return;
-    size_t mark = ndem_jc_push_key(c, "stress");
-    int i = 0;
-    cJSON_ArrayForEach(e, arr)
-    {
-        size_t m2 = ndem_jc_push_index(c, i);
-        ndem_jc_number_value(c, e, &w->stress[i], &ndem_jc_nonneg);
-        ndem_jc_pop(c, m2);
-        i++;
-    }
-    ndem_jc_pop(c, mark);
-}
-
 /* "velocity": three entries, each an inward speed or null (stress-controlled) */
 static void read_velocity(ndem_jc *c, const cJSON *d, ndem_walls_def *w)
 {
@@ -61,7 +44,7 @@ void ndem_job_read_walls(ndem_jc *c, const cJSON *item, ndem_geometry_def *g)
         w->enabled = 1;
         ndem_jc_members(c, d, walls_keys, NULL, NULL);
         ndem_jc_number(c, d, "mass", &w->mass, &ndem_jc_positive, NDEM_JC_REQUIRED);
-        read_stress(c, d, w);
+        ndem_jc_numbers(c, d, "stress", 3, w->stress, &ndem_jc_nonneg, NDEM_JC_REQUIRED);
         read_velocity(c, d, w);
         ndem_jc_number(c, d, "start", &w->start, &ndem_jc_nonneg, 0);
     }

@@ -38,16 +38,32 @@ static uint64_t get_u64(const unsigned char *p)
     return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
 }
 
-/* 4-byte words per particle of the fields' per-particle arrays. */
+/* 4-byte words per particle of each per-particle field (bits 0-5, 7, 8),
+ * by bit: a table, so that a new array is one entry. */
+static const int particle_words[] = {3, 1, 1, 3, 3, 1, 0, 4, 1};
+#define PARTICLE_BITS (int)(sizeof particle_words / sizeof particle_words[0])
+
+/* The first bit whose section is "u32 count, u32 record size, records". */
+#define FIRST_SECTION_BIT 9
+
 static int popcount_weights(uint32_t fields)
 {
     int w = 0;
-    if (fields & NDEM_FRAME_POSITIONS) w += 3;
-    if (fields & NDEM_FRAME_RADII) w += 1;
-    if (fields & NDEM_FRAME_SCALAR) w += 1;
-    if (fields & NDEM_FRAME_VELOCITIES) w += 3;
-    if (fields & NDEM_FRAME_ANGULAR) w += 3;
-    if (fields & NDEM_FRAME_MATERIALS) w += 1;
+    for (int b = 0; b < PARTICLE_BITS; b++)
+        if (fields & (1u << b)) w += particle_words[b];
+    return w;
+}
+
+/* Whether geometry g has extents (a box with walls; NaN for the others). */
+static int has_extents(const ndem_frame *f, long g)
+{
+    return f->geometry_extents && !isnan(f->geometry_extents[6 * g]);
+}
+
+static long extent_count(const ndem_frame *f)
+{
+    long w = 0;
+    for (long g = 0; g < f->geometry_count; g++) w += has_extents(f, g);
     return w;
 }
 
@@ -55,7 +71,11 @@ uint32_t ndem_frame_bin_fields(const ndem_frame *f, uint32_t fields)
 {
     if (!f->materials) fields &= ~NDEM_FRAME_MATERIALS;
     if (!f->geometry_poses || f->geometry_count < 0) fields &= ~NDEM_FRAME_GEOMETRY;
-    return fields & NDEM_FRAME_ALL;
+    if (!f->shapes) fields &= ~(NDEM_FRAME_SHAPES | NDEM_FRAME_ORIENTATIONS);
+    if (!f->orientations) fields &= ~NDEM_FRAME_ORIENTATIONS;
+    /* extent records name geometry: only beside the poses */
+    if (!f->geometry_extents || !(fields & NDEM_FRAME_GEOMETRY)) fields &= ~NDEM_FRAME_EXTENTS;
+    return fields & NDEM_FRAME_KNOWN;
 }
 
 size_t ndem_frame_bin_particle_bytes(uint32_t fields)
@@ -68,6 +88,7 @@ size_t ndem_frame_bin_size(const ndem_frame *f, uint32_t fields)
     fields = ndem_frame_bin_fields(f, fields);
     size_t size = NDEM_FRAME_HEADER + ndem_frame_bin_particle_bytes(fields) * (size_t)f->count;
     if (fields & NDEM_FRAME_GEOMETRY) size += 8 + NDEM_FRAME_POSE_BYTES * (size_t)f->geometry_count;
+    if (fields & NDEM_FRAME_EXTENTS) size += 8 + NDEM_FRAME_EXTENT_BYTES * (size_t)extent_count(f);
     return size;
 }
 
@@ -117,6 +138,24 @@ size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, v
             }
         }
     }
+    if (fields & NDEM_FRAME_ORIENTATIONS)
+        for (long i = 0; i < 4 * n; i++) p = put_f32(p, f->orientations[i]);
+    if (fields & NDEM_FRAME_SHAPES)
+        for (long i = 0; i < n; i++) p = put_u32(p, (uint32_t)f->shapes[i]);
+    if (fields & NDEM_FRAME_EXTENTS) {
+        p = put_u32(p, (uint32_t)extent_count(f));
+        p = put_u32(p, NDEM_FRAME_EXTENT_BYTES);
+        for (long g = 0; g < f->geometry_count; g++) {
+            if (!has_extents(f, g)) continue;
+            p = put_u32(p, (uint32_t)g);
+            p = put_u32(p, 0);
+            for (int k = 0; k < 6; k++) {
+                uint64_t u;
+                memcpy(&u, &f->geometry_extents[6 * g + k], 8);
+                p = put_u64(p, u);
+            }
+        }
+    }
     return (size_t)(p - (unsigned char *)buf);
 }
 
@@ -128,6 +167,48 @@ void ndem_frame_bin_seal(void *buf, size_t len)
     put_u32(p + 40, ndem_crc32c(0, p, len));
 }
 
+/* Where each field's section starts (offset[b] for bit b, 0 when absent)
+ * and the record's whole length *want, walking the bits in order: fixed
+ * arrays, the geometry section by its count, and from bit 9 on sections of
+ * "count, record size, records". A length it cannot read (the record ends
+ * inside a section's count) counts as truncated: *want goes past len.
+ * -1 with why when a section's sizes make no sense. */
+static int layout(const unsigned char *p, size_t len, size_t offset[32], size_t *want, char *why,
+                  size_t why_len)
+{
+    uint32_t fields = get_u32(p + 32);
+    uint64_t n = get_u32(p + 12), at = get_u32(p + 4);
+    if (offset) memset(offset, 0, 32 * sizeof *offset);
+    for (int b = 0; b < 32; b++) {
+        if (!(fields & (1u << b))) continue;
+        if (offset) offset[b] = (size_t)at;
+        if (b < PARTICLE_BITS && b != 6) {
+            at += 4 * n * (uint64_t)particle_words[b];
+            continue;
+        }
+        if (at + 8 > len) { /* not even the section's count: truncated */
+            *want = (size_t)(at + 8);
+            return 0;
+        }
+        uint64_t count = get_u32(p + at), record = NDEM_FRAME_POSE_BYTES;
+        if (b >= FIRST_SECTION_BIT) {
+            record = get_u32(p + at + 4);
+            if (record < 4 || record % 4) {
+                snprintf(why, why_len, "field bit %d: record size %u", b, (unsigned)record);
+                return -1;
+            }
+        }
+        at += 8;
+        if (count > (len - at) / record) { /* more records than bytes left */
+            *want = SIZE_MAX;
+            return 0;
+        }
+        at += count * record;
+    }
+    *want = (size_t)at;
+    return 0;
+}
+
 int ndem_frame_bin_check(const void *buf, size_t len, char *why, size_t why_len)
 {
     const unsigned char *p = buf;
@@ -135,19 +216,13 @@ int ndem_frame_bin_check(const void *buf, size_t len, char *why, size_t why_len)
         snprintf(why, why_len, "not an NDF1 record (%zu bytes)", len);
         return -1;
     }
-    uint32_t header = get_u32(p + 4), fields = get_u32(p + 32);
+    uint32_t header = get_u32(p + 4);
     if (header < NDEM_FRAME_HEADER || header > len) {
         snprintf(why, why_len, "header size %u does not fit %zu bytes", header, len);
         return -1;
     }
-    size_t want = header + ndem_frame_bin_particle_bytes(fields) * get_u32(p + 12);
-    if ((fields & NDEM_FRAME_GEOMETRY) && want <= len && len - want >= 8)
-        want += 8 + NDEM_FRAME_POSE_BYTES * (size_t)get_u32(p + want);
-    else if (fields & NDEM_FRAME_GEOMETRY) want += 8; /* not even the section's count: truncated */
-    if (fields & ~NDEM_FRAME_ALL) {
-        snprintf(why, why_len, "unknown fields 0x%x", (unsigned)(fields & ~NDEM_FRAME_ALL));
-        return -1;
-    }
+    size_t want;
+    if (layout(p, len, NULL, &want, why, why_len)) return -1;
     if (len != want) {
         snprintf(why, why_len, "%s: %zu of %zu bytes", len < want ? "truncated" : "too long", len,
                  want);
@@ -187,38 +262,73 @@ static void release(ndem_frame *f)
     free(f->angular_velocities);
     free(f->materials);
     free(f->geometry_poses);
+    free(f->orientations);
+    free(f->shapes);
+    free(f->geometry_extents);
     memset(f, 0, sizeof *f);
+}
+
+/* The extents section at p (checked length) into f: 6 per geometry, NaN
+ * where no record; records in increasing geometry index, each finite, as
+ * written. -1 for anything else (a record of another writer). */
+static int get_extents(const unsigned char *p, ndem_frame *f)
+{
+    long w = get_u32(p), record = get_u32(p + 4), g = f->geometry_count, last = -1;
+    if (!f->geometry_poses || record < NDEM_FRAME_EXTENT_BYTES || w > g) return -1;
+    f->geometry_extents = malloc((size_t)(g > 0 ? g : 1) * 6 * sizeof(double));
+    if (!f->geometry_extents) return -1;
+    for (long k = 0; k < 6 * g; k++) f->geometry_extents[k] = NAN;
+    p += 8;
+    for (long i = 0; i < w; i++, p += record) {
+        long at = get_u32(p);
+        if (at <= last || at >= g) return -1;
+        last = at;
+        for (int k = 0; k < 6; k++) {
+            uint64_t u = get_u64(p + 8 + 8 * k);
+            double v;
+            memcpy(&v, &u, 8);
+            if (!isfinite(v)) return -1;
+            f->geometry_extents[6 * at + k] = v;
+        }
+    }
+    return 0;
 }
 
 int ndem_frame_bin_decode(const void *buf, size_t len, ndem_frame *f, long *index)
 {
-    const unsigned char *p = buf;
+    const unsigned char *p = buf, *base = buf;
     char why[128];
+    size_t offset[32], want;
     memset(f, 0, sizeof *f);
     if (ndem_frame_bin_check(buf, len, why, sizeof why)) return -1;
     uint32_t fields = get_u32(p + 32);
     const uint32_t need =
         NDEM_FRAME_POSITIONS | NDEM_FRAME_RADII | NDEM_FRAME_VELOCITIES | NDEM_FRAME_ANGULAR;
     if ((fields & need) != need) return -1;
+    layout(base, len, offset, &want, why, sizeof why);
     *index = get_u32(p + 8);
     long n = get_u32(p + 12);
     f->count = n;
     f->step = (long)get_u64(p + 16);
     uint64_t t = get_u64(p + 24);
     memcpy(&f->time, &t, 8);
-    p += get_u32(p + 4);
+    p = base + offset[0];
     f->positions = get_f32s(&p, 3 * n);
+    p = base + offset[1];
     f->radii = get_f32s(&p, n);
-    if (fields & NDEM_FRAME_SCALAR) p += 4u * (size_t)n;
+    p = base + offset[3];
     f->velocities = get_f32s(&p, 3 * n);
+    p = base + offset[4];
     f->angular_velocities = get_f32s(&p, 3 * n);
     int ok = f->positions && f->radii && f->velocities && f->angular_velocities;
     if (ok && (fields & NDEM_FRAME_MATERIALS)) {
+        p = base + offset[5];
         f->materials = malloc((size_t)(n > 0 ? n : 1) * sizeof *f->materials);
         for (long i = 0; f->materials && i < n; i++, p += 4) f->materials[i] = (int)get_u32(p);
         ok = f->materials != NULL;
     }
     if (ok && (fields & NDEM_FRAME_GEOMETRY)) {
+        p = base + offset[6];
         long g = get_u32(p);
         p += 8;
         f->geometry_count = g;
@@ -237,6 +347,18 @@ int ndem_frame_bin_decode(const void *buf, size_t len, ndem_frame *f, long *inde
         }
         ok = ok && f->geometry_poses != NULL;
     }
+    if (ok && (fields & NDEM_FRAME_ORIENTATIONS)) {
+        p = base + offset[7];
+        f->orientations = get_f32s(&p, 4 * n);
+        ok = f->orientations != NULL;
+    }
+    if (ok && (fields & NDEM_FRAME_SHAPES)) {
+        p = base + offset[8];
+        f->shapes = malloc((size_t)(n > 0 ? n : 1) * sizeof *f->shapes);
+        for (long i = 0; f->shapes && i < n; i++, p += 4) f->shapes[i] = (int32_t)get_u32(p);
+        ok = f->shapes != NULL;
+    }
+    if (ok && (fields & NDEM_FRAME_EXTENTS)) ok = get_extents(base + offset[9], f) == 0;
     if (!ok) release(f);
     return ok ? 0 : -1;
 }

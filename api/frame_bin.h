@@ -13,9 +13,15 @@
  *   bit 3 velocities (3 n f32), bit 4 angular velocities (3 n f32),
  *   bit 5 materials (n u32),
  *   bit 6 geometry poses: u32 count g, u32 0, then g records of 64 bytes:
- *     u32 geometry index, u32 0, f64 position[3], f64 orientation[4].
- * Every section's length follows from the header and, for bit 6, its own
- * count, so a reader stops at the first bit it does not know. */
+ *     u32 geometry index, u32 0, f64 position[3], f64 orientation[4],
+ *   bit 7 orientations (4 n f32: w, x, y, z), bit 8 shapes (n i32: a
+ *     template index, -1 a plain sphere),
+ *   bit 9 box extents: u32 count w, u32 record size (56), then w records:
+ *     u32 geometry index, u32 0, f64 min[3], f64 max[3].
+ * Bits 0-8 have lengths that follow from the header (and bit 6's count);
+ * bit 9 and every later bit is a section "u32 count, u32 record size,
+ * count records", so a reader skips the bits it does not know by length
+ * (docs/frames.md, "Versions"). */
 #ifndef NDEM_FRAME_BIN_H
 #define NDEM_FRAME_BIN_H
 
@@ -33,18 +39,31 @@
 #define NDEM_FRAME_ANGULAR 16u
 #define NDEM_FRAME_MATERIALS 32u
 #define NDEM_FRAME_GEOMETRY 64u
+#define NDEM_FRAME_ORIENTATIONS 128u
+#define NDEM_FRAME_SHAPES 256u
+#define NDEM_FRAME_EXTENTS 512u
+/* The bits of this version; later bits are sections skipped by length. */
+#define NDEM_FRAME_KNOWN 1023u
+/* Everything a writer may set (ndem_frame_bin_fields drops what the frame
+ * lacks: orientations and shapes come only with non-spherical particles,
+ * extents only with walls). */
+#define NDEM_FRAME_ALL NDEM_FRAME_KNOWN
+/* What a scene of spheres without walls writes: the frame of earlier versions. */
+#define NDEM_FRAME_SPHERES 127u
 #define NDEM_FRAME_STREAM                                                                          \
     (NDEM_FRAME_POSITIONS | NDEM_FRAME_RADII | NDEM_FRAME_SCALAR | NDEM_FRAME_MATERIALS |          \
-     NDEM_FRAME_GEOMETRY)
-#define NDEM_FRAME_ALL 127u
+     NDEM_FRAME_GEOMETRY | NDEM_FRAME_ORIENTATIONS | NDEM_FRAME_SHAPES | NDEM_FRAME_EXTENTS)
 #define NDEM_FRAME_FLAG_CRC 1u
-#define NDEM_FRAME_POSE_BYTES 64u /* one record of the geometry section */
+#define NDEM_FRAME_POSE_BYTES 64u   /* one record of the geometry section */
+#define NDEM_FRAME_EXTENT_BYTES 56u /* one record of the extents section */
 
-/* The fields of `fields` that f can fill: materials and geometry poses
- * only when f holds them (frames decoded from older records do not). */
+/* The fields of `fields` that f can fill: materials, geometry poses, shapes
+ * and extents only when f holds them (frames decoded from older records do
+ * not); orientations only with shapes (a sphere's turn is invisible: 16
+ * bytes a particle for nothing). */
 uint32_t ndem_frame_bin_fields(const ndem_frame *f, uint32_t fields);
 /* Bytes of the per-particle arrays of the fields, per particle (a frame
- * is the header, n times this, and the geometry section). */
+ * is the header, n times this, and the geometry and extents sections). */
 size_t ndem_frame_bin_particle_bytes(uint32_t fields);
 /* Bytes of f's record with the given fields (ndem_frame_bin_fields). */
 size_t ndem_frame_bin_size(const ndem_frame *f, uint32_t fields);
@@ -54,7 +73,9 @@ size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, v
 /* Decodes a checked record into f (ndem_frame_free; scalar dropped: it
  * follows from the velocities); 0, or -1 when it is not a whole record or
  * memory runs out. Positions, radii, velocities and angular velocities
- * must be present; materials and poses are NULL when absent. */
+ * must be present; materials, poses, orientations, shapes and extents are
+ * NULL when absent (extents need the poses: their records name geometry);
+ * sections of later versions are skipped. */
 int ndem_frame_bin_decode(const void *buf, size_t len, ndem_frame *f, long *index);
 /* Sets the CRC and its flag of an encoded record: every stored record is
  * sealed; stream messages are not (they cost the simulation thread, and

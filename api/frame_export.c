@@ -102,6 +102,17 @@ char *ndem_frame_to_vtp(const ndem_frame *f, long index, size_t *len)
         }
         array_close(&w);
     }
+    if (f->shapes) { /* non-spherical particles (bits 7 and 8) */
+        array_open(&w, "Float32", "orientation", 4);
+        if (f->orientations) numbers(&w, f->orientations, n, 4, ' ');
+        array_close(&w);
+        array_open(&w, "Int32", "shape", 1);
+        for (long i = 0; i < n; i++) {
+            int k = snprintf(line, sizeof line, "%s%d", i ? " " : "", f->shapes[i]);
+            ndem_jw_raw(&w, line, (size_t)k);
+        }
+        array_close(&w);
+    }
     array_open(&w, "Int64", "id", 1);
     counting(&w, n, 0);
     array_close(&w);
@@ -136,8 +147,9 @@ char *ndem_frame_to_csv(const ndem_frame *f, size_t *len)
     long n = f->count > 0 ? f->count : 0;
     ndem_jw w;
     ndem_jw_init(&w, 0);
-    text(&w, f->materials ? "id,x,y,z,radius,vx,vy,vz,wx,wy,wz,material\n"
-                          : "id,x,y,z,radius,vx,vy,vz,wx,wy,wz\n");
+    text(&w, "id,x,y,z,radius,vx,vy,vz,wx,wy,wz");
+    text(&w, f->materials ? ",material" : "");
+    text(&w, f->shapes ? ",qw,qx,qy,qz,shape\n" : "\n");
     char num[32];
     for (long i = 0; i < n; i++) {
         int k = snprintf(num, sizeof num, "%ld", i);
@@ -149,6 +161,14 @@ char *ndem_frame_to_csv(const ndem_frame *f, size_t *len)
         vec_fields(&w, f->angular_velocities, i);
         if (f->materials) {
             k = snprintf(num, sizeof num, ",%d", f->materials[i]);
+            ndem_jw_raw(&w, num, (size_t)k);
+        }
+        if (f->shapes) {
+            for (int c = 0; c < 4; c++) {
+                ndem_jw_raw(&w, ",", 1);
+                if (f->orientations) numbers(&w, f->orientations + 4 * i + c, 1, 1, ',');
+            }
+            k = snprintf(num, sizeof num, ",%d", f->shapes[i]);
             ndem_jw_raw(&w, num, (size_t)k);
         }
         ndem_jw_raw(&w, "\n", 1);

@@ -4,6 +4,7 @@
 #include "frame_json.h"
 #include "jsonw.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +30,10 @@ static void array_member(ndem_jw *w, const char *key, const double *a, long n)
     w->len = (size_t)(p - w->buf);
 }
 
-/* "materials": [m0, m1, ...] ([] when the frame has none). */
-static void materials_member(ndem_jw *w, const int *m, long n)
+/* "key": [m0, m1, ...] of integers ([] when the frame has none). */
+static void ints_member(ndem_jw *w, const char *key, const int *m, long n)
 {
-    ndem_jw_key(w, "materials");
+    ndem_jw_key(w, key);
     if (!m) n = 0;
     if (ndem_jw_reserve(w, (size_t)n * 13 + 2) != 0) return;
     char *p = w->buf + w->len;
@@ -42,8 +43,9 @@ static void materials_member(ndem_jw *w, const int *m, long n)
     w->len = (size_t)(p - w->buf);
 }
 
-/* "geometry": [{"index", "name"?, "position", "orientation"}, ...]: the
- * poses, exact ([] when the frame has none). */
+/* "geometry": [{"index", "name"?, "position", "orientation", "min"?,
+ * "max"?}, ...]: the poses, and a box's faces where its walls are now,
+ * exact ([] when the frame has none). */
 static void geometry_member(ndem_jw *w, const ndem_frame *f, const char *const *names)
 {
     ndem_jw_key(w, "geometry");
@@ -55,6 +57,10 @@ static void geometry_member(ndem_jw *w, const ndem_frame *f, const char *const *
         if (names && names[g] && names[g][0]) ndem_jw_kstring(w, "name", names[g]);
         ndem_jw_kvec3(w, "position", &f->geometry_poses[7 * g]);
         ndem_jw_kquat(w, "orientation", &f->geometry_poses[7 * g + 3]);
+        if (f->geometry_extents && !isnan(f->geometry_extents[6 * g])) { /* a box with walls */
+            ndem_jw_kvec3(w, "min", &f->geometry_extents[6 * g]);
+            ndem_jw_kvec3(w, "max", &f->geometry_extents[6 * g + 3]);
+        }
         ndem_jw_end(w);
     }
     ndem_jw_end(w);
@@ -77,7 +83,11 @@ char *ndem_frame_to_json(const ndem_frame *frame, long index, const char *const 
     array_member(&w, "radii", frame->radii, n);
     array_member(&w, "velocities", frame->velocities, 3 * n);
     array_member(&w, "angular_velocities", frame->angular_velocities, 3 * n);
-    materials_member(&w, frame->materials, n);
+    ints_member(&w, "materials", frame->materials, n);
+    if (frame->shapes) { /* non-spherical particles: their turn shows */
+        array_member(&w, "orientations", frame->orientations, 4 * n);
+        ints_member(&w, "shapes", frame->shapes, n);
+    }
     geometry_member(&w, frame, names);
     ndem_jw_end(&w);
     return ndem_jw_finish(&w);

@@ -615,7 +615,8 @@ double ndem_job_output_estimate(const ndem_job *job)
     double h = job->scene.solver.time_step, d = job->scene.solver.duration;
     double steps = ceil(d / h - 1e-9);
     double frames = fmin(floor(d / job->output.frame_interval + 1e-9), steps) + 1;
-    double per_particle = (double)ndem_frame_bin_particle_bytes(NDEM_FRAME_ALL);
+    /* spheres: no orientations, no shapes (docs/frames.md) */
+    double per_particle = (double)ndem_frame_bin_particle_bytes(NDEM_FRAME_SPHERES);
     double particles = (double)ndem_job_particle_estimate(job);
     int named = 0; /* each named geometry adds its series columns */
     for (int g = 0; g < job->scene.geometry_count; g++)
@@ -625,6 +626,10 @@ double ndem_job_output_estimate(const ndem_job *job)
                                                                        per_contact * particles
                                            : 0;
     double poses = 8.0 + NDEM_FRAME_POSE_BYTES * (double)job->scene.geometry_count;
+    int walls = 0;
+    for (int g = 0; g < job->scene.geometry_count; g++)
+        walls += job->scene.geometry[g].walls.enabled;
+    if (walls) poses += 8.0 + NDEM_FRAME_EXTENT_BYTES * walls;
     return frames * (NDEM_FRAME_HEADER + poses + per_particle * particles + contacts) +
            steps * (NDEM_SERIES_ROW_BYTES + named * NDEM_SERIES_GEO_BYTES) +
            (double)strlen(ndem_series_header);

@@ -277,11 +277,48 @@ ndem_plane_view ndem_paraview_plane_view(const ndem_frame *f)
     return v;
 }
 
-static int pose_same(const double *a, const double *b)
+static int same(const double *a, const double *b, int n)
 {
-    for (int k = 0; k < 7; k++)
+    for (int k = 0; k < n; k++)
         if (a[k] != b[k]) return 0;
     return 1;
+}
+
+/* Frame f's extents of geometry g (a box with walls), or NULL. */
+static const double *extents_of(const ndem_frame *f, int g, int geo)
+{
+    const double *e =
+        f->geometry_extents && f->geometry_count == geo ? f->geometry_extents + 6 * g : NULL;
+    return e && !isnan(e[0]) ? e : NULL;
+}
+
+/* Geometry g's file: at `pose` and, for a box with walls, between `ext`. */
+static char *geometry_text(const ndem_paraview *p, int g, const double *pose, const double *ext,
+                           double time, size_t *len)
+{
+    ndem_geometry_def d = p->scene->geometry[g];
+    if (ext) {
+        memcpy(d.min, ext, sizeof d.min);
+        memcpy(d.max, ext + 3, sizeof d.max);
+    }
+    return ndem_geometry_to_vtp(&d, g, pose, &p->plane, time, len);
+}
+
+/* The frame's shaped particles (shapes_NNNNNN.vtp) and their .pvd line. */
+static int shapes_file(const ndem_paraview *p, const ndem_frame *f, long index, int part,
+                       ndem_paraview_emit emit, void *ctx, char *out, size_t cap, size_t *used)
+{
+    if (!f->shapes || !p->shapes) return 0;
+    char name[64];
+    size_t len;
+    snprintf(name, sizeof name, "shapes_%06ld.vtp", index);
+    char *text = ndem_shapes_to_vtp(f, p->shapes, index, &len);
+    int rc = text ? emit(ctx, name, text, len) : -1;
+    free(text);
+    int n = rc ? -1 : ndem_pvd_entry(out + *used, cap - *used, f->time, part, name);
+    if (n < 0) return -1;
+    *used += (size_t)n;
+    return 0;
 }
 
 int ndem_paraview_frame(ndem_paraview *p, const ndem_frame *f, long index, ndem_paraview_emit emit,
@@ -299,9 +336,14 @@ int ndem_paraview_frame(ndem_paraview *p, const ndem_frame *f, long index, ndem_
             if (!p->first_poses) return -1;
             memcpy(p->first_poses, f->geometry_poses, (size_t)geo * 7 * sizeof(double));
         }
+        if (posed && f->geometry_extents) {
+            p->first_extents = malloc((size_t)(geo + 1) * 6 * sizeof(double));
+            if (!p->first_extents) return -1;
+            memcpy(p->first_extents, f->geometry_extents, (size_t)geo * 6 * sizeof(double));
+        }
     }
     char name[64];
-    size_t len, cap = (size_t)(geo + 1) * 300, used = 0;
+    size_t len, cap = (size_t)(geo + 2) * 300, used = 0;
     char *out = malloc(cap);
     snprintf(name, sizeof name, "particles_%06ld.vtp", index);
     char *text = out ? ndem_frame_to_vtp(f, index, &len) : NULL;
@@ -315,12 +357,17 @@ int ndem_paraview_frame(ndem_paraview *p, const ndem_frame *f, long index, ndem_
          * one file; another pose is one file per frame */
         const double *pose = posed ? f->geometry_poses + 7 * g : NULL;
         const double *first = p->first_poses ? p->first_poses + 7 * g : NULL;
-        int moved = pose && (!first || !pose_same(pose, first));
+        /* a box with walls moves its faces, not its pose */
+        const double *ext = posed ? extents_of(f, g, geo) : NULL;
+        const double *first_ext =
+            p->first_extents && !isnan(p->first_extents[6 * g]) ? p->first_extents + 6 * g : NULL;
+        int moved = pose && (!first || !same(pose, first, 7) ||
+                             (ext && (!first_ext || !same(ext, first_ext, 6))));
         if (moved) snprintf(name, sizeof name, "geometry_%d_%06ld.vtp", g, index);
         else snprintf(name, sizeof name, "geometry_%d.vtp", g);
         if (moved || !(p->started & 2)) {
-            text = ndem_geometry_to_vtp(&p->scene->geometry[g], g, moved ? pose : first, &p->plane,
-                                        f->time, &len);
+            text =
+                geometry_text(p, g, moved ? pose : first, moved ? ext : first_ext, f->time, &len);
             rc = text ? emit(ctx, name, text, len) : -1;
             free(text);
         }
@@ -329,6 +376,7 @@ int ndem_paraview_frame(ndem_paraview *p, const ndem_frame *f, long index, ndem_
         else used += (size_t)n;
     }
     p->started |= 2; /* the unmoved files are written */
+    if (rc == 0) rc = shapes_file(p, f, index, geo + 1, emit, ctx, out, cap, &used);
     if (rc) {
         free(out);
         return -1;
@@ -341,7 +389,11 @@ int ndem_paraview_frame(ndem_paraview *p, const ndem_frame *f, long index, ndem_
 void ndem_paraview_free(ndem_paraview *p)
 {
     free(p->first_poses);
+    free(p->first_extents);
+    ndem_shape_table_destroy(p->shapes);
     p->first_poses = NULL;
+    p->first_extents = NULL;
+    p->shapes = NULL;
 }
 
 const char ndem_pvd_head[] =

@@ -8,6 +8,7 @@
 #define NDEM_PARAVIEW_H
 
 #include "ndem.h"
+#include "shape.h"
 
 #include <stddef.h>
 
@@ -32,20 +33,36 @@ ndem_plane_view ndem_paraview_plane_view(const ndem_frame *f);
 char *ndem_geometry_to_vtp(const ndem_geometry_def *g, int index, const double *pose,
                            const ndem_plane_view *plane, double time, size_t *len);
 
+/* The frame's non-spherical particles (f->shapes indexes t; a template
+ * scaled by the particle's radius, turned by its orientation) as PolyData
+ * polygons: a polyhedron's hull faces, a clump's member spheres (8 x 4
+ * facets each). Cell data id (the particle's place in the frame) and shape
+ * (its template); field data TimeValue and frame. Plain spheres are left
+ * out (particles_NNNNNN.vtp has every particle). malloc'd text (*len
+ * bytes), NULL when out of memory. */
+char *ndem_shapes_to_vtp(const ndem_frame *f, const ndem_shape_table *t, long index, size_t *len);
+
 /* A run's time series, frame by frame: what is known of the frames before
- * (frame 0's poses, where planes are cut). Zero it, set scene. */
+ * (frame 0's poses and box extents, where planes are cut). Zero it, set
+ * scene and, when its particles have shapes, shapes (owned: freed by
+ * ndem_paraview_free). */
 typedef struct ndem_paraview {
     const ndem_scene_def *scene;
-    double *first_poses; /* 7 per geometry; NULL until a frame with poses */
+    ndem_shape_table *shapes; /* the templates frames' shapes index; NULL: none */
+    double *first_poses;      /* 7 per geometry; NULL until a frame with poses */
+    double *first_extents;    /* 6 per geometry; NULL until a frame with extents */
     int started;
     ndem_plane_view plane;
 } ndem_paraview;
 
 /* Hands each file of one frame to emit (its name in the series' folder,
- * its text): particles_NNNNNN.vtp, then each geometry at the frame's pose,
- * geometry_G.vtp for the pose of the first frame (written with the first
- * frame) or geometry_G_NNNNNN.vtp for another; a frame without poses (an
- * older record) places every geometry as defined. *entries gets the
+ * its text): particles_NNNNNN.vtp, then each geometry at the frame's pose
+ * (a box with walls: between the frame's extents), geometry_G.vtp for the
+ * pose of the first frame (written with the first frame) or
+ * geometry_G_NNNNNN.vtp for another; a frame without poses (an older
+ * record) places every geometry as defined; then, when the frame has
+ * shaped particles and p has their templates, shapes_NNNNNN.vtp (part
+ * G + 1 for G geometry). *entries gets the
  * frame's .pvd lines (malloc'd, *entries_len bytes). 0, or -1 when emit
  * fails or memory runs out. */
 typedef int (*ndem_paraview_emit)(void *ctx, const char *name, const char *text, size_t len);
@@ -55,7 +72,8 @@ void ndem_paraview_free(ndem_paraview *p);
 
 /* The .pvd collection, written as head, entries, tail: an entry is one
  * file of one part at one time (part 0 the particles, part g + 1 geometry
- * g); a static geometry's one file is named at every time. */
+ * g, part G + 1 the shaped particles); a static geometry's one file is
+ * named at every time. */
 extern const char ndem_pvd_head[];
 extern const char ndem_pvd_tail[];
 /* One <DataSet> line into buf (cap bytes); returns its length, or -1 when

@@ -8,6 +8,7 @@
 #include "contacts_out.h"
 #include "frame_json.h"
 #include "job.h"
+#include "job_shapes.h"
 #include "ndem.h"
 #include "output.h"
 #include "report.h"
@@ -284,6 +285,11 @@ static int cmd_run(int argc, char **argv)
     }
     char *doc = ndem_job_to_json(job);
     write_text_or_warn(&out, "job.json", doc);
+    if (vtk) { /* the templates of shaped particles, for paraview/shapes_NNNNNN.vtp */
+        cJSON *parsed = doc ? cJSON_Parse(doc) : NULL;
+        out.pv.series.shapes = parsed ? ndem_job_shape_table(parsed) : NULL;
+        cJSON_Delete(parsed);
+    }
     free(doc);
     if (ndem_output_meshes(&out, &job->scene))
         fprintf(stderr, "ndem: warning: cannot write %s/meshes: %s\n", out.dir, strerror(errno));

@@ -339,6 +339,13 @@ typedef struct ndem_frame {
      * turn from its shape as defined (the q of ndem_sim_geometry_pose) */
     long geometry_count;
     double *geometry_poses;
+    /* per particle: index into the scene's shape templates, -1 a plain
+     * sphere; NULL when every particle is a plain sphere */
+    int *shapes;
+    /* 6 per geometry: min x, y, z then max x, y, z (m) of a box whose faces
+     * move (`walls`), its faces where they are now; NaN for every other
+     * geometry. NULL when no geometry of the scene has walls. */
+    double *geometry_extents;
 } ndem_frame;
 
 int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out);

@@ -274,6 +274,28 @@ void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3])
     memcpy(p, sim->pose[g].to, sizeof sim->pose[g].to);
 }
 
+/* The faces of boxes with walls where they are now (walls.c moves the
+ * def's min and max); nothing when the scene has no walls. */
+static int copy_extents(const ndem_sim *sim, ndem_frame *out)
+{
+    int any = 0;
+    for (int g = 0; g < sim->geometry_count; g++) any |= sim->geometry[g].walls.enabled;
+    if (!any) return 0;
+    out->geometry_extents = malloc((size_t)sim->geometry_count * 6 * sizeof(double));
+    if (!out->geometry_extents) {
+        ndem_frame_free(out);
+        return -1;
+    }
+    for (int g = 0; g < sim->geometry_count; g++) {
+        const ndem_geometry_def *d = &sim->geometry[g];
+        for (int k = 0; k < 3; k++) {
+            out->geometry_extents[6 * g + k] = d->walls.enabled ? d->min[k] : NAN;
+            out->geometry_extents[6 * g + 3 + k] = d->walls.enabled ? d->max[k] : NAN;
+        }
+    }
+    return 0;
+}
+
 static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
 {
     const ndem_bodies *b = &sim->bodies;
@@ -311,7 +333,7 @@ static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
         ndem_sim_geometry_position(sim, g, pose);
         memcpy(pose + 3, sim->pose[g].q, 4 * sizeof(double));
     }
-    return 0;
+    return copy_extents(sim, out);
 }
 
 int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out) { return copy_frame(sim, out, 1); }
@@ -328,6 +350,8 @@ void ndem_frame_free(ndem_frame *f)
     free(f->orientations);
     free(f->materials);
     free(f->geometry_poses);
+    free(f->shapes);
+    free(f->geometry_extents);
     memset(f, 0, sizeof *f);
 }
 

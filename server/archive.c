@@ -9,6 +9,7 @@
 #include "routes.h"
 
 #include "frame_bin.h"
+#include "job_shapes.h"
 #include "log.h"
 #include "mesh_files.h"
 #include "paraview.h"
@@ -228,6 +229,9 @@ void ndem_get_archive(void *ctx, ndem_request *req)
     a->document = row.document ? strdup(row.document) : NULL;
     a->job = a->document ? parse_job(app, a->document) : NULL;
     a->pv.scene = a->job ? &a->job->scene : NULL;
+    cJSON *parsed = a->document ? cJSON_Parse(a->document) : NULL;
+    a->pv.shapes = parsed ? ndem_job_shape_table(parsed) : NULL; /* shapes_NNNNNN.vtp */
+    cJSON_Delete(parsed);
     a->tz = ndem_targz_new((int64_t)time(NULL));
     ndem_job_row_free(&row);
     if (!a->summary || !a->document || !a->tz) {

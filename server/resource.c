@@ -12,6 +12,7 @@
 #include "log.h"
 #include "routes.h"
 #include "slurm_job.h"
+#include "job_shapes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,9 @@ cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
         cJSON_AddNullToObject(o, "sweep");
     }
     cJSON *doc = row->document ? cJSON_Parse(row->document) : NULL;
+    /* the templates a frame's `shapes` index (docs/shapes.md, "Output") */
+    cJSON *shapes = doc ? ndem_job_shape_list(doc) : NULL;
+    cJSON_AddItemToObject(o, "shapes", shapes ? shapes : cJSON_CreateArray());
     if (doc) cJSON_AddItemToObject(o, "job", doc);
     else cJSON_AddNullToObject(o, "job");
     char base[64], ws[400];

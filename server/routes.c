@@ -273,7 +273,10 @@ static void list_jobs(void *ctx, ndem_request *req)
             rows[i].document = NULL;
         }
         cJSON *item = ndem_resource(app, &rows[i]);
-        if (!full) cJSON_DeleteItemFromObjectCaseSensitive(item, "job");
+        if (!full) { /* the templates come from the document: both with ?view=full */
+            cJSON_DeleteItemFromObjectCaseSensitive(item, "job");
+            cJSON_DeleteItemFromObjectCaseSensitive(item, "shapes");
+        }
         cJSON_AddItemToArray(list, item);
         ndem_job_row_free(&rows[i]);
     }

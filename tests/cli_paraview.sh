@@ -3,7 +3,8 @@
 # run with a static plane and box, a keyframed mesh and a turning cylinder,
 # particles of two materials; tests/paraview_check.py checks paraview/
 # (frames.pvd, the particles' and each geometry's .vtp at every frame's
-# pose) and the NDF1 frames' materials and poses against the document.
+# pose) and the NDF1 frames' materials and poses against the document; a
+# stress-controlled box's faces in its frames, series, final.json and paraview/.
 # VTK's own reader (Debian's python3-vtk9) reads every file too when
 # /usr/bin/python3 has it; it is not a dependency of the build (large), and
 # the XML checks run without it. NDEM_BIN is the binary under test.
@@ -50,6 +51,57 @@ if /usr/bin/python3 -c "import vtk" 2> /dev/null; then
 else
   echo "note VTK's reader not checked: /usr/bin/python3 has no vtk (apt-get install python3-vtk9)"
 fi
+# a stress-controlled box (issue 13): every frame carries its faces (NDF1 bit 9) equal to the
+# series' cell_size_* at the frame's step, final.json has them, and paraview/ draws the box
+# between them in a file per frame once the walls have moved
+cat > "$tmp/walls.json" <<'JSON'
+{"name": "walls", "scene": {"gravity": [0, 0, 0],
+  "materials": [{"name": "a", "density": 2500, "young_modulus": 1e7}],
+  "geometry": [{"type": "box", "name": "cell", "inside": true, "min": [0, 0, 0], "max": [1, 1, 1],
+                "material": "a", "walls": {"mass": 50, "stress": [10, 20, 0]}}],
+  "particles": [{"type": "list", "material": "a", "spheres": [[0.5, 0.5, 0.5, 0.02]]}]},
+ "solver": {"time_step": 0.001, "duration": 0.05}, "output": {"frame_interval": 0.01}}
+JSON
+"$bin" run "$tmp/walls.json" --out "$tmp/walls" --quiet > /dev/null 2>&1
+check "walls run exits 0" test $? -eq 0
+python3 - "$tmp/walls" <<'PY' || fails=$((fails + 1))
+import csv, json, os, struct, sys
+import xml.etree.ElementTree as ET
+out, bad = sys.argv[1], []
+rows = {int(r["step"]): r for r in csv.DictReader(open(os.path.join(out, "series.csv")))}
+names = sorted(f for f in os.listdir(os.path.join(out, "frames")) if f.endswith(".ndf"))
+pvd = ET.parse(os.path.join(out, "paraview", "frames.pvd")).getroot()
+files = {(float(d.get("timestep")), d.get("part")): d.get("file") for d in pvd.iter("DataSet")}
+last = None
+for name in names:
+    b = open(os.path.join(out, "frames", name), "rb").read()
+    hs, index, n = struct.unpack_from("<III", b, 4)
+    step, t, fields = struct.unpack_from("<qdI", b, 16)
+    at = hs + 4 * n * 12                            # bits 0-5
+    g, = struct.unpack_from("<I", b, at)
+    at += 8 + 64 * g                                # bit 6
+    w, size = struct.unpack_from("<II", b, at)      # bit 9: no shapes
+    k, _, *ext = struct.unpack_from("<II6d", b, at + 8)
+    # the series starts at step 1: frame 0 is the box as defined
+    want = [float(rows[step]["cell_size_" + a]) for a in "xyz"] if step else [1, 1, 1]
+    sizes = [ext[3 + c] - ext[c] for c in range(3)]
+    ok = fields == 127 | 512 and (w, size, k) == (1, 56, 0) and len(b) == at + 8 + 56
+    ok = ok and all(abs(sizes[c] - want[c]) < 1e-9 for c in range(3))
+    vtp = ET.parse(os.path.join(out, "paraview", files[(t, "1")])).getroot()
+    pts = [float(x) for x in vtp.find("PolyData/Piece/Points/DataArray").text.split()]
+    lo = [min(pts[c::3]) for c in range(3)]; hi = [max(pts[c::3]) for c in range(3)]
+    ok = ok and all(abs(lo[c] - ext[c]) < 1e-8 and abs(hi[c] - ext[3 + c]) < 1e-8 for c in range(3))
+    moved = ext != [0, 0, 0, 1, 1, 1]
+    ok = ok and (files[(t, "1")] == (f"geometry_0_{index:06d}.vtp" if moved else "geometry_0.vtp"))
+    if not ok: bad.append(f"{name}: fields {fields}, extents {ext}, sizes {sizes}, file {files[(t, '1')]}")
+    last = ext
+fin = json.load(open(os.path.join(out, "final.json")))["geometry"][0]
+if fin["min"] + fin["max"] != last or not last[0] > 0 or last[1] <= last[0]:
+    bad.append(f"final.json {fin}, last frame {last}")  # x closes slower than y (10 vs 20 Pa)
+print("ok   walls: each frame's faces are the series' size, paraview's box, final.json's" if not bad
+      else "FAIL walls: " + "; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
 # --no-vtk writes no paraview/
 "$bin" run "$tmp/job.json" --out "$tmp/novtk" --quiet --no-vtk > /dev/null 2>&1
 check "--no-vtk writes no paraview/" test ! -e "$tmp/novtk/paraview"

@@ -1,6 +1,7 @@
 """Checks the ParaView time series of a run (tests/cli_paraview.sh) against
 the job document, from theory only: python3 tests/paraview_check.py OUT JOB.json
-MATERIALS [--vtk], MATERIALS each particle's material index ("1,1,0"), by generator. OUT holds paraview/frames.pvd and frames/ (ndem run's directory, or
+MATERIALS [--vtk] (or --shapes FILE.vtp FRAME.json: a shaped particles' file,
+tests/test_frames.c), MATERIALS each particle's material index ("1,1,0"), by generator. OUT holds paraview/frames.pvd and frames/ (ndem run's directory, or
 an unpacked job archive with frames/ absent). The document is the test's
 own: its mesh is an inline tetrahedron turned about z by its keyframes, every
 other geometry static or turning about its own axis.
@@ -20,9 +21,6 @@ import struct
 import sys
 import xml.etree.ElementTree as ET
 
-out, job_path = sys.argv[1], sys.argv[2]
-use_vtk = "--vtk" in sys.argv
-job = json.load(open(job_path))
 fails = []
 
 
@@ -60,6 +58,69 @@ def keyframe_pose(g, t):
     return pos, angle(a) + s * (angle(b) - angle(a))
 
 
+def rotate(q, v):
+    """v turned by the unit quaternion q = [w, x, y, z]."""
+    w, x, y, z = q
+    r = [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+         [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+         [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+    return [sum(r[i][k] * v[k] for k in range(3)) for i in range(3)]
+
+
+def check_shapes(vtp, spec_path):
+    """--shapes FILE.vtp FRAME.json: the shaped particles' file (shapes_NNNNNN.vtp)
+    against a JSON frame with "templates" (the job resource's shapes): every
+    polygon belongs to a shaped particle (cell data id, shape); a polyhedron's
+    polygons are its template's faces, corner for corner at position + radius
+    R(orientation) vertex; a clump's points lie on its members' spheres, 32
+    facets a member; plain spheres have none."""
+    f = json.load(open(spec_path))
+    data, piece = arrays(vtp)
+    pts = data["position"]
+    conn, offs = [int(x) for x in data["connectivity"]], [int(x) for x in data["offsets"]]
+    ids, kinds = [int(x) for x in data["id"]], [int(x) for x in data["shape"]]
+    check("TimeValue is the frame's time", abs(data["TimeValue"][0] - f["time"]) < 1e-12)
+    check("one id and one shape per polygon", len(ids) == len(offs) == len(kinds) == int(piece["NumberOfPolys"]))
+    polys = [conn[(offs[i - 1] if i else 0):offs[i]] for i in range(len(offs))]
+    point = lambda i: pts[3 * i:3 * i + 3]
+    for i, s in enumerate(f["shapes"]):
+        mine = [k for k in range(len(polys)) if ids[k] == i]
+        if s < 0:
+            check(f"particle {i}: a plain sphere has no polygons", not mine)
+            continue
+        t = f["templates"][s]
+        x, r, q = f["positions"][3 * i:3 * i + 3], f["radii"][i], f["orientations"][4 * i:4 * i + 4]
+        place = lambda v: [x[k] + r * rotate(q, v)[k] for k in range(3)]
+        check(f"particle {i}: its polygons name template {s}", all(kinds[k] == s for k in mine))
+        if t["type"] == "polyhedron":
+            want = [[place(t["vertices"][v]) for v in face] for face in t["faces"]]
+            got = [[point(c) for c in polys[k]] for k in mine]
+            same = len(got) == len(want) and all(
+                len(a) == len(b) and all(abs(u - w) < 1e-6 for p, o in zip(a, b) for u, w in zip(p, o))
+                for a, b in zip(got, want))
+            check(f"particle {i}: the hull's {len(want)} faces at its pose", same, f"{got} vs {want}")
+        else:
+            members = [(place(m[:3]), r * m[3]) for m in t["spheres"]]
+            corners = {c for k in mine for c in polys[k]}
+            on = all(any(abs(math.dist(point(c), m) - rm) < 1e-6 for m, rm in members) for c in corners)
+            check(f"particle {i}: {len(mine)} facets, 32 a member", len(mine) == 32 * len(members))
+            check(f"particle {i}: every corner on a member sphere at its pose", on)
+    if use_vtk:
+        import vtk  # Debian's python3-vtk9
+
+        rd = vtk.vtkXMLPolyDataReader()
+        rd.SetFileName(vtp)
+        rd.Update()
+        check("VTK reads the shapes file", rd.GetErrorCode() == 0 and rd.GetOutput().GetNumberOfPolys() == len(polys))
+    print(f"paraview_check: {len(fails)} failed")
+    sys.exit(1 if fails else 0)
+
+
+use_vtk = "--vtk" in sys.argv
+if sys.argv[1] == "--shapes":
+    check_shapes(sys.argv[2], sys.argv[3])
+out, job_path = sys.argv[1], sys.argv[2]
+job = json.load(open(job_path))
 scene = job["scene"]
 geometry = scene["geometry"]
 pvd = ET.parse(os.path.join(out, "paraview", "frames.pvd")).getroot()

@@ -5,6 +5,8 @@
  * exactly its speed while the side walls keep their stress, an empty cell's
  * walls accelerate at stress times area over mass, checkpoints restore the
  * walls bit for bit, and the parser says what and where. */
+#include "frame_bin.h"
+#include "frame_json.h"
 #include "parser_util.h"
 #include "rigid.h"
 #include "scene.h"
@@ -12,6 +14,7 @@
 #include "sim.h"
 #include "testutil.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,6 +398,89 @@ START_TEST(walls_series_columns)
 }
 END_TEST
 
+/* ---- frames (issue 13): the box's faces where the walls are ---- */
+
+/* The empty cell of check_empty: after N steps the frame's extents are the
+ * walls' faces from Newton's second law (min_x = h^2 a N (N + 1) / 2), so
+ * that max - min is ndem_sim_walls' size and the series' size columns at
+ * that step; the NDF1 record carries them exactly (bit 9) and so does the
+ * JSON frame. A scene without walls has no extents. */
+START_TEST(frames_carry_the_walls_faces)
+{
+    const double M = 50, S = 10, a = S / M, h = 0.001;
+    const long N = 150;
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"geometry\": [{\"type\": \"plane\", \"point\": [0, 0, "
+        "-1], \"normal\": [0, 0, 1]}, {\"type\": \"box\", \"name\": \"cell\", \"inside\": true, "
+        "\"min\": [0, 0, 0], \"max\": [1, 1, 1], \"material\": \"steel\", \"walls\": {\"mass\": "
+        "%g, "
+        "\"stress\": [%g, 0, 0]}}]}, \"solver\": {\"time_step\": %g, \"duration\": 1}}",
+        M, S, h);
+    ndem_sim *sim = test_sim(job);
+    for (long i = 0; i < N; i++) test_step(sim);
+    ndem_frame f;
+    ck_assert_int_eq(ndem_sim_copy_motion(sim, &f), 0);
+    ck_assert_ptr_nonnull(f.geometry_extents);
+    ck_assert(isnan(f.geometry_extents[0])); /* the plane has no walls */
+    const double *e = f.geometry_extents + 6, x = h * h * a * (double)(N * (N + 1)) / 2.0;
+    ck_assert_double_eq_tol(e[0], x, 1e-12);
+    ck_assert_double_eq_tol(e[3], 1.0 - x, 1e-12);
+    double stress[3], size[3];
+    ck_assert_int_eq(ndem_sim_walls(sim, 1, stress, size), 0);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(e[3 + k] - e[k], size[k]);
+    /* the series row of this step: its size columns */
+    ndem_series_cols cols;
+    ck_assert_int_eq(ndem_series_cols_init(&cols, &job->scene), 0);
+    ndem_series_cols_sample(&cols, sim);
+    char row[2048];
+    int n = ndem_series_row(row, sizeof row, ndem_sim_stats(sim), &cols);
+    const char *p = row + n;
+    for (int k = 0; k < 4; k++)
+        while (p > row && *--p != ',') continue;
+    for (int k = 0; k < 3; k++) { /* size_x, size_y, size_z */
+        ck_assert_double_eq_tol(strtod(p + 1, NULL), e[3 + k] - e[k], 1e-9);
+        p = strchr(p + 1, ',');
+    }
+    ndem_series_cols_free(&cols);
+    /* bit 9: the doubles exactly */
+    size_t len = ndem_frame_bin_size(&f, NDEM_FRAME_ALL);
+    unsigned char *buf = malloc(len);
+    ndem_frame_bin_encode(&f, 0, NDEM_FRAME_ALL, buf);
+    uint32_t fields;
+    memcpy(&fields, buf + 32, 4);
+    ck_assert_uint_eq(fields, 127 | NDEM_FRAME_EXTENTS);
+    ndem_frame g;
+    long index;
+    ck_assert_int_eq(ndem_frame_bin_decode(buf, len, &g, &index), 0);
+    ck_assert_mem_eq(g.geometry_extents + 6, e, 6 * sizeof(double));
+    ck_assert(isnan(g.geometry_extents[0]));
+    char *json = ndem_frame_to_json(&g, 0, NULL);
+    cJSON *doc = cJSON_Parse(json),
+          *cell = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "geometry"), 1);
+    ck_assert_double_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(cell, "min"), 0)->valuedouble, e[0]);
+    ck_assert_double_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(cell, "max"), 0)->valuedouble, e[3]);
+    cJSON_Delete(doc);
+    free(json);
+    ndem_frame_free(&g);
+    free(buf);
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    /* no walls, no extents: the record of earlier versions */
+    job =
+        test_job("{\"scene\": {" TEST_MATERIALS ", \"geometry\": [{\"type\": \"box\", \"inside\": "
+                 "true, \"min\": [0, 0, 0], \"max\": [1, 1, 1]}]}, \"solver\": {\"time_step\": "
+                 "0.001, \"duration\": 1}}");
+    sim = test_sim(job);
+    ck_assert_int_eq(ndem_sim_copy_motion(sim, &f), 0);
+    ck_assert_ptr_null(f.geometry_extents);
+    ck_assert_uint_eq(ndem_frame_bin_fields(&f, NDEM_FRAME_ALL), 127);
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* The engine refuses walls on anything but a still inside box. */
 START_TEST(engine_refuses_bad_walls)
 {
@@ -429,6 +515,7 @@ int main(void)
     tcase_add_test(tc, walls_round_trip);
     tcase_add_test(tc, checkpoint_restores_the_walls);
     tcase_add_test(tc, walls_series_columns);
+    tcase_add_test(tc, frames_carry_the_walls_faces);
     tcase_add_test(tc, engine_refuses_bad_walls);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);

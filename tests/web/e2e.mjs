@@ -13,7 +13,7 @@ import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { archiveSteps, poseSteps } from './e2e_frames.mjs';
+import { archiveSteps, poseSteps, shapeSteps, wallsSteps } from './e2e_frames.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(join(root, 'web', 'package.json'));
@@ -491,6 +491,8 @@ try {
     await page.goBack();
   });
   await poseSteps(ctx());
+  await wallsSteps(ctx());
+  await shapeSteps(ctx());
 
   await step('delete the mesh in the panel: gone from the list and the API', async () => {
     await page.click('#tab-submit');

@@ -71,6 +71,32 @@ test('NDF1 stream frame of this version: u32 materials, then the geometry poses 
   assert.equal(old.materials, null); assert.equal(old.geometry, null);
 });
 
+test('NDF1 bits 7-9: orientations, shapes, a box\'s extents; a section of a later version is skipped by its length', () => {
+  // 2 particles: positions, radii, speed; 1 pose; orientations; shapes; extents of geometry 0; then bit 12 (unknown)
+  const n = 2, q = [[1, 0, 0, 0], [0.5, 0.5, 0.5, 0.5]], ext = [0.01, 0.02, 0.03, 0.09, 0.08, 0.07];
+  const at = { poses: 48 + 20 * n, orient: 48 + 20 * n + 8 + 64 };
+  at.shapes = at.orient + 16 * n; at.ext = at.shapes + 4 * n; at.later = at.ext + 8 + 56;
+  const buf = new ArrayBuffer(at.later + 8 + 2 * 12), dv = new DataView(buf);
+  new Uint8Array(ndf(n, 7)).forEach((b, k) => dv.setUint8(k, b));
+  dv.setUint32(32, 1 | 2 | 4 | 64 | 128 | 256 | 512 | 4096, true);
+  dv.setUint32(at.poses, 1, true);
+  dv.setFloat64(at.poses + 8 + 24, 1, true); // orientation w = 1
+  q.flat().forEach((v, k) => dv.setFloat32(at.orient + 4 * k, v, true));
+  dv.setInt32(at.shapes, -1, true); dv.setInt32(at.shapes + 4, 3, true);
+  dv.setUint32(at.ext, 1, true); dv.setUint32(at.ext + 4, 56, true); dv.setUint32(at.ext + 8, 0, true);
+  ext.forEach((v, k) => dv.setFloat64(at.ext + 16 + 8 * k, v, true));
+  dv.setUint32(at.later, 2, true); dv.setUint32(at.later + 4, 12, true);
+  const f = parseNdf(buf);
+  assert.deepEqual([...f.orientations], q.flat());
+  assert.deepEqual([...f.shapes], [-1, 3]);
+  assert.deepEqual(f.geometry[0].min, ext.slice(0, 3));
+  assert.deepEqual(f.geometry[0].max, ext.slice(3));
+  assert.throws(() => parseNdf(buf.slice(0, buf.byteLength - 4)), /truncated/);
+  // a sphere-only frame has none of them
+  const old = parseNdf(ndf(2, 7));
+  assert.equal(old.orientations, null); assert.equal(old.shapes, null);
+});
+
 test('a frame\'s pose moves a geometry as defined: position + R(q) (x - c); without, the shorthand', () => {
   const box = { type: 'box', min: [0.9, -0.2, -0.3], max: [1.1, 0.2, 0.3], velocity: [1, 0, 0] };
   const c = Math.SQRT1_2, at = placer(box, { index: 0, position: [1.5, 0.25, -0.5], orientation: [c, 0, 0, c] });

@@ -380,7 +380,7 @@ async function selectJob(id) {
   $('lock-range').checked = false;
   v.lockRange(false);
   sel.doc = job.job; // the document comes from GET /jobs/{id} only, never from the list
-  v.setJob(sel.doc);
+  v.setJob(sel.doc, job.shapes); // the shape templates a frame's `shapes` index
   chainsOffer();
   updateDetail(job);
   await loadFrames();

@@ -1,9 +1,12 @@
 // ndf.js - reads one NDF1 binary frame (docs/frames.md): a little-endian
 // header of `header size` bytes, then float32 arrays for each field bit set,
-// u32 materials, and the geometry poses (a count, then 64-byte records).
+// u32 materials, the geometry poses (a count, then 64-byte records),
+// orientations (4 float32 a particle), shapes (i32) and, from bit 9 on,
+// sections of "u32 count, u32 record size, records": box extents (bit 9)
+// and those of later versions, skipped by their length.
 
 export const FIELD_POSITIONS = 1, FIELD_RADII = 2, FIELD_SCALAR = 4, FIELD_VELOCITIES = 8, FIELD_ANGULAR = 16,
-  FIELD_MATERIALS = 32, FIELD_GEOMETRY = 64;
+  FIELD_MATERIALS = 32, FIELD_GEOMETRY = 64, FIELD_ORIENTATIONS = 128, FIELD_SHAPES = 256, FIELD_EXTENTS = 512;
 
 export function parseNdf(buffer) {
   const dv = new DataView(buffer);
@@ -26,7 +29,7 @@ export function parseNdf(buffer) {
     return a;
   };
   const f = { index, n, step, time, fields, scalarKind, positions: null, radii: null, scalar: null, velocities: null, angular: null,
-    materials: null, geometry: null };
+    materials: null, geometry: null, orientations: null, shapes: null };
   if (fields & FIELD_POSITIONS) f.positions = take(3 * n);
   if (fields & FIELD_RADII) f.radii = take(n);
   if (fields & FIELD_SCALAR) f.scalar = take(n);
@@ -42,6 +45,22 @@ export function parseNdf(buffer) {
       const at = (i) => dv.getFloat64(o + 8 + 8 * i, true);
       f.geometry.push({ index: dv.getUint32(o, true), position: [at(0), at(1), at(2)], orientation: [at(3), at(4), at(5), at(6)] });
     }
+    off += 8 + 64 * g;
+  }
+  if (fields & FIELD_ORIENTATIONS) f.orientations = take(4 * n);
+  if (fields & FIELD_SHAPES) f.shapes = take(n, Int32Array);
+  for (let bit = 9; bit < 32; bit++) { // sections: count, record size, records
+    if (!((fields >>> bit) & 1)) continue;
+    if (off + 8 > buffer.byteLength) throw new Error('frame truncated');
+    const count = dv.getUint32(off, true), size = dv.getUint32(off + 4, true);
+    if (off + 8 + count * size > buffer.byteLength) throw new Error('frame truncated');
+    if (bit === 9 && f.geometry) { // a box's faces where its walls are: onto its pose, as in the JSON frame
+      for (let k = 0, o = off + 8; k < count; k++, o += size) {
+        const at = (i) => dv.getFloat64(o + 8 + 8 * i, true), g = f.geometry[dv.getUint32(o, true)];
+        if (g) { g.min = [at(0), at(1), at(2)]; g.max = [at(3), at(4), at(5)]; }
+      }
+    }
+    off += 8 + count * size;
   }
   if (!f.scalar && f.velocities) { // stored frames carry velocities: speed from them
     const s = new Float32Array(n), v = f.velocities;

@@ -111,9 +111,10 @@ export class Viewer2D {
     const line = (a, b) => { const p = P(...a), q = P(...b); g.beginPath(); g.moveTo(p[0], p[1]); g.lineTo(q[0], q[1]); g.stroke(); };
     const t = this.frame?.time || 0, poses = new Map((this.frame?.geometry || []).map((p) => [p.index, p]));
     for (const [index, geo] of (this.job?.scene?.geometry || []).entries()) {
-      const sh = placer(geo, poses.get(index), t); // the frame's pose, else the shorthand motion
+      const pose = poses.get(index), drawn = pose?.min && pose?.max ? { ...geo, min: pose.min, max: pose.max } : geo; // walls: the frame's faces
+      const sh = placer(drawn, pose, t); // the frame's pose, else the shorthand motion
       if (geo.type === 'box') {
-        const a = geo.min, b = geo.max;
+        const a = drawn.min, b = drawn.max;
         const corner = (k) => sh([k & 1 ? b[0] : a[0], k & 2 ? b[1] : a[1], k & 4 ? b[2] : a[2]]);
         for (let k = 0; k < 8; k++) for (const bit of [1, 2, 4]) if (!(k & bit)) line(corner(k), corner(k | bit));
       } else if (geo.type === 'cylinder') {

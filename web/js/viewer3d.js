@@ -1,6 +1,7 @@
 // viewer3d.js - the 3D view with three.js: particles as one InstancedMesh of
 // low-poly spheres whose instance matrices and colours are written straight
-// from the frame's Float32Arrays, the job's geometry drawn transparent (meshes
+// from the frame's Float32Arrays (shaped particles: one InstancedMesh per
+// template, posed by the frame's orientations), the job's geometry drawn transparent (meshes
 // loaded from the document or, by id, from the daemon), and an orbit camera
 // (z up). Renders only when something changed.
 import * as THREE from 'three';
@@ -54,6 +55,27 @@ function impostorMaterial() {
       }`,
     uniforms: { lightDir: { value: new THREE.Vector3(0.4, 0.6, 0.7).normalize() } },
   });
+}
+
+// One shape template of the job resource's `shapes` (docs/shapes.md,
+// "Output") at bounding radius 1, as a geometry drawn once for all its
+// particles: a polyhedron's hull faces (fans, flat shaded), a clump's member
+// spheres merged. null for anything else (such particles stay spheres).
+export function templateGeometry(t) {
+  const pos = [];
+  if (t?.type === 'polyhedron' && Array.isArray(t.vertices) && Array.isArray(t.faces)) {
+    for (const f of t.faces) for (let k = 1; k + 1 < f.length; k++) for (const i of [f[0], f[k], f[k + 1]]) pos.push(...t.vertices[i]);
+  } else if (t?.type === 'clump' && Array.isArray(t.spheres)) {
+    for (const [x, y, z, r] of t.spheres) {
+      const g = new THREE.IcosahedronGeometry(r, 2).translate(x, y, z); // non-indexed
+      pos.push(...g.attributes.position.array);
+      g.dispose();
+    }
+  } else return null;
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+  g.computeVertexNormals(); // polyhedra: face normals (non-indexed); clumps: a little faceted
+  return g;
 }
 
 export class Viewer3D {
@@ -120,8 +142,9 @@ export class Viewer3D {
     this.dirty = true;
   }
 
-  setJob(job) {
+  setJob(job, shapes = null) {
     this.job = job;
+    this.setTemplates(shapes);
     this.frame = null;
     if (this.mesh) this.mesh.count = 0;
     this.bounds = sceneBounds(job);
@@ -163,10 +186,13 @@ export class Viewer3D {
       } else if (g.type === 'box' && g.min && g.max) {
         const size = V(g.max).sub(V(g.min));
         const geo = new THREE.BoxGeometry(size.x, size.y, size.z);
-        obj.add(new THREE.Mesh(geo, surf(0x8fa3b8, g.inside ? 0.08 : 0.3)));
+        const faces = new THREE.Mesh(geo, surf(0x8fa3b8, g.inside ? 0.08 : 0.3));
+        faces.userData.ndemBox = k;
+        obj.add(faces);
         obj.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), lines(0xc6d2de)));
         obj.position.copy(V(g.min).add(V(g.max)).multiplyScalar(0.5));
         ref = obj.position.clone();
+        obj.userData.boxSize = size; // a frame's extents (walls) scale it
       } else if (g.type === 'cylinder' && g.center && g.axis) {
         const r = g.radius, len = g.length;
         const inner = new THREE.Group();
@@ -262,6 +288,14 @@ export class Viewer3D {
     const byIndex = new Map((poses || []).map((p) => [p.index, p]));
     for (const s of this.shapes) {
       const p = s.pose && byIndex.get(s.index);
+      if (p && s.obj.userData.boxSize && p.min && p.max) { // walls: the faces where the frame has them
+        const size = s.obj.userData.boxSize;
+        s.pose.position.set(0, 0, 0); s.pose.quaternion.identity();
+        s.obj.position.fromArray(p.min).add(V(p.max)).multiplyScalar(0.5);
+        s.obj.scale.set((p.max[0] - p.min[0]) / size.x, (p.max[1] - p.min[1]) / size.y, (p.max[2] - p.min[2]) / size.z);
+        continue;
+      }
+      if (s.obj.userData.boxSize) s.obj.scale.set(1, 1, 1);
       if (p && s.ref) {
         s.obj.position.copy(s.base);
         if (s.spin) s.spin.quaternion.copy(s.baseQ);
@@ -299,13 +333,65 @@ export class Viewer3D {
     this.capacity = cap; this.detail = detail;
   }
 
+  // The job's shape templates: one InstancedMesh each, built once.
+  setTemplates(shapes) {
+    for (const t of this.templateMeshes || []) if (t) { this.scene.remove(t.mesh); t.mesh.geometry.dispose(); t.mesh.dispose(); }
+    this.templateMeshes = (Array.isArray(shapes) ? shapes : []).map((t) => {
+      const geo = templateGeometry(t);
+      return geo ? { geo, mesh: null, capacity: 0, particles: new Int32Array(0) } : null;
+    });
+    this.container.dataset.shapeInstances = '';
+  }
+
+  // Shaped particles (the frame's shapes, bit 8) into their template's
+  // mesh at position, orientation (bit 7) and radius; returns a mask of the
+  // particles drawn there (the sphere mesh leaves them out), or null.
+  placeShapes(frame) {
+    const tm = this.templateMeshes || [], sh = frame.shapes;
+    const counts = tm.map(() => 0);
+    if (sh) for (let i = 0; i < frame.n; i++) if (tm[sh[i]]) counts[sh[i]]++;
+    const mask = sh && counts.some((c) => c) ? new Uint8Array(frame.n) : null;
+    const p = frame.positions, r = frame.radii, q = frame.orientations;
+    const m4 = new THREE.Matrix4(), at = new THREE.Vector3(), turn = new THREE.Quaternion(), scale = new THREE.Vector3();
+    tm.forEach((t, k) => {
+      if (!t) return;
+      if (!t.mesh || counts[k] > t.capacity) {
+        if (t.mesh) { this.scene.remove(t.mesh); t.mesh.dispose(); }
+        t.capacity = Math.max(64, 2 * counts[k]);
+        t.mesh = new THREE.InstancedMesh(t.geo, this.material, t.capacity);
+        t.mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
+        t.mesh.instanceColor = new THREE.InstancedBufferAttribute(new Float32Array(3 * t.capacity), 3);
+        t.mesh.frustumCulled = false;
+        t.mesh.userData.ndemTemplate = k;
+        this.scene.add(t.mesh);
+      }
+      t.particles = new Int32Array(counts[k]);
+      let j = 0;
+      for (let i = 0; mask && i < frame.n; i++) {
+        if (sh[i] !== k) continue;
+        mask[i] = 1;
+        at.set(p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+        if (q) turn.set(q[4 * i + 1], q[4 * i + 2], q[4 * i + 3], q[4 * i]).normalize(); else turn.identity();
+        scale.setScalar(r[i]);
+        t.mesh.setMatrixAt(j, m4.compose(at, turn, scale));
+        t.particles[j++] = i;
+      }
+      t.mesh.count = j;
+      t.mesh.visible = this.particlesVisible !== false;
+      t.mesh.instanceMatrix.needsUpdate = true;
+    });
+    this.container.dataset.shapeInstances = counts.join(',');
+    return mask;
+  }
+
   setFrame(frame) {
     this.frame = frame;
     const n = frame.n;
     this.ensureCapacity(n);
+    const mask = this.placeShapes(frame);
     const m = this.mesh.instanceMatrix.array, p = frame.positions, r = frame.radii;
     for (let i = 0, o = 0; i < n; i++, o += 16) {
-      const ri = r[i];
+      const ri = mask?.[i] ? 0 : r[i]; // drawn by its template instead
       m[o] = ri; m[o + 5] = ri; m[o + 10] = ri;
       m[o + 12] = p[3 * i]; m[o + 13] = p[3 * i + 1]; m[o + 14] = p[3 * i + 2]; m[o + 15] = 1;
     }
@@ -342,6 +428,12 @@ export class Viewer3D {
     this.mesh.instanceColor.clearUpdateRanges();
     this.mesh.instanceColor.addUpdateRange(0, 3 * f.n);
     this.mesh.instanceColor.needsUpdate = true;
+    for (const t of this.templateMeshes || []) { // shaped particles: the colour of their particle
+      if (!t?.mesh) continue;
+      const tc = t.mesh.instanceColor.array;
+      t.particles.forEach((i, j) => { tc[3 * j] = c[3 * i]; tc[3 * j + 1] = c[3 * i + 1]; tc[3 * j + 2] = c[3 * i + 2]; });
+      t.mesh.instanceColor.needsUpdate = true;
+    }
     this.onLegend?.(label, unit, lo, hi);
     this.dirty = true;
   }
@@ -354,7 +446,12 @@ export class Viewer3D {
 
   setColourMode(mode) { this.mode = mode; this.rangeLock = null; this.recolour(); }
   lockRange(on) { this.rangeLock = on && this.lastRange ? [...this.lastRange] : null; this.recolour(); }
-  setParticlesVisible(v) { this.particlesVisible = v; if (this.mesh) this.mesh.visible = v; this.dirty = true; }
+  setParticlesVisible(v) {
+    this.particlesVisible = v;
+    if (this.mesh) this.mesh.visible = v;
+    for (const t of this.templateMeshes || []) if (t?.mesh) t.mesh.visible = v;
+    this.dirty = true;
+  }
   setGeometryVisible(v) { this.geometryGroup.visible = v; this.dirty = true; }
 
   // Force chains (chains.js): line segments drawn over the particles (the

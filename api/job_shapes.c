@@ -1,0 +1,157 @@
+/* job_shapes.c - the shape templates of a job document (job_shapes.h). */
+#include "job_shapes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The arrays whose entries may hold a `shape`, in template order. */
+static const char *const shape_holders[] = {"particles", "emitters"};
+
+/* Called for each `shape` object of doc in template order. */
+typedef int (*shape_visit)(void *ctx, const cJSON *shape, const char *pointer);
+
+static int each_shape(const cJSON *doc, shape_visit visit, void *ctx)
+{
+    const cJSON *scene = cJSON_GetObjectItemCaseSensitive(doc, "scene");
+    for (size_t h = 0; h < sizeof shape_holders / sizeof shape_holders[0]; h++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(scene, shape_holders[h]), *e;
+        const cJSON *items = cJSON_IsArray(arr) ? arr : NULL;
+        int i = 0;
+        cJSON_ArrayForEach(e, items)
+        {
+            const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "shape");
+            char pointer[64];
+            snprintf(pointer, sizeof pointer, "/scene/%s/%d/shape", shape_holders[h], i++);
+            if (s && visit(ctx, s, pointer)) return -1;
+        }
+    }
+    return 0;
+}
+
+/* n tuples of `width` numbers from key, or NULL (and *n = 0) when any is
+ * not a number. */
+static double *tuples(const cJSON *shape, const char *key, int width, int *n)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(shape, key), *e;
+    *n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    double *v = *n ? malloc((size_t)*n * (size_t)width * sizeof *v) : NULL;
+    const cJSON *items = v ? arr : NULL;
+    int i = 0;
+    cJSON_ArrayForEach(e, items)
+    {
+        int k = 0;
+        const cJSON *x;
+        if (cJSON_GetArraySize(e) != width) break;
+        cJSON_ArrayForEach(x, e)
+        {
+            if (!cJSON_IsNumber(x)) break;
+            v[i * width + k++] = x->valuedouble;
+        }
+        if (k != width) break;
+        i++;
+    }
+    if (i != *n) {
+        free(v);
+        *n = 0;
+        return NULL;
+    }
+    return v;
+}
+
+/* The template of one `shape` at bounding radius 1; -1 and err when it
+ * does not build. */
+static int build(const cJSON *shape, ndem_shape *out, char *err, size_t err_len)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(shape, "type");
+    int clump = cJSON_IsString(type) && !strcmp(type->valuestring, "clump");
+    int poly = cJSON_IsString(type) && !strcmp(type->valuestring, "polyhedron");
+    int n;
+    double *v = clump ? tuples(shape, "spheres", 4, &n) : tuples(shape, "vertices", 3, &n);
+    int rc = -1;
+    if (!clump && !poly) snprintf(err, err_len, "not a clump or a polyhedron");
+    else if (!v)
+        snprintf(err, err_len, "%s: not an array of numbers", clump ? "spheres" : "vertices");
+    else if (clump) rc = ndem_shape_clump(v, n, 1.0, out, err, err_len);
+    else rc = ndem_shape_polyhedron(v, n, 1.0, out, err, err_len);
+    free(v);
+    return rc;
+}
+
+static int add_template(void *ctx, const cJSON *shape, const char *pointer)
+{
+    ndem_shape_table *t = ctx;
+    ndem_shape s;
+    char err[256];
+    if (build(shape, &s, err, sizeof err) && ndem_shape_sphere(1.0, &s, err, sizeof err)) return -1;
+    return ndem_shape_table_add(t, &s) < 0 ? -1 : 0;
+}
+
+ndem_shape_table *ndem_job_shape_table(const cJSON *doc)
+{
+    ndem_shape_table *t = ndem_shape_table_create();
+    if (t && each_shape(doc, add_template, t)) {
+        ndem_shape_table_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
+static cJSON *numbers(const double *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    return a;
+}
+
+/* The geometry of a built template into entry o. */
+static void describe(cJSON *o, const ndem_shape *s)
+{
+    if (s->type == NDEM_SHAPE_CLUMP) {
+        cJSON *sp = cJSON_AddArrayToObject(o, "spheres");
+        for (int i = 0; sp && i < s->n_spheres; i++)
+            cJSON_AddItemToArray(sp, numbers(s->spheres + 4 * i, 4));
+        return;
+    }
+    const ndem_polyhedron *p = &s->poly;
+    cJSON *vs = cJSON_AddArrayToObject(o, "vertices"), *fs = cJSON_AddArrayToObject(o, "faces");
+    for (int i = 0; vs && i < p->n_vertices; i++)
+        cJSON_AddItemToArray(vs, numbers(p->vertices + 3 * i, 3));
+    for (int f = 0; fs && f < p->n_faces; f++) {
+        cJSON *loop = cJSON_CreateArray();
+        for (int k = p->face_start[f]; loop && k < p->face_start[f + 1]; k++)
+            cJSON_AddItemToArray(loop, cJSON_CreateNumber(p->face_vertices[k]));
+        cJSON_AddItemToArray(fs, loop);
+    }
+}
+
+static int add_entry(void *ctx, const cJSON *shape, const char *pointer)
+{
+    cJSON *list = ctx, *o = cJSON_CreateObject();
+    if (!o) return -1;
+    cJSON_AddItemToArray(list, o);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(shape, "type");
+    cJSON_AddNumberToObject(o, "index", cJSON_GetArraySize(list) - 1);
+    cJSON_AddStringToObject(o, "type", cJSON_IsString(type) ? type->valuestring : "");
+    cJSON_AddStringToObject(o, "source", pointer);
+    ndem_shape s;
+    char err[256];
+    if (build(shape, &s, err, sizeof err)) {
+        cJSON_AddStringToObject(o, "error", err);
+        return 0;
+    }
+    cJSON_AddNumberToObject(o, "radius", s.radius);
+    describe(o, &s);
+    ndem_shape_clear(&s);
+    return 0;
+}
+
+cJSON *ndem_job_shape_list(const cJSON *doc)
+{
+    cJSON *list = cJSON_CreateArray();
+    if (list && each_shape(doc, add_entry, list)) {
+        cJSON_Delete(list);
+        return NULL;
+    }
+    return list;
+}

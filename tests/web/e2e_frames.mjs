@@ -147,6 +147,9 @@ export async function wallsSteps({ page, step, BASE, shot }) {
 // clump; each template is one InstancedMesh whose instances sit at the frame's poses.
 export async function shapeSteps({ page, step, shot }) {
   await step('shaped particles: one InstancedMesh per template at each particle\'s position, orientation and radius', async () => {
+    // the checks below read the viewer in one synchronous run, so nothing redraws between; the wait lets
+    // the job the page shows settle first, so that the screenshot shows the synthetic frame
+    await page.waitForTimeout(1500);
     const got = await page.evaluate(async () => {
       const v = await window.ndem.viewerReady;
       const THREE = { Matrix4: v.mesh?.matrix.constructor || v.camera.matrix.constructor, Vector3: v.camera.position.constructor };
@@ -159,6 +162,7 @@ export async function shapeSteps({ page, step, shot }) {
         scalar: new Float32Array(n), orientations: new Float32Array([1, 0, 0, 0, c, 0, 0, c, 1, 0, 0, 0, c, c, 0, 0]), shapes: new Int32Array([-1, 0, 0, 1]) };
       v.setJob({ scene: { geometry: [], particles: [] } }, [cube, clump]);
       v.setFrame(f);
+      v.fit(f);
       v.scene.updateMatrixWorld(true);
       const meshes = [];
       v.scene.traverse((o) => { if (o.isInstancedMesh && o.userData.ndemTemplate !== undefined) meshes[o.userData.ndemTemplate] = o; });

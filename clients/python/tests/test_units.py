@@ -195,6 +195,30 @@ class TestFrames(unittest.TestCase):
         # no CRC flag (stream messages, older writers): nothing to check
         Frame.from_ndf(ndf(1, 1, 0.0, [1, 2, 3], [0.5], crc=False))
 
+    def test_shapes_walls_and_a_later_section(self) -> None:
+        # bits 7-9 (docs/frames.md): 2 particles, 1 pose, orientations, shapes, a box's faces,
+        # then bit 12, a section this version does not know, skipped by its length
+        n, quat, ext = 2, [1, 0, 0, 0, 0.5, 0.5, 0.5, 0.5], [0.01, 0.02, 0.03, 0.09, 0.08, 0.07]
+        fields = 1 | 2 | 64 | 128 | 256 | 512 | 4096
+        rec = struct.pack("<4sIIIqdIIII", b"NDF1", 48, 3, n, 30, 0.3, fields, 1, 0, 0)
+        rec += struct.pack("<6f", 0, 0, 0, 1, 1, 1) + struct.pack("<2f", 0.1, 0.2)
+        rec += struct.pack("<II", 1, 0) + struct.pack("<II7d", 0, 0, 0.05, 0.05, 0.05, 1, 0, 0, 0)
+        rec += struct.pack("<8f", *quat) + struct.pack("<2i", -1, 0)
+        rec += struct.pack("<II", 1, 56) + struct.pack("<II6d", 0, 0, *ext)
+        rec += struct.pack("<II", 2, 12) + bytes(24)
+        rec = rec[:44] + struct.pack("<I", 1) + rec[48:]  # the flag, then the CRC over all of it
+        rec = rec[:40] + struct.pack("<I", crc32c(rec)) + rec[44:]
+        f = Frame.from_ndf(rec)
+        self.assertEqual(f.orientations, quat)
+        self.assertEqual(f.shapes, [-1, 0])
+        self.assertEqual(f.geometry[0]["min"], ext[:3])
+        self.assertEqual(f.geometry[0]["max"], ext[3:])
+        with self.assertRaisesRegex(FrameError, "header says"):
+            Frame.from_ndf(rec[:-4], verify=False)
+        j = Frame.from_json({"index": 0, "step": 0, "time": 0, "particles": 1, "positions": [0, 0, 0],
+                             "radii": [1], "orientations": [1, 0, 0, 0], "shapes": [2]})
+        self.assertEqual((j.orientations, j.shapes, j.extra), ([1, 0, 0, 0], [2], {}))
+
     def test_json_nulls(self) -> None:
         f = Frame.from_json({"index": 0, "step": 0, "time": 0, "particles": 1,
                              "positions": [0, None, 1], "radii": [1], "materials": [0]})

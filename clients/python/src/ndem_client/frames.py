@@ -29,6 +29,13 @@ NDF1_FIELDS = (
 )
 FIELD_GEOMETRY = 64
 POSE = struct.Struct("<II7d")  # index, 0, position x y z, orientation w x y z
+# after the poses, arrays only scenes with non-spherical particles have
+NDF1_SHAPE_FIELDS = (
+    (128, "orientations", 4, "f"),
+    (256, "shapes", 1, "i"),
+)
+EXTENTS_BIT = 9  # box extents (512): the first section of "u32 count, u32 record size, records"
+EXTENT = struct.Struct("<II6d")  # index, 0, min x y z, max x y z
 
 
 def _crc32c_table() -> List[int]:
@@ -76,7 +83,12 @@ class Frame:
     materials: List[int] = field(default_factory=list)
     """each particle's index into ``scene.materials`` (empty: a frame of an older daemon)"""
     geometry: List[Dict[str, Any]] = field(default_factory=list)
-    """each geometry's pose: ``{"index", "name"?, "position", "orientation"}`` (docs/frames.md)"""
+    """each geometry's pose: ``{"index", "name"?, "position", "orientation"}``, and for a box
+    with walls its faces now, ``"min"`` and ``"max"`` (docs/frames.md)"""
+    orientations: List[float] = field(default_factory=list)
+    """``[w0, x0, y0, z0, ...]``; only with non-spherical particles"""
+    shapes: List[int] = field(default_factory=list)
+    """each particle's shape template index, -1 a plain sphere; only with non-spherical particles"""
     extra: Dict[str, Any] = field(default_factory=dict)
     """members of a JSON frame this version does not name"""
 
@@ -84,7 +96,7 @@ class Frame:
     def from_json(cls, doc: Mapping[str, Any]) -> "Frame":
         """A frame from the JSON form (``GET .../frames/{n}``, ``final.json``)."""
         known = {"index", "step", "time", "particles", "positions", "radii", "velocities",
-                 "angular_velocities", "materials", "geometry"}
+                 "angular_velocities", "materials", "geometry", "orientations", "shapes"}
 
         def floats(name: str) -> List[float]:
             # a value that is not finite is written null
@@ -101,6 +113,8 @@ class Frame:
             angular_velocities=floats("angular_velocities"),
             materials=[int(v) for v in doc.get("materials") or []],
             geometry=[dict(g) for g in doc.get("geometry") or []],
+            orientations=floats("orientations"),
+            shapes=[int(v) for v in doc.get("shapes") or []],
             extra={k: v for k, v in doc.items() if k not in known},
         )
 
@@ -120,12 +134,30 @@ class Frame:
             raise FrameError(f"NDF1 header size {hsize} is below {NDF1_HEADER.size}")
         present = [(name, width, code) for bit, name, width, code in NDF1_FIELDS if fields & bit]
         want = hsize + 4 * n * sum(w for _, w, _ in present)
-        poses = 0
+        poses_at, poses = want, 0
         if fields & FIELD_GEOMETRY:
             if len(data) < want + 8:
                 raise FrameError(f"NDF1 record is {len(data)} bytes; its header says {want + 8}+")
             poses = struct.unpack_from("<I", data, want)[0]
             want += 8 + POSE.size * poses
+        # orientations and shapes after the poses, in bit order
+        later = []
+        for bit, name, width, code in NDF1_SHAPE_FIELDS:
+            if fields & bit:
+                later.append((name, width, code, want))
+                want += 4 * n * width
+        # bit 9 on: sections of "count, record size, records", skipped by length when unknown
+        sections = {}
+        for bit in range(EXTENTS_BIT, 32):
+            if not fields >> bit & 1:
+                continue
+            if len(data) < want + 8:
+                raise FrameError(f"NDF1 record is {len(data)} bytes; its header says {want + 8}+")
+            count, size = struct.unpack_from("<II", data, want)
+            if size < 4 or size % 4:
+                raise FrameError(f"NDF1 field bit {bit}: record size {size}")
+            sections[bit] = (want + 8, count, size)
+            want += 8 + count * size
         if len(data) != want:
             raise FrameError(f"NDF1 record is {len(data)} bytes; its header says {want}")
         if verify and flags & FLAG_CRC:
@@ -138,11 +170,19 @@ class Frame:
             count = width * n
             setattr(frame, name, list(struct.unpack_from(f"<{count}{code}", data, off)))
             off += 4 * count
-        off += 8
+        off = poses_at + 8
         for _ in range(poses):
             g, _zero, *v = POSE.unpack_from(data, off)
             frame.geometry.append({"index": g, "position": v[:3], "orientation": v[3:]})
             off += POSE.size
+        for name, width, code, at in later:
+            setattr(frame, name, list(struct.unpack_from(f"<{width * n}{code}", data, at)))
+        if EXTENTS_BIT in sections:  # a box's faces onto its pose, as in the JSON frame
+            at, count, size = sections[EXTENTS_BIT]
+            for k in range(count):
+                g, _zero, *v = EXTENT.unpack_from(data, at + k * size)
+                if g < len(frame.geometry):
+                    frame.geometry[g].update({"min": v[:3], "max": v[3:]})
         return frame
 
     def as_numpy(self) -> Dict[str, Any]:

@@ -199,8 +199,9 @@ static int layout(const unsigned char *p, size_t len, size_t offset[32], size_t 
             }
         }
         at += 8;
-        if (count > (len - at) / record) { /* more records than bytes left */
-            *want = SIZE_MAX;
+        if (count > (len - at) / record) {   /* more records than bytes left */
+            uint64_t bytes = count * record; /* both below 2^32: no overflow */
+            *want = bytes > SIZE_MAX - at ? SIZE_MAX : (size_t)(at + bytes);
             return 0;
         }
         at += count * record;

@@ -338,9 +338,15 @@ START_TEST(listing_pages_newest_first)
         ck_assert_msg(cJSON_HasObjectItem(jf, fields[i]), "full view lacks %s", fields[i]);
     }
     ck_assert(!cJSON_HasObjectItem(js, "job"));
+    ck_assert(!cJSON_HasObjectItem(js, "shapes")); /* built from the document: full view only */
     cJSON *one = td_job(&api, ids[4]);
     ck_assert(cJSON_IsObject(cJSON_GetObjectItem(jf, "job")));
     ck_assert(cJSON_Compare(cJSON_GetObjectItem(jf, "job"), cJSON_GetObjectItem(one, "job"), 1));
+    /* spheres: no shape templates (docs/shapes.md, "Output") */
+    ck_assert(cJSON_IsArray(cJSON_GetObjectItem(one, "shapes")));
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(one, "shapes")), 0);
+    ck_assert(
+        cJSON_Compare(cJSON_GetObjectItem(jf, "shapes"), cJSON_GetObjectItem(one, "shapes"), 1));
     cJSON_Delete(one);
     cJSON_Delete(sum);
     cJSON_Delete(full);

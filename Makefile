@@ -125,7 +125,7 @@ test: check-tests web
 	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) \
 	  bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
 
-# What CI runs besides `make test`: the lint, a bounded fuzz pass
+# What CI runs besides `make test`: the release programs (`make all`), the lint, a bounded fuzz pass
 # (CI_FUZZ_SECONDS per target; a finding fails it) and test-slurm. A fixed
 # seed makes CI's inputs the same on every run; `make fuzz` alone explores
 # new ones.
@@ -138,6 +138,7 @@ test-slurm: $(SAN)/ndem $(SAN)/ndemd
 	NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) bash tests/slurm/test.sh
 
 ci-extra:
+	$(MAKE) all
 	$(MAKE) lint
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS) FUZZ_FLAGS=-seed=1
 	$(MAKE) test-slurm

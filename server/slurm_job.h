@@ -11,7 +11,7 @@
 
 typedef struct ndem_slurm_job {
     char job_id[48];                  /* what scontrol and scancel take: "17", "16_2" */
-    char array_id[24];                /* the array's Slurm job id; "" outside an array */
+    char array_id[32];                /* the array's Slurm job id; "" outside an array */
     long array_task;                  /* the task of the array; -1 outside one */
     char secret[NDEM_SECRET_LEN + 1]; /* the job's report secret; "" once the job ended */
     long run;                         /* the run number the last `start` gave */

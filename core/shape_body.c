@@ -35,6 +35,12 @@ static void mat_t_vec(const double m[9], const double v[3], double out[3])
     for (int r = 0; r < 3; r++) out[r] = m[r] * v[0] + m[3 + r] * v[1] + m[6 + r] * v[2];
 }
 
+static double distance(const double *p, const double *c)
+{
+    double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    return ndem_norm(d);
+}
+
 static const char *source_name(int source, int *index)
 {
     *index = source >= 0 ? source : -1 - source;
@@ -82,17 +88,12 @@ static int template_of(ndem_shapes *s, const ndem_particle_shape_def *def, int s
     double bound = 0;
     const ndem_shape *sh = &b->shape;
     if (sh->type == NDEM_SHAPE_CLUMP)
-        for (int m = 0; m < sh->n_spheres; m++) {
-            const double *c = &sh->spheres[4 * m];
-            double d[3] = {c[0] - b->centroid[0], c[1] - b->centroid[1], c[2] - b->centroid[2]};
-            bound = ndem_max(bound, ndem_norm(d) + c[3]);
-        }
+        for (int m = 0; m < sh->n_spheres; m++)
+            bound = ndem_max(bound,
+                             distance(sh->spheres + 4 * m, b->centroid) + sh->spheres[4 * m + 3]);
     else
-        for (int v = 0; v < sh->poly.n_vertices; v++) {
-            const double *c = &sh->poly.vertices[3 * v];
-            double d[3] = {c[0] - b->centroid[0], c[1] - b->centroid[1], c[2] - b->centroid[2]};
-            bound = ndem_max(bound, ndem_norm(d));
-        }
+        for (int v = 0; v < sh->poly.n_vertices; v++)
+            bound = ndem_max(bound, distance(sh->poly.vertices + 3 * v, b->centroid));
     b->bound = bound;
     b->d_eq = 2.0 * cbrt(3.0 * mp->volume / (4.0 * M_PI));
     b->radius = r;

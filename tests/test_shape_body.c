@@ -205,6 +205,66 @@ START_TEST(incline_block)
 }
 END_TEST
 
+/* A box of half extents s (1, 1, k) at rest on a plane tilted by th (about
+ * y), hunt_crossley with friction mu, run for `duration`: its speed down
+ * the slope at t1 and at the end, and the angle between its axis and the
+ * plane's normal at the end. */
+static void on_slope(double th, double mu, double s, double k, double duration, double t1,
+                     double *v1, double *v2, double *tilt)
+{
+    const double h = 1e-4, r = s * sqrt(2.0 + k * k);
+    double n[3] = {-sin(th), 0, cos(th)}, down[3] = {-cos(th), 0, -sin(th)}, x[3];
+    for (int q = 0; q < 3; q++) x[q] = (k * s + 1e-6) * n[q];
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": 2700, "
+        "\"young_modulus\": 1e8}], \"contact_materials\": [{\"materials\": [\"s\", \"s\"], "
+        "\"friction\": %g, \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", "
+        "\"point\": [0,0,0], \"normal\": [%.17g,0,%.17g], \"material\": \"s\"}], \"particles\": "
+        "[{\"type\": \"list\", \"spheres\": [[%.17g,%.17g,%.17g,%.17g]], \"orientations\": "
+        "[[%.17g,0,%.17g,0]], \"shape\": {\"type\": \"polyhedron\", \"vertices\": [[-1,-1,-%g],"
+        "[1,-1,-%g],[1,1,-%g],[-1,1,-%g],[-1,-1,%g],[1,-1,%g],[1,1,%g],[-1,1,%g]]}}]}, \"solver\": "
+        "{\"method\": \"dem\", \"contact_model\": \"hunt_crossley\", \"time_step\": %g, "
+        "\"duration\": %g}}",
+        -G, mu, n[0], n[2], x[0], x[1], x[2], r, cos(-th / 2), sin(-th / 2), k, k, k, k, k, k, k, k,
+        h, duration);
+    ndem_sim *sim = test_sim(job);
+    long at1 = (long)(t1 / h + 0.5);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        ndem_frame f;
+        test_frame(sim, &f);
+        double v = f.velocities[0] * down[0] + f.velocities[2] * down[2];
+        if (i + 1 == at1) *v1 = v;
+        *v2 = v;
+        const double *q = f.orientations; /* the box's axis R e_z against n */
+        double ez[3] = {2 * (q[1] * q[3] + q[0] * q[2]), 2 * (q[2] * q[3] - q[0] * q[1]),
+                        1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+        *tilt = acos(fmin(1.0, ez[0] * n[0] + ez[1] * n[1] + ez[2] * n[2]));
+        ndem_frame_free(&f);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+
+/* Test 2 (issue 18): a cube (mu 0.5) on a slope sticks below atan(0.5) =
+ * 26.6 degrees and slides above with g (sin - mu cos) within 2%; a box three
+ * times as tall as wide (mu 0.9: it cannot slide) stands below its
+ * geometric tipping angle atan(1/3) = 18.4 degrees and tips over above. */
+START_TEST(slope_stick_slide_tip)
+{
+    double v1, v2, tilt, deg = M_PI / 180;
+    on_slope(24 * deg, 0.5, 0.05, 1, 0.5, 0.25, &v1, &v2, &tilt);
+    ck_assert_msg(fabs(v2) < 1e-3 && tilt < 1e-3, "24 deg: moving at %g m/s, tilt %g", v2, tilt);
+    on_slope(29 * deg, 0.5, 0.05, 1, 0.5, 0.25, &v1, &v2, &tilt);
+    double a = (v2 - v1) / 0.25, want = G * (sin(29 * deg) - 0.5 * cos(29 * deg));
+    ck_assert_msg(fabs(a / want - 1) < 0.02, "29 deg: %g m/s^2 down, want %g", a, want);
+    on_slope(16 * deg, 0.9, 0.02, 3, 0.6, 0.3, &v1, &v2, &tilt);
+    ck_assert_msg(tilt < 0.01 && fabs(v2) < 1e-3, "16 deg: tilt %g rad, %g m/s", tilt, v2);
+    on_slope(21 * deg, 0.9, 0.02, 3, 0.6, 0.3, &v1, &v2, &tilt);
+    ck_assert_msg(tilt > 0.5, "21 deg: the tall box did not tip (tilt %g rad)", tilt);
+}
+END_TEST
+
 /* A few cubes dropped into an inside box on each other: the state after a
  * run is bit-identical for 1 and 2 threads, and a checkpoint restored half
  * way gives the same bits as never stopping. */
@@ -329,6 +389,7 @@ static Suite *shape_body_suite(void)
     tcase_add_test(tc, cube_rests_on_plane_hertz);
     tcase_add_test(tc, cube_rests_on_plane_hunt_crossley);
     tcase_add_test(tc, incline_block);
+    tcase_add_test(tc, slope_stick_slide_tip);
     tcase_add_test(tc, pile_deterministic);
     tcase_add_test(tc, checkpoint_format5_restores);
     suite_add_tcase(s, tc);

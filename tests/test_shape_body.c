@@ -265,6 +265,60 @@ START_TEST(slope_stick_slide_tip)
 }
 END_TEST
 
+/* Mixed pairs: a clump of two spheres lying on a plane (each member carries
+ * half the weight on half the stiffness, d* its volume-equivalent
+ * diameter) and a sphere resting on a cube on the plane (the sphere-cube
+ * pair's d* from the sphere's diameter and the cube's d_eq; the cube carries
+ * both weights) rest at their Hertz heights within 1%. */
+START_TEST(clump_and_sphere_on_cube_rest)
+{
+    const double e_mod = 1e8, nu = 0.3, rho = 2700, h = 2e-5;
+    /* the clump: members r 1 at x = +-1.5, scaled to bounding radius 0.025 */
+    const double rs = 0.01;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": %g, "
+        "\"young_modulus\": %g, \"poisson_ratio\": %g}], \"contact_materials\": [{\"materials\": "
+        "[\"s\", \"s\"], \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", \"point\": "
+        "[0,0,0], \"normal\": [0,0,1], \"material\": \"s\"}], \"particles\": [{\"type\": "
+        "\"list\", \"spheres\": [[0,0,%g,0.025]], \"shape\": {\"type\": \"clump\", \"spheres\": "
+        "[[-1.5,0,0,1],[1.5,0,0,1]]}}, {\"type\": \"list\", \"spheres\": [[0.2,0,%g,%g]], "
+        "\"shape\": " CUBE "}, {\"type\": \"list\", \"spheres\": [[0.2,0,%g,0.02]]}]}, "
+        "\"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", \"time_step\": %g, "
+        "\"duration\": 0.4}}",
+        -G, rho, e_mod, nu, rs + 2e-4, 0.05 + 2e-4, 0.05 * sqrt(3.0), 0.1 + 0.02 + 5e-4, h);
+    ndem_sim *sim = test_sim(job);
+    for (long k = 0; k < ndem_sim_total_steps(sim); k++) test_step(sim);
+    ndem_frame f;
+    test_frame(sim, &f);
+    ck_assert_ptr_nonnull(f.shapes);
+    ck_assert_int_eq(f.shapes[0], 0);
+    ck_assert_int_eq(f.shapes[1], 1);
+    ck_assert_int_eq(f.shapes[2], -1);
+    double k_of = 1.0 / (3 * (1 - nu * nu)); /* k_n = E sqrt(2 d*) k_of */
+    /* the clump */
+    double mc = 2 * rho * 4.0 / 3.0 * M_PI * rs * rs * rs;
+    double dc = 2 * cbrt(3 * mc / rho / (4 * M_PI));
+    double kc = e_mod * sqrt(2 * dc) * k_of, delta_c = pow(mc * G / kc, 2.0 / 3.0);
+    ck_assert_msg(fabs((rs - f.positions[2]) / delta_c - 1) < 0.01, "clump sank %g, Hertz %g",
+                  rs - f.positions[2], delta_c);
+    /* the cube under the sphere */
+    double mcube = rho * 1e-3, ms = rho * 4.0 / 3.0 * M_PI * 0.02 * 0.02 * 0.02;
+    double dq = 2 * cbrt(3 * 1e-3 / (4 * M_PI)), ds = 0.04;
+    double kq = e_mod * sqrt(2 * dq) * k_of, dqs = 1.0 / (1.0 / dq + 1.0 / ds);
+    double kqs = e_mod * sqrt(2 * dqs) * k_of;
+    double delta_q = pow((mcube + ms) * G / kq, 2.0 / 3.0), delta_s = pow(ms * G / kqs, 2.0 / 3.0);
+    double zq = 0.05 - delta_q, zs = 0.1 - delta_q + 0.02 - delta_s;
+    ck_assert_msg(fabs((0.05 - f.positions[5]) / delta_q - 1) < 0.01, "cube sank %g, Hertz %g",
+                  0.05 - f.positions[5], delta_q);
+    ck_assert_msg(fabs((0.12 - f.positions[8]) / (delta_q + delta_s) - 1) < 0.01,
+                  "sphere at %.9g, want %.9g (cube at %.9g, want %.9g)", f.positions[8], zs,
+                  f.positions[5], zq);
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* A few cubes dropped into an inside box on each other: the state after a
  * run is bit-identical for 1 and 2 threads, and a checkpoint restored half
  * way gives the same bits as never stopping. */
@@ -390,6 +444,7 @@ static Suite *shape_body_suite(void)
     tcase_add_test(tc, cube_rests_on_plane_hunt_crossley);
     tcase_add_test(tc, incline_block);
     tcase_add_test(tc, slope_stick_slide_tip);
+    tcase_add_test(tc, clump_and_sphere_on_cube_rest);
     tcase_add_test(tc, pile_deterministic);
     tcase_add_test(tc, checkpoint_format5_restores);
     suite_add_tcase(s, tc);

@@ -33,7 +33,7 @@ static void body_omega(const ndem_frame *f, long i, double out[3])
  * |L| stay within 1% over 3 s. */
 START_TEST(brick_flips_at_intermediate_axis)
 {
-    const double r = 0.05, omega = 10.0, eps = 0.01 * omega, h = 1e-3;
+    const double r = 0.05, omega = 10.0, eps = 0.01 * omega, h = 1e-4;
     ndem_job *job = test_job(
         "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"s\", \"density\": 2000, "
         "\"young_modulus\": 1e8}], \"particles\": [{\"type\": \"list\", \"spheres\": "
@@ -209,10 +209,10 @@ END_TEST
  * y), hunt_crossley with friction mu, run for `duration`: its speed down
  * the slope at t1 and at the end, and the angle between its axis and the
  * plane's normal at the end. */
-static void on_slope(double th, double mu, double s, double k, double duration, double t1,
+static void on_slope(double th, double mu, double s, double k, double h, double duration, double t1,
                      double *v1, double *v2, double *tilt)
 {
-    const double h = 1e-4, r = s * sqrt(2.0 + k * k);
+    const double r = s * sqrt(2.0 + k * k);
     double n[3] = {-sin(th), 0, cos(th)}, down[3] = {-cos(th), 0, -sin(th)}, x[3];
     for (int q = 0; q < 3; q++) x[q] = (k * s + 1e-6) * n[q];
     ndem_job *job = test_job(
@@ -253,14 +253,14 @@ static void on_slope(double th, double mu, double s, double k, double duration, 
 START_TEST(slope_stick_slide_tip)
 {
     double v1, v2, tilt, deg = M_PI / 180;
-    on_slope(24 * deg, 0.5, 0.05, 1, 0.5, 0.25, &v1, &v2, &tilt);
+    on_slope(24 * deg, 0.5, 0.05, 1, 1e-4, 0.5, 0.25, &v1, &v2, &tilt);
     ck_assert_msg(fabs(v2) < 1e-3 && tilt < 1e-3, "24 deg: moving at %g m/s, tilt %g", v2, tilt);
-    on_slope(29 * deg, 0.5, 0.05, 1, 0.5, 0.25, &v1, &v2, &tilt);
+    on_slope(29 * deg, 0.5, 0.05, 1, 1e-4, 0.5, 0.25, &v1, &v2, &tilt);
     double a = (v2 - v1) / 0.25, want = G * (sin(29 * deg) - 0.5 * cos(29 * deg));
     ck_assert_msg(fabs(a / want - 1) < 0.02, "29 deg: %g m/s^2 down, want %g", a, want);
-    on_slope(16 * deg, 0.9, 0.02, 3, 0.6, 0.3, &v1, &v2, &tilt);
+    on_slope(16 * deg, 0.9, 0.02, 3, 4e-5, 0.6, 0.3, &v1, &v2, &tilt);
     ck_assert_msg(tilt < 0.01 && fabs(v2) < 1e-3, "16 deg: tilt %g rad, %g m/s", tilt, v2);
-    on_slope(21 * deg, 0.9, 0.02, 3, 0.6, 0.3, &v1, &v2, &tilt);
+    on_slope(21 * deg, 0.9, 0.02, 3, 4e-5, 0.6, 0.3, &v1, &v2, &tilt);
     ck_assert_msg(tilt > 0.5, "21 deg: the tall box did not tip (tilt %g rad)", tilt);
 }
 END_TEST
@@ -433,6 +433,26 @@ START_TEST(checkpoint_format5_restores)
 }
 END_TEST
 
+/* The smooth-DEM stable step of a scene of cubes: a cube is lighter than
+ * its bounding sphere (pi sqrt(3) / 2) and a push at a corner also turns it
+ * (effective mass m / (1 + m R^2 / I), 1 + 9/2 for a cube), so its bound is
+ * sqrt(2.72 x 5.5) = 3.87 times smaller than the spheres' of the radius. */
+START_TEST(stable_step_of_cubes)
+{
+    const char *doc =
+        "{\"scene\": {\"materials\": [{\"name\": \"s\", \"density\": 2700, \"young_modulus\": "
+        "1e8}], \"particles\": [{\"type\": \"lattice\", \"min\": [0,0,0], \"max\": [1,1,1], "
+        "\"count\": 2, \"radius\": 0.05%s}]}, \"solver\": {\"method\": \"dem\", \"time_step\": "
+        "\"auto\", \"duration\": 0.01}}";
+    ndem_job *sp = test_job(doc, ""), *cu = test_job(doc, ", \"shape\": " CUBE);
+    double want = 1.0 / sqrt(M_PI * sqrt(3.0) / 2.0 * 5.5);
+    double got = ndem_dem_stable_step(&cu->scene) / ndem_dem_stable_step(&sp->scene);
+    ck_assert_msg(fabs(got / want - 1) < 1e-9, "ratio %.12g, want %.12g", got, want);
+    ndem_job_destroy(sp);
+    ndem_job_destroy(cu);
+}
+END_TEST
+
 static Suite *shape_body_suite(void)
 {
     Suite *s = suite_create("shape_body");
@@ -447,6 +467,7 @@ static Suite *shape_body_suite(void)
     tcase_add_test(tc, clump_and_sphere_on_cube_rest);
     tcase_add_test(tc, pile_deterministic);
     tcase_add_test(tc, checkpoint_format5_restores);
+    tcase_add_test(tc, stable_step_of_cubes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,6 +7,7 @@
  * at the shape's pointer (job_methods.c, job_scene.c). */
 #include "job_parts.h"
 #include "shape.h"
+#include "shape_body.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,22 @@ static int shaped_material(const ndem_scene_def *s, int m)
     return 0;
 }
 
+/* 1 when a list has more than NDEM_SHAPE_RADII_MAX different radii. */
+static int too_many_radii(const ndem_generator_def *g)
+{
+    double seen[NDEM_SHAPE_RADII_MAX];
+    int n = 0;
+    for (long k = 0; k < g->list_count; k++) {
+        double r = g->spheres[4 * k + 3];
+        int found = 0;
+        for (int i = 0; i < n && !found; i++) found = seen[i] == r;
+        if (found) continue;
+        if (n == NDEM_SHAPE_RADII_MAX) return 1;
+        seen[n++] = r;
+    }
+    return 0;
+}
+
 void ndem_job_check_shapes(ndem_jc *c, const ndem_job *job)
 {
     const ndem_scene_def *s = &job->scene;
@@ -167,9 +184,17 @@ void ndem_job_check_shapes(ndem_jc *c, const ndem_job *job)
     }
     for (int i = 0; i < s->generator_count; i++) {
         const ndem_generator_def *g = &s->generators[i];
-        if (g->shape.type != NDEM_PARTICLE_SPHERE)
-            check_source(c, job, "particles", i, g->type == NDEM_GENERATOR_LIST ? NULL : &g->radius,
-                         g->bonded || g->bond_pair_count > 0);
+        if (g->shape.type == NDEM_PARTICLE_SPHERE) continue;
+        check_source(c, job, "particles", i, g->type == NDEM_GENERATOR_LIST ? NULL : &g->radius,
+                     g->bonded || g->bond_pair_count > 0);
+        if (g->type == NDEM_GENERATOR_LIST && g->spheres && too_many_radii(g)) {
+            char ptr[64];
+            snprintf(ptr, sizeof ptr, "/scene/particles/%d/shape", i);
+            ndem_jc_error_ptr(c, ptr,
+                              "shaped particles take at most %d different radii (one template "
+                              "each); this list has more",
+                              NDEM_SHAPE_RADII_MAX);
+        }
     }
     for (int i = 0; i < s->emitter_count; i++)
         if (s->emitters[i].shape.type != NDEM_PARTICLE_SPHERE)

@@ -52,8 +52,19 @@ static const char *source_name(int source, int *index)
 static int template_of(ndem_shapes *s, const ndem_particle_shape_def *def, int source, double r,
                        double density, char *err, size_t err_len)
 {
-    for (int i = 0; i < s->count; i++)
+    int mine = 0, index;
+    for (int i = 0; i < s->count; i++) {
         if (s->t[i].source == source && s->t[i].radius == r) return i;
+        mine += s->t[i].source == source;
+    }
+    const char *what = source_name(source, &index);
+    if (mine == NDEM_SHAPE_RADII_MAX) {
+        snprintf(err, err_len,
+                 "%s %d: shaped particles take at most %d different radii (one "
+                 "template each)",
+                 what, index, NDEM_SHAPE_RADII_MAX);
+        return -1;
+    }
     if (s->count == s->capacity) {
         int cap = s->capacity ? 2 * s->capacity : 8;
         ndem_body_shape *t = realloc(s->t, sizeof *t * (size_t)cap);
@@ -67,11 +78,9 @@ static int template_of(ndem_shapes *s, const ndem_particle_shape_def *def, int s
     ndem_body_shape *b = &s->t[s->count];
     memset(b, 0, sizeof *b);
     char why[200];
-    int index,
-        rc = def->type == NDEM_PARTICLE_CLUMP
+    int rc = def->type == NDEM_PARTICLE_CLUMP
                  ? ndem_shape_clump(def->data, def->count, r, &b->shape, why, sizeof why)
                  : ndem_shape_polyhedron(def->data, def->count, r, &b->shape, why, sizeof why);
-    const char *what = source_name(source, &index);
     if (rc) {
         snprintf(err, err_len, "%s %d: shape: %s", what, index, why);
         return -1;

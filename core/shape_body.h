@@ -29,6 +29,9 @@ typedef struct ndem_body_shape {
     int source;            /* generator index, or -1 - emitter index */
 } ndem_body_shape;
 
+/* The most radii (templates) one shaped generator or emitter may have. */
+#define NDEM_SHAPE_RADII_MAX 64
+
 /* Doubles per manifold point of the smooth-DEM history (dem_shape.c): id,
  * 1 once touching, arrival speed, tangential spring[3]. */
 #define NDEM_SHAPE_HIST 6

@@ -118,6 +118,19 @@ START_TEST(shape_limits_at_their_pointer)
                                  "'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
                                  "[1,1,1], 'count': 2, " SHAPED "}]"),
                 P, "/scene/geometry/0 is a cylinder");
+    /* a list of 65 different radii would need 65 templates */
+    {
+        char doc[8192];
+        int len = snprintf(doc, sizeof doc,
+                           "{'scene': {" MAT ", 'particles': [{'type': 'list', 'spheres': [");
+        for (int k = 0; k < 65; k++)
+            len += snprintf(doc + len, sizeof doc - (size_t)len, "%s[%d,0,0,%g]", k ? "," : "", k,
+                            0.1 + 0.001 * k);
+        snprintf(doc + len, sizeof doc - (size_t)len,
+                 "], " SHAPED "}]}, 'solver': {'method': 'dem', 'time_step': 'auto', "
+                 "'duration': 0.01}}");
+        expect_only(doc, P, "at most 64 different radii");
+    }
     /* pair laws a shaped contact does not take yet, at the pair's field */
     expect_only(DEM_DOC("hertz", ", 'contact_materials': [{'materials': ['a', 'a'], "
                                  "'rolling_resistance': 0.1}], 'particles': [{'type': 'lattice', "

@@ -1,7 +1,7 @@
 /* test_shape_body.c - shaped particles in the step (docs/shapes.md, "Shaped
  * particles in the step"): mass and inertia, the gyroscopic rotation step,
  * polyhedra on planes and on each other in smooth DEM, the block on an
- * incline of seed 004 section 6, determinism and checkpoints. */
+ * incline of Muth et al. (section 6), determinism and checkpoints. */
 #include "crc32c.h"
 #include "scene.h"
 #include "testutil.h"
@@ -145,13 +145,13 @@ END_TEST
 START_TEST(cube_rests_on_plane_hunt_crossley) { cube_rests("hunt_crossley"); }
 END_TEST
 
-/* Test 1 (seed 004, section 6): a 0.1 m cube of 2.7 kg sent up a 30 degree
+/* Test 1 (Muth et al., section 6): a 0.1 m cube of 2.7 kg sent up a 30 degree
  * incline at 5 m/s stops after v0 / (g (sin 30 + mu cos 30)): 0.546 s at
  * mu 0.5, 0.508 s at 0.58, 0.499 s at 0.6, within 2%; then it slides back
  * down at g (sin - mu cos) (mu 0.5, within 2%) or rests (mu above
  * tan 30 = 0.577) at 2 s. Right after the stop the tangential springs turn
  * over, a slip of about 2 mu f_n / k_t that gives the block a few cm/s
- * downhill (seed 004, Fig. 5: "the block moves downward during sticking"),
+ * downhill (Muth et al., Fig. 5: "the block moves downward during sticking"),
  * which at mu = 0.58 (0.45% above tan 30) friction takes about a second to
  * take back. */
 static void incline(double mu, double want)

@@ -98,6 +98,19 @@ START_TEST(valid_shapes_accepted_under_dem)
     ck_assert_int_eq(p->type, NDEM_PARTICLE_CLUMP);
     ck_assert_int_eq(p->count, 2);
     ck_assert_double_eq(p->data[7], 0.5);
+    /* the filled-in document gives the shape back, and reads as the same */
+    char *text = ndem_job_to_json(job);
+    ck_assert_ptr_nonnull(text);
+    ndem_job *again = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(ndem_job_parse(text, strlen(text), &again, &e), NDEM_JOB_OK);
+    const ndem_particle_shape_def *p2 = &again->scene.emitters[0].shape;
+    ck_assert_int_eq(p2->type, NDEM_PARTICLE_CLUMP);
+    ck_assert_int_eq(p2->count, 2);
+    ck_assert(memcmp(p2->data, p->data, 8 * sizeof(double)) == 0);
+    free(text);
+    ndem_job_errors_clear(&e);
+    ndem_job_destroy(again);
     ndem_job_destroy(job);
 }
 END_TEST

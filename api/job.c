@@ -366,6 +366,7 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
     }
     ndem_solver_def *s = &job->scene.solver;
     ndem_job_check_methods(c, root, s);
+    if (scene) ndem_job_check_shapes(c, job);
     if (s->method == NDEM_METHOD_DEM && scene && !ndem_jc_failed(c)) {
         /* smooth DEM is explicit: refuse a step above its stability limit */
         double bound = ndem_dem_stable_step(&job->scene);

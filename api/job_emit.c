@@ -248,6 +248,18 @@ static void emit_per_sphere(ndem_jw *w, const char *key, const double *a, int wi
     ndem_jw_end(w);
 }
 
+/* A particle shape (absent for a plain sphere), as the document gave it. */
+static void emit_shape(ndem_jw *w, const ndem_particle_shape_def *p)
+{
+    if (p->type == NDEM_PARTICLE_SPHERE || !p->data) return;
+    int clump = p->type == NDEM_PARTICLE_CLUMP;
+    ndem_jw_key(w, "shape");
+    ndem_jw_begin(w, '{', 0);
+    ndem_jw_kstring(w, "type", clump ? "clump" : "polyhedron");
+    emit_per_sphere(w, clump ? "spheres" : "vertices", p->data, clump ? 4 : 3, p->count);
+    ndem_jw_end(w);
+}
+
 static void emit_list(ndem_jw *w, const ndem_generator_def *g)
 {
     ndem_jw_key(w, "spheres");
@@ -291,6 +303,7 @@ static void emit_particles(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_kbool(w, "bonded", g->bonded);
         ndem_jw_kvec3(w, "force", g->force);
         ndem_jw_kvec3(w, "force_rate", g->force_rate);
+        emit_shape(w, &g->shape);
         if (g->type == NDEM_GENERATOR_LIST) {
             emit_list(w, g);
         } else {
@@ -326,6 +339,7 @@ static void emit_emitters(ndem_jw *w, const ndem_scene_def *s)
         ndem_jw_kstring(w, "material", material_name(s, e->material));
         ndem_jw_kvec3(w, "velocity", e->velocity);
         ndem_jw_klong(w, "seed", (long long)e->seed);
+        emit_shape(w, &e->shape);
         ndem_jw_end(w);
     }
     ndem_jw_end(w);

@@ -25,12 +25,19 @@ static const char *const model_names[V_COUNT] = {
     NULL, "hertz", "linear", "hunt_crossley", "linear_elastic6", "luding"};
 
 /* Where a field lives: an object, or every element of an array of objects. */
-typedef enum { AT_SOLVER, AT_MATERIALS, AT_CONTACT_MATERIALS, AT_PARTICLES } field_place;
+typedef enum {
+    AT_SOLVER,
+    AT_MATERIALS,
+    AT_CONTACT_MATERIALS,
+    AT_PARTICLES,
+    AT_EMITTERS
+} field_place;
 static const char *const place_path[][2] = {
     [AT_SOLVER] = {"solver", NULL},
     [AT_MATERIALS] = {"scene", "materials"},
     [AT_CONTACT_MATERIALS] = {"scene", "contact_materials"},
     [AT_PARTICLES] = {"scene", "particles"},
+    [AT_EMITTERS] = {"scene", "emitters"},
 };
 
 /* The value that asks for nothing: null always does, and then the field's
@@ -42,7 +49,8 @@ typedef enum {
     NEUTRAL_NULL,
     NEUTRAL_FALSE,
     NEUTRAL_TRUE,
-    NEUTRAL_EMPTY
+    NEUTRAL_EMPTY,
+    NEUTRAL_NONE_OBJECT /* an object: no neutral value; the variants not listed cannot run it yet */
 } neutral_kind;
 
 typedef struct method_field {
@@ -70,6 +78,7 @@ static const void *place_default(const place_defaults *d, field_place place)
     case AT_CONTACT_MATERIALS:
         return &d->pair;
     case AT_PARTICLES:
+    case AT_EMITTERS:
         break;
     }
     return NULL; /* generator fields have no numeric neutral */
@@ -109,6 +118,9 @@ static const method_field fields[] = {
      PAIR_D(restitution)},
     {AT_CONTACT_MATERIALS, "rolling_resistance", V_NDEM | V_HERTZ | V_LUDING,
      PAIR_D(rolling_resistance)},
+    /* particle shapes: the engine runs them with these laws so far (docs/shapes.md) */
+    {AT_PARTICLES, "shape", V_HERTZ | V_HUNT_CROSSLEY, NEUTRAL_NONE_OBJECT, 0},
+    {AT_EMITTERS, "shape", V_HERTZ | V_HUNT_CROSSLEY, NEUTRAL_NONE_OBJECT, 0},
     /* NDEM only */
     {AT_CONTACT_MATERIALS, "adhesion", V_NDEM, PAIR_D(adhesion)},
     {AT_CONTACT_MATERIALS, "adhesive_overlap", V_NDEM, PAIR_D(adhesive_overlap)},
@@ -137,6 +149,8 @@ static int typed(const method_field *f, const cJSON *v)
         return cJSON_IsBool(v);
     case NEUTRAL_EMPTY:
         return cJSON_IsArray(v);
+    case NEUTRAL_NONE_OBJECT:
+        return cJSON_IsObject(v);
     }
     return 0;
 }
@@ -163,6 +177,7 @@ static int is_neutral(const method_field *f, const cJSON *v, const place_default
     case NEUTRAL_EMPTY:
         return cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0;
     case NEUTRAL_NULL:
+    case NEUTRAL_NONE_OBJECT:
         break;
     }
     return 0;
@@ -212,7 +227,9 @@ static void check_object(ndem_jc *c, const cJSON *obj, const method_field *f, un
         snprintf(runs, sizeof runs, "\"method\": \"dem\"");
     else describe_variant(variant, runs, sizeof runs);
     describe_users(f->used_by, needs, sizeof needs);
-    ndem_jc_error_at(c, f->key, "is ignored by %s; it needs %s", runs, needs);
+    if (f->neutral == NEUTRAL_NONE_OBJECT)
+        ndem_jc_error_at(c, f->key, "is not supported by %s yet; it runs with %s", runs, needs);
+    else ndem_jc_error_at(c, f->key, "is ignored by %s; it needs %s", runs, needs);
 }
 
 void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def *s)

@@ -35,9 +35,14 @@ int ndem_job_quaternion_value(ndem_jc *c, const cJSON *v, double out[4]);
 double *ndem_job_list_array(ndem_jc *c, ndem_job *job, size_t doubles);
 void ndem_job_read_particles(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok);
-/* A generator's or emitter's "shape" (job_shape.c): checked in full, then
- * refused at its pointer (the engine takes no shapes yet). */
-void ndem_job_read_shape(ndem_jc *c, const cJSON *item);
+/* A generator's or emitter's "shape" (job_shape.c): checked in full and
+ * filled into *out (its data owned by job); absent leaves *out a sphere. */
+void ndem_job_read_shape(ndem_jc *c, const cJSON *item, ndem_job *job,
+                         ndem_particle_shape_def *out);
+/* Once the scene is read: what the engine cannot run with a shape yet (a
+ * uniform radius, bonds, geometry other than planes and inside boxes), at
+ * the shape's pointer. */
+void ndem_job_check_shapes(ndem_jc *c, const ndem_job *job);
 
 /* A quaternion [w, x, y, z] value (v already pushed), normalised into out;
  * the zero quaternion is an error. */

@@ -609,7 +609,7 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
     ndem_jc_bool(c, item, "bonded", &g->bonded, 0);
     ndem_jc_vec3(c, item, "force", g->force, 0);
     ndem_jc_vec3(c, item, "force_rate", g->force_rate, 0);
-    ndem_job_read_shape(c, item);
+    ndem_job_read_shape(c, item, job, &g->shape);
     if (g->type == NDEM_GENERATOR_LIST) {
         read_list(c, item, job, g);
         read_list_bonds(c, item, job, g);
@@ -664,7 +664,7 @@ static void read_emitter(ndem_jc *c, const cJSON *item, ndem_job *job, int mater
     ndem_jc_vec3(c, item, "velocity", e->velocity, 0);
     if (ndem_jc_integer(c, item, "seed", &v, 0, NDEM_JC_INT_MAX, 0) == NDEM_JC_OK)
         e->seed = (uint64_t)v;
-    ndem_job_read_shape(c, item);
+    ndem_job_read_shape(c, item, job, &e->shape);
 }
 
 void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int materials_ok)

@@ -1,13 +1,17 @@
 /* job_shape.c - the optional "shape" of a generator or emitter (a clump of
  * spheres or a convex polyhedron, docs/shapes.md). It is read and checked in
- * full, the template built as the engine would build it (so a flat or
- * repeated set of points is reported where it is), and then refused at its
- * pointer: the engine does not take shapes yet, and a shape silently run as
- * spheres would be a wrong answer. */
+ * full, the template built as the engine will build it (so a flat or
+ * repeated set of points is reported where it is), and handed to the engine
+ * in the generator's or emitter's definition. What the engine cannot run
+ * with it yet (a method or law, a radius distribution, geometry) is refused
+ * at the shape's pointer (job_methods.c, job_scene.c). */
 #include "job_parts.h"
 #include "shape.h"
+#include "shape_body.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The most spheres or vertices one shape may list (qhull and the duplicate
  * check stay quick). */
@@ -21,18 +25,17 @@ static const char *const shape_keys[] = {"type", "spheres", "vertices", NULL};
 /* The array member key of width-tuples of numbers (the last > 0 when
  * last_positive), malloc'd into *out; returns the count, or -1 after
  * reporting. */
-static int read_tuples(ndem_jc *c, const cJSON *obj, const char *key, int width, int last_positive,
-                       const char *what, double **out)
+static int read_tuples(ndem_jc *c, const cJSON *obj, ndem_job *job, const char *key, int width,
+                       int last_positive, const char *what, double **out)
 {
     const cJSON *arr, *e;
     *out = NULL;
     int n = ndem_jc_array(c, obj, key, 1, SHAPE_MAX_ENTRIES, NDEM_JC_REQUIRED, &arr);
     if (n <= 0) return -1;
-    double *v = calloc((size_t)n * (size_t)width, sizeof *v);
-    if (!v) {
-        c->oom = 1;
-        return -1;
-    }
+    /* owned by the job, which the engine's definition points into */
+    double *v = ndem_job_list_array(c, job, (size_t)n * (size_t)width);
+    if (!v) return -1;
+    memset(v, 0, (size_t)n * (size_t)width * sizeof *v);
     int before = ndem_jc_failed(c), i = 0;
     size_t mark = ndem_jc_push_key(c, key);
     cJSON_ArrayForEach(e, arr)
@@ -57,15 +60,12 @@ static int read_tuples(ndem_jc *c, const cJSON *obj, const char *key, int width,
         i++;
     }
     ndem_jc_pop(c, mark);
-    if (ndem_jc_failed(c) != before) {
-        free(v);
-        return -1;
-    }
+    if (ndem_jc_failed(c) != before) return -1;
     *out = v;
     return n;
 }
 
-void ndem_job_read_shape(ndem_jc *c, const cJSON *item)
+void ndem_job_read_shape(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_particle_shape_def *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, "shape");
     if (!v) return;
@@ -85,8 +85,8 @@ void ndem_job_read_shape(ndem_jc *c, const cJSON *item)
                     type == 0 ? "not a field of a clump" : "not a field of a polyhedron");
     const char *key = type == 0 ? "spheres" : "vertices";
     double *data;
-    int n = type == 0 ? read_tuples(c, v, key, 4, 1, "[x, y, z, r]", &data)
-                      : read_tuples(c, v, key, 3, 0, "[x, y, z]", &data);
+    int n = type == 0 ? read_tuples(c, v, job, key, 4, 1, "[x, y, z, r]", &data)
+                      : read_tuples(c, v, job, key, 3, 0, "[x, y, z]", &data);
     if (n > 0) {
         /* built at radius 1: the shape is scaled to each particle's radius */
         ndem_shape s;
@@ -95,12 +95,108 @@ void ndem_job_read_shape(ndem_jc *c, const cJSON *item)
                            : ndem_shape_polyhedron(data, n, 1.0, &s, err, sizeof err);
         if (rc) ndem_jc_error_at(c, key, "%s", err);
         else ndem_shape_clear(&s);
-        free(data);
     }
-    if (ndem_jc_failed(c) == before)
-        ndem_jc_error(c,
-                      "shape \"%s\" is not supported by the engine yet: particles are spheres in "
-                      "this version (docs/shapes.md)",
-                      shape_types[type]);
+    if (ndem_jc_failed(c) == before) {
+        out->type = type == 0 ? NDEM_PARTICLE_CLUMP : NDEM_PARTICLE_POLYHEDRON;
+        out->count = n;
+        out->data = data;
+    }
     ndem_jc_pop(c, mark);
+}
+
+/* What the engine refuses for one shaped generator or emitter (shape_body.c
+ * says the same), at its shape's pointer. */
+static void check_source(ndem_jc *c, const ndem_job *job, const char *place, int index,
+                         const ndem_radius_dist *radius, int bonded)
+{
+    char ptr[64];
+    snprintf(ptr, sizeof ptr, "/scene/%s/%d/shape", place, index);
+    if (radius && radius->kind == NDEM_RADIUS_UNIFORM)
+        ndem_jc_error_ptr(c, ptr,
+                          "needs a fixed radius or a list of radius values (one template per "
+                          "radius), not a uniform distribution");
+    if (bonded) ndem_jc_error_ptr(c, ptr, "bonds join spheres, not shaped particles");
+    const ndem_scene_def *s = &job->scene;
+    for (int g = 0; g < s->geometry_count; g++) {
+        const ndem_geometry_def *geo = &s->geometry[g];
+        if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
+            continue;
+        ndem_jc_error_ptr(c, ptr,
+                          "shaped particles touch planes and inside boxes only in this version; "
+                          "/scene/geometry/%d is a %s (docs/shapes.md)",
+                          g,
+                          geo->type == NDEM_GEOMETRY_BOX        ? "solid box"
+                          : geo->type == NDEM_GEOMETRY_CYLINDER ? "cylinder"
+                                                                : "mesh");
+        break;
+    }
+}
+
+/* 1 when material m is the material of a shaped generator or emitter. */
+static int shaped_material(const ndem_scene_def *s, int m)
+{
+    for (int i = 0; i < s->generator_count; i++)
+        if (s->generators[i].shape.type != NDEM_PARTICLE_SPHERE && s->generators[i].material == m)
+            return 1;
+    for (int i = 0; i < s->emitter_count; i++)
+        if (s->emitters[i].shape.type != NDEM_PARTICLE_SPHERE && s->emitters[i].material == m)
+            return 1;
+    return 0;
+}
+
+/* 1 when a list has more than NDEM_SHAPE_RADII_MAX different radii. */
+static int too_many_radii(const ndem_generator_def *g)
+{
+    double seen[NDEM_SHAPE_RADII_MAX];
+    int n = 0;
+    for (long k = 0; k < g->list_count; k++) {
+        double r = g->spheres[4 * k + 3];
+        int found = 0;
+        for (int i = 0; i < n && !found; i++) found = seen[i] == r;
+        if (found) continue;
+        if (n == NDEM_SHAPE_RADII_MAX) return 1;
+        seen[n++] = r;
+    }
+    return 0;
+}
+
+void ndem_job_check_shapes(ndem_jc *c, const ndem_job *job)
+{
+    const ndem_scene_def *s = &job->scene;
+    /* the pair laws a shaped contact does not take yet (dem_shape.c) */
+    for (int i = 0; i < s->contact_material_count; i++) {
+        const ndem_contact_material_def *cm = &s->contact_materials[i];
+        if (!shaped_material(s, cm->material_a) && !shaped_material(s, cm->material_b)) continue;
+        static const char *const why = "does not apply to shaped particles yet (docs/shapes.md)";
+        char ptr[96];
+        if (cm->rolling_resistance != 0) {
+            snprintf(ptr, sizeof ptr, "/scene/contact_materials/%d/rolling_resistance", i);
+            ndem_jc_error_ptr(c, ptr, "%s", why);
+        }
+        if (cm->hamaker != 0) {
+            snprintf(ptr, sizeof ptr, "/scene/contact_materials/%d/hamaker", i);
+            ndem_jc_error_ptr(c, ptr, "%s", why);
+        }
+        if (cm->velocity_friction) {
+            snprintf(ptr, sizeof ptr, "/scene/contact_materials/%d/velocity_friction", i);
+            ndem_jc_error_ptr(c, ptr, "%s", why);
+        }
+    }
+    for (int i = 0; i < s->generator_count; i++) {
+        const ndem_generator_def *g = &s->generators[i];
+        if (g->shape.type == NDEM_PARTICLE_SPHERE) continue;
+        check_source(c, job, "particles", i, g->type == NDEM_GENERATOR_LIST ? NULL : &g->radius,
+                     g->bonded || g->bond_pair_count > 0);
+        if (g->type == NDEM_GENERATOR_LIST && g->spheres && too_many_radii(g)) {
+            char ptr[64];
+            snprintf(ptr, sizeof ptr, "/scene/particles/%d/shape", i);
+            ndem_jc_error_ptr(c, ptr,
+                              "shaped particles take at most %d different radii (one template "
+                              "each); this list has more",
+                              NDEM_SHAPE_RADII_MAX);
+        }
+    }
+    for (int i = 0; i < s->emitter_count; i++)
+        if (s->emitters[i].shape.type != NDEM_PARTICLE_SPHERE)
+            check_source(c, job, "emitters", i, &s->emitters[i].radius, 0);
 }

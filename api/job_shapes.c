@@ -59,8 +59,25 @@ static double *tuples(const cJSON *shape, const char *key, int width, int *n)
     return v;
 }
 
-/* The template of one `shape` at bounding radius 1; -1 and err when it
- * does not build. */
+/* Moves a built template so that its centre of mass is the origin: the
+ * engine places a shaped particle by its centre of mass (frames' positions),
+ * and the centroid scales with the radius like every point. */
+static void about_centroid(ndem_shape *s)
+{
+    const double *c = s->mass.centroid;
+    for (int i = 0; i < s->n_spheres; i++)
+        for (int k = 0; k < 3; k++) s->spheres[4 * i + k] -= c[k];
+    ndem_polyhedron *p = &s->poly;
+    for (int i = 0; i < p->n_vertices; i++)
+        for (int k = 0; k < 3; k++) p->vertices[3 * i + k] -= c[k];
+    for (int f = 0; f < p->n_faces; f++)
+        for (int k = 0; k < 3; k++) p->face_d[f] -= p->face_normal[3 * f + k] * c[k];
+    s->mass.centroid[0] = s->mass.centroid[1] = s->mass.centroid[2] = 0;
+}
+
+/* The template of one `shape` at particle radius 1 (its bounding radius
+ * about the body-frame origin), moved to its centre of mass; -1 and err
+ * when it does not build. */
 static int build(const cJSON *shape, ndem_shape *out, char *err, size_t err_len)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(shape, "type");
@@ -75,6 +92,7 @@ static int build(const cJSON *shape, ndem_shape *out, char *err, size_t err_len)
     else if (clump) rc = ndem_shape_clump(v, n, 1.0, out, err, err_len);
     else rc = ndem_shape_polyhedron(v, n, 1.0, out, err, err_len);
     free(v);
+    if (rc == 0) about_centroid(out);
     return rc;
 }
 

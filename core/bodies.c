@@ -24,7 +24,8 @@ int ndem_bodies_reserve(ndem_bodies *b, long capacity)
         grow((void **)&b->radius, sizeof(double), cap) ||
         grow((void **)&b->inv_mass, sizeof(double), cap) ||
         grow((void **)&b->inv_inertia, sizeof(double), cap) ||
-        grow((void **)&b->material, sizeof(int), cap) || grow((void **)&b->id, sizeof(long), cap) ||
+        grow((void **)&b->material, sizeof(int), cap) ||
+        grow((void **)&b->shape, sizeof(int), cap) || grow((void **)&b->id, sizeof(long), cap) ||
         grow((void **)&b->where, sizeof(long), cap))
         return -1;
     b->capacity = cap;
@@ -48,6 +49,7 @@ long ndem_bodies_add(ndem_bodies *b, const double *pos, double radius, const dou
     b->inv_mass[i] = 1.0 / m;
     b->inv_inertia[i] = 1.0 / (0.4 * m * radius * radius);
     b->material[i] = material;
+    b->shape[i] = -1;
     b->id[i] = i;
     b->where[i] = i;
     return i;
@@ -62,6 +64,7 @@ void ndem_bodies_destroy(ndem_bodies *b)
     free(b->inv_mass);
     free(b->inv_inertia);
     free(b->material);
+    free(b->shape);
     free(b->id);
     free(b->where);
     memset(b, 0, sizeof *b);

@@ -20,6 +20,7 @@ typedef struct ndem_bodies {
     double *inv_mass;
     double *inv_inertia; /* solid sphere: 1 / (2/5 m r^2) */
     int *material;
+    int *shape;  /* template index (shape_body.h), -1: a plain sphere */
     long *id;    /* creation index of each internal index (reorder.c) */
     long *where; /* internal index of each creation index */
 } ndem_bodies;

@@ -13,6 +13,8 @@
  *   restored into a state that fails later for a misleading reason. */
 #include "crc32c.h"
 #include "dem.h"
+#include "dem_shape.h"
+#include "shape_body.h"
 #include "sim.h"
 
 #include <stdio.h>
@@ -24,8 +26,10 @@
  * 4: geometry poses, and keys as two ints (geometry index, feature: mesh
  * features exceed 8); 5: after the poses, v and w of each dynamic body
  * (rigid.c; nothing for a scene without one, so a format 4 checkpoint reads
- * the same way). */
-#define CKPT_VERSION 5u
+ * the same way); 6: each particle's shape index after the creation ids, and
+ * after the smooth-DEM state the shaped contacts' point history
+ * (dem_shape.c; none in a scene of plain spheres). */
+#define CKPT_VERSION 6u
 #define CKPT_OLDEST 3u /* the oldest format restored */
 
 typedef struct writer {
@@ -90,6 +94,7 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
     put(&w, b->inv_inertia, sizeof(double) * (size_t)n);
     put(&w, b->material, sizeof(int) * (size_t)n);
     put(&w, b->id, sizeof(long) * (size_t)n);
+    put(&w, b->shape, sizeof(int) * (size_t)n);
     for (int g = 0; g < sim->geometry_count; g++) {
         const ndem_geometry_def *geo = &sim->geometry[g];
         put(&w, geo->point, sizeof geo->point);
@@ -138,6 +143,9 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
         put(&w, &dl, 8);
         if (blob) put(&w, blob, dl);
         free(blob);
+        uint64_t sl = ndem_dem_shape_state_size(sim);
+        put(&w, &sl, 8);
+        if (sl > 0) put(&w, ndem_dem_shape_state(sim), sl * sizeof(double));
     }
     uint32_t crc = ndem_crc32c(0, w.buf, w.len);
     put(&w, &crc, 4);
@@ -202,6 +210,13 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     get(&r, b->inv_inertia, sizeof(double) * (size_t)n);
     get(&r, b->material, sizeof(int) * (size_t)n);
     get(&r, b->id, sizeof(long) * (size_t)n);
+    if (version >= 6) get(&r, b->shape, sizeof(int) * (size_t)n);
+    else /* before shapes: every particle a plain sphere */
+        for (long i = 0; i < n; i++) b->shape[i] = -1;
+    for (long i = 0; i < n; i++) {
+        int top = sim->shapes ? sim->shapes->count : 0;
+        if (b->shape[i] < -1 || b->shape[i] >= top) r.failed = 1;
+    }
     /* ids must be a permutation of the creation indices */
     for (long i = 0; i < n; i++) b->where[i] = -1;
     for (long i = 0; i < n && !r.failed; i++) {
@@ -285,6 +300,14 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
             ndem_dem_state_read(sim, (const unsigned char *)buffer + r.pos, dl, key_ints))
             r.failed = 1;
         else r.pos += dl;
+        uint64_t sl = 0;
+        if (version >= 6) get(&r, &sl, 8);
+        if (!r.failed && sl > 0) {
+            if (!sim->shapes || sl > (length - r.pos) / sizeof(double) ||
+                ndem_dem_shape_state_read(sim, (const unsigned char *)buffer + r.pos, (size_t)sl))
+                r.failed = 1;
+            else r.pos += sl * sizeof(double);
+        }
     }
     if (r.failed || r.pos != length) {
         snprintf(err, err_len, "checkpoint is truncated or corrupt");

@@ -23,6 +23,8 @@
 #include "dem.h"
 #include "dem_private.h"
 
+#include "dem_shape.h"
+#include "shape_body.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -223,6 +225,10 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
     memset(out, 0, NDEM_DEM_FORCE * sizeof(double));
     memset(hist_out, 0, NDEM_DEM_HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
+    if (sim->shapes && ndem_dem_shape_pair(sim, key)) { /* per manifold point (dem_shape.c) */
+        ndem_dem_shape_force(sim, k, out, energy);
+        return;
+    }
     if (pb >= 0) ndem_pair_geometry(b, a, pb, &geom); /* (ug is for geometry only) */
     else ndem_contact_geometry(sim, key, &geom);
     const double *n = geom.n;
@@ -662,6 +668,12 @@ void ndem_dem_accelerate(ndem_sim *sim)
     const double *acc = sim->dem->acc;
     for (long i = 0; i < b->count; i++) {
         double *v = &b->vel[6 * i];
+        if (sim->shapes && b->shape[i] >= 0) { /* full inertia and the gyroscopic term */
+            for (int q = 0; q < 3; q++)
+                v[q] += h * (acc[6 * i + q] * b->inv_mass[i] + sim->gravity[q]);
+            ndem_shapes_turn(sim, i, &acc[6 * i + 3], h);
+            continue;
+        }
         for (int q = 0; q < 3; q++) {
             v[q] += h * (acc[6 * i + q] * b->inv_mass[i] + sim->gravity[q]);
             v[3 + q] += h * acc[6 * i + 3 + q] * b->inv_inertia[i];

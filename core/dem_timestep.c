@@ -4,6 +4,8 @@
 #include "dem.h"
 #include "material.h"
 #include "ndem.h"
+#include "shape.h"
+#include "vec.h"
 
 #include <math.h>
 
@@ -14,6 +16,31 @@ static double dist_min_radius(const ndem_radius_dist *r)
     int n = r->kind == NDEM_RADIUS_VALUES ? r->count : 1;
     for (int i = 0; i < n; i++) m = fmin(m, r->values[i]);
     return m;
+}
+
+/* How much lighter, at a contact point, a shaped particle is than the
+ * sphere of its radius (docs/shapes.md): the sphere's volume over the
+ * shape's, times 1 + V R^2 / I_min for a push at the bounding radius R
+ * about the centre of mass that also turns the body (the effective mass
+ * 1 / (1/m + R^2 / I) of a corner). 1 for a sphere or a shape that does not
+ * build (the engine refuses it). */
+static double shape_lightness(const ndem_particle_shape_def *p)
+{
+    if (p->type == NDEM_PARTICLE_SPHERE || !p->data) return 1.0;
+    ndem_shape s;
+    char err[200];
+    int rc = p->type == NDEM_PARTICLE_CLUMP
+                 ? ndem_shape_clump(p->data, p->count, 1.0, &s, err, sizeof err)
+                 : ndem_shape_polyhedron(p->data, p->count, 1.0, &s, err, sizeof err);
+    if (rc) return 1.0;
+    double moments[3], q[4], c = ndem_norm(s.mass.centroid), v = s.mass.volume;
+    ndem_mass_props_principal(s.mass.inertia, moments, q);
+    double reach = 1.0 + c; /* the bounding radius about the centroid, at most */
+    double f = v > 0 && moments[0] > 0
+                   ? 4.0 / 3.0 * M_PI / v * (1.0 + v * reach * reach / moments[0])
+                   : 1.0;
+    ndem_shape_clear(&s);
+    return f;
 }
 
 /* Modulus of a material pair as the engine mixes it (material.c). */
@@ -79,7 +106,12 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
     if (!isfinite(rmin) || !isfinite(rho_min)) return INFINITY;
     for (int a = 0; a < nm && a < 256; a++)
         if (used[a]) nu = fmax(nu, def->materials[a].poisson_ratio);
-    double m = rho_min * 4.0 / 3.0 * M_PI * rmin * rmin * rmin, dc = 0.05 * rmin;
+    double light = 1.0;
+    for (int i = 0; i < def->generator_count; i++)
+        light = fmax(light, shape_lightness(&def->generators[i].shape));
+    for (int i = 0; i < def->emitter_count; i++)
+        light = fmax(light, shape_lightness(&def->emitters[i].shape));
+    double m = rho_min * 4.0 / 3.0 * M_PI * rmin * rmin * rmin / light, dc = 0.05 * rmin;
     ndem_contact_material_def dflt = ndem_default_contact_material_def();
     double done_e[64], done_n[64];
     int nseen = 0;

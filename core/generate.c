@@ -2,6 +2,7 @@
  * emitters. Everything is O(n): random placement and emission test overlap
  * only against nearby spheres found through a cell grid. */
 #include "dem.h"
+#include "shape_body.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -294,6 +295,7 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
                            3 * sizeof(double));
             }
         }
+        ndem_shapes_assign(sim, first, sim->bodies.count, i, g->fixed_rotation);
         if (g->fixed_rotation) /* infinite inertia: no torque turns them */
             for (long k = first; k < sim->bodies.count; k++) sim->bodies.inv_inertia[k] = 0.0;
         if (g->bonded && sim->dem && ndem_dem_bond_range(sim, first, sim->bodies.count)) goto oom;
@@ -348,9 +350,11 @@ int ndem_emit(ndem_sim *sim)
         double owed = floor(st->pending), room = (double)(e->max_count - st->emitted);
         long want = owed < room ? (long)owed : e->max_count - st->emitted;
         if (want <= 0) continue;
+        long before = sim->bodies.count;
         long placed = place_random(sim, e->min, e->max, &e->radius, e->material, e->velocity,
                                    &st->rng, want, 20);
         if (placed < 0) return -1;
+        ndem_shapes_assign(sim, before, sim->bodies.count, -1 - i, 0);
         st->pending -= (double)placed;
         st->emitted += placed;
     }

@@ -172,6 +172,24 @@ typedef struct ndem_radius_dist {
     double weights[NDEM_MAX_RADIUS_VALUES];
 } ndem_radius_dist;
 
+/* A particle's shape (docs/shapes.md): a sphere of the particle's radius
+ * (the default), a clump of spheres or a convex polyhedron. The geometry is
+ * in the body frame and scaled so that its bounding sphere about the
+ * body-frame origin has the particle's radius; the particle's position is
+ * its centre of mass. data is owned by the caller until every simulation
+ * made from the definition is destroyed. */
+typedef enum ndem_particle_shape_type {
+    NDEM_PARTICLE_SPHERE = 0,
+    NDEM_PARTICLE_CLUMP = 1,     /* data: x, y, z, r per member sphere */
+    NDEM_PARTICLE_POLYHEDRON = 2 /* data: x, y, z per point; the shape is their convex hull */
+} ndem_particle_shape_type;
+
+typedef struct ndem_particle_shape_def {
+    ndem_particle_shape_type type;
+    int count; /* members or points */
+    const double *data;
+} ndem_particle_shape_def;
+
 typedef enum ndem_generator_type {
     NDEM_GENERATOR_LATTICE = 0,
     NDEM_GENERATOR_RANDOM = 1,
@@ -203,6 +221,7 @@ typedef struct ndem_generator_def {
     const double *angular_velocities; /* list: 3 per sphere (rad/s) */
     long bond_pair_count;             /* list: smooth-DEM bonds between listed spheres */
     const double *bond_pairs;         /* 2 per bond: indices i, j into spheres (whole numbers) */
+    ndem_particle_shape_def shape;    /* every particle of the generator */
 } ndem_generator_def;
 
 /* Particles inserted during the run at `rate` per second inside [min, max],
@@ -217,6 +236,7 @@ typedef struct ndem_emitter_def {
     int material;
     double velocity[3];
     uint64_t seed;
+    ndem_particle_shape_def shape; /* every particle it emits */
 } ndem_emitter_def;
 
 typedef enum ndem_method { NDEM_METHOD_NDEM = 0, NDEM_METHOD_DEM = 1 } ndem_method;
@@ -339,8 +359,10 @@ typedef struct ndem_frame {
      * turn from its shape as defined (the q of ndem_sim_geometry_pose) */
     long geometry_count;
     double *geometry_poses;
-    /* per particle: index into the scene's shape templates, -1 a plain
-     * sphere; NULL when every particle is a plain sphere */
+    /* per particle: index into the scene's shape templates as the job
+     * resource lists them (api/job_shapes.h), -1 a plain sphere; NULL when
+     * every particle is a plain sphere. A shaped particle's radius is its
+     * template's radius, its position the centre of mass. */
     int *shapes;
     /* 6 per geometry: min x, y, z then max x, y, z (m) of a box whose faces
      * move (`walls`), its faces where they are now; NaN for every other

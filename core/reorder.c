@@ -62,6 +62,8 @@ static void swap_bodies(ndem_bodies *b, long i, long j)
     b->inv_inertia[i] = b->inv_inertia[j], b->inv_inertia[j] = d;
     int m = b->material[i];
     b->material[i] = b->material[j], b->material[j] = m;
+    m = b->shape[i];
+    b->shape[i] = b->shape[j], b->shape[j] = m;
     long id = b->id[i];
     b->id[i] = b->id[j], b->id[j] = id;
 }

@@ -2,6 +2,7 @@
  * destruction, frames and the state hash. Its step is in step.c. */
 #include "dem.h"
 #include "geometry_mesh.h"
+#include "shape_body.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -64,6 +65,14 @@ static uint64_t scene_hash(const ndem_scene_def *d)
         HASH(h, e->rate), HASH(h, e->start), HASH(h, e->stop), HASH(h, e->max_count);
         HASH(h, e->material), HASH(h, e->seed);
         HASH_N(h, e->min, 3), HASH_N(h, e->max, 3), HASH_N(h, e->velocity, 3);
+    }
+    for (int i = 0; i < d->generator_count + d->emitter_count; i++) {
+        const ndem_particle_shape_def *p = i < d->generator_count
+                                               ? &d->generators[i].shape
+                                               : &d->emitters[i - d->generator_count].shape;
+        if (p->type == NDEM_PARTICLE_SPHERE) continue; /* only then: older hashes stay */
+        HASH(h, i), HASH(h, p->type), HASH(h, p->count);
+        HASH_N(h, p->data, (p->type == NDEM_PARTICLE_CLUMP ? 4 : 3) * p->count);
     }
     const ndem_solver_def *s = &d->solver;
     HASH(h, s->method), HASH(h, s->time_step), HASH(h, s->duration), HASH(h, s->iterations);
@@ -159,7 +168,8 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     sim->total_steps = (long)ceil(def->solver.duration / def->solver.time_step - 1e-9);
     sim->scene_hash = scene_hash(def);
     if (def->solver.method == NDEM_METHOD_DEM && !(sim->dem = ndem_dem_create(sim))) goto oom;
-    if (ndem_rigid_create(sim, err, err_len)) {
+    if (ndem_rigid_create(sim, err, err_len) ||
+        ndem_shapes_create(sim, def, &sim->shapes, err, err_len)) {
         ndem_sim_destroy(sim);
         return NULL;
     }
@@ -236,6 +246,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_neighbours_destroy(&sim->neighbours);
     ndem_dem_destroy(sim->dem);
     ndem_rigid_destroy(sim->rigid);
+    ndem_shapes_destroy(sim->shapes);
     free(sim->forced);
     free(sim);
 }
@@ -310,11 +321,14 @@ static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
     out->velocities = malloc(3 * m * sizeof(double));
     out->angular_velocities = malloc(3 * m * sizeof(double));
     out->materials = malloc(m * sizeof(int));
-    if (all) out->orientations = malloc(4 * m * sizeof(double));
+    /* shaped particles' turn shows: frames on disk carry it (NDF1 bit 7) */
+    if (all || sim->shapes) out->orientations = malloc(4 * m * sizeof(double));
+    if (sim->shapes) out->shapes = malloc(m * sizeof(int));
     out->geometry_count = sim->geometry_count;
     out->geometry_poses = malloc((size_t)(sim->geometry_count + 1) * 7 * sizeof(double));
     if (!out->positions || !out->radii || !out->velocities || !out->angular_velocities ||
-        !out->materials || !out->geometry_poses || (all && !out->orientations)) {
+        !out->materials || !out->geometry_poses || ((all || sim->shapes) && !out->orientations) ||
+        (sim->shapes && !out->shapes)) {
         ndem_frame_free(out);
         return -1;
     }
@@ -326,7 +340,17 @@ static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
         memcpy(&out->angular_velocities[3 * o], &b->vel[6 * i + 3], 3 * sizeof(double));
         out->radii[o] = b->radius[i];
         out->materials[o] = b->material[i];
-        if (all) memcpy(&out->orientations[4 * o], &b->quat[4 * i], 4 * sizeof(double));
+        if (out->shapes && b->shape[i] >= 0) {
+            /* the template as listed, at the particle's radius (the broad
+             * phase's radius is the bound about the centre of mass) */
+            const ndem_body_shape *t = &sim->shapes->t[b->shape[i]];
+            out->shapes[o] = t->listed;
+            out->radii[o] = t->radius;
+        } else if (out->shapes) {
+            out->shapes[o] = -1;
+        }
+        if (out->orientations)
+            memcpy(&out->orientations[4 * o], &b->quat[4 * i], 4 * sizeof(double));
     }
     for (int g = 0; g < sim->geometry_count; g++) {
         double *pose = &out->geometry_poses[7 * g];

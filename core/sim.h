@@ -56,9 +56,10 @@ struct ndem_sim {
     long total_steps;
     uint64_t scene_hash;
     ndem_step_stats stats;
-    struct ndem_dem *dem;     /* smooth DEM state (dem.c); NULL for NDEM */
-    struct ndem_rigid *rigid; /* dynamic geometry (rigid.c); NULL when there is none */
-    int forced_count;         /* generators with an external force on their particles */
+    struct ndem_dem *dem;       /* smooth DEM state (dem.c); NULL for NDEM */
+    struct ndem_rigid *rigid;   /* dynamic geometry (rigid.c); NULL when there is none */
+    struct ndem_shapes *shapes; /* shape templates (shape_body.c); NULL: all plain spheres */
+    int forced_count;           /* generators with an external force on their particles */
     struct ndem_forced {
         long first, end; /* creation ids [first, end) */
         double force[3], rate[3];

@@ -5,6 +5,8 @@
  * table over the same bodies, broad phase and contacts. */
 #include "checks.h"
 #include "dem.h"
+#include "dem_shape.h"
+#include "shape_body.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -50,8 +52,12 @@ static ndem_status measure(ndem_sim *sim)
         const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
         /* a particle with locked rotation has inv_inertia 0 and no spin */
         double m = 1.0 / b->inv_mass[i], in = b->inv_inertia[i] > 0 ? 1.0 / b->inv_inertia[i] : 0;
-        ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
-              0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        if (sim->shapes && b->shape[i] >= 0) /* full inertia */
+            ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                  ndem_shapes_rot_energy(sim, i);
+        else
+            ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                  0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
         if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
               isfinite(v[1]) && isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) &&
               isfinite(v[5]))) {
@@ -159,7 +165,9 @@ static ndem_status stage_history(ndem_sim *sim)
 /* smooth DEM: contact forces, then symplectic Euler (dem.c) */
 static ndem_status stage_forces(ndem_sim *sim)
 {
+    if (sim->shapes && ndem_dem_shape_reserve(sim)) return NDEM_ERR_MEMORY;
     if (ndem_dem_forces(sim)) return NDEM_ERR_MEMORY;
+    if (sim->shapes) ndem_dem_shape_keep(sim); /* the points' springs, as the dem's */
     ndem_dem_accelerate(sim);
     if (sim->rigid) ndem_rigid_dem(sim); /* explicit, from the same step's loads */
     return NDEM_OK;

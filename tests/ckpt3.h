@@ -1,5 +1,6 @@
-/* ckpt3.h - turns a format 4 checkpoint into format 3 for the tests that
- * check old checkpoints still restore (test_mesh_contact, test_motion). */
+/* ckpt3.h - turns a current (format 6) checkpoint of spheres into format 3
+ * for the tests that check old checkpoints still restore
+ * (test_mesh_contact, test_motion). */
 #ifndef NDEM_TEST_CKPT3_H
 #define NDEM_TEST_CKPT3_H
 
@@ -37,10 +38,12 @@ static inline size_t ckpt3_keys(bytes *o, const unsigned char *in, int64_t count
     return 8 * (size_t)count;
 }
 
-/* A format 4 checkpoint (core/checkpoint.c) rewritten as format 3 had it:
- * no geometry poses (10 doubles after each geometry's 12 position doubles)
- * and one int per history key (and per smooth-DEM spring key). n particles,
- * no emitters. The caller frees .p. */
+/* A format 6 checkpoint (core/checkpoint.c) of plain spheres rewritten as
+ * format 3 had it: no shape indices (one int per particle after the ids)
+ * and no shaped contacts' history length (8 bytes after the smooth-DEM
+ * state), no geometry poses (10 doubles after each geometry's 12 position
+ * doubles) and one int per history key (and per smooth-DEM spring key).
+ * n particles, no emitters, no dynamic bodies. The caller frees .p. */
 static inline bytes ndem_test_to_format3(const unsigned char *c, size_t len, long n, int geometry,
                                          int dem)
 {
@@ -51,7 +54,7 @@ static inline bytes ndem_test_to_format3(const unsigned char *c, size_t len, lon
     size_t at = 12;
     size_t head = 4 + 8 + 8 + 8 + (16 * 8 + 4 + 8) * (size_t)n;
     ckpt3_put(&o, c + at, head);
-    at += head;
+    at += head + 4 * (size_t)n; /* format 6: the shape indices */
     for (int g = 0; g < geometry; g++) {
         ckpt3_put(&o, c + at, 96);
         at += 96 + 80; /* the pose: q, to, shift */
@@ -79,7 +82,7 @@ static inline bytes ndem_test_to_format3(const unsigned char *c, size_t len, lon
         ckpt3_put(&o, b, pre);
         size_t k = ckpt3_keys(&o, b + pre, dhc);
         ckpt3_put(&o, b + pre + k, dl - pre - k);
-        at += 8 + dl;
+        at += 8 + dl + 8; /* format 6: the shaped history's length (0) */
     }
     ck_assert_uint_eq(at, len - 4); /* everything but the CRC was read */
     uint32_t crc = ndem_crc32c(0, o.p, o.len);

@@ -307,7 +307,9 @@ START_TEST(shape_templates_are_listed)
     }
     ck_assert_str_eq(cJSON_GetObjectItem(clump, "source")->valuestring, "/scene/emitters/0/shape");
     cJSON *sp = cJSON_GetObjectItem(clump, "spheres");
-    const double want[2][4] = {{0, 0, 0, 0.5}, {0.5, 0, 0, 0.5}};
+    /* listed about the centre of mass (the two equal members' midpoint), as
+     * the engine places a shaped particle */
+    const double want[2][4] = {{-0.25, 0, 0, 0.5}, {0.25, 0, 0, 0.5}};
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 4; k++)
             ck_assert_double_eq_tol(cJSON_GetArrayItem(cJSON_GetArrayItem(sp, i), k)->valuedouble,

@@ -1,15 +1,23 @@
 /* test_parser_shape.c - the "shape" of generators and emitters
  * (docs/job.md, docs/shapes.md): every error with its JSON Pointer, the hull
- * checked as the engine builds it, and a valid shape refused at its pointer
- * while the engine takes no shapes. */
+ * checked as the engine builds it, a valid shape handed to the engine under
+ * the smooth-DEM laws that run it and refused at its pointer under the
+ * others and with what the engine cannot run yet. */
 #include "parser_util.h"
 
-#define GEN(shape)                                                                                 \
-    DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': [1,1,1], 'count': 2, "         \
+/* A scene under smooth DEM with a law that runs shapes (hertz), or NDEM (DOC). */
+#define DEM_DOC(model, scene)                                                                      \
+    "{'scene': {" MAT scene "}, 'solver': {'method': 'dem', 'contact_model': '" model "', "        \
+    "'time_step': 'auto', 'duration': 0.01}}"
+#define GEN_IN(doc, shape)                                                                         \
+    doc(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': [1,1,1], 'count': 2, "         \
         "'shape': " shape "}]")
-#define EMIT(shape)                                                                                \
-    DOC(", 'emitters': [{'type': 'box', 'min': [0,0,0], 'max': [1,1,1], 'rate': 10, "              \
+#define EMIT_IN(doc, shape)                                                                        \
+    doc(", 'emitters': [{'type': 'box', 'min': [0,0,0], 'max': [1,1,1], 'rate': 10, "              \
         "'shape': " shape "}]")
+#define HERTZ_DOC(scene) DEM_DOC("hertz", scene)
+#define GEN(shape) GEN_IN(HERTZ_DOC, shape)
+#define EMIT(shape) EMIT_IN(HERTZ_DOC, shape)
 #define CUBE "[[0,0,0],[1,0,0],[0,1,0],[1,1,0],[0,0,1],[1,0,1],[0,1,1],[1,1,1]]"
 #define P "/scene/particles/0/shape"
 
@@ -42,20 +50,107 @@ static void expect_only(const char *doc, const char *pointer, const char *msg)
     ndem_job_errors_clear(&e);
 }
 
+#define NOT_NDEM                                                                                   \
+    "is not supported by \"method\": \"ndem\" yet; it runs with \"method\": \"dem\" with "         \
+    "\"contact_model\" \"hertz\" or \"hunt_crossley\""
+
 START_TEST(valid_shapes_refused_at_their_pointer)
 {
-    expect_only(GEN("{'type': 'polyhedron', 'vertices': " CUBE "}"), P,
-                "shape \"polyhedron\" is not supported by the engine yet");
-    expect_only(GEN("{'type': 'clump', 'spheres': [[0,0,0,1], [1,0,0,0.5]]}"), P,
-                "shape \"clump\" is not supported by the engine yet");
-    expect_only(EMIT("{'type': 'clump', 'spheres': [[0,0,0,1]]}"), "/scene/emitters/0/shape",
-                "not supported by the engine yet");
+    /* NDEM has no rows for shapes yet */
+    expect_only(GEN_IN(DOC, "{'type': 'polyhedron', 'vertices': " CUBE "}"), P, NOT_NDEM);
+    expect_only(GEN_IN(DOC, "{'type': 'clump', 'spheres': [[0,0,0,1], [1,0,0,0.5]]}"), P, NOT_NDEM);
+    expect_only(EMIT_IN(DOC, "{'type': 'clump', 'spheres': [[0,0,0,1]]}"),
+                "/scene/emitters/0/shape", NOT_NDEM);
     expect_only(DOC(", 'particles': [{'type': 'list', 'spheres': [[0,0,0,1]], 'shape': {'type': "
                     "'polyhedron', 'vertices': " CUBE "}}]"),
-                P, "not supported by the engine yet");
+                P, NOT_NDEM);
+    /* nor the smooth-DEM laws other than hertz and hunt_crossley */
+    expect_only(DEM_DOC("luding", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
+                                  "[1,1,1], 'count': 2, 'shape': {'type': 'polyhedron', "
+                                  "'vertices': " CUBE "}}]"),
+                P,
+                "is not supported by \"contact_model\": \"luding\" yet; it runs with \"method\": "
+                "\"dem\" with \"contact_model\" \"hertz\" or \"hunt_crossley\"");
     /* no shape: spheres as before */
-    ndem_job_destroy(parse_ok(DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
-                                  "[1,1,1], 'count': 2}]")));
+    ndem_job *job = parse_ok(DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
+                                 "[1,1,1], 'count': 2}]"));
+    ck_assert_int_eq(job->scene.generators[0].shape.type, NDEM_PARTICLE_SPHERE);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* Under hertz and hunt_crossley the shape reaches the engine's definition
+ * as given (the document's points, the job owning them). */
+START_TEST(valid_shapes_accepted_under_dem)
+{
+    ndem_job *job = parse_ok(DEM_DOC("hertz", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], "
+                                              "'max': [1,1,1], 'count': 2, 'shape': {'type': "
+                                              "'polyhedron', 'vertices': " CUBE "}}]"));
+    const ndem_particle_shape_def *p = &job->scene.generators[0].shape;
+    ck_assert_int_eq(p->type, NDEM_PARTICLE_POLYHEDRON);
+    ck_assert_int_eq(p->count, 8);
+    ck_assert_double_eq(p->data[3 * 7 + 2], 1.0);
+    ndem_job_destroy(job);
+    job = parse_ok(DEM_DOC("hunt_crossley", ", 'emitters': [{'type': 'box', 'min': [0,0,0], "
+                                            "'max': [1,1,1], 'rate': 10, 'shape': {'type': "
+                                            "'clump', 'spheres': [[0,0,0,1], [1,0,0,0.5]]}}]"));
+    p = &job->scene.emitters[0].shape;
+    ck_assert_int_eq(p->type, NDEM_PARTICLE_CLUMP);
+    ck_assert_int_eq(p->count, 2);
+    ck_assert_double_eq(p->data[7], 0.5);
+    /* the filled-in document gives the shape back, and reads as the same */
+    char *text = ndem_job_to_json(job);
+    ck_assert_ptr_nonnull(text);
+    ndem_job *again = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(ndem_job_parse(text, strlen(text), &again, &e), NDEM_JOB_OK);
+    const ndem_particle_shape_def *p2 = &again->scene.emitters[0].shape;
+    ck_assert_int_eq(p2->type, NDEM_PARTICLE_CLUMP);
+    ck_assert_int_eq(p2->count, 2);
+    ck_assert(memcmp(p2->data, p->data, 8 * sizeof(double)) == 0);
+    free(text);
+    ndem_job_errors_clear(&e);
+    ndem_job_destroy(again);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* What the engine cannot run with a shape yet, at the shape's pointer. */
+START_TEST(shape_limits_at_their_pointer)
+{
+#define SHAPED "'shape': {'type': 'polyhedron', 'vertices': " CUBE "}"
+    expect_only(DEM_DOC("hertz",
+                        ", 'particles': [{'type': 'random', 'min': [0,0,0], 'max': "
+                        "[1,1,1], 'count': 2, 'radius': {'min': 0.01, 'max': 0.02}, " SHAPED "}]"),
+                P, "needs a fixed radius or a list of radius values");
+    expect_only(DEM_DOC("hertz", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
+                                 "[1,1,1], 'count': 2, 'bonded': true, " SHAPED "}]"),
+                P, "bonds join spheres, not shaped particles");
+    expect_only(DEM_DOC("hertz", ", 'geometry': [{'type': 'cylinder', 'center': [0,0,0], 'axis': "
+                                 "[0,0,1], 'radius': 2, 'length': 2, 'inside': true}], "
+                                 "'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
+                                 "[1,1,1], 'count': 2, " SHAPED "}]"),
+                P, "/scene/geometry/0 is a cylinder");
+    /* a list of 65 different radii would need 65 templates */
+    {
+        char doc[8192];
+        int len = snprintf(doc, sizeof doc,
+                           "{'scene': {" MAT ", 'particles': [{'type': 'list', 'spheres': [");
+        for (int k = 0; k < 65; k++)
+            len += snprintf(doc + len, sizeof doc - (size_t)len, "%s[%d,0,0,%g]", k ? "," : "", k,
+                            0.1 + 0.001 * k);
+        snprintf(doc + len, sizeof doc - (size_t)len,
+                 "], " SHAPED "}]}, 'solver': {'method': 'dem', 'time_step': 'auto', "
+                 "'duration': 0.01}}");
+        expect_only(doc, P, "at most 64 different radii");
+    }
+    /* pair laws a shaped contact does not take yet, at the pair's field */
+    expect_only(DEM_DOC("hertz", ", 'contact_materials': [{'materials': ['a', 'a'], "
+                                 "'rolling_resistance': 0.1}], 'particles': [{'type': 'lattice', "
+                                 "'min': [0,0,0], 'max': [1,1,1], 'count': 2, " SHAPED "}]"),
+                "/scene/contact_materials/0/rolling_resistance",
+                "does not apply to shaped particles yet");
+#undef SHAPED
 }
 END_TEST
 
@@ -92,6 +187,8 @@ static Suite *parser_shape_suite(void)
     Suite *s = suite_create("parser_shape");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, valid_shapes_refused_at_their_pointer);
+    tcase_add_test(tc, valid_shapes_accepted_under_dem);
+    tcase_add_test(tc, shape_limits_at_their_pointer);
     tcase_add_test(tc, shape_errors_point_inside);
     suite_add_tcase(s, tc);
     return s;

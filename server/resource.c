@@ -93,9 +93,9 @@ int ndem_resource_may_stream(void *ctx, const char *id, const char *token)
 {
     ndem_app *app = ctx;
     if (!app->cfg.auth) return 0;
-    ndem_request who; /* only its owner and admin are used */
-    memset(&who, 0, sizeof who);
-    int rc = token ? ndem_auth_check(app->auth, token, who.owner, &who.admin) : 1;
+    char owner[65] = "";
+    ndem_caller who = {owner, 0};
+    int rc = token ? ndem_auth_check(app->auth, token, owner, &who.admin) : 1;
     if (rc) return rc < 0 ? 500 : 401;
     ndem_job_row row;
     if (ndem_db_get(app->db, id, &row)) return 404;

@@ -27,16 +27,15 @@ static void add_time(cJSON *o, const char *key, int64_t us)
 cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
 {
     cJSON *o = cJSON_CreateObject();
-    /* the Slurm job that runs it (--executor slurm), as last seen: a job
-     * Slurm holds PENDING is still queued to the client */
+    /* the Slurm job that runs it (--executor slurm), as last seen; the
+     * status is the database's, where a job Slurm holds PENDING is still
+     * queued (db.h), as lists and counts see it */
     ndem_slurm_job sj;
     int in_slurm = ndem_slurm_job_load(app->cfg.data, row->id, &sj) == 0 && sj.job_id[0];
-    const char *status = row->status;
-    if (in_slurm && !strcmp(status, "running") && !strcmp(sj.state, "PENDING")) status = "queued";
     cJSON_AddStringToObject(o, "id", row->id);
     cJSON_AddStringToObject(o, "name", row->name);
     ndem_add_owner(o, row->owner);
-    cJSON_AddStringToObject(o, "status", status);
+    cJSON_AddStringToObject(o, "status", row->status);
     add_time(o, "created_at", row->created_us);
     add_time(o, "started_at", row->started_us);
     add_time(o, "finished_at", row->finished_us);

@@ -6,11 +6,27 @@
 #
 #   docker build -t ndem .
 #   docker run -p 8080:8080 -p 8081:8081 -v ndem-data:/var/lib/ndem ndem
+#
+# Two ways to scale out beyond one machine (docs/scale-out.md):
+# - The Slurm executor: each job a Slurm job running `ndem run --report`,
+#   which reports to this ndemd. Through slurmrestd the image needs nothing
+#   more (--slurm-rest URL --slurm-token-file FILE); through sbatch,
+#   scontrol and scancel build it with Slurm's commands and munge, and mount
+#   the cluster's /etc/slurm and munge key:
+#     docker build --build-arg NDEM_DEPS=slurm-client -t ndem-slurm .
+#     docker run ... ndem-slurm --executor slurm --slurm-ndem /shared/bin/ndem \
+#         --slurm-report-url http://THIS-HOST:8080 [--slurm-partition P --slurm-time 1:00:00]
+#   (the compute nodes run the ndem named by --slurm-ndem, /usr/local/bin/ndem
+#   here, so it must exist at that path there too).
+# - MPI, one job over several nodes (`mpirun -np N ndem run JOB.json --mpi`):
+#   in progress, not in this image yet.
 FROM debian:12
 
+# extra groups of scripts/deps.sh, e.g. slurm-client (see above)
+ARG NDEM_DEPS=""
 WORKDIR /src
 COPY scripts/deps.sh scripts/deps.sh
-RUN bash scripts/deps.sh && rm -rf /var/lib/apt/lists/*
+RUN bash scripts/deps.sh $NDEM_DEPS && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN make clean && make -j"$(nproc)" all web \
  && install -m 0755 build/release/ndemd build/release/ndem /usr/local/bin/ \

@@ -32,7 +32,11 @@ static const char *const sql_text[Q_N] = {
     /* ?4 NULL: every owner */
     [Q_LIST] = "SELECT " JOB_COLUMNS " FROM jobs WHERE seq < ?1 AND (?4 IS NULL OR owner = ?4)"
                " ORDER BY seq DESC LIMIT ?2",
-    [Q_LIST_STATUS] = "SELECT " JOB_COLUMNS " FROM jobs WHERE seq < ?1 AND status = ?3"
+    /* the stored status narrows the rows (jobs_by_status), the status a
+     * user sees picks them */
+    [Q_LIST_STATUS] = "SELECT " JOB_COLUMNS " FROM jobs WHERE seq < ?1"
+                      " AND status IN (?3, CASE ?3 WHEN 'queued' THEN 'running' END)"
+                      " AND " NDEM_DB_VISIBLE_STATUS " = ?3"
                       " AND (?4 IS NULL OR owner = ?4) ORDER BY seq DESC LIMIT ?2",
     [Q_CLAIM] = "UPDATE jobs SET status = 'running', attempts = attempts + 1,"
                 " started_us = coalesce(started_us, ?1)"
@@ -43,14 +47,17 @@ static const char *const sql_text[Q_N] = {
                    " WHERE id = ?1 AND status = 'running'",
     [Q_FINISH] = "UPDATE jobs SET status = ?2, error = ?3, step = ?4, steps_total = ?5,"
                  " sim_time = ?6, particles = ?7, contacts = ?8, kinetic_energy = ?9,"
-                 " wall_seconds = ?10, finished_us = ?11 WHERE id = ?1 AND status = 'running'",
+                 " wall_seconds = ?10, finished_us = ?11, executor_pending = 0"
+                 " WHERE id = ?1 AND status = 'running'",
     [Q_CANCEL] = "UPDATE jobs SET status = 'cancelled', finished_us = ?2"
                  " WHERE id = ?1 AND status = 'queued'",
     [Q_INTERRUPTED] = "UPDATE jobs SET interrupted = interrupted + 1 WHERE status = 'running'",
-    [Q_POISON] = "UPDATE jobs SET status = 'failed', finished_us = ?1, error = 'interrupted ' ||"
-                 " interrupted || ' times while running (crash or restart); not retried'"
-                 " WHERE status = 'running' AND interrupted >= ?2 RETURNING id",
-    [Q_REQUEUE] = "UPDATE jobs SET status = 'queued' WHERE status = 'running' RETURNING id",
+    [Q_POISON] = "UPDATE jobs SET status = 'failed', finished_us = ?1, executor_pending = 0,"
+                 " error = 'interrupted ' || interrupted || ' times while running (crash or"
+                 " restart); not retried' WHERE status = 'running' AND interrupted >= ?2"
+                 " RETURNING id",
+    [Q_REQUEUE] = "UPDATE jobs SET status = 'queued', executor_pending = 0 WHERE status = 'running'"
+                  " RETURNING id",
     [Q_RESTORE] = "INSERT INTO jobs (id, name, status, document, created_us, started_us,"
                   " finished_us, step, steps_total, sim_time, duration, particles, contacts,"
                   " kinetic_energy, wall_seconds, attempts, error, interrupted, owner, sweep_id,"
@@ -60,7 +67,8 @@ static const char *const sql_text[Q_N] = {
     [Q_STATUS_OF] = "SELECT status FROM jobs WHERE id = ?1",
     [Q_DELETE_FRAMES] = "DELETE FROM frames WHERE job_id = ?1",
     [Q_DELETE] = "DELETE FROM jobs WHERE id = ?1",
-    [Q_COUNT_BY_STATUS] = "SELECT status, count(*) FROM jobs GROUP BY status",
+    [Q_COUNT_BY_STATUS] = "SELECT " NDEM_DB_VISIBLE_STATUS ", count(*) FROM jobs GROUP BY 1",
+    [Q_PENDING] = "UPDATE jobs SET executor_pending = ?2 WHERE id = ?1 AND status = 'running'",
     [Q_FRAME_ADD] = "INSERT OR REPLACE INTO frames (job_id, idx, step, time, particles)"
                     " VALUES (?1, ?2, ?3, ?4, ?5)",
     [Q_FRAMES_TRUNCATE] = "DELETE FROM frames WHERE job_id = ?1 AND idx >= ?2",
@@ -212,6 +220,8 @@ void ndem_job_row_free(ndem_job_row *row)
     row->document = row->error = row->sweep_values = row->warnings = NULL;
 }
 
+void ndem_db_drop_row(void *row) { ndem_job_row_free(row); }
+
 int ndem_job_row_finished(const ndem_job_row *row)
 {
     return strcmp(row->status, "queued") && strcmp(row->status, "running");
@@ -223,19 +233,20 @@ static char *dup_text(sqlite3_stmt *st, int col)
     return t ? strdup((const char *)t) : NULL;
 }
 
-static void copy_text(sqlite3_stmt *st, int col, char *buf, size_t len)
+void ndem_db_copy_text(sqlite3_stmt *st, int col, char *buf, size_t len)
 {
     const unsigned char *t = sqlite3_column_text(st, col);
     snprintf(buf, len, "%s", t ? (const char *)t : "");
 }
 
-void ndem_db_read_row(sqlite3_stmt *st, ndem_job_row *r)
+void ndem_db_read_row(sqlite3_stmt *st, void *row)
 {
+    ndem_job_row *r = row;
     memset(r, 0, sizeof *r);
     r->seq = (long)sqlite3_column_int64(st, 0);
-    copy_text(st, 1, r->id, sizeof r->id);
-    copy_text(st, 2, r->name, sizeof r->name);
-    copy_text(st, 3, r->status, sizeof r->status);
+    ndem_db_copy_text(st, 1, r->id, sizeof r->id);
+    ndem_db_copy_text(st, 2, r->name, sizeof r->name);
+    ndem_db_copy_text(st, 3, r->status, sizeof r->status);
     r->document = dup_text(st, 4);
     r->created_us = sqlite3_column_int64(st, 5);
     r->started_us = sqlite3_column_int64(st, 6);
@@ -251,10 +262,38 @@ void ndem_db_read_row(sqlite3_stmt *st, ndem_job_row *r)
     r->attempts = (long)sqlite3_column_int64(st, 16);
     r->error = dup_text(st, 17);
     r->interrupted = (long)sqlite3_column_int64(st, 18);
-    copy_text(st, 19, r->sweep, sizeof r->sweep);
+    ndem_db_copy_text(st, 19, r->sweep, sizeof r->sweep);
     r->sweep_index = sqlite3_column_type(st, 20) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 20);
     r->sweep_values = dup_text(st, 21);
-    copy_text(st, 22, r->owner, sizeof r->owner);
+    ndem_db_copy_text(st, 22, r->owner, sizeof r->owner);
+}
+
+int ndem_db_read_rows(sqlite3_stmt *st, size_t size, int limit,
+                      void (*read)(sqlite3_stmt *st, void *row), void (*drop)(void *row),
+                      void **rows, int *count)
+{
+    int cap = limit > 0 ? limit : 16, n = 0, s = SQLITE_DONE;
+    char *out = malloc((size_t)cap * size);
+    int rc = out ? 0 : -1;
+    while (!rc && (limit <= 0 || n < limit) && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        char *grown = n < cap ? out : realloc(out, (size_t)(cap *= 2) * size);
+        if (!grown) {
+            rc = -1;
+            break;
+        }
+        out = grown;
+        read(st, out + (size_t)n++ * size);
+    }
+    if (s != SQLITE_ROW && s != SQLITE_DONE) rc = -1;
+    if (rc) {
+        for (int i = 0; drop && i < n; i++) drop(out + (size_t)i * size);
+        free(out);
+        out = NULL;
+        n = 0;
+    }
+    *rows = out;
+    *count = n;
+    return rc;
 }
 
 /* Takes the lock and hands out a reset statement; done() releases both. */
@@ -327,19 +366,16 @@ int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row)
 int ndem_db_list(ndem_db *db, const char *status, const char *owner, long before_seq, int limit,
                  ndem_job_row **rows, int *count)
 {
-    *rows = calloc((size_t)(limit > 0 ? limit : 1), sizeof **rows);
-    *count = 0;
-    if (!*rows) return -1;
     sqlite3_stmt *st = use(db, status ? Q_LIST_STATUS : Q_LIST);
     sqlite3_bind_int64(st, 1, before_seq > 0 ? before_seq : INT64_MAX);
     sqlite3_bind_int(st, 2, limit);
     if (status) sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
     if (owner) sqlite3_bind_text(st, 4, owner, -1, SQLITE_STATIC);
-    int s;
-    while (*count < limit && (s = sqlite3_step(st)) == SQLITE_ROW)
-        ndem_db_read_row(st, &(*rows)[(*count)++]);
+    int rc = ndem_db_read_rows(st, sizeof **rows, limit > 0 ? limit : 1, ndem_db_read_row,
+                               ndem_db_drop_row, (void **)rows, count);
+    if (rc) ndem_db_error(db, "listing jobs");
     ndem_db_done(db, st);
-    return 0;
+    return rc;
 }
 
 int ndem_db_claim(ndem_db *db, ndem_job_row *row)
@@ -394,6 +430,17 @@ int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *
     return rc;
 }
 
+int ndem_db_set_pending(ndem_db *db, const char *id, int pending)
+{
+    sqlite3_stmt *st = use(db, Q_PENDING);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, pending != 0);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    if (rc) ndem_db_error(db, "marking a job pending");
+    ndem_db_done(db, st);
+    return rc;
+}
+
 int ndem_db_cancel_queued(ndem_db *db, const char *id)
 {
     sqlite3_stmt *st = use(db, Q_CANCEL);
@@ -416,7 +463,7 @@ static int collect_ids(sqlite3_stmt *q, ndem_id **ids, int *n, int *cap)
             *ids = grown;
             *cap = c;
         }
-        copy_text(q, 0, (*ids)[(*n)++], sizeof **ids);
+        ndem_db_copy_text(q, 0, (*ids)[(*n)++], sizeof **ids);
     }
     sqlite3_reset(q);
     return s == SQLITE_DONE ? 0 : -1;
@@ -491,7 +538,7 @@ int ndem_db_delete(ndem_db *db, const char *id)
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     int s = sqlite3_step(st);
     char status[16] = "";
-    if (s == SQLITE_ROW) copy_text(st, 0, status, sizeof status);
+    if (s == SQLITE_ROW) ndem_db_copy_text(st, 0, status, sizeof status);
     sqlite3_reset(st);
     if (s != SQLITE_ROW) {
         rc = s == SQLITE_DONE ? 1 : -1;
@@ -550,8 +597,9 @@ int ndem_db_frames_truncate(ndem_db *db, const char *id, long from)
     return rc;
 }
 
-static void read_frame(sqlite3_stmt *st, ndem_frame_row *f)
+static void read_frame(sqlite3_stmt *st, void *row)
 {
+    ndem_frame_row *f = row;
     f->index = (long)sqlite3_column_int64(st, 0);
     f->step = (long)sqlite3_column_int64(st, 1);
     f->time = sqlite3_column_double(st, 2);
@@ -560,26 +608,11 @@ static void read_frame(sqlite3_stmt *st, ndem_frame_row *f)
 
 int ndem_db_frames(ndem_db *db, const char *id, ndem_frame_row **rows, long *count)
 {
-    long cap = 64;
-    *count = 0;
-    *rows = malloc((size_t)cap * sizeof **rows);
-    if (!*rows) return -1;
     sqlite3_stmt *st = use(db, Q_FRAMES);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    int s, rc = 0;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*count == cap) {
-            ndem_frame_row *grown = realloc(*rows, (size_t)(cap *= 2) * sizeof **rows);
-            if (!grown) {
-                rc = -1;
-                break;
-            }
-            *rows = grown;
-        }
-        read_frame(st, &(*rows)[(*count)++]);
-    }
-    if (s != SQLITE_DONE) rc = -1;
+    int n, rc = ndem_db_read_rows(st, sizeof **rows, 0, read_frame, NULL, (void **)rows, &n);
     ndem_db_done(db, st);
+    *count = n;
     return rc;
 }
 

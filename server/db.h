@@ -65,7 +65,8 @@ int ndem_job_row_finished(const ndem_job_row *row);
 int ndem_db_insert(ndem_db *db, const ndem_job_row *row, long max_queued);
 /* 0 found, 1 unknown, -1 error. */
 int ndem_db_get(ndem_db *db, const char *id, ndem_job_row *row);
-/* Newest first; status may be NULL; before_seq 0 starts at the newest;
+/* Newest first; status (the status a user sees) may be NULL; before_seq 0
+ * starts at the newest;
  * owner NULL lists every owner's jobs, else only those of owner.
  * *rows is malloc'd (free each with ndem_job_row_free, then free()). */
 int ndem_db_list(ndem_db *db, const char *status, const char *owner, long before_seq, int limit,
@@ -78,6 +79,10 @@ int ndem_db_progress(ndem_db *db, const char *id, const ndem_progress *p);
  * NULL. Also used to put an interrupted job back to queued. */
 int ndem_db_finish(ndem_db *db, const char *id, const char *status, const char *error,
                    const ndem_progress *p);
+/* A running job's executor holds it in a queue of its own (Slurm's
+ * PENDING, pending 1) or runs it (0): while it waits it reads, lists and
+ * counts as queued (remote.c). Every end and requeue clears it. 0 or -1. */
+int ndem_db_set_pending(ndem_db *db, const char *id, int pending);
 /* queued -> cancelled; 1 when it was queued, 0 when not, -1 on error. */
 int ndem_db_cancel_queued(ndem_db *db, const char *id);
 /* Start-up: every job still `running` was interrupted (crash or kill):

@@ -23,11 +23,8 @@ const char *const ndem_db_sweep_sql[NDEM_DB_Q_ALL - Q_N] = {
     [QS_LIST - Q_N] = "SELECT seq, id, mode, parameters, created_us, owner FROM sweeps"
                       " WHERE seq < ?1 AND (?3 IS NULL OR owner = ?3) ORDER BY seq DESC LIMIT ?2",
     /* the document is left out (NULL): a table of jobs never needs it */
-    [QS_JOBS - Q_N] =
-        "SELECT seq, id, name, status, NULL, created_us, started_us, finished_us, step,"
-        " steps_total, sim_time, duration, particles, contacts, kinetic_energy, wall_seconds,"
-        " attempts, error, interrupted, sweep_id, sweep_index, sweep_values, owner FROM jobs"
-        " WHERE sweep_id = ?1 ORDER BY sweep_index",
+    [QS_JOBS - Q_N] = "SELECT " NDEM_DB_JOB_COLUMNS_OF(
+        NDEM_DB_VISIBLE_STATUS, "NULL") " FROM jobs WHERE sweep_id = ?1 ORDER BY sweep_index",
     [QS_UNFINISHED - Q_N] = "SELECT count(*) FROM jobs WHERE sweep_id = ?1 AND status IN"
                             " ('queued', 'running')",
     [QS_DELETE_FRAMES - Q_N] = "DELETE FROM frames WHERE job_id IN"
@@ -44,19 +41,19 @@ void ndem_sweep_row_free(ndem_sweep_row *row)
     row->parameters = NULL;
 }
 
-static void read_sweep(sqlite3_stmt *st, ndem_sweep_row *r)
+static void drop_sweep(void *row) { ndem_sweep_row_free(row); }
+
+static void read_sweep(sqlite3_stmt *st, void *row)
 {
+    ndem_sweep_row *r = row;
     memset(r, 0, sizeof *r);
     r->seq = (long)sqlite3_column_int64(st, 0);
-    const unsigned char *t = sqlite3_column_text(st, 1);
-    snprintf(r->id, sizeof r->id, "%s", t ? (const char *)t : "");
-    t = sqlite3_column_text(st, 2);
-    snprintf(r->mode, sizeof r->mode, "%s", t ? (const char *)t : "");
-    t = sqlite3_column_text(st, 3);
+    ndem_db_copy_text(st, 1, r->id, sizeof r->id);
+    ndem_db_copy_text(st, 2, r->mode, sizeof r->mode);
+    const unsigned char *t = sqlite3_column_text(st, 3);
     r->parameters = strdup(t ? (const char *)t : "[]");
     r->created_us = sqlite3_column_int64(st, 4);
-    t = sqlite3_column_text(st, 5);
-    snprintf(r->owner, sizeof r->owner, "%s", t ? (const char *)t : "");
+    ndem_db_copy_text(st, 5, r->owner, sizeof r->owner);
 }
 
 /* Steps an insert to its end and resets it (lock held). */
@@ -145,43 +142,26 @@ int ndem_db_sweep_get(ndem_db *db, const char *id, ndem_sweep_row *row)
 int ndem_db_sweep_list(ndem_db *db, const char *owner, long before_seq, int limit,
                        ndem_sweep_row **rows, int *count)
 {
-    *rows = calloc((size_t)(limit > 0 ? limit : 1), sizeof **rows);
-    *count = 0;
-    if (!*rows) return -1;
     pthread_mutex_lock(&db->lock);
     sqlite3_stmt *st = db->q[QS_LIST];
     sqlite3_bind_int64(st, 1, before_seq > 0 ? before_seq : INT64_MAX);
     sqlite3_bind_int(st, 2, limit);
     if (owner) sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
-    int s = SQLITE_DONE;
-    while (*count < limit && (s = sqlite3_step(st)) == SQLITE_ROW)
-        read_sweep(st, &(*rows)[(*count)++]);
+    int rc = ndem_db_read_rows(st, sizeof **rows, limit > 0 ? limit : 1, read_sweep, drop_sweep,
+                               (void **)rows, count);
+    if (rc) ndem_db_error(db, "listing sweeps");
     ndem_db_done(db, st);
-    return s == SQLITE_ROW || s == SQLITE_DONE ? 0 : -1;
+    return rc;
 }
 
 int ndem_db_sweep_jobs(ndem_db *db, const char *id, ndem_job_row **rows, int *count)
 {
-    int cap = 16, rc = 0;
-    *count = 0;
-    *rows = malloc((size_t)cap * sizeof **rows);
-    if (!*rows) return -1;
     pthread_mutex_lock(&db->lock);
     sqlite3_stmt *st = db->q[QS_JOBS];
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*count == cap) {
-            ndem_job_row *grown = realloc(*rows, (size_t)(cap *= 2) * sizeof **rows);
-            if (!grown) {
-                rc = -1;
-                break;
-            }
-            *rows = grown;
-        }
-        ndem_db_read_row(st, &(*rows)[(*count)++]);
-    }
-    if (s != SQLITE_DONE && s != SQLITE_ROW) rc = -1;
+    int rc = ndem_db_read_rows(st, sizeof **rows, 0, ndem_db_read_row, ndem_db_drop_row,
+                               (void **)rows, count);
+    if (rc) ndem_db_error(db, "reading a sweep's jobs");
     ndem_db_done(db, st);
     return rc;
 }

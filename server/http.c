@@ -209,6 +209,23 @@ void ndem_http_problem(ndem_request *req, int status, const char *errors_json, c
     ndem_http_reply(req, status, "application/problem+json", text, text ? strlen(text) : 0);
 }
 
+void ndem_problem_set(ndem_problem *p, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->detail, sizeof p->detail, fmt, ap);
+    va_end(ap);
+    p->status = status;
+}
+
+void ndem_http_reply_problem(ndem_request *req, ndem_problem *p)
+{
+    if (p->retry_after) req->retry_after = p->retry_after;
+    ndem_http_problem(req, p->status, p->errors, "%s", p->detail);
+    free(p->errors);
+    p->errors = NULL;
+}
+
 /* Matches path against pattern; fills req->params. */
 static int match(const char *pattern, const char *path, ndem_request *req, char *scratch)
 {

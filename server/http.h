@@ -121,4 +121,18 @@ char *ndem_http_problem_text(int status, const char *errors_json, const char *de
 void ndem_http_problem(ndem_request *req, int status, const char *errors_json, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A refusal made where there is no request (the job service, jobs.c), to be
+ * answered later with ndem_http_reply_problem. */
+typedef struct ndem_problem {
+    int status;      /* the HTTP status */
+    int retry_after; /* seconds for Retry-After; 0: none */
+    char *errors;    /* the `errors` list as JSON text (malloc'd), or NULL */
+    char detail[1024];
+} ndem_problem;
+/* Sets p's status and detail (its errors and retry_after are left as they are). */
+void ndem_problem_set(ndem_problem *p, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Answers p as ndem_http_problem does and frees its errors. */
+void ndem_http_reply_problem(ndem_request *req, ndem_problem *p);
+
 #endif

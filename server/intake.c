@@ -32,40 +32,40 @@ static int take(ndem_parse_budget *b, long long n)
 }
 
 /* Takes the budget for parsing copies of a body of len bytes and `values`
- * JSON values: the bytes taken, or -1 after answering 413 (never fits) or
- * 503 (busy now). */
-static long long reserve(ndem_parse_budget *budget, ndem_request *req, size_t values, size_t len,
+ * JSON values: the bytes taken, or -1 with 413 (never fits) or 503 (busy
+ * now) in p. */
+static long long reserve(ndem_parse_budget *budget, ndem_problem *p, size_t values, size_t len,
                          int copies)
 {
     long long need = ((long long)values * NODE_BYTES + (long long)len) * copies;
     if (need > budget->limit) {
-        ndem_http_problem(req, 413, NULL,
-                          "the %s has %zu JSON values; parsing it%s would take about %lld MiB, "
-                          "more than this server parses at once (--parse-budget %lld MiB)",
-                          copies > 1 ? "sweep" : "document", values,
-                          copies > 1 ? " and its variants" : "", need >> 20, budget->limit >> 20);
+        ndem_problem_set(p, 413,
+                         "the %s has %zu JSON values; parsing it%s would take about %lld MiB, "
+                         "more than this server parses at once (--parse-budget %lld MiB)",
+                         copies > 1 ? "sweep" : "document", values,
+                         copies > 1 ? " and its variants" : "", need >> 20, budget->limit >> 20);
         return -1;
     }
     if (!take(budget, need)) {
-        req->retry_after = 1;
-        ndem_http_problem(req, 503, NULL,
-                          "other job documents are being parsed (--parse-budget %lld MiB is in "
-                          "use); try again",
-                          budget->limit >> 20);
+        p->retry_after = 1;
+        ndem_problem_set(p, 503,
+                         "other job documents are being parsed (--parse-budget %lld MiB is in "
+                         "use); try again",
+                         budget->limit >> 20);
         return -1;
     }
     return need;
 }
 
 int ndem_intake_job(ndem_parse_budget *budget, long max_particles, const ndem_job_parse_opts *opts,
-                    ndem_request *req, ndem_job **job, ndem_job_errors *errs, ndem_job_status *st)
+                    const char *text, size_t len, ndem_job **job, ndem_job_errors *errs,
+                    ndem_job_status *st, ndem_problem *p)
 {
-    const char *text = req->body ? req->body : "";
-    size_t len = req->body_len, values = 0;
+    size_t values = 0;
     *job = NULL;
     *st = ndem_job_scan(text, len, max_particles, &values, errs);
     if (*st != NDEM_JOB_OK) return 0;
-    long long need = reserve(budget, req, values, len, 1);
+    long long need = reserve(budget, p, values, len, 1);
     if (need < 0) return 1;
     *st = ndem_job_parse_with(text, len, opts, job, errs);
     atomic_fetch_sub(&budget->used, need);
@@ -75,16 +75,16 @@ int ndem_intake_job(ndem_parse_budget *budget, long max_particles, const ndem_jo
     return 0;
 }
 
-int ndem_intake_json(ndem_parse_budget *budget, long max_particles, ndem_request *req, int copies,
-                     cJSON **tree, long long *held, ndem_job_errors *errs, ndem_job_status *st)
+int ndem_intake_json(ndem_parse_budget *budget, long max_particles, const char *text, size_t len,
+                     int copies, cJSON **tree, long long *held, ndem_job_errors *errs,
+                     ndem_job_status *st, ndem_problem *p)
 {
-    const char *text = req->body ? req->body : "";
-    size_t len = req->body_len, values = 0;
+    size_t values = 0;
     *tree = NULL;
     *held = 0;
     *st = ndem_job_scan(text, len, max_particles, &values, errs);
     if (*st != NDEM_JOB_OK) return 0;
-    long long need = reserve(budget, req, values, len, copies);
+    long long need = reserve(budget, p, values, len, copies);
     if (need < 0) return 1;
     const char *end = NULL;
     *tree = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -97,7 +97,7 @@ int ndem_intake_json(ndem_parse_budget *budget, long max_particles, ndem_request
     if (!*tree) {
         ndem_intake_release(budget, need);
         size_t at = end && end >= text ? (size_t)(end - text) : 0;
-        ndem_http_problem(req, 400, NULL, "the body is not JSON (at byte %zu)", at);
+        ndem_problem_set(p, 400, "the body is not JSON (at byte %zu)", at);
         return 1;
     }
     *held = need;

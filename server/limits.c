@@ -1,7 +1,7 @@
 /* limits.c - the daemon's per-job limits (--max-particles, --max-duration,
  * --max-steps, --max-output; docs/api.md), checked after the parser has
  * accepted a job, as errors with pointers like the parser's. */
-#include "routes.h"
+#include "jobs.h"
 
 #include <limits.h>
 #include <math.h>

@@ -82,10 +82,18 @@ static const char *reported_status(const remote_job *j, int cancel_sent)
     return cancel_sent ? "cancelled" : NULL;
 }
 
+/* The job reads as queued while Slurm holds it PENDING: the database says
+ * so, where every list and count reads a job's status (db.h). */
+static void mark_pending(ndem_remote *rm, const remote_job *j)
+{
+    ndem_db_set_pending(rm->db, j->id, !strcmp(j->sj.state, "PENDING"));
+}
+
 void ndem_remote_save(ndem_remote *rm, const remote_job *j)
 {
     if (ndem_slurm_job_save(rm->cfg->data, j->id, &j->sj))
         ndem_log("job %s: cannot write slurm.json: %s", j->id, strerror(errno));
+    mark_pending(rm, j);
 }
 
 void ndem_remote_set_state(ndem_remote *rm, remote_job *j, const char *state, const char *reason)
@@ -264,6 +272,7 @@ static int attach_or_submit(ndem_remote *rm, const ndem_job_row *row, remote_job
         j->run = sj.run;
         j->wall_before = sj.wall_before;
         j->frames = got == 0 ? last.index + 1 : 0;
+        mark_pending(rm, j);
         pthread_mutex_unlock(&rm->lock);
         *attached = 1;
         if (sj.array_id[0] && sj.run == 0)
@@ -432,7 +441,36 @@ static void follow(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
     pthread_mutex_unlock(&rm->lock);
 }
 
-/* Ends the job: its files are complete before the status says so. */
+#define END_WAIT 10.0 /* seconds Slurm may take to end a job whose run reported its end */
+
+/* The run has ended (it reported so, or it was cancelled): Slurm's final
+ * word on its Slurm job (COMPLETED, FAILED, CANCELLED) into slurm.json,
+ * asked until the Slurm job is no longer active, for up to END_WAIT
+ * seconds (one question at shutdown), so that executor.state is not the
+ * RUNNING of the last poll. GONE (slurmctld forgot it) leaves the last word. */
+static void final_state(ndem_remote *rm, remote_job *j, const ndem_remote_ctl *ctl)
+{
+    char err[512];
+    double until = ndem_mono() + END_WAIT;
+    for (;;) {
+        ndem_slurm_state st;
+        if (ndem_slurm_query(rm->cfg, j->sj.job_id, &st, err, sizeof err)) {
+            ndem_log("job %s: %s", j->id, err);
+            return;
+        }
+        if (st.cls == NDEM_SLURM_GONE) return;
+        if (st.cls != NDEM_SLURM_ACTIVE || ndem_mono() >= until || atomic_load(ctl->stopping)) {
+            pthread_mutex_lock(&rm->lock);
+            ndem_remote_set_state(rm, j, st.state, st.reason);
+            pthread_mutex_unlock(&rm->lock);
+            return;
+        }
+        nanosleep(&(struct timespec){0, 250000000L}, NULL);
+    }
+}
+
+/* Ends the job: its files, and Slurm's last word on it, are complete
+ * before the status says so. */
 static void finish(ndem_remote *rm, const ndem_job_row *row, remote_job *j, const outcome *o,
                    const ndem_remote_ctl *ctl)
 {
@@ -446,11 +484,14 @@ static void finish(ndem_remote *rm, const ndem_job_row *row, remote_job *j, cons
         }
     /* the record stays for the resource; its secret only while the Slurm
      * job may still report (left running at shutdown) */
+    int ended_in_slurm = j->sj.job_id[0] && strcmp(status, "queued") &&
+                         ndem_slurm_classify(j->sj.state) == NDEM_SLURM_ACTIVE;
     if (j->sj.job_id[0]) {
         if (strcmp(status, "queued")) j->sj.secret[0] = 0;
         ndem_remote_save(rm, j);
     }
     pthread_mutex_unlock(&rm->lock);
+    if (ended_in_slurm) final_state(rm, j, ctl);
     if (strcmp(status, "queued")) {
         ndem_store_sync(rm->store, id);
         ndem_store_drop_checkpoint(rm->store, id);

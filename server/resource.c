@@ -28,16 +28,15 @@ static void add_time(cJSON *o, const char *key, int64_t us)
 cJSON *ndem_resource(const ndem_app *app, const ndem_job_row *row)
 {
     cJSON *o = cJSON_CreateObject();
-    /* the Slurm job that runs it (--executor slurm), as last seen: a job
-     * Slurm holds PENDING is still queued to the client */
+    /* the Slurm job that runs it (--executor slurm), as last seen; the
+     * status is the database's, where a job Slurm holds PENDING is still
+     * queued (db.h), as lists and counts see it */
     ndem_slurm_job sj;
     int in_slurm = ndem_slurm_job_load(app->cfg.data, row->id, &sj) == 0 && sj.job_id[0];
-    const char *status = row->status;
-    if (in_slurm && !strcmp(status, "running") && !strcmp(sj.state, "PENDING")) status = "queued";
     cJSON_AddStringToObject(o, "id", row->id);
     cJSON_AddStringToObject(o, "name", row->name);
     ndem_add_owner(o, row->owner);
-    cJSON_AddStringToObject(o, "status", status);
+    cJSON_AddStringToObject(o, "status", row->status);
     add_time(o, "created_at", row->created_us);
     add_time(o, "started_at", row->started_us);
     add_time(o, "finished_at", row->finished_us);
@@ -97,9 +96,9 @@ int ndem_resource_may_stream(void *ctx, const char *id, const char *token)
 {
     ndem_app *app = ctx;
     if (!app->cfg.auth) return 0;
-    ndem_request who; /* only its owner and admin are used */
-    memset(&who, 0, sizeof who);
-    int rc = token ? ndem_auth_check(app->auth, token, who.owner, &who.admin) : 1;
+    char owner[65] = "";
+    ndem_caller who = {owner, 0};
+    int rc = token ? ndem_auth_check(app->auth, token, owner, &who.admin) : 1;
     if (rc) return rc < 0 ? 500 : 401;
     ndem_job_row row;
     if (ndem_db_get(app->db, id, &row)) return 404;

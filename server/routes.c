@@ -1,9 +1,10 @@
 /* routes.c - the REST API of docs/api.md, as a table of method, path and
- * handler (the table is at the end). Handlers read their inputs, talk to the
- * queue (db.c), the files (store.c) and the workers (worker.c), and answer
- * through http.c; they never block on a running simulation. Static files of
- * --web are served at / by ndem_static_file, which refuses any path that
- * would leave that directory. */
+ * handler (the table is at the end). Handlers read their inputs, ask the job
+ * service (jobs.c) to submit, cancel or delete, read the queue (db.c) and
+ * the files (store.c), and answer through http.c; they never block on a
+ * running simulation. Static files of --web are served at / by
+ * ndem_static_file, which refuses any path that would leave that
+ * directory. */
 #include "routes.h"
 
 #include "embedded.h"
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 
 #define LIST_DEFAULT 50
@@ -37,28 +37,6 @@ void ndem_reply_json(ndem_request *req, int status, cJSON *o)
     ndem_http_reply(req, status, "application/json", text, strlen(text));
 }
 
-int ndem_valid_id(const char *id)
-{
-    if (strlen(id) != NDEM_ID_LEN) return 0;
-    for (const char *p = id; *p; p++)
-        if (!isxdigit((unsigned char)*p) || isupper((unsigned char)*p)) return 0;
-    return 1;
-}
-
-int ndem_may_see(const ndem_request *req, const char *owner)
-{
-    return req->admin || (owner[0] && !strcmp(owner, req->owner));
-}
-
-const char *ndem_list_owner(const ndem_request *req) { return req->admin ? NULL : req->owner; }
-
-void ndem_resolver_limit(ndem_mesh_resolver *r, ndem_app *app, const ndem_request *req)
-{
-    r->visible = ndem_meshes_visible;
-    r->visible_ctx = app->meshes;
-    r->owner = ndem_list_owner(req);
-}
-
 void ndem_add_owner(cJSON *o, const char *owner)
 {
     if (owner[0]) cJSON_AddStringToObject(o, "owner", owner);
@@ -67,15 +45,11 @@ void ndem_add_owner(cJSON *o, const char *owner)
 
 int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row)
 {
-    const char *id = req->params[0];
-    int rc = ndem_valid_id(id) ? ndem_db_get(app->db, id, row) : 1;
-    if (rc == 0 && !ndem_may_see(req, row->owner)) {
-        ndem_job_row_free(row);
-        rc = 1;
-    }
-    if (rc > 0) ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
-    if (rc < 0) ndem_http_problem(req, 500, NULL, "the job database failed");
-    return rc;
+    ndem_caller who = ndem_caller_of(req);
+    ndem_problem p = {0};
+    if (ndem_jobs_get(app, &who, req->params[0], row, &p) == 0) return 0;
+    ndem_http_reply_problem(req, &p);
+    return -1;
 }
 
 static void reply_resource(ndem_app *app, ndem_request *req, int status, const char *id)
@@ -91,119 +65,18 @@ static void reply_resource(ndem_app *app, ndem_request *req, int status, const c
 
 /* ---- POST /api/v1/jobs ---- */
 
-int ndem_new_id(char *id)
-{
-    unsigned char r[NDEM_ID_LEN / 2];
-    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return -1;
-    for (size_t i = 0; i < sizeof r; i++) snprintf(id + 2 * i, 3, "%02x", r[i]);
-    return 0;
-}
-
-/* A job's uploaded meshes stay until it ends: its references are held
- * (pending) before it is queued. 0, or 1 when it answered the request. */
-static int hold_meshes(ndem_app *app, ndem_request *req, const char *id,
-                       const ndem_mesh_resolver *res)
-{
-    int missing = -1;
-    int rc = res->failed ? -1 : ndem_meshes_hold(app->meshes, id, res->ids, res->count, &missing);
-    if (rc == 1)
-        ndem_http_problem(req, 409, NULL, "mesh %s was deleted while the job was submitted",
-                          res->ids[missing]);
-    else if (rc) ndem_http_problem(req, 500, NULL, "the mesh index failed");
-    return rc != 0;
-}
-
 static void post_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
-    ndem_job *job = NULL;
-    ndem_job_errors errs = {0};
-    ndem_job_status st;
-    ndem_mesh_resolver res; /* the meshes the job names, to hold for it */
-    ndem_job_parse_opts opts = ndem_mesh_resolver_opts(&res, app->cfg.data);
-    ndem_resolver_limit(&res, app, req);
-    int answered =
-        ndem_intake_job(&app->parse_budget, app->cfg.max_particles, &opts, req, &job, &errs, &st);
-    if (answered) {
-        ndem_mesh_resolver_free(&res);
+    ndem_caller who = ndem_caller_of(req);
+    ndem_problem p = {0};
+    char id[NDEM_ID_LEN + 1];
+    if (ndem_jobs_submit(app, &who, req->body ? req->body : "", req->body_len, id, &p)) {
+        ndem_http_reply_problem(req, &p);
         return;
     }
-    long steps = 0;
-    if (st == NDEM_JOB_OK) {
-        steps = ndem_job_steps(job);
-        ndem_check_limits(&app->cfg, job, steps, &errs);
-        ndem_job_errors_sort(&errs, req->body, req->body_len);
-    }
-    if (st != NDEM_JOB_OK || errs.count) {
-        char *list = ndem_job_errors_to_json(&errs);
-        const char *first = errs.count ? errs.items[0].message : "?";
-        if (st == NDEM_JOB_MALFORMED)
-            ndem_http_problem(req, 400, list, "the body is not JSON: %s", first);
-        else
-            ndem_http_problem(req, 422, list, "the job has %d error%s; the first: %s%s%s",
-                              errs.count, errs.count == 1 ? "" : "s",
-                              errs.items[0].pointer[0] ? errs.items[0].pointer : "",
-                              errs.items[0].pointer[0] ? ": " : "", first);
-        free(list);
-        ndem_job_errors_clear(&errs);
-        ndem_job_destroy(job);
-        ndem_mesh_resolver_free(&res);
-        return;
-    }
-    ndem_job_row row = {0};
-    row.document = ndem_job_to_json(job);
-    snprintf(row.name, sizeof row.name, "%s", job->name);
-    snprintf(row.owner, sizeof row.owner, "%s", req->owner);
-    row.created_us = ndem_now_us();
-    row.steps_total = steps;
-    row.duration = job->scene.solver.duration;
-    row.warnings = ndem_job_warnings_to_json(job);
-    ndem_job_destroy(job);
-    if (!row.document || !row.warnings || ndem_new_id(row.id)) {
-        ndem_job_row_free(&row);
-        ndem_mesh_resolver_free(&res);
-        ndem_http_problem(req, 500, NULL, "out of memory or randomness");
-        return;
-    }
-    int held = hold_meshes(app, req, row.id, &res);
-    ndem_mesh_resolver_free(&res);
-    if (held) {
-        ndem_job_row_free(&row);
-        return;
-    }
-    /* the directory first: a job in the index always has its record on disk */
-    snprintf(row.status, sizeof row.status, "queued");
-    if (ndem_jobdir_create(app->cfg.data, &row)) {
-        /* the disk, not the document: 503 (a full disk frees up when jobs are deleted) */
-        const char *why = strerror(errno);
-        ndem_log("job %s: cannot write its directory: %s", row.id, why);
-        ndem_job_row_free(&row);
-        ndem_store_remove(app->store, row.id);
-        ndem_meshes_release(app->meshes, row.id);
-        req->retry_after = 30;
-        ndem_http_problem(req, 503, NULL,
-                          "cannot write the job's directory: %s (GET /health says more)", why);
-        return;
-    }
-    int rc = ndem_db_insert(app->db, &row, app->cfg.max_queued);
-    ndem_job_row_free(&row);
-    if (rc) ndem_store_remove(app->store, row.id);
-    if (rc) ndem_meshes_release(app->meshes, row.id);
-    else ndem_meshes_settle(app->meshes, row.id);
-    if (rc == 1) {
-        req->retry_after = 10;
-        ndem_http_problem(req, 503, NULL, "%ld jobs are queued already (--max-queued); try later",
-                          app->cfg.max_queued);
-        return;
-    }
-    if (rc) {
-        ndem_http_problem(req, 500, NULL, "the job database failed");
-        return;
-    }
-    ndem_log("job %s: queued ('%s', %ld steps)", row.id, row.name, steps);
-    ndem_pool_wake(app->pool);
-    snprintf(req->location, sizeof req->location, "/api/v1/jobs/%s", row.id);
-    reply_resource(app, req, 201, row.id);
+    snprintf(req->location, sizeof req->location, "/api/v1/jobs/%s", id);
+    reply_resource(app, req, 201, id);
 }
 
 /* ---- GET /api/v1/jobs ---- */
@@ -262,7 +135,8 @@ static void list_jobs(void *ctx, ndem_request *req)
     if (ndem_list_page(req, &limit, &before)) return;
     ndem_job_row *rows;
     int n;
-    if (ndem_db_list(app->db, status, ndem_list_owner(req), before, (int)limit, &rows, &n)) {
+    ndem_caller who = ndem_caller_of(req);
+    if (ndem_db_list(app->db, status, ndem_list_owner(&who), before, (int)limit, &rows, &n)) {
         ndem_http_problem(req, 500, NULL, "the job database failed");
         return;
     }
@@ -305,32 +179,11 @@ static void get_job(void *ctx, ndem_request *req)
 static void cancel_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
-    const char *id = req->params[0];
-    ndem_job_row row;
-    if (ndem_load_job(app, req, &row)) return; /* another owner's: 404 */
-    ndem_job_row_free(&row);
-    int rc = ndem_pool_cancel(app->pool, id);
-    switch (rc) {
-    case NDEM_CANCEL_QUEUED:
-        ndem_log("job %s: cancelled while queued", id);
-        reply_resource(app, req, 200, id);
-        break;
-    case NDEM_CANCEL_RUNNING:
-        ndem_log("job %s: cancel requested", id);
-        reply_resource(app, req, 202, id);
-        break;
-    case NDEM_CANCEL_FINISHED:
-        ndem_http_problem(req, 409, NULL,
-                          "job %s has finished; only queued or running jobs can "
-                          "be cancelled",
-                          id);
-        break;
-    case NDEM_CANCEL_UNKNOWN:
-        ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
-        break;
-    default:
-        ndem_http_problem(req, 500, NULL, "the job database failed");
-    }
+    ndem_caller who = ndem_caller_of(req);
+    ndem_problem p = {0};
+    int rc = ndem_jobs_cancel(app, &who, req->params[0], &p);
+    if (rc < 0) ndem_http_reply_problem(req, &p);
+    else reply_resource(app, req, rc == NDEM_CANCEL_RUNNING ? 202 : 200, req->params[0]);
 }
 
 /* A report of a job's Slurm run (docs/scale-out.md), authenticated by the
@@ -342,7 +195,7 @@ static void report_job(void *ctx, ndem_request *req)
     char why[512], *reply = NULL;
     int rc = 404;
     snprintf(why, sizeof why, "no job with id '%s'", id);
-    if (ndem_valid_id(id))
+    if (ndem_jobdir_is_id(id))
         rc = ndem_pool_report(app->pool, id, ndem_http_header(req, "X-Ndem-Job-Secret"),
                               req->body ? req->body : "", req->body_len, &reply, why, sizeof why);
     if (rc == 200) ndem_http_reply(req, 200, "application/json", reply, strlen(reply));
@@ -352,35 +205,10 @@ static void report_job(void *ctx, ndem_request *req)
 static void delete_job(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
-    const char *id = req->params[0];
-    ndem_job_row row;
-    int rc = ndem_valid_id(id) ? ndem_db_get(app->db, id, &row) : 1;
-    if (rc == 0) {
-        rc = !ndem_may_see(req, row.owner) ? 1 : ndem_job_row_finished(&row) ? 0 : 2;
-        ndem_job_row_free(&row);
-    }
-    /* The tombstone before anything is removed: it is the only mark that
-     * lets start-up finish an interrupted delete; without it a directory is
-     * a job to recover, never waste. */
-    if (rc == 0 && ndem_jobdir_tombstone(app->cfg.data, id, 1)) {
-        ndem_log("job %s: cannot write its tombstone: %s", id, strerror(errno));
-        rc = -1;
-    } else if (rc == 0) {
-        rc = ndem_db_delete(app->db, id);
-        if (rc) ndem_jobdir_tombstone(app->cfg.data, id, 0);
-    }
-    if (rc == 0) {
-        if (ndem_store_remove(app->store, id))
-            ndem_log("job %s: could not remove all its files", id);
-        ndem_log("job %s: deleted", id);
-        ndem_http_reply(req, 204, NULL, NULL, 0);
-    } else if (rc == 1) {
-        ndem_http_problem(req, 404, NULL, "no job with id '%s'", id);
-    } else if (rc == 2) {
-        ndem_http_problem(req, 409, NULL, "job %s is queued or running: cancel it first", id);
-    } else {
-        ndem_http_problem(req, 500, NULL, "the job database failed");
-    }
+    ndem_caller who = ndem_caller_of(req);
+    ndem_problem p = {0};
+    if (ndem_jobs_delete(app, &who, req->params[0], &p)) ndem_http_reply_problem(req, &p);
+    else ndem_http_reply(req, 204, NULL, NULL, 0);
 }
 
 /* ---- series (frames: routes_frames.c) ---- */

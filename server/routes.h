@@ -4,18 +4,10 @@
 
 #include "app.h"
 #include "job.h"
+#include "jobs.h"
 
 /* Answers with o as JSON (o is deleted). */
 void ndem_reply_json(ndem_request *req, int status, cJSON *o);
-/* 1 when id is NDEM_ID_LEN lowercase hex digits. */
-int ndem_valid_id(const char *id);
-/* A new random id (NDEM_ID_LEN hex digits and NUL); -1 without randomness. */
-int ndem_new_id(char *id);
-/* Steps of a job: ceil(duration / time_step), saturated. */
-long ndem_job_steps(const ndem_job *job);
-/* The daemon's limits (--max-*), as errors with pointers like the parser's. */
-void ndem_check_limits(const ndem_config *cfg, const ndem_job *job, long steps,
-                       ndem_job_errors *errs);
 /* A whole number of s in [min, max]: 0, else -1. */
 int ndem_parse_long(const char *s, long min, long max, long *out);
 /* ?limit= (1..1000, default 50) and ?cursor= of a list route: 0, or -1
@@ -24,21 +16,12 @@ int ndem_list_page(ndem_request *req, long *limit, long *before);
 /* 1 when the Accept header names type. */
 int ndem_accepts(ndem_request *req, const char *type);
 
-/* Owners (docs/api.md, "Authentication"): 1 when the request may see a
- * resource of owner ("" when it has none): admin tokens (and every request
- * when authentication is off) see all, other tokens their own. */
-int ndem_may_see(const ndem_request *req, const char *owner);
-/* The owner filter of a list for the request: NULL (all) or its token name. */
-const char *ndem_list_owner(const ndem_request *req);
-/* Limits r to the meshes the request may use: another owner's mesh id
- * resolves as an unknown one (422 with the pointer). */
-void ndem_resolver_limit(ndem_mesh_resolver *r, ndem_app *app, const ndem_request *req);
 /* owner ("" none) as the "owner" member of o: a string or null. */
 void ndem_add_owner(cJSON *o, const char *owner);
 
-/* Reads the job of the {id} parameter; answers 404 (or 500) itself and
- * returns nonzero when there is none or it is another owner's (the same
- * 404: an id says nothing about whether it exists). */
+/* Reads the job of the {id} parameter (ndem_jobs_get); answers 404 (or
+ * 500) itself and returns nonzero when there is none or it is another
+ * owner's. */
 int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row);
 
 /* Frame handlers (routes_frames.c). */

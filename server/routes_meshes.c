@@ -144,7 +144,9 @@ void ndem_list_meshes(void *ctx, ndem_request *req)
     ndem_mesh_info *rows;
     long *seqs;
     int n;
-    if (ndem_meshes_list(app->meshes, ndem_list_owner(req), before, (int)limit, &rows, &seqs, &n)) {
+    ndem_caller who = ndem_caller_of(req);
+    if (ndem_meshes_list(app->meshes, ndem_list_owner(&who), before, (int)limit, &rows, &seqs,
+                         &n)) {
         ndem_http_problem(req, 500, NULL, "the mesh index failed");
         return;
     }
@@ -167,7 +169,8 @@ static int load_mesh(ndem_app *app, ndem_request *req, ndem_mesh_info *info)
 {
     const char *id = req->params[0];
     int rc = ndem_mesh_id_valid(id) ? ndem_meshes_get(app->meshes, id, info) : 1;
-    if (rc == 0 && !ndem_may_see(req, info->owner)) rc = 1; /* another owner's: as unknown */
+    ndem_caller who = ndem_caller_of(req);
+    if (rc == 0 && !ndem_may_see(&who, info->owner)) rc = 1; /* another owner's: as unknown */
     if (rc > 0) ndem_http_problem(req, 404, NULL, "no mesh with id '%s'", id);
     if (rc < 0) ndem_http_problem(req, 500, NULL, "the mesh index failed");
     return rc;

@@ -12,8 +12,10 @@
 #      "stopped" with a last checkpoint before it exits;
 #   3. reports without the job's secret get 401, and with --executor local
 #      the route is 404;
-#   4. cancel: scancel sent, the job ends cancelled; a job the stand-in holds
-#      PENDING reads `queued` with Slurm's state and reason, then runs;
+#   4. cancel: scancel sent, the job ends cancelled (executor.state
+#      CANCELLED); a job and a sweep the stand-in holds PENDING read `queued`
+#      with Slurm's state and reason, in the list's ?status=, the sweep's
+#      counts and /health too, then run (executor.state COMPLETED);
 #   5. a 3-job sweep runs as one job array (task i runs job i), each job as
 #      `ndem run` of its document; a cancelled sweep scancels its array;
 #   6. ndemd stopped and started again mid-job: the Slurm job goes on, the
@@ -60,20 +62,40 @@ ok "ndem does not link libcurl (the reports below load it)"
 # ---- 1. two small jobs ----
 two_jobs_as_ndem_run "two jobs, as ndem run"
 
-# ---- 1b. held in Slurm's queue: the job reads queued, with Slurm's reason ----
+# ---- 1b. held in Slurm's queue: the job reads queued, with Slurm's reason;
+# so do the list's ?status=, a sweep's counts and /health (one status) ----
 touch "$FAKE_SLURM_DIR/hold"
 p=$(submit "$small" pending 0.5)
+hs=$(submit_sweep "$small" held-sweep 0.3 0.4)
+held="$p $(sweep_jobs "$hs")"
 seen=""
 for _ in $(seq 150); do
   seen=$(job "$p" | field '["status"], d["executor"] and d["executor"]["state"], d["executor"] and d["executor"]["reason"]')
-  [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && break
+  states=$(for id in $held; do job "$id" | field '["executor"] and d["executor"]["state"]'; done | sort -u | tr '\n' ' ')
+  [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && [ "$states" = "PENDING " ] && break
   sleep 0.2
 done
-rm "$FAKE_SLURM_DIR/hold"
 [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] || fail "job $p held by Slurm reads $seen"
+[ "$states" = "PENDING " ] || fail "jobs $held held by Slurm: executor states $states"
+# the three are claimed by the three workers (running in ndemd's table) but wait in Slurm
+running=$(curl -sf "$base/api/v1/jobs?status=running" | field ' and [j["id"] for j in d["jobs"]]')
+queued=$(curl -sf "$base/api/v1/jobs?status=queued" | field ' and [j["id"] for j in d["jobs"]]')
+for id in $held; do
+  case "$running" in *"$id"*) fail "job $id held by Slurm is listed by ?status=running: $running" ;; esac
+  case "$queued" in *"$id"*) ;; *) fail "job $id held by Slurm is not listed by ?status=queued: $queued" ;; esac
+done
+counts=$(curl -sf "$base/api/v1/sweeps/$hs" | field '["status"], d["counts"]["queued"], d["counts"]["running"], [j["status"] for j in d["jobs"]]')
+[ "$counts" = "('queued', 2, 0, ['queued', 'queued'])" ] || fail "sweep $hs held by Slurm: $counts"
+health=$(curl -s "$base/health" | field '["queue_depth"], d["running"]')
+[ "$health" = "(3, 0)" ] || fail "/health with 3 jobs held by Slurm: (queue_depth, running) = $health"
+rm "$FAKE_SLURM_DIR/hold"
 wait_status "$p" succeeded 120
-[ "$(job "$p" | field '["executor"]["state"]')" = RUNNING ] || fail "job $p: executor state $(job "$p" | field '["executor"]')"
-ok "held in Slurm's queue: status queued, executor PENDING/PartitionDown; then ran"
+for id in $(sweep_jobs "$hs"); do wait_status "$id" succeeded 120; done
+# Slurm's word after the end, not the RUNNING of the last poll
+for id in $held; do
+  [ "$(job "$id" | field '["executor"]["state"]')" = COMPLETED ] || fail "job $id: executor $(job "$id" | field '["executor"]')"
+done
+ok "held in Slurm's queue: job and sweep queued everywhere (resource PENDING/PartitionDown, ?status=, sweep counts, /health 3 queued 0 running); then ran, executor COMPLETED"
 
 # ---- 2. killed mid-run ----
 printf "$medium" medium 5 > "$work/medium.json"
@@ -109,7 +131,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applicat
 [ "$code" = 202 ] || fail "cancel of running job $c got $code, not 202"
 wait_status "$c" cancelled 120
 [ -e "$FAKE_SLURM_DIR/$sid.cancelled" ] || fail "no scancel of job $sid"
-ok "cancel: scancel $sid, job cancelled at step $(job "$c" | field '["progress"]["step"]')"
+[ "$(job "$c" | field '["executor"]["state"]')" = CANCELLED ] || fail "job $c: executor $(job "$c" | field '["executor"]')"
+ok "cancel: scancel $sid, job cancelled at step $(job "$c" | field '["progress"]["step"]'), executor CANCELLED"
 
 # ---- 5. a sweep as one job array ----
 sweep_as_array "a sweep of 3 jobs"

@@ -13,9 +13,11 @@
 #      job, a new run; its start is brought forward with StartTime=now);
 #   4. reports with a wrong or no secret get 401;
 #   5. a running job is cancelled: status cancelled, scancel seen by Slurm
-#      (JobState=CANCELLED);
+#      (JobState=CANCELLED, and executor.state CANCELLED);
 #   6. a job Slurm holds PENDING (its partition down) reads `queued` with
-#      executor.state PENDING and reason PartitionDown, then runs;
+#      executor.state PENDING and reason PartitionDown, in the list's
+#      ?status= and /health's counts too, then runs (executor.state
+#      COMPLETED after its end);
 #   7. a 3-job sweep runs as one job array (scontrol shows ArrayJobId), each
 #      job equal to `ndem run` of its document;
 #   8. ndemd stopped and started again mid-job: the Slurm job goes on, the
@@ -92,6 +94,7 @@ secret_and_cancel() {
   wait_status "$c" cancelled 120
   for _ in $(seq 100); do [ "$(slurm_state "$sid")" = CANCELLED ] && break; sleep 0.2; done
   [ "$(slurm_state "$sid")" = CANCELLED ] || fail "Slurm job $sid is $(slurm_state "$sid"), not CANCELLED"
+  [ "$(job "$c" | field '["executor"]["state"]')" = CANCELLED ] || fail "job $c: executor $(job "$c" | field '["executor"]')"
   ok "$mode: cancel: job cancelled at step $(job "$c" | field '["progress"]["step"]'), Slurm job $sid CANCELLED"
 }
 
@@ -105,11 +108,20 @@ pending() {
     [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && break
     sleep 0.2
   done
+  # one status: the list's filter and /health count it queued too
+  local running queued health
+  running=$(curl -sf "$base/api/v1/jobs?status=running" | field ' and [j["id"] for j in d["jobs"]]')
+  queued=$(curl -sf "$base/api/v1/jobs?status=queued" | field ' and [j["id"] for j in d["jobs"]]')
+  health=$(curl -s "$base/health" | field '["queue_depth"], d["running"]')
   scontrol update PartitionName=debug State=UP
   [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] || fail "job $p held by Slurm reads $seen"
+  case "$running" in *"$p"*) fail "job $p held by Slurm is listed by ?status=running" ;; esac
+  case "$queued" in *"$p"*) ;; *) fail "job $p held by Slurm is not listed by ?status=queued: $queued" ;; esac
+  [ "$health" = "(1, 0)" ] || fail "/health with a job held by Slurm: (queue_depth, running) = $health"
   wait_status "$p" succeeded 300
   grep -q "job $p: Slurm job [0-9]* is RUNNING" "$work/ndemd.log" || fail "job $p: never seen RUNNING in Slurm"
-  ok "$mode: pending in Slurm (partition down): status queued, executor PENDING/PartitionDown; then ran and succeeded"
+  [ "$(job "$p" | field '["executor"]["state"]')" = COMPLETED ] || fail "job $p: executor $(job "$p" | field '["executor"]')"
+  ok "$mode: pending in Slurm (partition down): status queued (resource, ?status=, /health), executor PENDING/PartitionDown; then ran and succeeded, executor COMPLETED"
 }
 
 # ---- 7. a sweep as one job array ----

@@ -766,7 +766,7 @@ try {
   check('no uncaught errors in the page', errors.length === 0, errors.join(' | '));
 
   // a second daemon on 0.0.0.0: authentication on by default (docs/api.md)
-  await step('with --auth on the page asks for a token once, shows only its owner\'s jobs and streams with ?token=', async () => {
+  await step('with --auth on the page asks for a token once, shows only its owner\'s jobs, streams with ?token=, and its Token control changes and forgets it', async () => {
     const authData = DATA + '-auth';
     mkdirSync(authData, { recursive: true });
     const mk = (name) => execFileSync(NDEMD, ['token', 'create', name, '--data', authData], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
@@ -797,6 +797,22 @@ try {
     if (await p2.$('#jobs-body tr.job[data-name="bob-job"]')) throw new Error('bob\'s job is listed');
     if (asked.length !== 1 || !/token/i.test(asked[0])) throw new Error(`asked ${asked.length} times: ${asked.join(' | ')}`);
     if ((await p2.evaluate(() => sessionStorage.getItem('ndem.token'))) !== alice) throw new Error('the token is not kept for the tab');
+    // the Token control changes it without a prompt: the page reloads as bob's
+    await p2.waitForSelector('#token-btn:not([hidden])');
+    if ((await p2.textContent('#token-btn')) !== 'Change token') throw new Error(`the control reads ${await p2.textContent('#token-btn')}`);
+    await p2.click('#token-btn');
+    await p2.fill('#token-input', bob);
+    await p2.screenshot({ path: join(OUT, '11-token.png'), clip: { x: 0, y: 0, width: 1500, height: 60 } });
+    await Promise.all([p2.waitForNavigation(), p2.click('#token-form button[type=submit]')]);
+    await p2.waitForSelector('#jobs-body tr.job[data-name="bob-job"]', { timeout: 20000 });
+    if (await p2.$('#jobs-body tr.job[data-name="alice-live"]')) throw new Error('alice\'s job is listed with bob\'s token');
+    if ((await p2.evaluate(() => sessionStorage.getItem('ndem.token'))) !== bob) throw new Error('the changed token is not kept');
+    if (asked.length !== 1) throw new Error(`changing the token asked ${asked.length - 1} more question(s): ${asked.join(' | ')}`);
+    // forgotten: the next request's 401 asks again
+    await p2.click('#token-btn');
+    await Promise.all([p2.waitForNavigation(), p2.click('#token-forget')]);
+    for (let k = 0; k < 100 && asked.length < 2; k++) await new Promise((r) => setTimeout(r, 100));
+    if (asked.length !== 2) throw new Error(`after Forget the page asked ${asked.length - 1} time(s)`);
     await fetch(`${base2}/api/v1/jobs/${mine}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${alice}` } });
     await ctx2.close();
     const d = authDaemon;

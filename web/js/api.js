@@ -3,7 +3,8 @@
 // daemon unreachable until a later request succeeds. With authentication on
 // (docs/api.md, "Authentication") a 401 asks for a bearer token once, keeps
 // it in sessionStorage (this tab only, gone when it closes), sends it on
-// every request, and withToken() adds it to stream URLs as ?token=.
+// every request, and withToken() adds it to stream URLs as ?token=. The page's
+// token control changes or forgets it with changeToken().
 
 export const API = '/api/v1';
 
@@ -31,8 +32,12 @@ const TOKEN_KEY = 'ndem.token';
 export function token() {
   try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch { return ''; }
 }
+const tokenListeners = new Set();
+// fn(token) after every change of the token ('' when forgotten).
+export function onTokenChange(fn) { tokenListeners.add(fn); }
 export function setToken(t) {
   try { if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY); } catch { /* storage off */ }
+  for (const fn of tokenListeners) fn(t || '');
 }
 // The stream URL with the token (browsers cannot set headers on a WebSocket).
 export function withToken(url) {
@@ -49,6 +54,12 @@ let askToken = async (why) => {
 };
 export function onTokenNeeded(fn) { askToken = fn; }
 let asking = null, declined = false;
+// The user's own choice (the token control): a new token, or '' to forget
+// it; a 401 asks again afterwards even after a declined question.
+export function changeToken(t) {
+  declined = false;
+  setToken(t ? t.trim() : '');
+}
 // sent: the token the refused request carried ('' none). Another request may
 // have got a new one meanwhile: that one is tried before asking.
 async function newToken(problem, sent) {
@@ -90,7 +101,7 @@ export async function request(method, path, opts = {}) {
     try { problem = await res.json(); } catch { /* not JSON */ }
     // a missing, wrong or revoked token: ask once, then try again with the new one
     if (res.status === 401 && !retried && await newToken(problem, t)) return request(method, path, { ...opts, retried: true });
-    if (res.status === 401 && declined) problem = { ...problem, detail: `${problem?.detail || 'a token is needed'} (reload the page to enter a token)` };
+    if (res.status === 401 && declined) problem = { ...problem, detail: `${problem?.detail || 'a token is needed'} (enter one with the Token button at the top)` };
     throw new ApiError(res.status, problem);
   }
   if (raw) return res;

@@ -2,7 +2,7 @@
 // validation errors, live 3D view over the job's WebSocket stream, charts of
 // the series, replay of stored frames, downloads. Only the public REST API
 // (docs/api.md) and the job streams (docs/protocol.md) are used.
-import { api, ApiError, NetworkError, onReachability, withToken } from './api.js';
+import { api, ApiError, NetworkError, onReachability, withToken, token, onTokenChange, changeToken } from './api.js';
 import { Chart, fmt } from './chart.js';
 import { namedGeometry, magnitude, seriesMagnitude } from './forces.js';
 import { parseNdf } from './ndf.js';
@@ -55,6 +55,29 @@ onReachability((ok, why) => {
     else if (jobFromHash()) route(); // the job of the URL could not be loaded: again
   }
 });
+
+// ---------------------------------------------------------------- token
+// With authentication on (docs/api.md) the first 401 asks for a token; the
+// Token button then changes or forgets it. The page reloads with the new
+// one, so that every list, view and stream is that token's owner's.
+function initToken() {
+  const btn = $('token-btn'), form = $('token-form'), input = $('token-input');
+  // shown once tokens matter: a token is kept, or a 401 asked for one
+  const show = (t) => { btn.hidden = !form.hidden; btn.textContent = t ? 'Change token' : 'Token'; };
+  const open = (on) => { form.hidden = !on; btn.hidden = on; if (on) { input.value = ''; input.focus(); } };
+  onTokenChange(show);
+  btn.addEventListener('click', () => open(true));
+  $('token-close').addEventListener('click', () => { open(false); show(token()); });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!input.value.trim()) return;
+    changeToken(input.value);
+    location.reload();
+  });
+  $('token-forget').addEventListener('click', () => { changeToken(''); location.reload(); });
+  if (token()) show(token());
+}
+initToken();
 
 // ---------------------------------------------------------------- tabs
 

@@ -10,7 +10,8 @@
  * Bodies of one feature (the walls of a stress-controlled box, walls.h)
  * share the solve and the sums; such a body moves its face (the def's min
  * or max along the face's normal, lin_free that normal, no turn) instead
- * of the pose, takes its push (stress times the face's area) as its force,
+ * of the pose, is driven by its motor row (walls.c: at most stress times
+ * the face's area, speed-capped),
  * keeps its own contact force per step for the face's stress, and in
  * smooth DEM moves by that force (the loads are per geometry). */
 #ifndef NDEM_RIGID_H

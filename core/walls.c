@@ -1,8 +1,9 @@
 /* walls.c - the stress-controlled box (walls.h; docs/engine.md,
  * "Stress-controlled box"). Each wall is a body of rigid.c with one degree
- * of freedom, the translation along its face's normal: it takes its push
- * as an external force, the solve's impulses through its proxy rows, and
- * moves its face (the def's min[k] or max[k]) rather than the pose, which
+ * of freedom, the translation along its face's normal: it takes its
+ * motor's impulses (a bounded 1-DOF row solved between the sets of contact
+ * rows, the paper's prismatic motor), the contacts' through its proxy rows,
+ * and moves its face (the def's min[k] or max[k]) rather than the pose, which
  * stays the identity. */
 #include "walls.h"
 

@@ -111,11 +111,15 @@ typedef struct ndem_dynamic_def {
     double force[3];   /* constant external force at the centre of mass (N) */
 } ndem_dynamic_def;
 
-/* A stress-controlled box (the triaxial cell, core/rigid.c): an inside box
+/* A stress-controlled box (the triaxial cell, core/walls.c): an inside box
  * whose six walls are plates of `mass` moving along their normals only. A
- * pair of walls (axis k) is pushed inward by stress[k] times its current
- * area; with driven[k], from time `start` on both move inward at
+ * pair of walls (axis k) is driven by a motor that pushes inward with at
+ * most stress[k] times its current area and keeps its speed within
+ * +-max_speed; with driven[k], from time `start` on both move inward at
  * velocity[k] (kinematic). The walls feel no gravity (motors hold them). */
+/* The default inward speed cap of stress-controlled walls (m/s). */
+#define NDEM_WALLS_MAX_SPEED 0.1
+
 typedef struct ndem_walls_def {
     int enabled;
     double mass;        /* kg per wall, > 0 */
@@ -123,6 +127,7 @@ typedef struct ndem_walls_def {
     double velocity[3]; /* m/s inward, where driven[k] */
     int driven[3];      /* 1: velocity[k] applies from start on */
     double start;       /* s */
+    double max_speed;   /* m/s: the stress-controlled walls' inward speed cap (0: none) */
 } ndem_walls_def;
 
 /* Static or kinematic geometry: infinite mass (unless `dynamic`). The shape (point, normal,

@@ -384,6 +384,9 @@ void ndem_rigid_set_end(ndem_sim *sim, int set, int stage)
             bd->w[q] += dw[q];
             bd->sum_lin[q] = bd->sum_rot[q] = 0.0;
         }
+        /* a wall's motor row answers the set's impulses (not in the
+         * impact stage: the motor is a continuous row) */
+        if (bd->feature >= 0 && stage != NDEM_RIGID_IMPACT) ndem_walls_motor_solve(bd);
     }
 }
 
@@ -415,7 +418,7 @@ void ndem_rigid_free_velocity(ndem_sim *sim)
 {
     for (int b = 0; b < sim->rigid->count; b++) {
         ndem_rigid_body *bd = &sim->rigid->body[b];
-        if (bd->feature >= 0) ndem_walls_push(sim, bd, NULL);
+        if (bd->feature >= 0) ndem_walls_motor_begin(sim, bd);
         else free_push(sim, bd, NULL);
     }
 }
@@ -427,7 +430,7 @@ void ndem_rigid_dem(ndem_sim *sim)
     for (int b = 0; b < r->count; b++) {
         ndem_rigid_body *bd = &r->body[b];
         if (bd->feature >= 0) { /* a wall: its own contact force (walls.c) */
-            ndem_walls_push(sim, bd, bd->load);
+            ndem_walls_dem(sim, bd);
             continue;
         }
         /* the particles' load on the geometry (dem.c), torque about the
@@ -500,6 +503,24 @@ double ndem_rigid_reach(const ndem_sim *sim)
     return 2.0 * sim->solver.time_step * m;
 }
 
+double ndem_rigid_kinetic_energy(const ndem_sim *sim)
+{
+    const ndem_rigid *r = sim->rigid;
+    double ke = 0.0;
+    for (int b = 0; r && b < r->count; b++) {
+        const ndem_rigid_body *bd = &r->body[b];
+        const ndem_geometry_def *g = &sim->geometry[bd->geometry];
+        /* a driven wall keeps its mass (its inverse is zero while driven) */
+        double m = bd->feature >= 0 ? g->walls.mass : 1.0 / bd->inv_mass, iw[9], l[3];
+        ke += 0.5 * m * ndem_dot(bd->v, bd->v);
+        if (bd->feature >= 0) continue; /* a wall never turns */
+        world_inertia(sim->pose[bd->geometry].rot, bd->inertia, iw);
+        mat_vec(iw, bd->w, l);
+        ke += 0.5 * ndem_dot(bd->w, l);
+    }
+    return ke;
+}
+
 int ndem_rigid_bad(const ndem_rigid *r)
 {
     for (int b = 0; r && b < r->count; b++)
@@ -515,6 +536,7 @@ void ndem_rigid_state_write(const ndem_rigid *r, double *out)
     for (int b = 0; r && b < r->count; b++) {
         memcpy(out + 6 * b, r->body[b].v, 3 * sizeof(double));
         memcpy(out + 6 * b + 3, r->body[b].w, 3 * sizeof(double));
+        if (r->body[b].feature >= 0) out[6 * b + 3] = r->body[b].motor; /* w is zero */
     }
 }
 
@@ -525,7 +547,9 @@ void ndem_rigid_state_read(ndem_sim *sim, const double *in)
         ndem_rigid_body *bd = &r->body[b];
         memcpy(bd->v, in + 6 * b, 3 * sizeof(double));
         memcpy(bd->w, in + 6 * b + 3, 3 * sizeof(double));
-        if (bd->feature >= 0) { /* a wall: its face is the restored def's */
+        if (bd->feature >= 0) {   /* a wall: its face is the restored def's */
+            bd->motor = bd->w[0]; /* its motor's warm start in w's place */
+            bd->w[0] = 0.0;
             ndem_walls_mode(sim, bd, sim->time);
             continue;
         }

@@ -10,7 +10,8 @@
  * Bodies of one feature (the walls of a stress-controlled box, walls.h)
  * share the solve and the sums; such a body moves its face (the def's min
  * or max along the face's normal, lin_free that normal, no turn) instead
- * of the pose, takes its push (stress times the face's area) as its force,
+ * of the pose, is driven by its motor row (walls.c: at most stress times
+ * the face's area, speed-capped),
  * keeps its own contact force per step for the face's stress, and in
  * smooth DEM moves by that force (the loads are per geometry). */
 #ifndef NDEM_RIGID_H
@@ -33,6 +34,9 @@ typedef struct ndem_rigid_body {
     double force[3];       /* constant external force (N) */
     double sum_lin[3], sum_rot[3]; /* impulses of the set being summed (rigid.c) */
     double load[3]; /* a wall (feature >= 0): the step's contact force on it (walls.c) */
+    /* a wall's motor row (walls.c): its impulse this step (inward, N s),
+     * bounds and target inward speed */
+    double motor, motor_lo, motor_hi, motor_target, motor_stop;
 } ndem_rigid_body;
 
 /* A row of the solve on a body's geometry (a proxy row): its slot, its
@@ -98,11 +102,15 @@ void ndem_rigid_integrate(struct ndem_sim *sim);
 /* How far a body's surface may move in a step (the geometry search's
  * reach): 2 h max (|v| + |w| extent). */
 double ndem_rigid_reach(const struct ndem_sim *sim);
+/* The bodies' kinetic energy, 1/2 M v^2 + 1/2 w . I_w w (J; 0 without
+ * bodies): step.c adds it to the particles'. */
+double ndem_rigid_kinetic_energy(const struct ndem_sim *sim);
 /* A body with a non-finite state: its index, or -1. */
 int ndem_rigid_bad(const ndem_rigid *r);
 
-/* Checkpoint (format 5): v and w of every body (a wall's w is zero; its
- * face is the def's min or max, which the checkpoint keeps). */
+/* Checkpoint (format 5): v and w of every body (a wall's w is zero: its
+ * motor impulse, the next step's warm start, takes w[0]'s place; its face
+ * is the def's min or max, which the checkpoint keeps). */
 size_t ndem_rigid_state_size(const ndem_rigid *r);
 void ndem_rigid_state_write(const ndem_rigid *r, double *out);
 void ndem_rigid_state_read(struct ndem_sim *sim, const double *in);

@@ -8,6 +8,7 @@
 #include "dem_shape.h"
 #include "shape_body.h"
 #include "sim.h"
+#include "walls.h"
 #include "vec.h"
 
 #include <math.h>
@@ -84,6 +85,9 @@ static ndem_status measure(ndem_sim *sim)
                  sim->rigid->body[bad].geometry, sim->time, sim->step);
         return NDEM_ERR_NONFINITE;
     }
+    if (sim->rigid && ndem_walls_check(sim, sim->error, sizeof sim->error))
+        return NDEM_ERR_ESCAPED; /* the cell's walls met: no sample left between */
+    ke += ndem_rigid_kinetic_energy(sim);
     sim->stats.kinetic_energy = ke;
     if (sim->dem) return NDEM_OK; /* contact counts come from dem.c */
     const ndem_contacts *c = &sim->contacts;

@@ -1,8 +1,9 @@
 /* walls.c - the stress-controlled box (walls.h; docs/engine.md,
  * "Stress-controlled box"). Each wall is a body of rigid.c with one degree
- * of freedom, the translation along its face's normal: it takes its push
- * as an external force, the solve's impulses through its proxy rows, and
- * moves its face (the def's min[k] or max[k]) rather than the pose, which
+ * of freedom, the translation along its face's normal: it takes its
+ * motor's impulses (a bounded 1-DOF row solved between the sets of contact
+ * rows, the paper's prismatic motor), the contacts' through its proxy rows,
+ * and moves its face (the def's min[k] or max[k]) rather than the pose, which
  * stays the identity. */
 #include "walls.h"
 
@@ -77,12 +78,65 @@ void ndem_walls_mode(const ndem_sim *sim, ndem_rigid_body *bd, double t)
     bd->im_lin = bd->inv_mass;
 }
 
-void ndem_walls_push(const ndem_sim *sim, ndem_rigid_body *bd, const double *contact)
+/* The inward speed cap of a stress-controlled wall (0: none). */
+static double speed_cap(const ndem_walls_def *w)
+{
+    return w->max_speed > 0 ? w->max_speed : INFINITY;
+}
+
+/* One projected Gauss-Seidel update of the wall's two rows, each on its
+ * inward speed u (effective mass M): the motor, lambda <- clamp(lambda +
+ * M (target - u), lo, hi), and the outward limit u >= -target (an impulse
+ * >= 0 inward). Exact for a wall alone. */
+static void motor_update(ndem_rigid_body *bd)
+{
+    if (!(bd->inv_mass > 0)) return; /* driven: kinematic */
+    int k = bd->feature / 2;
+    double m = 1.0 / bd->inv_mass, u = inward(bd) * bd->v[k];
+    double lam = fmin(fmax(bd->motor + m * (bd->motor_target - u), bd->motor_lo), bd->motor_hi);
+    u += (lam - bd->motor) * bd->inv_mass;
+    bd->motor = lam;
+    double stop = fmax(bd->motor_stop + m * (-bd->motor_target - u), 0.0);
+    u += (stop - bd->motor_stop) * bd->inv_mass;
+    bd->motor_stop = stop;
+    bd->v[k] = inward(bd) * u;
+}
+
+void ndem_walls_motor_begin(const ndem_sim *sim, ndem_rigid_body *bd)
+{
+    const ndem_geometry_def *g = &sim->geometry[bd->geometry];
+    const double h = sim->solver.time_step;
+    int k = bd->feature / 2;
+    double lam = 0.0;
+    if (bd->inv_mass > 0) {
+        bd->motor_hi = g->walls.stress[k] * area(g, k) * h; /* at most the stress */
+        bd->motor_lo = -INFINITY;                           /* brakes at any cost */
+        bd->motor_target = speed_cap(&g->walls);
+        if (sim->solver.warm_start) /* the last step's impulse, as the contacts' */
+            lam = fmin(fmax(sim->solver.warm_start_factor * bd->motor, bd->motor_lo), bd->motor_hi);
+    } else {
+        bd->motor_lo = bd->motor_hi = bd->motor_target = 0.0;
+    }
+    bd->motor = bd->motor_stop = 0.0;
+    if (bd->inv_mass > 0) {
+        bd->v[k] += inward(bd) * lam * bd->inv_mass;
+        bd->motor = lam;
+    }
+    motor_update(bd); /* no contact rows: this is the solution */
+}
+
+void ndem_walls_motor_solve(ndem_rigid_body *bd) { motor_update(bd); }
+
+void ndem_walls_dem(const ndem_sim *sim, ndem_rigid_body *bd)
 {
     const ndem_geometry_def *g = &sim->geometry[bd->geometry];
     int k = bd->feature / 2;
-    double f = inward(bd) * g->walls.stress[k] * area(g, k) + (contact ? contact[k] : 0.0);
+    if (!(bd->inv_mass > 0)) return;
+    double f = inward(bd) * g->walls.stress[k] * area(g, k) + bd->load[k];
     bd->v[k] += sim->solver.time_step * bd->inv_mass * f;
+    /* the motor's brake and the outward stop: |u| <= the cap */
+    double u = inward(bd) * bd->v[k], cap = speed_cap(&g->walls);
+    bd->v[k] = inward(bd) * fmax(-cap, fmin(u, cap));
 }
 
 void ndem_walls_move(ndem_sim *sim, ndem_rigid_body *bd)
@@ -112,6 +166,23 @@ void ndem_walls_face_velocity(const ndem_rigid *r, int g, int feature, double *u
 {
     int b = r ? ndem_rigid_body_of(r, g, feature) : -1;
     if (b >= 0) memcpy(ug, r->body[b].v, 3 * sizeof(double));
+}
+
+int ndem_walls_check(const ndem_sim *sim, char *err, size_t err_len)
+{
+    for (int g = 0; g < sim->geometry_count; g++) {
+        const ndem_geometry_def *d = &sim->geometry[g];
+        for (int k = 0; d->walls.enabled && k < 3; k++)
+            if (!(d->max[k] > d->min[k])) {
+                snprintf(err, err_len,
+                         "geometry %d: its walls normal to %c met at t = %.6g s (step %ld): "
+                         "edge length %.4g m (an empty cell closes under its stress; a driven "
+                         "pair stops only at its sample)",
+                         g, "xyz"[k], sim -> time, sim -> step, d -> max[k] - d -> min[k]);
+                return -1;
+            }
+    }
+    return 0;
 }
 
 int ndem_sim_walls(const ndem_sim *sim, int g, double stress[3], double size[3])

@@ -17,12 +17,23 @@ int ndem_walls_init(struct ndem_sim *sim, int gi, ndem_rigid_body *six, char *er
 /* A driven wall from its start on: infinite mass (zero inverse mass in
  * its proxies) and its inward speed; before: 1 / mass. For time t. */
 void ndem_walls_mode(const struct ndem_sim *sim, ndem_rigid_body *bd, double t);
-/* v += h (push + contact) / M along the wall's normal; push = stress times
- * the current area, inward; no gravity. contact: NULL (NDEM: the solve adds
- * its impulses) or the step's contact force on the wall (smooth DEM). */
-void ndem_walls_push(const struct ndem_sim *sim, ndem_rigid_body *bd, const double *contact);
+/* NDEM: the wall's motor row (the seed's prismatic motor) for this step:
+ * a 1-DOF row on its inward speed, target max_speed, impulse at most
+ * stress times the current area times h inward and unbounded outward (the
+ * brake); its warm start (the last step's impulse) and one update. A
+ * driven wall (kinematic) has none. */
+void ndem_walls_motor_begin(const struct ndem_sim *sim, ndem_rigid_body *bd);
+/* One more update of the motor row, after a set of contact rows moved the
+ * wall (rigid.c's set_end: one thread, fixed order). */
+void ndem_walls_motor_solve(ndem_rigid_body *bd);
+/* Smooth DEM: v += h (push + contact) / M along the normal, then the
+ * speed clamped to +-max_speed (the motor's explicit equivalent). */
+void ndem_walls_dem(const struct ndem_sim *sim, ndem_rigid_body *bd);
 /* The face by h v, then the mode at the new time. */
 void ndem_walls_move(struct ndem_sim *sim, ndem_rigid_body *bd);
+/* 0, or -1 with a message naming the geometry and axis when a cell's two
+ * walls met or passed each other (edge length <= 0). */
+int ndem_walls_check(const struct ndem_sim *sim, char *err, size_t err_len);
 /* Zeros the walls' contact forces of the step (loads.c). */
 void ndem_walls_clear_loads(ndem_rigid *r);
 /* Adds the contact force f on geometry g's feature (loads.c, dem_forces.c):

@@ -4,6 +4,8 @@ validate.py. Each figure is the counterpart of one of Wang et al.'s."""
 import os
 import subprocess
 
+import triaxial
+
 HEAD = """set terminal pngcairo size {w},{h} font "sans,10"
 set output "{out}"
 set datafile separator ","
@@ -103,7 +105,11 @@ def drum_plot(work, out, label):
 FIGURES = [("validation-column.png", "column", "column_required.csv", column_plot),
            ("validation-pile.png", "pile", "pile_height.csv", pile_plot),
            ("validation-probe.png", "probe", "pile_probe.csv", probe_plot),
-           ("validation-drum.png", "drum", "drum.csv", drum_plot)]
+           ("validation-drum.png", "drum", "drum.csv", drum_plot),
+           ("validation-triaxial.png", "triaxial", "triaxial.csv",
+            lambda w, o, lab: triaxial.plot_deviator(HEAD, lc, w, o, lab)),
+           ("validation-triaxial-curve.png", "triaxial", "triaxial_curve.csv",
+            lambda w, o, lab: triaxial.plot_curve(HEAD, lc, w, o, lab))]
 
 
 def plot_all(sources, images):

@@ -5,6 +5,8 @@ that name (tables, numbers, the list of runs). Standard library only."""
 import datetime
 import re
 
+import triaxial
+
 
 def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -176,7 +178,7 @@ def provenance(results, cfgs, meta):
                  meta["machine"], meta["elapsed"]),
              "- every run: release build, one OpenMP thread, `nice`, on a machine shared with "
              "other work (wall times are indicative only)"]
-    for k in ("column", "probe", "creep", "drum", "pile"):
+    for k in ("column", "probe", "creep", "drum", "pile", "triaxial"):
         if k not in cfgs:
             lines.append("- %s: not run" % k)
             continue
@@ -187,6 +189,7 @@ def provenance(results, cfgs, meta):
             "drum": 3 * len(cfg["drum_iterations"]),
             "probe": 7,
             "creep": meta["creep_variants"],
+            "triaxial": 2 * len(cfg["triaxial_iterations"]) + len(cfg["triaxial_masses"]) - 1,
         }[k]
         r = results.get(k) or {}
         got = {
@@ -195,6 +198,7 @@ def provenance(results, cfgs, meta):
             "drum": len(r.get("rows", [])),
             "probe": len(r.get("res", {})),
             "creep": len(r.get("rows", [])),
+            "triaxial": len(r.get("rows", [])),
         }[k]
         label, work = meta["sources"][k]
         wall, _, first, last = meta["times"][k]
@@ -219,7 +223,7 @@ def settings(cfgs, meta):
 
 def write(template, out, results, cfgs, meta):
     blocks = {"provenance": provenance(results, cfgs, meta), "settings": settings(cfgs, meta)}
-    for k in ("column", "probe", "creep", "drum", "pile"):
+    for k in ("column", "probe", "creep", "drum", "pile", "triaxial"):
         lab = meta["sources"].get(k, ("not run", ""))[0]
         blocks["source_" + k] = "(%s pass)" % lab
     blocks["pile_count"] = str(cfgs["pile"]["pile_count"] if "pile" in cfgs else "")
@@ -230,6 +234,7 @@ def write(template, out, results, cfgs, meta):
     blocks.update(probe_blocks(results.get("probe")))
     blocks.update(drum_blocks(results.get("drum"), cfgs.get("drum")))
     blocks.update(creep_blocks(results.get("creep")))
+    blocks.update(triaxial.blocks(results.get("triaxial"), cfgs.get("triaxial"), table))
     with open(template, encoding="utf-8") as f:
         text = f.read()
     missing = set(re.findall(r"\{\{(\w+)\}\}", text)) - set(blocks)

@@ -228,6 +228,13 @@ static int neighbours_build(ndem_sim *sim, double skin, double rmax)
         return -1;
     long nblocks = (n + NDEM_LIST_BLOCK - 1) / NDEM_LIST_BLOCK;
     if (ndem_pair_blocks_reserve(&nl->blocks, &nl->block_capacity, nblocks)) return -1;
+    /* The old lists are not read from here on: their memory goes back
+     * before the blocks fill, and the grid's before the lists are joined, so
+     * that a build holds two of the three at a time, not all three. */
+    nl->valid = 0;
+    free(nl->j);
+    nl->j = NULL;
+    nl->capacity = 0;
     ndem_big_pairs big = {0};
     if (g->big_count > 0 && ndem_big_pairs_find(sim, skin, rmax, &big)) return -1;
     long *start = nl->start;
@@ -261,14 +268,10 @@ static int neighbours_build(ndem_sim *sim, double skin, double rmax)
         }
     }
     ndem_big_pairs_free(&big);
+    ndem_grid_destroy(&sim->grid);
     if (failed) return -1;
     nl->tested = tested;
     for (long i = 0; i < n; i++) start[i + 1] += start[i];
-    if (nl->capacity > 2 * (start[n] + 1024)) { /* a fast phase is over: give it back */
-        free(nl->j);
-        nl->j = NULL;
-        nl->capacity = 0;
-    }
     if (ndem_ensure((void **)&nl->j, &nl->capacity, start[n] + 1, sizeof(int))) return -1;
     nl->count = start[n];
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
@@ -283,7 +286,6 @@ static int neighbours_build(ndem_sim *sim, double skin, double rmax)
         free(nl->blocks[bi].key);
         nl->blocks[bi] = (ndem_pair_block){0};
     }
-    ndem_grid_destroy(&sim->grid);
     if (n > 0) /* an empty scene has no arrays yet: memcpy must not see NULL */
         memcpy(nl->x0, b->pos, 3 * sizeof(double) * (size_t)n);
     nl->bodies = n;

@@ -68,10 +68,10 @@ static int geometry_hits(const ndem_sim *sim, long i, double skin, int g, ndem_g
     return kept;
 }
 
-/* One pass over the candidates: each block of NDEM_PAIR_BLOCK bodies writes
- * its contacts into its own buffer; the buffers are then joined in block
- * order, so the pair order does not depend on the thread count. */
-#define NDEM_PAIR_BLOCK 512
+/* One pass over the candidates: each block of NDEM_PAIR_BLOCK bodies
+ * (contacts.h) writes its contacts into its own buffer; the buffers are then
+ * joined in block order, so the pair order does not depend on the thread
+ * count. */
 
 int ndem_pair_block_push(ndem_pair_block *blk, int key)
 {
@@ -86,7 +86,7 @@ int ndem_pair_block_push(ndem_pair_block *blk, int key)
     return 0;
 }
 
-static int key_block_push(ndem_key_block *blk, ndem_contact_key key)
+int ndem_key_block_push(ndem_key_block *blk, ndem_contact_key key)
 {
     if (blk->count == blk->capacity) {
         long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
@@ -99,7 +99,7 @@ static int key_block_push(ndem_key_block *blk, ndem_contact_key key)
     return 0;
 }
 
-static int key_blocks_reserve(ndem_key_block **blocks, long *capacity, long n)
+int ndem_key_blocks_reserve(ndem_key_block **blocks, long *capacity, long n)
 {
     if (n <= *capacity) return 0;
     ndem_key_block *blk = realloc(*blocks, sizeof(ndem_key_block) * (size_t)n);
@@ -121,43 +121,24 @@ int ndem_pair_blocks_reserve(ndem_pair_block **blocks, long *capacity, long n)
     return 0;
 }
 
-int ndem_contacts_build(ndem_sim *sim, double skin)
+int ndem_body_geometry_contacts(const ndem_sim *sim, long i, double skin, ndem_key_block *blk)
+{
+    ndem_geo_hit hits[NDEM_GEO_HITS];
+    int failed = 0;
+    for (int q = 0; q < sim->geometry_count; q++) {
+        int m = geometry_hits(sim, i, skin, q, hits);
+        for (int t = 0; t < m; t++)
+            failed |= ndem_key_block_push(blk, (ndem_contact_key){(int)i, q, hits[t].feature});
+    }
+    return failed;
+}
+
+/* The blocks' contacts joined in block order; start[i + 1] holds body i's
+ * count on entry. */
+int ndem_contacts_join(ndem_sim *sim, long nblocks)
 {
     ndem_contacts *c = &sim->contacts;
-    const ndem_bodies *b = &sim->bodies;
-    const ndem_neighbours *nl = &sim->neighbours;
-    long n = b->count;
-    double h = sim->solver.time_step;
-    if (ndem_ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
-    long nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
-    if (key_blocks_reserve(&c->blocks, &c->block_capacity, nblocks)) return -1;
-    long *start = c->start;
-    start[0] = 0;
-    int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n))                \
-    reduction(|                                                                                    \
-              : failed)
-    for (long bi = 0; bi < nblocks; bi++) {
-        ndem_key_block *blk = &c->blocks[bi];
-        blk->count = 0;
-        long hi = (bi + 1) * NDEM_PAIR_BLOCK < n ? (bi + 1) * NDEM_PAIR_BLOCK : n;
-        for (long i = bi * NDEM_PAIR_BLOCK; i < hi; i++) {
-            long first = blk->count;
-            ndem_geo_hit hits[NDEM_GEO_HITS];
-            for (int q = 0; q < sim->geometry_count; q++) {
-                int m = geometry_hits(sim, i, skin, q, hits);
-                for (int t = 0; t < m; t++)
-                    failed |= key_block_push(blk, (ndem_contact_key){(int)i, q, hits[t].feature});
-            }
-            /* the lists are sorted by j: contacts come out in pair order */
-            for (long k = nl->start[i]; k < nl->start[i + 1]; k++)
-                if (pair_contact(b, i, nl->j[k], h))
-                    failed |= key_block_push(
-                        blk, (ndem_contact_key){(int)i, nl->j[k], NDEM_KEY_PARTICLE});
-            start[i + 1] = blk->count - first;
-        }
-    }
-    if (failed) return -1;
+    long n = sim->bodies.count, *start = c->start;
     for (long i = 0; i < n; i++) start[i + 1] += start[i];
     long total = start[n];
     if (total > c->capacity) {
@@ -178,6 +159,45 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
             memcpy(&c->key[start[lo]], blk->key, sizeof *blk->key * (size_t)blk->count);
     }
     return 0;
+}
+
+int ndem_contacts_build(ndem_sim *sim, double skin)
+{
+    ndem_contacts *c = &sim->contacts;
+    const ndem_bodies *b = &sim->bodies;
+    const ndem_neighbours *nl = &sim->neighbours;
+    long n = b->count;
+    double h = sim->solver.time_step;
+    if (ndem_ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
+    long nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
+    if (ndem_key_blocks_reserve(&c->blocks, &c->block_capacity, nblocks)) return -1;
+    if (sim->dem) { /* smooth DEM: through the contact skin where it applies */
+        int rc = ndem_contact_skin_build(sim, skin);
+        if (rc != 0) return rc < 0 ? -1 : 0;
+    }
+    long *start = c->start;
+    start[0] = 0;
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n))                \
+    reduction(|                                                                                    \
+              : failed)
+    for (long bi = 0; bi < nblocks; bi++) {
+        ndem_key_block *blk = &c->blocks[bi];
+        blk->count = 0;
+        long hi = (bi + 1) * NDEM_PAIR_BLOCK < n ? (bi + 1) * NDEM_PAIR_BLOCK : n;
+        for (long i = bi * NDEM_PAIR_BLOCK; i < hi; i++) {
+            long first = blk->count;
+            failed |= ndem_body_geometry_contacts(sim, i, skin, blk);
+            /* the lists are sorted by j: contacts come out in pair order */
+            for (long k = nl->start[i]; k < nl->start[i + 1]; k++)
+                if (pair_contact(b, i, nl->j[k], h))
+                    failed |= ndem_key_block_push(
+                        blk, (ndem_contact_key){(int)i, nl->j[k], NDEM_KEY_PARTICLE});
+            start[i + 1] = blk->count - first;
+        }
+    }
+    if (failed) return -1;
+    return ndem_contacts_join(sim, nblocks);
 }
 
 void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_contact_geom *g)
@@ -227,6 +247,7 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
     free(c->island);
     for (long i = 0; i < c->block_capacity; i++) free(c->blocks[i].key);
     free(c->blocks);
+    ndem_contact_skin_destroy(&c->skin);
     memset(c, 0, sizeof *c);
     free(h->start);
     free(h->key);

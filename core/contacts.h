@@ -68,11 +68,34 @@ typedef uint64_t ndem_color_mask;
 #define NDEM_COLOR_SETS (NDEM_COLORS + 1)
 #define NDEM_COLOR_MASK_FULL (~(ndem_color_mask)0)
 
-/* Keys found by one block of bodies in the narrow phase (contacts.c). */
+/* Keys found by one block of NDEM_PAIR_BLOCK bodies in the narrow phase (contacts.c). */
+#define NDEM_PAIR_BLOCK 512
 typedef struct ndem_key_block {
     ndem_contact_key *key;
     long count, capacity;
 } ndem_key_block;
+
+/* Smooth DEM's contact skin (contact_skin.c): the particle pairs within
+ * r_i + r_j + reach at its build, kept while no pair can have closed that
+ * reach; and which bodies had no geometry within reach, while the geometry
+ * stands still. */
+typedef struct ndem_contact_skin {
+    int configured; /* target read (NDEM_CONTACT_SKIN) */
+    double target;  /* wanted reach in smallest radii; 0: off */
+    int valid, geo_static;
+    long bodies, list_builds; /* the body count and the lists' build at the build */
+    double reach;             /* of the build */
+    double *x0;               /* 3 per body: positions at the build */
+    unsigned char *near;      /* per body: a geometry within reach at the build */
+    long *start;              /* bodies + 1 */
+    int *j;                   /* the pairs of each body, ascending */
+    long count, capacity, start_capacity, body_capacity;
+    ndem_pair_block *blocks;
+    long block_capacity;
+    struct ndem_geometry_pose *pose; /* the poses at the build (geo_static) */
+    int pose_count;
+    long builds; /* how many times the skin was built (tests) */
+} ndem_contact_skin;
 
 /* Candidate contacts in pair order: by a, then the geometry features of a
  * in geometry order, then the particles b > a ascending. */
@@ -104,6 +127,7 @@ typedef struct ndem_contacts {
     long mask_capacity;
     int *island; /* per body: union-find parent for the impact stage */
     long island_capacity;
+    ndem_contact_skin skin; /* smooth DEM only */
 } ndem_contacts;
 
 /* Warm-start history: last step's contacts in pair order with their
@@ -119,6 +143,18 @@ typedef struct ndem_history {
 
 /* The narrow phase: this step's contacts from the lists and the geometry. */
 int ndem_contacts_build(struct ndem_sim *sim, double skin);
+/* Smooth DEM's narrow phase through the contact skin: 1 when it built the
+ * contacts, 0 when the skin does not apply (the caller searches), -1 out of
+ * memory (contact_skin.c). */
+int ndem_contact_skin_build(struct ndem_sim *sim, double skin);
+void ndem_contact_skin_destroy(ndem_contact_skin *s);
+/* The geometry contacts of body i, appended to blk (contacts.c). */
+int ndem_body_geometry_contacts(const struct ndem_sim *sim, long i, double skin,
+                                ndem_key_block *blk);
+int ndem_key_block_push(ndem_key_block *blk, ndem_contact_key key);
+/* Makes room for n key blocks; joins the blocks' keys into the contacts (contacts.c). */
+int ndem_key_blocks_reserve(ndem_key_block **blocks, long *capacity, long n);
+int ndem_contacts_join(struct ndem_sim *sim, long nblocks);
 /* Greedy colouring into packets (rows.c). */
 int ndem_contacts_color(struct ndem_sim *sim);
 int ndem_contacts_store_history(struct ndem_sim *sim);

@@ -67,6 +67,22 @@ static int dashpot_tables(ndem_dem *d, int nm)
     return 0;
 }
 
+/* hertz: each pair's stiffness constants (ndem_hertz_stiffness with
+ * d* = 2 R*, and Mindlin's) once, not per contact and step */
+static int hertz_constants(const ndem_sim *sim, ndem_dem *d)
+{
+    int nm = sim->materials.count;
+    d->hertz = malloc(sizeof(double) * NDEM_DEM_HERTZ * (size_t)(nm > 0 ? nm * nm : 1));
+    if (!d->hertz) return -1;
+    for (int i = 0; i < nm * nm; i++) {
+        const ndem_pair_params *p = &sim->materials.pairs[i];
+        double e = p->young_modulus, nu = p->poisson_ratio, g = e / (2.0 * (1.0 + nu));
+        d->hertz[NDEM_DEM_HERTZ * i] = 2.0 * e / (3.0 * (1.0 - nu * nu));
+        d->hertz[NDEM_DEM_HERTZ * i + 1] = 8.0 * g / (2.0 * (2.0 - nu));
+    }
+    return 0;
+}
+
 ndem_dem *ndem_dem_create(const ndem_sim *sim)
 {
     ndem_dem *d = calloc(1, sizeof *d);
@@ -89,7 +105,7 @@ ndem_dem *ndem_dem_create(const ndem_sim *sim)
         }
         if (d->damp[i] < 0) d->damp[i] = ndem_dem_law_damping(model, p->restitution, p->exponent);
     }
-    if (model == NDEM_MODEL_HERTZ && dashpot_tables(d, nm)) {
+    if (model == NDEM_MODEL_HERTZ && (dashpot_tables(d, nm) || hertz_constants(sim, d))) {
         ndem_dem_destroy(d);
         return NULL;
     }
@@ -118,6 +134,7 @@ void ndem_dem_destroy(ndem_dem *d)
         if (first) ndem_damp_table_free(&d->dashpot[i]);
     }
     free(d->dashpot);
+    free(d->hertz);
     free(d->damp);
     free(d);
 }
@@ -149,14 +166,32 @@ static const double *hist_find(const ndem_dem *d, ndem_contact_key key)
     return NULL;
 }
 
-/* Keeps a spring in the tangent plane of the new normal, with its length. */
+/* Keeps a spring in the tangent plane of the new normal, with its length
+ * (one square root and one division: the ratio of the squared lengths). */
 static void rotate_into_plane(double *s, const double *n)
 {
-    double len = ndem_norm(s), sn = ndem_dot(s, n);
+    double len2 = ndem_dot(s, s);
+    if (len2 == 0) return;
+    double sn = ndem_dot(s, n);
     for (int q = 0; q < 3; q++) s[q] -= sn * n[q];
-    double l2 = ndem_norm(s);
-    if (l2 > 0)
-        for (int q = 0; q < 3; q++) s[q] *= len / l2;
+    double l2 = ndem_dot(s, s);
+    if (l2 > 0) {
+        double f = sqrt(len2 / l2);
+        for (int q = 0; q < 3; q++) s[q] *= f;
+    }
+}
+
+/* Cuts v to length lim when longer: 1 when cut; |v|^2 on return in *v2.
+ * The square root only when it slides. */
+static inline int cut_to(double *v, double lim, double *v2)
+{
+    double l2 = ndem_dot(v, v);
+    *v2 = l2;
+    if (!(l2 > lim * lim)) return 0;
+    double f = lim / sqrt(l2);
+    for (int q = 0; q < 3; q++) v[q] *= f;
+    *v2 = ndem_dot(v, v);
+    return 1;
 }
 
 static void cut(double *v, double lim, double *excess)
@@ -210,6 +245,71 @@ static double spring_loss(const double *f, const double *rate, double h, double 
     return ndem_dot(f, rate) * h - (u_new - u_old);
 }
 
+/* What the hertz law needs of a contact beyond its motion. */
+typedef struct hertz_in {
+    const ndem_pair_params *pp;
+    double m_eff, inv_m, delta, ddelta, r_eff;
+    int pair; /* material pair index */
+} hertz_in;
+
+/* AGX eq. (35.1): the Hertz normal force with Tsuji's dashpot, a Mindlin
+ * spring cut at Coulomb and a rolling spring cut at mu_r r* f_n. The pair's
+ * constants come from ndem_dem.hertz; square roots are shared (sqrt(r*),
+ * sqrt(delta), one for the dashpot and its omega h) and the springs divide
+ * once each, and only when they slide. */
+static void hertz_law(const ndem_sim *sim, const hertz_in *in, const double *ut, const double *wr,
+                      double *spring, double *roll, double *hist_out, double *fn_out, double *ft,
+                      double *mr, double *elastic_out, double *dissip_out)
+{
+    const ndem_pair_params *pp = in->pp;
+    const double *hz = &sim->dem->hertz[NDEM_DEM_HERTZ * in->pair];
+    const double h = sim->solver.time_step, delta = in->delta, ddelta = in->ddelta;
+    double sr = sqrt(in->r_eff), sd = sqrt(delta), ksd = hz[0] * sr * sd; /* k_n delta^(1/2) */
+    /* Tsuji et al. (1992) eq. 10: the dashpot p sqrt(m* k_n) delta^(1/4) has
+     * one damping ratio at every overlap, so e holds at every impact speed
+     * and a contact formed at rest is damped like any other (AGX's
+     * c delta^(1/2) with c = p sqrt(m* / k_n) delta^(-1/4)); its step
+     * damping from the pair's table at omega h = h sqrt(3/2 k_n delta^(1/2) / m*) */
+    double q = sqrt(in->m_eff * ksd), gc = sim->dem->damp[in->pair] * q;
+    double bh =
+        gc <= 0 ? 0
+                : ndem_damp_table_eval(&sim->dem->dashpot[in->pair], h * sqrt(1.5) * q * in->inv_m);
+    double dashpot = in->m_eff * ndem_min(bh, 0.25) / h;
+    double fel = ksd * delta, fn = fel + dashpot * ddelta;
+    fn = fn > 0 ? fn : 0.0;
+    double dissip = (fn - fel) * ddelta * h; /* the dashpot as applied */
+    double elastic = 0.4 * fel * delta;      /* integral of k_n delta^(3/2) */
+    /* Mindlin: k_t = 8 G* sqrt(R* delta), G* = G / (2 (2 - nu)) */
+    double kt = hz[1] * sr * sd, v2;
+    double u_old = 0.5 * kt * ndem_dot(spring, spring);
+    for (int q3 = 0; q3 < 3; q3++) {
+        spring[q3] += ut[q3] * h;
+        ft[q3] = kt * spring[q3];
+    }
+    if (cut_to(ft, pp->friction * fn, &v2)) /* slides: the spring follows the force */
+        for (int q3 = 0; q3 < 3; q3++) spring[q3] = kt > 0 ? ft[q3] / kt : 0;
+    memcpy(hist_out, spring, 3 * sizeof(double));
+    double u_new = 0.5 * kt * ndem_dot(spring, spring);
+    dissip += spring_loss(ft, ut, h, u_old, u_new);
+    elastic += u_new;
+    /* rolling spring, k_r = 2.25 k_n' mu_r^2 r*^2 with k_n' = 3/2 k_n delta^(1/2) */
+    double kr = 2.25 * 1.5 * ksd * pp->rolling * pp->rolling * in->r_eff * in->r_eff;
+    u_old = 0.5 * kr * ndem_dot(roll, roll);
+    for (int q3 = 0; q3 < 3; q3++) {
+        roll[q3] += wr[q3] * h;
+        mr[q3] = kr * roll[q3];
+    }
+    if (cut_to(mr, pp->rolling * in->r_eff * fn, &v2))
+        for (int q3 = 0; q3 < 3; q3++) roll[q3] = kr > 0 ? mr[q3] / kr : 0;
+    memcpy(&hist_out[3], roll, 3 * sizeof(double));
+    u_new = 0.5 * kr * ndem_dot(roll, roll);
+    dissip += spring_loss(mr, wr, h, u_old, u_new);
+    elastic += u_new;
+    *fn_out = fn;
+    *elastic_out = elastic;
+    *dissip_out += dissip;
+}
+
 void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hist_out,
                             double *energy)
 {
@@ -220,9 +320,8 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
     int a = key.a, pb = ndem_key_is_particle(key) ? key.b : -1; /* b's particle, or -1 */
     const double *va = &b->vel[6 * a];
     ndem_contact_geom geom;
-    double ra = b->radius[a], m_eff, u_b[3], w_b[3], e_b, l_b_lin;
+    double ra = b->radius[a], m_eff, inv_m, u_b[3], w_b[3], e_b, l_b_lin;
     const ndem_pair_params *pp;
-    memset(out, 0, NDEM_DEM_FORCE * sizeof(double));
     memset(hist_out, 0, NDEM_DEM_HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
     if (sim->shapes && ndem_dem_shape_pair(sim, key)) { /* per manifold point (dem_shape.c) */
@@ -238,7 +337,8 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
     int mb = geom.material_b;
     if (pb >= 0) {
         const double *vb = &b->vel[6 * pb];
-        m_eff = 1.0 / (b->inv_mass[a] + b->inv_mass[pb]);
+        inv_m = b->inv_mass[a] + b->inv_mass[pb];
+        m_eff = 1.0 / inv_m;
         /* velocity of b's surface at the contact: v_b + w_b x (-lb n) */
         double wx[3];
         ndem_cross(&vb[3], n, wx);
@@ -248,13 +348,18 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
         }
         l_b_lin = b->radius[pb];
     } else {
-        m_eff = 1.0 / b->inv_mass[a];
+        inv_m = b->inv_mass[a];
+        m_eff = 1.0 / inv_m;
         memcpy(u_b, geom.ug, sizeof u_b);
         memcpy(w_b, &geom.ug[3], sizeof w_b);
         l_b_lin = ra; /* a flat wall uses the other's radius (Woo) */
     }
     /* an intact bond replaces the contact law (libgran) */
-    if (pb >= 0 && sim->dem->bond_count > 0 && bond_find(sim->dem, a, pb) >= 0) return;
+    if (pb >= 0 && sim->dem->bond_count > 0 && bond_find(sim->dem, a, pb) >= 0) {
+        memset(out, 0, 9 * sizeof(double)); /* out is written on every path: no clear */
+        out[13] = 0;
+        return;
+    }
     pp = ndem_pair(&sim->materials, b->material[a], mb);
     /* van der Waals attraction across the gap, saturated below delta_0
      * (libgran), between spheres of the pair's effective size */
@@ -263,6 +368,7 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
                       : 0.0;
     if (delta <= 0) { /* open: no contact force, springs reset */
         for (int q = 0; q < 3; q++) out[q] = fvdw * n[q]; /* pulls a towards b */
+        memset(&out[3], 0, 6 * sizeof(double));
         out[13] = -fvdw;
         return;
     }
@@ -436,43 +542,10 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
         memcpy(hist_out, ft, 3 * sizeof(double));
         elastic = 0.5 * kn * delta * delta + (kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0);
     } else {
-        /* AGX eq. (35.1) */
-        double kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
-        /* Tsuji et al. (1992) eq. 10: the dashpot p sqrt(m* k_n) delta^(1/4) has
-         * one damping ratio at every overlap, so e holds at every impact speed
-         * and a contact formed at rest is damped like any other (AGX's
-         * c delta^(1/2) with c = p sqrt(m* / k_n) delta^(-1/4)) */
-        double sd = sqrt(delta), ktan = 1.5 * kn * sd;
-        /* the damping ratio is the pair's constant: step_damping from its table */
-        int pair = b->material[a] * sim->materials.count + mb;
-        double gc = sim->dem->damp[pair] * sqrt(m_eff * kn * sd);
-        double bh =
-            gc <= 0 ? 0 : ndem_damp_table_eval(&sim->dem->dashpot[pair], h * sqrt(ktan / m_eff));
-        double dashpot = m_eff / h * ndem_min(bh, 0.25);
-        fn = fmax(kn * delta * sd + dashpot * ddelta, 0.0);
-        dissip += (fn - kn * delta * sd) * ddelta * h; /* the dashpot as applied */
-        elastic = 0.4 * kn * delta * delta * sd;       /* integral of k_n delta^(3/2) */
-        /* Mindlin: k_t = 8 G* sqrt(R* delta), G* = G / (2 (2 - nu)) */
-        double gmod = pp->young_modulus / (2.0 * (1.0 + nu));
-        kt = 8.0 * gmod / (2.0 * (2.0 - nu)) * sqrt(r_eff * delta); /* R* = r_eff */
-        double u_old = 0.5 * kt * ndem_dot(spring, spring);
-        for (int q = 0; q < 3; q++) spring[q] += ut[q] * h;
-        for (int q = 0; q < 3; q++) ft[q] = kt * spring[q];
-        cut(ft, pp->friction * fn, &excess);
-        for (int q = 0; q < 3; q++) hist_out[q] = kt > 0 ? ft[q] / kt : 0;
-        double u_new = kt > 0 ? 0.5 * ndem_dot(ft, ft) / kt : 0;
-        dissip += spring_loss(ft, ut, h, u_old, u_new);
-        elastic += u_new;
-        /* rolling spring, k_r = 2.25 k_n' mu_r^2 r*^2 with k_n' = 3/2 k_n delta^(1/2) */
-        double kr = 2.25 * 1.5 * kn * sd * pp->rolling * pp->rolling * r_eff * r_eff;
-        u_old = 0.5 * kr * ndem_dot(roll, roll);
-        for (int q = 0; q < 3; q++) roll[q] += wr[q] * h;
-        for (int q = 0; q < 3; q++) mr[q] = kr * roll[q];
-        cut(mr, pp->rolling * r_eff * fn, &excess);
-        for (int q = 0; q < 3; q++) hist_out[3 + q] = kr > 0 ? mr[q] / kr : 0;
-        u_new = kr > 0 ? 0.5 * ndem_dot(mr, mr) / kr : 0;
-        dissip += spring_loss(mr, wr, h, u_old, u_new);
-        elastic += u_new;
+        hertz_law(sim,
+                  &(hertz_in){pp, m_eff, inv_m, delta, ddelta, r_eff,
+                              b->material[a] * sim->materials.count + mb},
+                  ut, wr, spring, roll, hist_out, &fn, ft, mr, &elastic, &dissip);
     }
     /* on a: normal push -fn n, friction ft (it drags a along with b), torques
      * d_a x ft with d_a = la n, and the rolling torque; on b the opposite

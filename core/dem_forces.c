@@ -18,6 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* contacts ahead of the one computed whose body b is prefetched */
+#define NDEM_DEM_AHEAD 6
+#if defined(__GNUC__)
+#define NDEM_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define NDEM_PREFETCH(p) ((void)(p))
+#endif
+
 /* Grows *p to `count` elements of `elem` bytes (realloc; never NULL after). */
 static int grow(void **p, long count, size_t elem)
 {
@@ -154,10 +162,19 @@ int ndem_dem_forces(ndem_sim *sim)
     const ndem_contacts *c = &sim->contacts;
     long nc = c->count, nb = sim->bodies.count;
     if (reserve_arrays(d, nc, nb)) return -1;
+    const double *pos = sim->bodies.pos, *vel = sim->bodies.vel;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
-    for (long k = 0; k < nc; k++)
+    for (long k = 0; k < nc; k++) {
+        /* body b of a later contact is anywhere in the arrays: its position
+         * and velocity are fetched ahead (a comes in order) */
+        if (k + NDEM_DEM_AHEAD < nc && ndem_key_is_particle(c->key[k + NDEM_DEM_AHEAD])) {
+            int pb = c->key[k + NDEM_DEM_AHEAD].b;
+            NDEM_PREFETCH(&pos[3 * pb]);
+            NDEM_PREFETCH(&vel[6 * pb]);
+        }
         ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
                                &d->energy[3 * k]);
+    }
     books(sim);
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nb))
     for (long i = 0; i < nb; i++) sum_body(d, c->start, i, &d->acc[6 * i]);

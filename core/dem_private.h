@@ -16,6 +16,9 @@
  * normal n, the lever arm la and the normal force on b (positive: pushes
  * b away from a) */
 #define NDEM_DEM_FORCE 14
+/* doubles per material pair in ndem_dem.hertz: k_n / sqrt(R*) = 2 E / (3 (1 - nu^2)) and
+ * k_t / sqrt(R* delta) = 8 G / (2 (2 - nu)) (dem.c) */
+#define NDEM_DEM_HERTZ 2
 
 struct ndem_dem {
     long hist_bodies, hist_count, start_cap;
@@ -42,6 +45,7 @@ struct ndem_dem {
     int *bond_broken;
     double *damp; /* per material pair: the law's damping p for its restitution (dem_models.c) */
     ndem_damp_table *dashpot; /* hertz, per material pair: its step damping (dem_models.c) */
+    double *hertz;            /* hertz: NDEM_DEM_HERTZ per material pair */
     long dashpot_count;
 };
 

@@ -1,6 +1,7 @@
 /* test_dem_sum.c - the threaded smooth-DEM force step (issue 15): each body's
  * threaded sum equals the serial sum over the contacts in pair order bit for
- * bit, and the hertz dashpot's table agrees with the iteration it replaces. */
+ * bit, the hertz dashpot's table agrees with the iteration it replaces, and
+ * the contact skin (contact_skin.c) misses no touching pair. */
 #include "dem_private.h"
 #include "scene.h"
 #include "sim.h" /* internal: the contacts and the per-contact forces */
@@ -103,6 +104,100 @@ START_TEST(hertz_dashpot_table_matches_the_iteration)
 }
 END_TEST
 
+/* A settled layer and spheres falling onto it, in a box. */
+static ndem_job *falling_job(void)
+{
+    return test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
+        "{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.5, \"rolling_resistance\": 0.1, "
+        "\"restitution\": 0.3},"
+        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.5, \"restitution\": 0.3}],"
+        "\"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.12, 0.12, 0.4], "
+        "\"inside\": true, \"material\": \"steel\"}],"
+        "\"particles\": [{\"type\": \"lattice\", \"min\": [0.006, 0.006, 0.006], \"max\": "
+        "[0.114, 0.114, 0.03], \"spacing\": 0.0119, \"count\": 240, \"radius\": 0.006, "
+        "\"material\": \"ore\"},"
+        "{\"type\": \"random\", \"min\": [0.01, 0.01, 0.04], \"max\": [0.11, 0.11, 0.09], "
+        "\"count\": 120, \"radius\": {\"min\": 0.004, \"max\": 0.006}, \"material\": \"ore\", "
+        "\"seed\": 5}]},"
+        "\"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", \"time_step\": 0.0001, "
+        "\"duration\": 1.0, \"threads\": 2}}");
+}
+
+static int listed(const ndem_contacts *c, ndem_contact_key key)
+{
+    for (long k = c->start[key.a]; k < c->start[key.a + 1]; k++)
+        if (ndem_key_same(c->key[k], key)) return 1;
+    return 0;
+}
+
+/* Every touching pair and every sphere touching the box is a contact at every
+ * step (all pairs tested), while the skin is searched afresh in far fewer
+ * steps than there are; 1, 2 and 3 threads give the same bits, and these are
+ * the states of a search every step. */
+START_TEST(contact_skin_misses_no_touching_pair)
+{
+    const long steps = 1200;
+    setenv("NDEM_PARALLEL_MIN", "64", 1);
+    ndem_job *job = falling_job();
+    ndem_sim *sim = test_sim(job);
+    const ndem_bodies *b = &sim->bodies;
+    long n = b->count, touching = 0, walls = 0;
+    for (long s = 0; s < steps; s++) {
+        test_step(sim);
+        const ndem_contacts *c = &sim->contacts;
+        for (long i = 0; i < n; i++) {
+            const double *xi = &b->pos[3 * i];
+            for (long j = i + 1; j < n; j++) {
+                const double *xj = &b->pos[3 * j];
+                double d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
+                double r = b->radius[i] + b->radius[j];
+                if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= r * r) continue;
+                touching++;
+                ck_assert_msg(listed(c, (ndem_contact_key){(int)i, (int)j, NDEM_KEY_PARTICLE}),
+                              "step %ld: touching pair %ld, %ld is not a contact", s, i, j);
+            }
+            ndem_geo_hit hits[NDEM_GEO_HITS];
+            int m = ndem_geometry_collide(&sim->geometry[0], &sim->pose[0], xi, b->radius[i], 0.0,
+                                          hits);
+            for (int t = 0; t < m; t++) {
+                if (!(hits[t].delta > 0)) continue;
+                walls++;
+                ck_assert_msg(listed(c, (ndem_contact_key){(int)i, 0, hits[t].feature}),
+                              "step %ld: sphere %ld touches wall %d, not a contact", s, i,
+                              hits[t].feature);
+            }
+        }
+    }
+    long builds = sim->contacts.skin.builds;
+    uint64_t hash = ndem_sim_state_hash(sim);
+    ndem_sim_destroy(sim);
+    /* the spheres fell and landed: contacts came and went under the skin */
+    ck_assert_int_gt(touching, 300 * steps);
+    ck_assert_int_gt(walls, 40 * steps);
+    ck_assert_msg(builds >= 5 && builds < steps / 2, "skin built %ld times in %ld steps", builds,
+                  steps);
+    /* 1 and 3 threads: the same skin builds and bits */
+    for (int threads = 1; threads <= 3; threads += 2) {
+        job->scene.solver.threads = threads;
+        sim = test_sim(job);
+        for (long s = 0; s < steps; s++) test_step(sim);
+        ck_assert_int_eq(sim->contacts.skin.builds, builds);
+        ck_assert_msg(ndem_sim_state_hash(sim) == hash, "%d threads: other states", threads);
+        ndem_sim_destroy(sim);
+    }
+    setenv("NDEM_CONTACT_SKIN", "0", 1); /* a search every step */
+    sim = test_sim(job);
+    for (long s = 0; s < steps; s++) test_step(sim);
+    ck_assert_int_eq(sim->contacts.skin.builds, 0);
+    ck_assert_msg(ndem_sim_state_hash(sim) == hash, "the skin changed the states");
+    ndem_sim_destroy(sim);
+    unsetenv("NDEM_CONTACT_SKIN");
+    unsetenv("NDEM_PARALLEL_MIN");
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dem_sum");
@@ -110,6 +205,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, per_body_sums_equal_the_serial_pair_order_sum);
     tcase_add_test(tc, hertz_dashpot_table_matches_the_iteration);
+    tcase_add_test(tc, contact_skin_misses_no_touching_pair);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

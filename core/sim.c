@@ -236,6 +236,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_neighbours_destroy(&sim->neighbours);
     ndem_dem_destroy(sim->dem);
     ndem_rigid_destroy(sim->rigid);
+    ndem_decomp_destroy(sim->decomp);
     free(sim->forced);
     free(sim);
 }

@@ -118,14 +118,14 @@ $(REL)/tests/%: tests/%.c $(wildcard tests/*.h) $(REL)/libndem.a
 
 REL_TEST_BINS := $(REL)/tests/test_physics $(REL)/tests/test_dem $(REL)/tests/test_determinism
 
-check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndemd
+check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndemd $(REL)/ndem
 
 # Every Check suite under the sanitizers, the physics and determinism suites
 # in the release build, then the command-line tests; each bounded in time by
 # tests/run_all.sh.
 test: check-tests web
 	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) \
-	  bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
+	  NDEM_MPI_BIN=$(abspath $(REL)/ndem) bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
 
 # What CI runs besides `make test`: the lint, a bounded fuzz pass
 # (CI_FUZZ_SECONDS per target; a finding fails it) and test-slurm. A fixed

@@ -45,7 +45,8 @@ struct ndem_mpi {
     double margin; /* halo beyond the contact reach: how far pairs may close */
     long owned, count;
     long *gid;   /* per local creation id */
-    float *base; /* 6 per local creation id: ghosts' slots after the last exchange */
+    float *base; /* 6 per local creation id: shared bodies' slots after the last exchange */
+    int *share;  /* per local creation id: copies whose rows act on it (1 or 2) */
     side side[2];
     ndem_mpi_costs costs;
 };
@@ -166,16 +167,52 @@ static void exchange_floats(ndem_mpi *m, int tag, const long count_out[2], const
     MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
 }
 
-static void hook_loaded(void *ctx, const float *slots, const long *where)
+/* Mass splitting (Tonge et al. 2012, as the engine splits dynamic bodies):
+ * a shared body that rows on both of its copies' ranks act on (slabs are
+ * at least two halos wide, so no body has more than two copies) sweeps
+ * with half its mass on each, and after every sweep both copies take the
+ * mean of their velocity changes: the sum of both sides' impulses on the
+ * whole mass. Summed at full mass, both sides would cancel the same
+ * approach speed and overshoot (a bed would never rest at the cut). A body
+ * only one side acts on keeps its mass and the plain sum. k: the copies
+ * whose rows act on it, per shared body, agreed when the slots load. */
+static void hook_loaded(void *ctx, float *slots, const long *where, const unsigned char *touched)
 {
     ndem_mpi *m = ctx;
-    for (long id = m->owned; id < m->count; id++)
-        memcpy(&m->base[6 * id], &slots[NDEM_SLOT_FLOATS * where[id]], 6 * sizeof(float));
+    long nt[2] = {m->side[0].n_theirs, m->side[1].n_theirs};
+    long nm[2] = {m->side[0].n_mine, m->side[1].n_mine};
+    /* ghosts tell their owners whether they are touched; owners answer k */
+    for (int s = 0; s < 2; s++)
+        for (long k = 0; k < nt[s]; k++) {
+            long id = m->side[s].theirs[k];
+            m->side[s].buf_out[6 * k] = touched ? touched[where[id]] : 1;
+        }
+    exchange_floats(m, TAG_DV, nt, nm);
+    for (int s = 0; s < 2; s++)
+        for (long k = 0; k < nm[s]; k++) {
+            long id = m->side[s].mine[k];
+            float mine = touched ? touched[where[id]] : 1;
+            m->share[id] = mine + m->side[s].buf_in[6 * k] > 1.5f ? 2 : 1;
+            m->side[s].buf_out[6 * k] = (float)m->share[id];
+        }
+    exchange_floats(m, TAG_V, nm, nt);
+    for (int s = 0; s < 2; s++)
+        for (long k = 0; k < nt[s]; k++)
+            m->share[m->side[s].theirs[k]] = (int)m->side[s].buf_in[6 * k];
+    for (int s = 0; s < 2; s++)
+        for (int w = 0; w < 2; w++) {
+            long n = w ? nm[s] : nt[s];
+            const long *ids = w ? m->side[s].mine : m->side[s].theirs;
+            for (long k = 0; k < n; k++) {
+                float *v = &slots[NDEM_SLOT_FLOATS * where[ids[k]]];
+                memcpy(&m->base[6 * ids[k]], v, 6 * sizeof(float));
+                if (m->share[ids[k]] == 2) v[6] *= 2.0f, v[7] *= 2.0f;
+            }
+        }
 }
 
 /* Ghosts' changes since the last exchange go to their owners, which add
- * them (left neighbour's first, a fixed order); the owners' sums come back
- * into every copy. */
+ * them (over k, above); the result comes back into the ghost. */
 static void hook_sweep(void *ctx, float *slots, const long *where)
 {
     ndem_mpi *m = ctx;
@@ -190,13 +227,15 @@ static void hook_sweep(void *ctx, float *slots, const long *where)
     exchange_floats(m, TAG_DV, nt, nm);
     for (int s = 0; s < 2; s++)
         for (long k = 0; k < nm[s]; k++) {
-            float *v = &slots[NDEM_SLOT_FLOATS * where[m->side[s].mine[k]]];
-            for (int q = 0; q < 6; q++) v[q] += m->side[s].buf_in[6 * k + q];
+            long id = m->side[s].mine[k];
+            float *v = &slots[NDEM_SLOT_FLOATS * where[id]], *b = &m->base[6 * id];
+            float f = m->share[id] == 2 ? 0.5f : 1.0f;
+            for (int q = 0; q < 6; q++) {
+                v[q] = b[q] + f * ((v[q] - b[q]) + m->side[s].buf_in[6 * k + q]);
+                b[q] = v[q];
+            }
+            memcpy(&m->side[s].buf_out[6 * k], v, 6 * sizeof(float));
         }
-    for (int s = 0; s < 2; s++)
-        for (long k = 0; k < nm[s]; k++)
-            memcpy(&m->side[s].buf_out[6 * k], &slots[NDEM_SLOT_FLOATS * where[m->side[s].mine[k]]],
-                   6 * sizeof(float));
     exchange_floats(m, TAG_V, nm, nt);
     for (int s = 0; s < 2; s++)
         for (long k = 0; k < nt[s]; k++) {
@@ -386,9 +425,11 @@ static int migrate(ndem_mpi *m, char *err, size_t err_len)
     st = ps;
     long *gid = realloc(m->gid, sizeof(long) * (size_t)(count + 1));
     float *base = realloc(m->base, 6 * sizeof(float) * (size_t)(count + 1));
+    int *share = realloc(m->share, sizeof(int) * (size_t)(count + 1));
     if (gid) m->gid = gid;
     if (base) m->base = base;
-    if (!gid || !base) {
+    if (share) m->share = share;
+    if (!gid || !base || !share) {
         free(ent);
         goto done;
     }
@@ -424,7 +465,8 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], char *err, size_t err_len)
+ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, char *err,
+                          size_t err_len)
 {
     ndem_mpi *m = calloc(1, sizeof *m);
     long n = ndem_sim_particle_count(sim);
@@ -454,6 +496,7 @@ ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], char *err, siz
     m->axis = down == 0 ? 1 : 0;
     for (int k = 0; k < 3; k++)
         if (k != down && hi[k] - lo[k] > hi[m->axis] - lo[m->axis]) m->axis = k;
+    if (axis >= 0) m->axis = axis; /* --mpi-axis */
     /* a pair is a contact candidate within 2.05 rmax plus what closes in a
      * step; the margin is how far pairs may close between migrations */
     m->margin = rmax;
@@ -467,7 +510,7 @@ ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], char *err, siz
     for (int k = 1; k < m->size; k++) /* equal particle counts */
         m->cut[k] = n > 0 ? xs[(long)((double)n * k / m->size)] : (double)k;
     for (int k = 1; k + 1 < m->size; k++)
-        if (m->cut[k + 1] - m->cut[k] < m->halo + m->margin) {
+        if (m->cut[k + 1] - m->cut[k] < 2.0 * m->halo + m->margin) {
             snprintf(err, err_len,
                      "%d ranks cut this scene into slabs of %.3g m along %c, below the halo "
                      "of %.3g m: use fewer ranks",
@@ -508,7 +551,7 @@ void ndem_mpi_destroy(ndem_mpi *m)
     for (int s = 0; s < 2; s++)
         free(m->side[s].mine), free(m->side[s].theirs), free(m->side[s].buf_out),
             free(m->side[s].buf_in);
-    free(m->cut), free(m->gid), free(m->base);
+    free(m->cut), free(m->gid), free(m->base), free(m->share);
     free(m);
 }
 

@@ -62,6 +62,7 @@ static void usage(FILE *to)
                 "          --report: the job of ndemd's Slurm executor behind URL, whose\n"
                 "          secret is in NDEM_REPORT_SECRET; everything goes back to ndemd\n"
                 "          --mpi: one scene over the ranks of `mpirun -np N ndem run JOB --mpi`\n"
+                "          (slabs along the longest axis across gravity; --mpi-axis x|y|z)\n"
                 "validate  prints every error of the job with its JSON Pointer\n"
                 "\n"
                 "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error,\n"
@@ -327,7 +328,7 @@ static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
 }
 
 static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char *out_dir,
-                       int threads, int quiet, int vtk)
+                       int threads, int quiet, int vtk, int axis)
 {
     char err[512];
     if (ndem_mpi_init(argc, argv, err, sizeof err)) {
@@ -364,7 +365,7 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
     }
     catch_stop_signals();
     ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err); /* the same on every rank */
-    ndem_mpi *m = sim ? ndem_mpi_create(sim, job->scene.gravity, err, sizeof err) : NULL;
+    ndem_mpi *m = sim ? ndem_mpi_create(sim, job->scene.gravity, axis, err, sizeof err) : NULL;
     if (!m) {
         if (rank == 0) fprintf(stderr, "ndem: %s\n", err);
         if (outp) ndem_output_close(outp);
@@ -436,7 +437,7 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
 static int cmd_run(int argc, char **argv)
 {
     const char *job_path = NULL, *out_dir = "out", *report = NULL;
-    int threads = -1, quiet = 0, vtk = 1, mpi = 0;
+    int threads = -1, quiet = 0, vtk = 1, mpi = 0, axis = -1;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
         else if (!strcmp(argv[i], "--report") && i + 1 < argc) report = argv[++i];
@@ -452,7 +453,14 @@ static int cmd_run(int argc, char **argv)
         } else if (!strcmp(argv[i], "--quiet")) quiet = 1;
         else if (!strcmp(argv[i], "--no-vtk")) vtk = 0;
         else if (!strcmp(argv[i], "--mpi")) mpi = 1;
-        else if (argv[i][0] != '-' && !job_path) job_path = argv[i];
+        else if (!strcmp(argv[i], "--mpi-axis") && i + 1 < argc) {
+            const char *a = argv[++i];
+            if (strlen(a) != 1 || !strchr("xyz", a[0])) {
+                fprintf(stderr, "ndem: --mpi-axis wants x, y or z, not '%s'\n", a);
+                return EXIT_USAGE;
+            }
+            axis = a[0] - 'x';
+        } else if (argv[i][0] != '-' && !job_path) job_path = argv[i];
         else {
             fprintf(stderr, "ndem: unknown or incomplete option '%s'\n", argv[i]);
             usage(stderr);
@@ -475,7 +483,11 @@ static int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (mpi) return cmd_run_mpi(&argc, &argv, job_path, out_dir, threads, quiet, vtk);
+    if (axis >= 0 && !mpi) {
+        fprintf(stderr, "ndem: --mpi-axis goes with --mpi\n");
+        return EXIT_USAGE;
+    }
+    if (mpi) return cmd_run_mpi(&argc, &argv, job_path, out_dir, threads, quiet, vtk, axis);
     ndem_job *job = NULL;
     int rc = load_job(job_path, &job);
     if (rc) return rc;

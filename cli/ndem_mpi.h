@@ -25,10 +25,12 @@ int ndem_mpi_world_rank(void);
 int ndem_mpi_supported(const ndem_job *job, char *err, size_t err_len);
 /* Splits the scene of sim (which holds every particle, as ndem_sim_create
  * made them on every rank) into slabs along the longest extent of the
- * particles that is not gravity's main axis, keeps this rank's particles and
+ * particles that is not gravity's main axis (axis 0, 1, 2: that one instead;
+ * -1: choose), keeps this rank's particles and
  * ghosts and installs the engine's hooks. NULL with a message (the same on
  * every rank) when the scene cannot be split over this many ranks. */
-ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], char *err, size_t err_len);
+ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, char *err,
+                          size_t err_len);
 void ndem_mpi_destroy(ndem_mpi *m);
 int ndem_mpi_rank(const ndem_mpi *m);
 int ndem_mpi_size(const ndem_mpi *m);

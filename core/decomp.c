@@ -30,6 +30,7 @@ void ndem_decomp_destroy(ndem_decomp *d)
 {
     if (!d) return;
     free(d->x0);
+    free(d->touched);
     free(d);
 }
 
@@ -74,6 +75,20 @@ int ndem_decomp_filter(ndem_sim *sim)
     c->start[n] = kept;
     c->count = kept;
     return 0;
+}
+
+const unsigned char *ndem_decomp_touched(ndem_sim *sim)
+{
+    ndem_decomp *d = sim->decomp;
+    const ndem_contacts *c = &sim->contacts;
+    long n = sim->bodies.count;
+    if (ndem_ensure((void **)&d->touched, &d->touched_capacity, n, 1)) return NULL;
+    if (n > 0) memset(d->touched, 0, (size_t)n);
+    for (long k = 0; k < c->count; k++) {
+        d->touched[c->key[k].a] = 1;
+        if (ndem_key_is_particle(c->key[k])) d->touched[c->key[k].b] = 1;
+    }
+    return d->touched;
 }
 
 void ndem_decomp_residuals(const ndem_sim *sim, double out[3])

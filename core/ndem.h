@@ -493,8 +493,11 @@ typedef struct ndem_decomp_hooks {
      * (exactly one process answers 1 for any p) */
     int (*owns_point)(void *ctx, const double p[3]);
     /* The slots were loaded from the bodies' velocities (start of the impact
-     * or continuous stage): the caller notes its ghosts' values. */
-    void (*slots_loaded)(void *ctx, const float *slots, const long *where);
+     * or continuous stage): the caller notes its shared bodies' values and
+     * may change their inverse masses for this stage (mass splitting);
+     * touched[where[i]] is 1 when a row of this process acts on body i
+     * (NULL: out of memory, take every body as touched). */
+    void (*slots_loaded)(void *ctx, float *slots, const long *where, const unsigned char *touched);
     /* After the warm step and after every sweep: the caller sums the
      * ghosts' velocity changes onto their owners and copies the owners'
      * results back into every copy (HCSITS, docs/scale-out.md). */

@@ -456,7 +456,7 @@ static void exchange(ndem_sim *sim, int after)
 #pragma omp single
     {
         if (after) hk->after_sweep(hk->ctx, slots, sim->bodies.where);
-        else hk->slots_loaded(hk->ctx, slots, sim->bodies.where);
+        else hk->slots_loaded(hk->ctx, slots, sim->bodies.where, ndem_decomp_touched(sim));
     }
 }
 

@@ -33,7 +33,7 @@ python3 - "$tmp/emit.json" <<'PY'
 import json, sys
 d = json.load(open("tests/mpi/bed.json"))
 d["scene"]["emitters"] = [{"min": [0.05, 0.03, 0.5], "max": [0.15, 0.07, 0.55], "rate": 10,
-                           "radius": {"value": 0.005}, "material": "ore"}]
+                           "radius": {"values": [0.005], "weights": [1]}, "material": "ore"}]
 json.dump(d, open(sys.argv[1], "w"))
 PY
 mpi "$bin" run "$tmp/emit.json" --mpi --out "$tmp/emit" --quiet > /dev/null 2> "$tmp/emit.err"
@@ -78,8 +78,8 @@ print("mean %.3f%% top %.3f%% contacts %.3f%%" % tuple(
 PY
 cat "$tmp/compare.txt"
 rel() { python3 -c "import sys; a, b, tol = map(float, sys.argv[1:]); sys.exit(0 if abs(b - a) <= tol * abs(a) else 1)" "$@"; }
-read -r _ m1 _ t1 _ c1 _ _ < <(sed -n 1p "$tmp/compare.txt")
-read -r _ m2 _ t2 _ c2 _ _ < <(sed -n 2p "$tmp/compare.txt")
+read -r _ _ m1 _ t1 _ c1 _ _ < <(sed -n 1p "$tmp/compare.txt")
+read -r _ _ m2 _ t2 _ c2 _ _ < <(sed -n 2p "$tmp/compare.txt")
 check "bed: mean height on 2 ranks within 1% of 1 process" rel "$m1" "$m2" 0.01
 check "bed: top height on 2 ranks within 0.5% of 1 process" rel "$t1" "$t2" 0.005
 check "bed: contacts on 2 ranks within 4% of 1 process" rel "$c1" "$c2" 0.04

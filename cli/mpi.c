@@ -151,6 +151,7 @@ static int swap_bytes(ndem_mpi *m, int tag, void *const out[2], const long nout[
 
 static void exchange_floats(ndem_mpi *m, int tag, const long count_out[2], const long count_in[2])
 {
+    double t0 = MPI_Wtime();
     MPI_Request rq[4];
     int k = 0;
     for (int s = 0; s < 2; s++) {
@@ -165,6 +166,7 @@ static void exchange_floats(ndem_mpi *m, int tag, const long count_out[2], const
         }
     }
     MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    m->costs.exchange_seconds += MPI_Wtime() - t0;
 }
 
 /* Mass splitting (Tonge et al. 2012, as the engine splits dynamic bodies):
@@ -324,6 +326,7 @@ static int push(vec *v, const void *x, size_t size)
  * entries a neighbour may need. Collective over the ranks. */
 static int migrate(ndem_mpi *m, char *err, size_t err_len)
 {
+    double t0 = MPI_Wtime();
     long n = ndem_sim_particle_count(m->sim);
     part *cur = malloc(sizeof *cur * (size_t)(n + 1));
     ndem_particle_state *st = malloc(sizeof *st * (size_t)(n + 1));
@@ -456,6 +459,7 @@ done:
     for (int s = 0; s < 2; s++)
         free(out[s].p), free(in[s]), free(gin[s]), free(hin[s]), free(hout[s].p);
     free(keep.p), free(hkeep.p);
+    m->costs.migrate_seconds += MPI_Wtime() - t0;
     return rc;
 }
 

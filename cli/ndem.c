@@ -294,34 +294,39 @@ static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
 {
     ndem_mpi_costs c;
     ndem_mpi_get_costs(m, &c);
-    double mine[8] = {(double)c.owned,
+    enum { N = 10 };
+    double mine[N] = {(double)c.owned,
                       (double)c.ghosts,
                       (double)c.migrations,
                       c.sweeps > 0 ? c.sweep_bytes / (double)c.sweeps : 0,
                       c.sweeps > 0 ? c.sweep_messages / (double)c.sweeps : 0,
                       c.migrate_bytes,
                       c.migrate_messages,
-                      (double)c.sweeps};
+                      (double)c.sweeps,
+                      steps > 0 ? 1e3 * c.exchange_seconds / (double)steps : 0,
+                      steps > 0 ? 1e3 * c.migrate_seconds / (double)steps : 0};
     int size = ndem_mpi_size(m), rank = ndem_mpi_rank(m);
     double *all = rank == 0 ? malloc(sizeof mine * (size_t)size) : NULL;
     if (rank == 0 && !all) ndem_mpi_abort(EXIT_SIM);
-    ndem_mpi_gather_doubles(mine, 8, all);
+    ndem_mpi_gather_doubles(mine, N, all);
     if (!o) return;
     cJSON *mp = cJSON_AddObjectToObject(o, "mpi");
     cJSON_AddNumberToObject(mp, "ranks", size);
     cJSON_AddNumberToObject(mp, "ms_per_step", steps > 0 ? 1e3 * wall / (double)steps : 0);
     cJSON *arr = cJSON_AddArrayToObject(mp, "per_rank");
-    static const char *names[8] = {"owned",
+    static const char *names[N] = {"owned",
                                    "ghosts",
                                    "migrations",
                                    "bytes_per_sweep",
                                    "messages_per_sweep",
                                    "migration_bytes",
                                    "migration_messages",
-                                   "sweeps"};
+                                   "sweeps",
+                                   "exchange_ms_per_step",
+                                   "migration_ms_per_step"};
     for (int r = 0; r < size; r++) {
         cJSON *e = cJSON_CreateObject();
-        for (int k = 0; k < 8; k++) cJSON_AddNumberToObject(e, names[k], all[8 * r + k]);
+        for (int k = 0; k < N; k++) cJSON_AddNumberToObject(e, names[k], all[N * r + k]);
         cJSON_AddItemToArray(arr, e);
     }
     free(all);

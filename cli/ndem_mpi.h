@@ -50,6 +50,8 @@ typedef struct ndem_mpi_costs {
     long migrations, sweeps;
     double sweep_bytes, sweep_messages, migrate_bytes, migrate_messages;
     long owned, ghosts;
+    double exchange_seconds; /* wall time in the velocity exchange (waits included) */
+    double migrate_seconds;  /* wall time migrating */
 } ndem_mpi_costs;
 void ndem_mpi_get_costs(const ndem_mpi *m, ndem_mpi_costs *c);
 /* n doubles from every rank into all (rank 0 only; size * n of them). */

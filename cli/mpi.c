@@ -66,7 +66,11 @@ int ndem_mpi_init(int *argc, char ***argv, char *err, size_t err_len)
 }
 
 void ndem_mpi_finalize(void) { MPI_Finalize(); }
-void ndem_mpi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+void ndem_mpi_abort(int code)
+{
+    MPI_Abort(MPI_COMM_WORLD, code);
+    exit(code); /* MPI_Abort does not return in Open MPI; the standard does not say */
+}
 int ndem_mpi_world_rank(void)
 {
     int r;
@@ -584,7 +588,10 @@ void ndem_mpi_after_step(ndem_mpi *m)
     enum { NSUM = 6, NMAX = 8 };
     long len = NSUM + 6L * ng;
     double *sum = malloc(sizeof(double) * (size_t)(2 * len)), mx[NMAX], mxo[NMAX];
-    if (!sum) ndem_mpi_abort(1);
+    if (!sum) {
+        ndem_mpi_abort(1);
+        return;
+    }
     double *tot = sum + len;
     double v[NSUM] = {(double)m->owned,   (double)s->contacts, (double)s->geometry_contacts,
                       (double)s->impacts, (double)s->rows,     s->kinetic_energy};

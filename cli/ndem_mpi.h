@@ -18,7 +18,7 @@ typedef struct ndem_mpi ndem_mpi;
 int ndem_mpi_init(int *argc, char ***argv, char *err, size_t err_len);
 void ndem_mpi_finalize(void);
 /* Ends every rank at once (an error on one rank leaves the others waiting). */
-void ndem_mpi_abort(int code);
+_Noreturn void ndem_mpi_abort(int code);
 int ndem_mpi_world_rank(void);
 /* 0 when the job is in the slice the MPI run supports, else -1 with a
  * message naming what is not (emitters, dynamic geometry, ...). */

@@ -18,8 +18,10 @@
 #         --slurm-report-url http://THIS-HOST:8080 [--slurm-partition P --slurm-time 1:00:00]
 #   (the compute nodes run the ndem named by --slurm-ndem, /usr/local/bin/ndem
 #   here, so it must exist at that path there too).
-# - MPI, one job over several nodes (`mpirun -np N ndem run JOB.json --mpi`):
-#   in progress, not in this image yet.
+# - MPI, one NDEM scene of spheres over several ranks (a first slice: slabs;
+#   no checkpoints, smooth DEM or emitters yet): the image has Open MPI,
+#     docker run --entrypoint mpirun ndem -np 2 --allow-run-as-root \
+#         ndem run JOB.json --mpi
 FROM debian:12
 
 # extra groups of scripts/deps.sh, e.g. slurm-client (see above)

@@ -29,7 +29,9 @@ SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-div
 LIBS    := -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqhull_r -lm
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
 # through libcurl, loaded with dlopen only then (cli/curl_dl.c): not linked
-CLI_LIBS := -ldl
+CLI_LIBS := -ldl $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
+# `ndem run --mpi` (cli/mpi.c): Open MPI, only the command line sees it
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
 # ndemd --slurm-rest speaks to slurmrestd over HTTP (libcurl);
 # libcrypto (OpenSSL): SHA-256 of bearer tokens, compared with CRYPTO_memcmp
 SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lcrypto -lz -lpthread -lcurl
@@ -62,7 +64,7 @@ $(DEPS_STAMP): scripts/deps.sh
 # ---- release tree ----
 $(REL)/obj/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $(CFLAGS) -c $< -o $@
+	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $(if $(filter cli/%,$<),$(MPI_CFLAGS)) $(CFLAGS) -c $< -o $@
 
 $(REL)/libndem.a: $(LIB_SRC:%.c=$(REL)/obj/%.o)
 	@ar rcs $@ $^
@@ -87,7 +89,7 @@ $(SAN)/ndemd: $(SERVER_SRC:%.c=$(SAN)/obj/%.o) $(SAN)/obj/$(EMBED_C:.c=.o) $(SAN
 # ---- sanitizer tree (tests) ----
 $(SAN)/obj/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $(CFLAGS) -c $< -o $@
+	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $(if $(filter cli/%,$<),$(MPI_CFLAGS)) $(CFLAGS) -c $< -o $@
 
 $(SAN)/libndem.a: $(LIB_SRC:%.c=$(SAN)/obj/%.o)
 	@ar rcs $@ $^
@@ -116,14 +118,14 @@ $(REL)/tests/%: tests/%.c $(wildcard tests/*.h) $(REL)/libndem.a
 
 REL_TEST_BINS := $(REL)/tests/test_physics $(REL)/tests/test_dem $(REL)/tests/test_determinism
 
-check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndemd
+check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndemd $(REL)/ndem
 
 # Every Check suite under the sanitizers, the physics and determinism suites
 # in the release build, then the command-line tests; each bounded in time by
 # tests/run_all.sh.
 test: check-tests web
 	@NDEM_BIN=$(abspath $(SAN)/ndem) NDEMD_BIN=$(abspath $(SAN)/ndemd) \
-	  bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
+	  NDEM_MPI_BIN=$(abspath $(REL)/ndem) bash tests/run_all.sh $(TEST_BINS) $(REL_TEST_BINS)
 
 # What CI runs besides `make test`: the release programs (`make all`), the lint, a bounded fuzz pass
 # (CI_FUZZ_SECONDS per target; a finding fails it) and test-slurm. A fixed

@@ -9,6 +9,7 @@
 #include "frame_json.h"
 #include "job.h"
 #include "job_shapes.h"
+#include "ndem_mpi.h"
 #include "ndem.h"
 #include "output.h"
 #include "report.h"
@@ -52,7 +53,7 @@ static void catch_stop_signals(void)
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: ndem run JOB.json [--out DIR] [--threads N] [--quiet] [--no-vtk]\n"
+    fprintf(to, "usage: ndem run JOB.json [--out DIR] [--threads N] [--quiet] [--no-vtk] [--mpi]\n"
                 "       ndem run --report URL [--threads N] [--quiet]\n"
                 "       ndem validate JOB.json\n"
                 "       ndem --help | --version\n"
@@ -61,6 +62,8 @@ static void usage(FILE *to)
                 "          and job.json (the job with defaults) into DIR (default ./out)\n"
                 "          --report: the job of ndemd's Slurm executor behind URL, whose\n"
                 "          secret is in NDEM_REPORT_SECRET; everything goes back to ndemd\n"
+                "          --mpi: one scene over the ranks of `mpirun -np N ndem run JOB --mpi`\n"
+                "          (slabs along the longest axis across gravity; --mpi-axis x|y|z)\n"
                 "validate  prints every error of the job with its JSON Pointer\n"
                 "\n"
                 "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error,\n"
@@ -235,10 +238,212 @@ static int cli_tick(void *ctx, ndem_sim *sim)
     return 0;
 }
 
+/* ---- `mpirun -np N ndem run JOB --mpi` (cli/mpi.c, docs/scale-out.md):
+ * every rank steps its slab; rank 0 writes the outputs from the totals and
+ * the frames gathered at output steps. An error on one rank ends all. ---- */
+typedef struct mpi_run {
+    ndem_mpi *m;
+    ndem_output *out; /* rank 0 only */
+    progress *pr;
+    long total;
+    ndem_sim *sim;
+} mpi_run;
+
+static int mpi_stop(void *ctx) { return ndem_mpi_before_step(((mpi_run *)ctx)->m, stop_signal); }
+
+static int mpi_row(void *ctx, const ndem_step_stats *s)
+{
+    mpi_run *r = ctx;
+    (void)s;
+    ndem_mpi_after_step(r->m);
+    if (r->out && ndem_output_series_row(r->out, r->sim)) {
+        fprintf(stderr, "ndem: cannot write %s/series.csv: %s\n", r->out->dir, strerror(errno));
+        ndem_mpi_abort(EXIT_IO);
+    }
+    return 0;
+}
+
+static int mpi_frame(void *ctx, ndem_sim *sim)
+{
+    mpi_run *r = ctx;
+    (void)sim;
+    ndem_frame f;
+    if (ndem_mpi_gather_frame(r->m, &f)) {
+        fprintf(stderr, "ndem: out of memory gathering a frame\n");
+        ndem_mpi_abort(EXIT_SIM);
+    }
+    if (!r->out) return 0;
+    int rc = ndem_output_frame_of(r->out, &f);
+    ndem_frame_free(&f);
+    if (rc) {
+        fprintf(stderr, "ndem: cannot write %s/frames: %s\n", r->out->dir, strerror(errno));
+        ndem_mpi_abort(EXIT_IO);
+    }
+    return 0;
+}
+
+static int mpi_tick(void *ctx, ndem_sim *sim)
+{
+    mpi_run *r = ctx;
+    if (r->out) show_progress(r->pr, ndem_sim_stats(sim), r->total, 0);
+    return 0;
+}
+
+/* The ranks' costs into the summary: per rank its particles, migrations and
+ * what it sent per sweep (docs/scale-out.md). */
+static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
+{
+    ndem_mpi_costs c;
+    ndem_mpi_get_costs(m, &c);
+    enum { N = 10 };
+    double mine[N] = {(double)c.owned,
+                      (double)c.ghosts,
+                      (double)c.migrations,
+                      c.sweeps > 0 ? c.sweep_bytes / (double)c.sweeps : 0,
+                      c.sweeps > 0 ? c.sweep_messages / (double)c.sweeps : 0,
+                      c.migrate_bytes,
+                      c.migrate_messages,
+                      (double)c.sweeps,
+                      steps > 0 ? 1e3 * c.exchange_seconds / (double)steps : 0,
+                      steps > 0 ? 1e3 * c.migrate_seconds / (double)steps : 0};
+    int size = ndem_mpi_size(m), rank = ndem_mpi_rank(m);
+    double *all = rank == 0 ? malloc(sizeof mine * (size_t)size) : NULL;
+    if (rank == 0 && !all) ndem_mpi_abort(EXIT_SIM);
+    ndem_mpi_gather_doubles(mine, N, all);
+    if (!o) return;
+    cJSON *mp = cJSON_AddObjectToObject(o, "mpi");
+    cJSON_AddNumberToObject(mp, "ranks", size);
+    cJSON_AddNumberToObject(mp, "ms_per_step", steps > 0 ? 1e3 * wall / (double)steps : 0);
+    cJSON *arr = cJSON_AddArrayToObject(mp, "per_rank");
+    static const char *names[N] = {"owned",
+                                   "ghosts",
+                                   "migrations",
+                                   "bytes_per_sweep",
+                                   "messages_per_sweep",
+                                   "migration_bytes",
+                                   "migration_messages",
+                                   "sweeps",
+                                   "exchange_ms_per_step",
+                                   "migration_ms_per_step"};
+    for (int r = 0; r < size; r++) {
+        cJSON *e = cJSON_CreateObject();
+        for (int k = 0; k < N; k++) cJSON_AddNumberToObject(e, names[k], all[N * r + k]);
+        cJSON_AddItemToArray(arr, e);
+    }
+    free(all);
+}
+
+static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char *out_dir,
+                       int threads, int quiet, int vtk, int axis)
+{
+    char err[512];
+    if (ndem_mpi_init(argc, argv, err, sizeof err)) {
+        fprintf(stderr, "ndem: %s\n", err);
+        return EXIT_USAGE;
+    }
+    int rank = ndem_mpi_world_rank();
+    ndem_job *job = NULL;
+    int rc = load_job(job_path, &job); /* every rank reads it: the same answer */
+    if (!rc && ndem_mpi_supported(job, err, sizeof err)) {
+        if (rank == 0) fprintf(stderr, "ndem: %s\n", err);
+        rc = EXIT_USAGE;
+    }
+    if (rc) {
+        ndem_job_destroy(job);
+        ndem_mpi_finalize();
+        return rc;
+    }
+    /* one thread a rank unless asked: ranks share the cores */
+    job->scene.solver.threads = threads > 0 ? threads : 1;
+    ndem_output out, *outp = NULL;
+    if (rank == 0) {
+        if (ndem_output_open(&out, out_dir, vtk, &job->scene, err, sizeof err)) {
+            fprintf(stderr, "ndem: %s\n", err);
+            ndem_mpi_abort(EXIT_IO);
+        }
+        outp = &out;
+        char *doc = ndem_job_to_json(job);
+        write_text_or_warn(&out, "job.json", doc);
+        free(doc);
+        if (ndem_output_meshes(&out, &job->scene))
+            fprintf(stderr, "ndem: warning: cannot write %s/meshes: %s\n", out.dir,
+                    strerror(errno));
+    }
+    catch_stop_signals();
+    ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err); /* the same on every rank */
+    ndem_mpi *m = sim ? ndem_mpi_create(sim, job->scene.gravity, axis, err, sizeof err) : NULL;
+    if (!m) {
+        if (rank == 0) fprintf(stderr, "ndem: %s\n", err);
+        if (outp) ndem_output_close(outp);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+        ndem_mpi_finalize();
+        return EXIT_SIM;
+    }
+    progress pr = {isatty(fileno(stderr)), quiet, -1e9, omp_get_wtime()};
+    long total = ndem_sim_total_steps(sim);
+    double next_frame = job->output.frame_interval;
+    mpi_run mr = {m, outp, &pr, total, sim};
+    mpi_frame(&mr, sim);
+    ndem_run_hooks hooks = {&mr, mpi_stop, mpi_row, mpi_frame, mpi_tick};
+    int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
+                            &next_frame, &hooks);
+    if (end == NDEM_RUN_ENGINE) {
+        fprintf(stderr, "ndem: simulation failed on rank %d: %s\n", rank, ndem_sim_error(sim));
+        ndem_mpi_abort(EXIT_SIM);
+    }
+    int stopped_by = end > 0 ? end : 0;
+    double wall = omp_get_wtime() - pr.start;
+    ndem_frame f;
+    if (ndem_mpi_gather_frame(m, &f)) ndem_mpi_abort(EXIT_SIM);
+    ndem_step_stats last = *ndem_sim_stats(sim); /* rank 0: the totals */
+    cJSON *costs = rank == 0 ? cJSON_CreateObject() : NULL;
+    mpi_costs_json(costs, m, wall, last.step);
+    rc = 0;
+    if (rank == 0) {
+        show_progress(&pr, &last, total, 1);
+        const char **names = calloc((size_t)f.geometry_count + 1, sizeof *names);
+        for (long g = 0; names && g < f.geometry_count; g++) names[g] = job->scene.geometry[g].name;
+        char *fj = ndem_frame_to_json(&f, out.frames > 0 ? out.frames - 1 : 0, names);
+        free(names);
+        int io_failed = write_text_or_warn(&out, "final.json", fj) != 0;
+        free(fj);
+        ndem_frame_free(&f);
+        const char *error = io_failed ? "writing the output failed" : NULL;
+        const char *status = error ? "failed" : stopped_by ? "stopped" : "succeeded";
+        char *sum = summary_json(job, &last, total, status, error, wall, out.frames);
+        cJSON *doc = sum ? cJSON_Parse(sum) : NULL;
+        free(sum);
+        sum = NULL;
+        if (doc) {
+            cJSON_AddItemToObject(doc, "mpi", cJSON_DetachItemFromObject(costs, "mpi"));
+            sum = cJSON_Print(doc);
+            cJSON_Delete(doc);
+        }
+        write_text_or_warn(&out, "summary.json", sum);
+        if (sum) printf("%s\n", sum);
+        free(sum);
+        rc = io_failed ? EXIT_IO : 0;
+        ndem_output_close(&out);
+    }
+    cJSON_Delete(costs);
+    if (stopped_by) {
+        if (rank == 0)
+            fprintf(stderr, "ndem: stopped by %s at step %ld, t = %.9g s; outputs in %s\n",
+                    stopped_by == SIGINT ? "SIGINT" : "SIGTERM", last.step, last.time, out_dir);
+        if (!rc) rc = 128 + stopped_by;
+    }
+    ndem_mpi_destroy(m);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    ndem_mpi_finalize();
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     const char *job_path = NULL, *out_dir = "out", *report = NULL;
-    int threads = -1, quiet = 0, vtk = 1;
+    int threads = -1, quiet = 0, vtk = 1, mpi = 0, axis = -1;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
         else if (!strcmp(argv[i], "--report") && i + 1 < argc) report = argv[++i];
@@ -253,12 +458,24 @@ static int cmd_run(int argc, char **argv)
             threads = (int)t;
         } else if (!strcmp(argv[i], "--quiet")) quiet = 1;
         else if (!strcmp(argv[i], "--no-vtk")) vtk = 0;
-        else if (argv[i][0] != '-' && !job_path) job_path = argv[i];
+        else if (!strcmp(argv[i], "--mpi")) mpi = 1;
+        else if (!strcmp(argv[i], "--mpi-axis") && i + 1 < argc) {
+            const char *a = argv[++i];
+            if (strlen(a) != 1 || !strchr("xyz", a[0])) {
+                fprintf(stderr, "ndem: --mpi-axis wants x, y or z, not '%s'\n", a);
+                return EXIT_USAGE;
+            }
+            axis = a[0] - 'x';
+        } else if (argv[i][0] != '-' && !job_path) job_path = argv[i];
         else {
             fprintf(stderr, "ndem: unknown or incomplete option '%s'\n", argv[i]);
             usage(stderr);
             return EXIT_USAGE;
         }
+    }
+    if (report && mpi) {
+        fprintf(stderr, "ndem: --mpi runs a job file, not --report\n");
+        return EXIT_USAGE;
     }
     if (report) {
         if (job_path) {
@@ -272,6 +489,11 @@ static int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (axis >= 0 && !mpi) {
+        fprintf(stderr, "ndem: --mpi-axis goes with --mpi\n");
+        return EXIT_USAGE;
+    }
+    if (mpi) return cmd_run_mpi(&argc, &argv, job_path, out_dir, threads, quiet, vtk, axis);
     ndem_job *job = NULL;
     int rc = load_job(job_path, &job);
     if (rc) return rc;

@@ -91,6 +91,14 @@ int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
 {
     ndem_frame f;
     if (ndem_sim_copy_motion(sim, &f)) return -1;
+    int rc = ndem_output_frame_of(o, &f);
+    ndem_frame_free(&f);
+    return rc;
+}
+
+int ndem_output_frame_of(ndem_output *o, const ndem_frame *frame)
+{
+    const ndem_frame f = *frame;
     size_t size = ndem_frame_bin_size(&f, NDEM_FRAME_ALL);
     void *buf = malloc(size);
     int rc = -1;
@@ -111,7 +119,6 @@ int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
         fflush(o->frame_index);
         o->frames++;
     }
-    ndem_frame_free(&f);
     return rc;
 }
 

@@ -29,6 +29,8 @@ int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_
 /* The row of sim's last step. */
 int ndem_output_series_row(ndem_output *o, const ndem_sim *sim);
 int ndem_output_frame(ndem_output *o, const ndem_sim *sim);
+/* The same for a frame at hand (an MPI run's, gathered on rank 0). */
+int ndem_output_frame_of(ndem_output *o, const ndem_frame *f);
 /* Writes a whole text file into DIR atomically (temporary name, rename). */
 int ndem_output_text(const ndem_output *o, const char *name, const char *text);
 /* meshes/<geometry index>.stl: each mesh geometry as placed, binary STL

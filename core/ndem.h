@@ -490,6 +490,89 @@ typedef struct ndem_probe_row {
 } ndem_probe_row;
 ndem_status ndem_sim_probe_step(ndem_sim *sim, ndem_probe_row *rows, int capacity, int *count);
 
+/* ---- Domain decomposition (docs/scale-out.md) ----
+ *
+ * The engine knows nothing of MPI: a caller that runs one scene over several
+ * processes (cli/mpi.c) gives each process a simulation of the scene that
+ * holds its own particles and copies of its neighbours' ("ghosts"), and
+ * installs hooks that the NDEM solve calls. Creation ids of such a
+ * simulation are the caller's local indices (ndem_sim_set_particles). */
+
+/* One particle's full state, as ndem_sim_get_particles gives it and
+ * ndem_sim_set_particles takes it back. */
+typedef struct ndem_particle_state {
+    double x[3], q[4], v[6]; /* position, orientation (w, x, y, z), v and w */
+    double radius, inv_mass, inv_inertia;
+    int material;
+} ndem_particle_state;
+
+/* One warm-start entry: the contact of particle a with particle b (creation
+ * ids; order free) or, b < 0, with feature `feature` of geometry -1 - b; lam:
+ * last step's normal impulse and the friction and rolling impulse vectors on
+ * b (world frame). */
+typedef struct ndem_history_entry {
+    long a, b;
+    int feature;
+    float lam[7];
+} ndem_history_entry;
+
+/* The velocity slots the PGS sweeps read and write: NDEM_SLOT_FLOATS floats
+ * per body (v, w, inverse mass, inverse inertia), body with creation id i
+ * at slot where[i]. */
+#define NDEM_SLOT_FLOATS 8
+
+typedef struct ndem_decomp_hooks {
+    void *ctx;
+    /* 1 when this process solves a particle pair whose contact point is p
+     * (exactly one process answers 1 for any p) */
+    int (*owns_point)(void *ctx, const double p[3]);
+    /* The slots were loaded from the bodies' velocities (start of the impact
+     * or continuous stage): the caller notes its shared bodies' values and
+     * may change their inverse masses for this stage (mass splitting);
+     * touched[where[i]] is 1 when a row of this process acts on body i
+     * (NULL: out of memory, take every body as touched). */
+    void (*slots_loaded)(void *ctx, float *slots, const long *where, const unsigned char *touched);
+    /* After the warm step and after every sweep: the caller sums the
+     * ghosts' velocity changes onto their owners and copies the owners'
+     * results back into every copy (HCSITS, docs/scale-out.md). */
+    void (*after_sweep)(void *ctx, float *slots, const long *where);
+    /* The sum of v over all processes, in an order that does not depend
+     * on timing (the impact stage's decision, the residuals). */
+    double (*sum)(void *ctx, double v);
+} ndem_decomp_hooks;
+
+/* Installs the hooks (copied; NULL removes them). Particles with creation
+ * id >= first_ghost are ghosts: not counted in the kinetic energy, their
+ * geometry contacts not solved here. NDEM only: -1 for smooth DEM, dynamic
+ * geometry or emitters. */
+int ndem_sim_decompose(ndem_sim *sim, const ndem_decomp_hooks *hooks, long first_ghost);
+/* Replaces every particle by p[0..count) (creation ids 0..count-1; the
+ * first `first_ghost` are this process's own) and the warm-start history by
+ * the entries h whose particles are both among them (ids as in p). The
+ * neighbour lists are rebuilt at the next step. 0, or -1 (out of memory, or
+ * an entry out of range: err says which). */
+int ndem_sim_set_particles(ndem_sim *sim, long count, long first_ghost,
+                           const ndem_particle_state *p, long history_count,
+                           const ndem_history_entry *h, char *err, size_t err_len);
+/* The particles in creation order into p (room for ndem_sim_particle_count). */
+void ndem_sim_get_particles(const ndem_sim *sim, ndem_particle_state *p);
+/* The warm-start history of the last step: *out (malloc'd, the caller
+ * frees it) gets the entries, in creation ids. Returns their count, -1
+ * when out of memory. */
+long ndem_sim_get_history(const ndem_sim *sim, ndem_history_entry **out);
+/* The largest distance a particle moved since ndem_sim_set_particles plus
+ * what it moves in one step at its speed now: how far it may be from where
+ * the caller last saw it by the end of the next step. */
+double ndem_sim_drift(const ndem_sim *sim);
+/* Overwrites the last step's statistics and every geometry's load
+ * (NDEM_LOAD_STRIDE doubles each, the layout of ndem_sim_geometry_loads) with
+ * totals over the processes, for the outputs of the process that writes them. */
+void ndem_sim_set_totals(ndem_sim *sim, const ndem_step_stats *stats, const double *loads);
+/* Geometry loads of the last step as one array: geometry_count *
+ * ndem_sim_load_stride() doubles (what ndem_sim_set_totals takes). */
+const double *ndem_sim_geometry_loads(const ndem_sim *sim);
+int ndem_sim_load_stride(void);
+
 /* FNV-1a hash over the full particle state, for determinism checks. */
 uint64_t ndem_sim_state_hash(const ndem_sim *sim);
 

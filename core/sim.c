@@ -247,6 +247,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_dem_destroy(sim->dem);
     ndem_rigid_destroy(sim->rigid);
     ndem_shapes_destroy(sim->shapes);
+    ndem_decomp_destroy(sim->decomp);
     free(sim->forced);
     free(sim);
 }

@@ -8,6 +8,7 @@
 #include "bodies.h"
 #include "broadphase.h"
 #include "contacts.h"
+#include "decomp.h"
 #include "geometry.h"
 #include "lanes.h"
 #include "loads.h"
@@ -59,6 +60,7 @@ struct ndem_sim {
     struct ndem_dem *dem;       /* smooth DEM state (dem.c); NULL for NDEM */
     struct ndem_rigid *rigid;   /* dynamic geometry (rigid.c); NULL when there is none */
     struct ndem_shapes *shapes; /* shape templates (shape_body.c); NULL: all plain spheres */
+    ndem_decomp *decomp;        /* one process of a decomposed scene (decomp.c); else NULL */
     int forced_count;           /* generators with an external force on their particles */
     struct ndem_forced {
         long first, end; /* creation ids [first, end) */

@@ -445,6 +445,21 @@ static void right_hand_side(ndem_sim *sim, long p)
     }
 }
 
+/* Decomposed scenes (decomp.h): after the slots are loaded (after = 0) or
+ * after a sweep (1), the caller's hook sees them, on one thread, between
+ * barriers. */
+static void exchange(ndem_sim *sim, int after)
+{
+    const ndem_decomp_hooks *hk = &sim->decomp->hooks;
+    float *slots = (float *)sim->contacts.vs;
+#pragma omp barrier
+#pragma omp single
+    {
+        if (after) hk->after_sweep(hk->ctx, slots, sim->bodies.where);
+        else hk->slots_loaded(hk->ctx, slots, sim->bodies.where, ndem_decomp_touched(sim));
+    }
+}
+
 static sweep_ctx make_ctx(ndem_sim *sim)
 {
     const double h = sim->solver.time_step;
@@ -460,20 +475,30 @@ void ndem_solve_impact(ndem_sim *sim)
     reduction(+ : impacts)
     for (long p = 0; p < c->packet_count; p++)
         for (int l = 0; l < c->fill[p]; l++) impacts += c->cold[p * NDEM_LANES + l].impact == 2;
-    long impact_rows = impacts > 0 ? impact_islands(sim) : 0;
-    if (impacts > 0 && impact_packets(sim)) {
+    /* decomposed: every process sweeps (and exchanges) when any has an impact */
+    const ndem_decomp *d = sim->decomp;
+    long any = d ? (long)d->hooks.sum(d->hooks.ctx, (double)impacts) : impacts;
+    long impact_rows = any > 0 ? impact_islands(sim) : 0;
+    int skip = 0;
+    if (any > 0 && impact_packets(sim)) {
         impacts = 0; /* out of memory: skip the impact stage this step */
         impact_rows = 0;
+        skip = 1;
     }
     sim->stats.impacts = impacts;
     sim->stats.impact_rows = impact_rows;
-    if (impacts == 0) return;
+    if (!d && impacts == 0) return;
+    if (d && any == 0) return;
     const int imp_it = sim->solver.impact_iterations;
     sweep_ctx x = make_ctx(sim);
 #pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
     {
         load_slots(sim);
-        for (int it = 0; it < imp_it; it++) sweep(sim, &x, STAGE_IMPACT, 0, it);
+        if (d) exchange(sim, 0);
+        for (int it = 0; it < imp_it; it++) {
+            if (!skip) sweep(sim, &x, STAGE_IMPACT, 0, it);
+            if (d) exchange(sim, 1);
+        }
         store_slots(sim);
     }
 }
@@ -513,16 +538,20 @@ void ndem_solve_continuous(ndem_sim *sim)
             ndem_apply_external_forces(sim);
         }
         load_slots(sim);
+        if (sim->decomp) exchange(sim, 0);
         /* Warm step, Wang et al. eq. (8): v += M^-1 G^T lambda_0. */
         if (warm) sweep(sim, &x, STAGE_WARM, 0, 0);
+        if (warm && sim->decomp) exchange(sim, 1);
 
         for (int it = 0; it < max_it; it++) {
             int want = it == max_it - 1 || tol > 0 || probe;
             sweep(sim, &x, STAGE_CONTINUOUS, want, it);
+            if (sim->decomp) exchange(sim, 1);
             if (want) {
 #pragma omp single
                 {
-                    residuals(c, res);
+                    if (sim->decomp) ndem_decomp_residuals(sim, res);
+                    else residuals(c, res);
                     iters_used = it + 1;
                     if (probe) ndem_probe_record(sim, it, res);
                     if (tol > 0 && res[0] + res[1] + res[2] < tol) stop = 1;

@@ -50,6 +50,7 @@ static ndem_status measure(ndem_sim *sim)
     const ndem_bodies *b = &sim->bodies;
     double ke = 0;
     for (long i = 0; i < b->count; i++) {
+        if (ndem_decomp_is_ghost(sim->decomp, b->id[i])) continue; /* its owner counts it */
         const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
         /* a particle with locked rotation has inv_inertia 0 and no spin */
         double m = 1.0 / b->inv_mass[i], in = b->inv_inertia[i] > 0 ? 1.0 / b->inv_inertia[i] : 0;
@@ -138,6 +139,9 @@ static ndem_status stage_contacts(ndem_sim *sim)
     return status_of(ndem_contacts_build(sim, skin));
 }
 
+/* one process of a decomposed scene: the contacts it solves (decomp.c) */
+static ndem_status stage_own(ndem_sim *sim) { return status_of(ndem_decomp_filter(sim)); }
+
 static ndem_status stage_color(ndem_sim *sim) { return status_of(ndem_contacts_color(sim)); }
 
 static ndem_status stage_prepare(ndem_sim *sim) { return status_of(ndem_contacts_prepare(sim)); }
@@ -201,6 +205,7 @@ static const ndem_stage ndem_stages[] = {
     {"reorder", stage_reorder, WALL_BROAD, ndem_check_bodies},
     {"broadphase", stage_broadphase, WALL_BROAD, ndem_check_lists},
     {"contacts", stage_contacts, WALL_NARROW, ndem_check_contacts},
+    {"own", stage_own, WALL_NARROW, ndem_check_contacts},
     {"color", stage_color, WALL_NARROW, ndem_check_colors},
     {"prepare", stage_prepare, WALL_NARROW, ndem_check_rows},
     {"impact", stage_impact, WALL_SOLVE, NULL},

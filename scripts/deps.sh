@@ -34,6 +34,9 @@ pkgs="$pkgs zlib1g-dev"
 # tests/slurm/test.sh drive ndemd with the curl command and find a run's
 # process with pgrep
 pkgs="$pkgs curl procps"
+# `mpirun -np N ndem run JOB --mpi` (cli/mpi.c, built with pkg-config ompi-c);
+# tests/cli_mpi.sh runs a 2-rank job
+pkgs="$pkgs libopenmpi-dev openmpi-bin"
 # web client (`make web`, its end-to-end test): Node.js and npm (kept when a
 # Node.js with npm is installed already), Debian's Chromium for playwright-core.
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"

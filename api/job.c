@@ -270,8 +270,6 @@ static void read_scene(ndem_jc *c, const cJSON *scene, ndem_job *job)
 
 /* time_step "auto" (smooth DEM): resolved once the scene is known. */
 #define TIME_STEP_AUTO (-1.0)
-/* Fraction of the stable step that "auto" takes (docs/job.md). */
-#define DEM_AUTO_FRACTION 0.05
 
 static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
 {
@@ -370,7 +368,8 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
         /* smooth DEM is explicit: refuse a step above its stability limit */
         double bound = ndem_dem_stable_step(&job->scene);
         if (s->time_step == TIME_STEP_AUTO) {
-            s->time_step = isfinite(bound) ? DEM_AUTO_FRACTION * bound : 1e-4;
+            double h = ndem_dem_auto_step(&job->scene);
+            s->time_step = isfinite(h) ? h : 1e-4;
             if (!(s->duration / s->time_step <= NDEM_JOB_MAX_STEPS))
                 ndem_jc_error_ptr(c, "/solver/duration",
                                   "needs %.3g steps of the automatic time_step %g; at most %.0e "
@@ -380,8 +379,8 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
             ndem_jc_error_ptr(c, "/solver/time_step",
                               "%g s exceeds the stable step %.4g s of smooth DEM (2 (sqrt(1 + "
                               "zeta^2) - zeta) / omega for the stiffest contact of the smallest "
-                              "particle); use at most that, or \"auto\" for %g of it",
-                              s->time_step, bound, DEM_AUTO_FRACTION);
+                              "particle); use at most that, or \"auto\" for at most 0.05 of it",
+                              s->time_step, bound);
         }
     }
     /* Frames come at most once a step: an interval below the time step

@@ -86,8 +86,10 @@ static uint64_t method_hash(const char *method, int threads, long steps, long *b
 #define ANCHOR_NDEM 0x7057ca8ac748a618ull
 /* DEM: the hertz dashpot of Tsuji et al., exact for the step (issue 14),
  * its step damping read from the pair's table (issue 15: it agrees with the
- * iteration to ~1e-12, so the last bits of some dashpots changed) */
-#define ANCHOR_DEM 0x8429606b0df66963ull
+ * iteration to ~1e-12, so the last bits of some dashpots changed; issue 14
+ * again: the step damping solved by Newton's method, which the fixed-point
+ * iteration met only to ~1e-7 at the busy scene's e = 0.5) */
+#define ANCHOR_DEM 0x123b0c88c5510892ull
 
 static void check_anchor(const char *what, uint64_t got, uint64_t want)
 {

@@ -365,8 +365,8 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
     ndem_solver_def *s = &job->scene.solver;
     ndem_job_check_methods(c, root, s);
     if (s->method == NDEM_METHOD_DEM && scene && !ndem_jc_failed(c)) {
-        /* smooth DEM is explicit: refuse a step above its stability limit */
-        double bound = ndem_dem_stable_step(&job->scene);
+        /* smooth DEM is explicit: refuse a step above its stability limit
+         * (each scan maps the restitutions again: one of them per parse) */
         if (s->time_step == TIME_STEP_AUTO) {
             double h = ndem_dem_auto_step(&job->scene);
             s->time_step = isfinite(h) ? h : 1e-4;
@@ -375,7 +375,8 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
                                   "needs %.3g steps of the automatic time_step %g; at most %.0e "
                                   "steps are allowed",
                                   s->duration / s->time_step, s->time_step, NDEM_JOB_MAX_STEPS);
-        } else if (s->time_step > bound) {
+        } else if (s->time_step > ndem_dem_stable_step(&job->scene)) {
+            double bound = ndem_dem_stable_step(&job->scene);
             ndem_jc_error_ptr(c, "/solver/time_step",
                               "%g s exceeds the stable step %.4g s of smooth DEM (2 (sqrt(1 + "
                               "zeta^2) - zeta) / omega for the stiffest contact of the smallest "

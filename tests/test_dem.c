@@ -203,25 +203,33 @@ START_TEST(stable_step_is_the_stability_limit)
 }
 END_TEST
 
-/* Rebound over approach speed of a head-on pair (r = 5 mm, E = 10 MPa, no
- * gravity) meeting at v each, at "auto" (frac 0) or at a step of `frac` of
- * the stable step; the pair first touches `phase` of a step into a step. */
-static double pair_restitution(const char *model, double e, double v, double frac, double phase)
+/* A head-on pair (r = 5 mm, E = 10 MPa, no gravity) of restitution e. */
+static const char *const PAIR_DOC =
+    "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": 2500, "
+    "\"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
+    "\"restitution\": %g}], \"particles\": [{\"type\": \"list\", \"spheres\": [[%.17g, 0, 0, %g], "
+    "[%.17g, 0, 0, %g]], \"velocities\": [[%g,0,0], [%g,0,0]]}]}, \"solver\": {\"method\": "
+    "\"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", \"duration\": 1}}";
+static const double PAIR_R = 0.005;
+
+/* The pair's step: "auto" (frac 0) or frac of the stable step. */
+static double pair_step(const char *model, double e, double frac)
 {
-    const double r = 0.005;
-    const char *doc =
-        "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": 2500, "
-        "\"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
-        "\"restitution\": %g}], \"particles\": [{\"type\": \"list\", \"spheres\": [[%.17g, 0, 0, "
-        "%g], "
-        "[%.17g, 0, 0, %g]], \"velocities\": [[%g,0,0], [%g,0,0]]}]}, \"solver\": {\"method\": "
-        "\"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", \"duration\": 1}}";
-    ndem_job *job = test_job(doc, e, -2 * r, r, 2 * r, r, v, -v, model);
+    ndem_job *job =
+        test_job(PAIR_DOC, e, -2 * PAIR_R, PAIR_R, 2 * PAIR_R, PAIR_R, 1.0, -1.0, model);
     double h = frac > 0 ? frac * ndem_dem_stable_step(&job->scene) : job->scene.solver.time_step;
     ndem_job_destroy(job);
+    return h;
+}
+
+/* Rebound over approach speed when they meet at v each, at the step h,
+ * first touching `phase` of a step into a step. */
+static double pair_restitution(const char *model, double e, double v, double h, double phase)
+{
+    const double r = PAIR_R;
     /* each closes (2 + phase) steps of its speed before they touch */
     double gap = (2.0 + phase) * v * h;
-    job = test_job(doc, e, -r - gap, r, r + gap, r, v, -v, model);
+    ndem_job *job = test_job(PAIR_DOC, e, -r - gap, r, r + gap, r, v, -v, model);
     job->scene.solver.time_step = h;
     ndem_sim *sim = test_sim(job);
     int touched = 0;
@@ -246,22 +254,24 @@ static double pair_restitution(const char *model, double e, double v, double fra
  * contact's first and last step, which moves e by about kappa 2 zeta omega h:
  * at 0.05 of the stable step that was up to 6% at e = 0.1 and 4% at 0.3 for
  * linear, 7% for luding, and hunt_crossley lost 3% at e = 0.2 at any step).
- * Three phases of the first touch within a step (the worst of eight in the
+ * Two phases of the first touch within a step (the worst of eight in the
  * measurement of docs/physics.md is within 1.5%). */
 START_TEST(restitution_exact_in_every_model)
 {
     static const char *const models[] = {"hertz", "linear", "luding", "hunt_crossley"};
     static const double es[] = {0.1, 0.2, 0.3, 0.6, 0.9, 0.95}, vs[] = {0.01, 0.1, 1, 5};
-    static const double phases[] = {0.0625, 0.4375, 0.8125};
+    static const double phases[] = {0.3125, 0.8125};
     for (int m = 0; m < 4; m++)
-        for (int i = 0; i < 6; i++)
+        for (int i = 0; i < 6; i++) {
+            double h = pair_step(models[m], es[i], 0);
             for (int j = 0; j < 4; j++)
-                for (int k = 0; k < 3; k++) {
-                    double got = pair_restitution(models[m], es[i], vs[j], 0, phases[k]);
+                for (int k = 0; k < 2; k++) {
+                    double got = pair_restitution(models[m], es[i], vs[j], h, phases[k]);
                     ck_assert_msg(fabs(got - es[i]) <= 0.02 * es[i],
                                   "%s e = %g at %g m/s, phase %g: %g", models[m], es[i], vs[j],
                                   phases[k], got);
                 }
+        }
     /* the scaled collision of each law gives back the e it was mapped from */
     static const int laws[] = {NDEM_MODEL_HERTZ, NDEM_MODEL_LUDING, NDEM_MODEL_HUNT_CROSSLEY};
     for (int m = 0; m < 3; m++)
@@ -489,6 +499,9 @@ START_TEST(soft_column_settles_in_its_slowest_mode)
         "\"spheres\": [%s]}]}, \"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", "
         "\"time_step\": \"auto\", \"duration\": %g}}",
         -g, rho, eo, es, e, e, spheres, t_f + period);
+    /* 0.05 of the stable step, "auto" before its restitution bound (issue 14):
+     * the settling is slow, not a collision, and this keeps the test's time */
+    job->scene.solver.time_step = 0.05 * ndem_dem_stable_step(&job->scene);
     double theory = hertz_column_height(job, n), c = 2 * r * n - theory, worst = 0;
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {

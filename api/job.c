@@ -270,8 +270,6 @@ static void read_scene(ndem_jc *c, const cJSON *scene, ndem_job *job)
 
 /* time_step "auto" (smooth DEM): resolved once the scene is known. */
 #define TIME_STEP_AUTO (-1.0)
-/* Fraction of the stable step that "auto" takes (docs/job.md). */
-#define DEM_AUTO_FRACTION 0.05
 
 static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
 {
@@ -368,21 +366,23 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
     ndem_job_check_methods(c, root, s);
     if (scene) ndem_job_check_shapes(c, job);
     if (s->method == NDEM_METHOD_DEM && scene && !ndem_jc_failed(c)) {
-        /* smooth DEM is explicit: refuse a step above its stability limit */
-        double bound = ndem_dem_stable_step(&job->scene);
+        /* smooth DEM is explicit: refuse a step above its stability limit
+         * (each scan maps the restitutions again: one of them per parse) */
         if (s->time_step == TIME_STEP_AUTO) {
-            s->time_step = isfinite(bound) ? DEM_AUTO_FRACTION * bound : 1e-4;
+            double h = ndem_dem_auto_step(&job->scene);
+            s->time_step = isfinite(h) ? h : 1e-4;
             if (!(s->duration / s->time_step <= NDEM_JOB_MAX_STEPS))
                 ndem_jc_error_ptr(c, "/solver/duration",
                                   "needs %.3g steps of the automatic time_step %g; at most %.0e "
                                   "steps are allowed",
                                   s->duration / s->time_step, s->time_step, NDEM_JOB_MAX_STEPS);
-        } else if (s->time_step > bound) {
+        } else if (s->time_step > ndem_dem_stable_step(&job->scene)) {
+            double bound = ndem_dem_stable_step(&job->scene);
             ndem_jc_error_ptr(c, "/solver/time_step",
                               "%g s exceeds the stable step %.4g s of smooth DEM (2 (sqrt(1 + "
                               "zeta^2) - zeta) / omega for the stiffest contact of the smallest "
-                              "particle); use at most that, or \"auto\" for %g of it",
-                              s->time_step, bound, DEM_AUTO_FRACTION);
+                              "particle); use at most that, or \"auto\" for at most 0.05 of it",
+                              s->time_step, bound);
         }
     }
     /* Frames come at most once a step: an interval below the time step

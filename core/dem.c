@@ -324,7 +324,8 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
     const ndem_pair_params *pp;
     memset(hist_out, 0, NDEM_DEM_HIST * sizeof(double));
     energy[0] = energy[1] = energy[2] = 0;
-    if (sim->shapes && ndem_dem_shape_pair(sim, key)) { /* per manifold point (dem_shape.c) */
+    if (sim->shapes && ndem_dem_shape_pair(sim, key)) {  /* per manifold point (dem_shape.c) */
+        memset(out, 0, NDEM_DEM_FORCE * sizeof(double)); /* it sums its points into out */
         ndem_dem_shape_force(sim, k, out, energy);
         return;
     }

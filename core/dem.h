@@ -25,6 +25,9 @@ double ndem_vdw_potential(double hamaker, double r, double g);
 double ndem_dem_law_restitution(int model, double p, double n);
 double ndem_dem_law_damping(int model, double e, double n);
 double ndem_dem_law_zeta(int model, double p, double n, double y);
+/* kappa of the law: a dashpot b = h g / m at a contact's first or last step
+ * moves its restitution by about kappa b of e (0: not measurably) */
+double ndem_dem_law_edge(int model);
 /* h g / m of the dashpot g that makes symplectic Euler damp a spring of
  * frequency omega by the continuous law's ratio zeta. */
 double ndem_dem_discrete_damping(double zeta, double omega_h);

@@ -81,9 +81,10 @@ static const ndem_contact_material_def *pair_def(const ndem_scene_def *def, int 
  * tangent stiffness is taken at an overlap of 5% of the smallest radius (an
  * impact at a few m/s on a soft material goes deeper; "auto" keeps a wide
  * margin for that and for particles with many contacts). */
-double ndem_dem_stable_step(const ndem_scene_def *def)
+static void stiffest(const ndem_scene_def *def, double *w2_out, double *zeta_out, double *edge_out)
 {
-    double rmin = INFINITY, rho_min = INFINITY, w2 = 0, zeta = 0, nu = 0;
+    double rmin = INFINITY, rho_min = INFINITY, w2 = 0, zeta = 0, nu = 0, edge = 0;
+    *w2_out = *zeta_out = *edge_out = 0;
     int nm = def->material_count, model = def->solver.contact_model;
     char used[256] = {0}, wall[256] = {0}; /* materials of particles, of geometry */
     for (int i = 0; i < def->generator_count; i++) {
@@ -103,7 +104,7 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
     }
     for (int i = 0; i < def->geometry_count; i++)
         if (def->geometry[i].material < 256) wall[def->geometry[i].material] = 1;
-    if (!isfinite(rmin) || !isfinite(rho_min)) return INFINITY;
+    if (!isfinite(rmin) || !isfinite(rho_min)) return;
     for (int a = 0; a < nm && a < 256; a++)
         if (used[a]) nu = fmax(nu, def->materials[a].poisson_ratio);
     double light = 1.0;
@@ -151,9 +152,11 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
             /* hunt_crossley's ratio grows with the overlap: taken at the deepest
              * scaled overlap of a collision, ((n + 1) / 2)^(1 / (n + 1)) (undamped) */
             double y = pow(0.5 * (c->exponent + 1.0), 1.0 / (c->exponent + 1.0));
-            zeta = fmax(zeta, ndem_dem_law_zeta(model, p, c->exponent, y));
+            double zp = ndem_dem_law_zeta(model, p, c->exponent, y);
+            zeta = fmax(zeta, zp);
+            edge = fmax(edge, ndem_dem_law_edge(model) * zp);
         }
-    if (w2 <= 0) return INFINITY;
+    if (w2 <= 0) return;
     int bonded = 0;
     double emax = 0;
     for (int a = 0; a < nm && a < 256; a++)
@@ -162,5 +165,30 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
     if (bonded) w2 = fmax(w2, 0.5 * M_PI * rmin * emax / (0.5 * m)); /* a bond: E pi r^2 / (2 r) */
     for (int i = 0; i < def->contact_material_count; i++)
         if (bonded) w2 = fmax(w2, def->contact_materials[i].bond_stiffness / (0.5 * m));
-    return 2.0 * (sqrt(1.0 + zeta * zeta) - zeta) / sqrt(w2);
+    *w2_out = w2;
+    *zeta_out = zeta;
+    *edge_out = edge;
+}
+
+double ndem_dem_stable_step(const ndem_scene_def *def)
+{
+    double w2, zeta, edge;
+    stiffest(def, &w2, &zeta, &edge);
+    return w2 > 0 ? 2.0 * (sqrt(1.0 + zeta * zeta) - zeta) / sqrt(w2) : INFINITY;
+}
+
+/* "auto": 0.05 of the stable step (margin for deep impacts and many
+ * contacts), and short enough that a contact's first and last step, whose
+ * phase no step resolves, move no restitution by more than 1.5%: each law
+ * moves e by about kappa b there, b = h g / m = 2 zeta omega h its step's
+ * dashpot (dem_models.c), so h <= 0.015 / (2 kappa zeta omega), zeta the
+ * largest of the material pairs' and omega the stiffest contact's. */
+double ndem_dem_auto_step(const ndem_scene_def *def)
+{
+    double w2, zeta, edge;
+    stiffest(def, &w2, &zeta, &edge);
+    if (!(w2 > 0)) return INFINITY;
+    double h = 0.05 * 2.0 * (sqrt(1.0 + zeta * zeta) - zeta) / sqrt(w2);
+    if (edge > 0) h = fmin(h, 0.015 / (2.0 * edge * sqrt(w2)));
+    return h;
 }

@@ -394,6 +394,9 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
 /* Smooth DEM: the stable time step pi sqrt(m / k) for the smallest particle
  * and the stiffest pair of the scene (infinite when there are no particles). */
 double ndem_dem_stable_step(const ndem_scene_def *def);
+/* Smooth DEM's time_step "auto": 0.05 of the stable step, or less where a
+ * low restitution asks for it (docs/physics.md "Stable step"). */
+double ndem_dem_auto_step(const ndem_scene_def *def);
 
 /* ---- Geometry loads ---- */
 

@@ -107,6 +107,20 @@ START_TEST(time_step_bound_and_auto)
     ck_assert_double_lt(fabs(bound - limit) / limit, 1e-9);
     ck_assert_double_eq_tol(job->scene.solver.time_step, 0.05 * bound, 1e-15);
     ndem_job_destroy(job);
+    /* a low restitution: "auto" keeps the step's dashpot 2 zeta omega h at
+     * 1.5% (linear: kappa 1), here below 0.05 of the bound */
+    job = test_job("{\"scene\": {\"materials\": [{\"name\": \"ore\", \"density\": 2500, "
+                   "\"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", "
+                   "\"ore\"], \"restitution\": 0.1}], \"particles\": [{\"type\": \"list\", "
+                   "\"spheres\": [[0, 0, 0, 0.01]]}]}, \"solver\": {\"method\": \"dem\", "
+                   "\"contact_model\": \"linear\", \"time_step\": \"auto\", \"duration\": 0.1}}");
+    double lz = -log(0.1) / sqrt(M_PI * M_PI + log(0.1) * log(0.1));
+    double lw = sqrt(0.5 * M_PI * 0.01 * 1e7 / (0.5 * m)); /* Woo: k = pi r E / 2, m* = m / 2 */
+    double lbound = 2.0 * (sqrt(1 + lz * lz) - lz) / lw;
+    ck_assert_double_lt(fabs(ndem_dem_stable_step(&job->scene) / lbound - 1), 1e-9);
+    ck_assert_double_lt(fabs(job->scene.solver.time_step / (0.015 / (2 * lz * lw)) - 1), 1e-9);
+    ck_assert_double_lt(job->scene.solver.time_step, 0.25 * 0.05 * lbound);
+    ndem_job_destroy(job);
     /* contact_model and "auto" belong to method "dem" */
     const char *bad = "{\"scene\": {\"materials\": [{\"name\": \"a\"}]}, \"solver\": "
                       "{\"contact_model\": \"hertz\", \"time_step\": \"auto\"}}";
@@ -189,19 +203,34 @@ START_TEST(stable_step_is_the_stability_limit)
 }
 END_TEST
 
-/* Rebound over approach speed of a head-on pair (r = 5 mm, E = 10 MPa, no
- * gravity) meeting at v each, at a step of `frac` of the stable step. */
-static double pair_restitution(const char *model, double e, double v, double frac)
+/* A head-on pair (r = 5 mm, E = 10 MPa, no gravity) of restitution e. */
+static const char *const PAIR_DOC =
+    "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": 2500, "
+    "\"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
+    "\"restitution\": %g}], \"particles\": [{\"type\": \"list\", \"spheres\": [[%.17g, 0, 0, %g], "
+    "[%.17g, 0, 0, %g]], \"velocities\": [[%g,0,0], [%g,0,0]]}]}, \"solver\": {\"method\": "
+    "\"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", \"duration\": 1}}";
+static const double PAIR_R = 0.005;
+
+/* The pair's step: "auto" (frac 0) or frac of the stable step. */
+static double pair_step(const char *model, double e, double frac)
 {
-    const double r = 0.005;
-    ndem_job *job = test_job(
-        "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": 2500, "
-        "\"young_modulus\": 1e7}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
-        "\"restitution\": %g}], \"particles\": [{\"type\": \"list\", \"spheres\": [[%g, 0, 0, %g], "
-        "[%g, 0, 0, %g]], \"velocities\": [[%g,0,0], [%g,0,0]]}]}, \"solver\": {\"method\": "
-        "\"dem\", \"contact_model\": \"%s\", \"time_step\": \"auto\", \"duration\": 1}}",
-        e, -r - 1e-5, r, r + 1e-5, r, v, -v, model);
-    job->scene.solver.time_step = frac * ndem_dem_stable_step(&job->scene);
+    ndem_job *job =
+        test_job(PAIR_DOC, e, -2 * PAIR_R, PAIR_R, 2 * PAIR_R, PAIR_R, 1.0, -1.0, model);
+    double h = frac > 0 ? frac * ndem_dem_stable_step(&job->scene) : job->scene.solver.time_step;
+    ndem_job_destroy(job);
+    return h;
+}
+
+/* Rebound over approach speed when they meet at v each, at the step h,
+ * first touching `phase` of a step into a step. */
+static double pair_restitution(const char *model, double e, double v, double h, double phase)
+{
+    const double r = PAIR_R;
+    /* each closes (2 + phase) steps of its speed before they touch */
+    double gap = (2.0 + phase) * v * h;
+    ndem_job *job = test_job(PAIR_DOC, e, -r - gap, r, r + gap, r, v, -v, model);
+    job->scene.solver.time_step = h;
     ndem_sim *sim = test_sim(job);
     int touched = 0;
     for (long i = 0; i < 2000000; i++) {
@@ -220,27 +249,68 @@ static double pair_restitution(const char *model, double e, double v, double fra
 }
 
 /* Issue 14 item 1: every smooth law restitutes its e at every impact speed
- * (the damping comes from the exact mapping of dem_models.c, made exact for
- * the explicit step). The step is 0.015 of the stable one: what is left is
- * the phase of the first and last step of a contact, an error of about
- * omega h / e of e that at "auto" (0.05) reaches 7% at e = 0.1. */
+ * at "auto" (the damping from the exact mapping of dem_models.c, made exact
+ * for the explicit step, and "auto" short enough for the phase of a
+ * contact's first and last step, which moves e by about kappa 2 zeta omega h:
+ * at 0.05 of the stable step that was up to 6% at e = 0.1 and 4% at 0.3 for
+ * linear, 7% for luding, and hunt_crossley lost 3% at e = 0.2 at any step).
+ * Two phases of the first touch within a step (the worst of eight in the
+ * measurement of docs/physics.md is within 1.5%). */
 START_TEST(restitution_exact_in_every_model)
 {
     static const char *const models[] = {"hertz", "linear", "luding", "hunt_crossley"};
-    static const double es[] = {0.1, 0.3, 0.6, 0.9, 0.95}, vs[] = {0.01, 0.1, 1, 5};
+    static const double es[] = {0.1, 0.2, 0.3, 0.6, 0.9, 0.95}, vs[] = {0.01, 0.1, 1, 5};
+    static const double phases[] = {0.3125, 0.8125};
     for (int m = 0; m < 4; m++)
-        for (int i = 0; i < 5; i++)
-            for (int j = 0; j < 4; j++) {
-                double got = pair_restitution(models[m], es[i], vs[j], 0.015);
-                ck_assert_msg(fabs(got - es[i]) <= 0.02 * es[i], "%s e = %g at %g m/s: %g",
-                              models[m], es[i], vs[j], got);
-            }
+        for (int i = 0; i < 6; i++) {
+            double h = pair_step(models[m], es[i], 0);
+            for (int j = 0; j < 4; j++)
+                for (int k = 0; k < 2; k++) {
+                    double got = pair_restitution(models[m], es[i], vs[j], h, phases[k]);
+                    ck_assert_msg(fabs(got - es[i]) <= 0.02 * es[i],
+                                  "%s e = %g at %g m/s, phase %g: %g", models[m], es[i], vs[j],
+                                  phases[k], got);
+                }
+        }
     /* the scaled collision of each law gives back the e it was mapped from */
     static const int laws[] = {NDEM_MODEL_HERTZ, NDEM_MODEL_LUDING, NDEM_MODEL_HUNT_CROSSLEY};
     for (int m = 0; m < 3; m++)
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 6; i++) {
             double p = ndem_dem_law_damping(laws[m], es[i], 1.5);
             ck_assert_double_lt(fabs(ndem_dem_law_restitution(laws[m], p, 1.5) - es[i]), 1e-6);
+        }
+}
+END_TEST
+
+/* The step's dashpot b = h g / m (dem_models.c): symplectic Euler with it
+ * restitutes what the continuous law does. Its eigenvalues z = s e^(i theta)
+ * (z^2 - (2 - a - b) z + 1 - b = 0, a = (omega h)^2) must shrink by
+ * s = exp(-q theta), q = zeta / sqrt(1 - zeta^2), per turn theta; overdamped,
+ * the slow real root must be exp(-omega h (zeta - sqrt(zeta^2 - 1))). The
+ * fixed-point iteration used before was off by up to 7 times above zeta 0.75. */
+START_TEST(step_dashpot_restitutes_the_law)
+{
+    const double zs[] = {0.05, 0.3, 0.6, 0.8, 0.9, 0.95, 0.99, 0.999},
+                 ws[] = {0.005, 0.02, 0.1, 0.3};
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 4; j++) {
+            double zeta = zs[i], w = ws[j], a = w * w, b = ndem_dem_discrete_damping(zeta, w);
+            double c = (2.0 - a - b) / 2.0, s = sqrt(1.0 - b), th = acos(c / s);
+            double q = zeta / sqrt(1.0 - zeta * zeta);
+            ck_assert_msg(b > 0 && c * c < 1.0 - b, "zeta %g, omega h %g: b %g not oscillating",
+                          zeta, w, b);
+            /* (acos near 1 leaves about 1e-8 of theta at zeta 0.999) */
+            ck_assert_msg(fabs(-log(s) / th / q - 1.0) < 1e-6,
+                          "zeta %g, omega h %g: decay %g, law %g", zeta, w, -log(s) / th, q);
+        }
+    const double over[] = {1.2, 2.0, 5.0};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) {
+            double zeta = over[i], w = ws[j], a = w * w, b = ndem_dem_discrete_damping(zeta, w);
+            double c = 2.0 - a - b, slow = 0.5 * (c + sqrt(c * c - 4.0 * (1.0 - b)));
+            double want = exp(-w * (zeta - sqrt(zeta * zeta - 1.0)));
+            ck_assert_msg(fabs(slow / want - 1.0) < 1e-12, "zeta %g, omega h %g: slow root %g, %g",
+                          zeta, w, slow, want);
         }
 }
 END_TEST
@@ -429,6 +499,9 @@ START_TEST(soft_column_settles_in_its_slowest_mode)
         "\"spheres\": [%s]}]}, \"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", "
         "\"time_step\": \"auto\", \"duration\": %g}}",
         -g, rho, eo, es, e, e, spheres, t_f + period);
+    /* 0.05 of the stable step, "auto" before its restitution bound (issue 14):
+     * the settling is slow, not a collision, and this keeps the test's time */
+    job->scene.solver.time_step = 0.05 * ndem_dem_stable_step(&job->scene);
     double theory = hertz_column_height(job, n), c = 2 * r * n - theory, worst = 0;
     ndem_sim *sim = test_sim(job);
     for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
@@ -828,6 +901,7 @@ int main(void)
     tcase_add_test(tc, time_step_bound_and_auto);
     tcase_add_test(tc, stable_step_is_the_stability_limit);
     tcase_add_test(tc, restitution_exact_in_every_model);
+    tcase_add_test(tc, step_dashpot_restitutes_the_law);
     tcase_add_test(tc, hertz_energy_books);
     tcase_add_test(tc, soft_column_settles_in_its_slowest_mode);
     tcase_add_test(tc, hertz_column_matches_ndem);

@@ -90,8 +90,10 @@ static uint64_t method_hash(const char *method, int threads, long steps, long *b
  * hertz law with shared square roots and per-pair constants (issue 15,
  * session 7: k_n from 2 E / (3 (1 - nu^2)) sqrt(R*), omega h from the
  * dashpot's root, springs rotated with one root and kept as springs, not
- * force / k, while they stick: the same law, rounded differently) */
-#define ANCHOR_DEM 0x9b913e7d02e0ad58ull
+ * force / k, while they stick: the same law, rounded differently); issue 14
+ * again: the step damping solved by Newton's method, which the fixed-point
+ * iteration met only to ~1e-7 at the busy scene's e = 0.5; both landed together, session 7) */
+#define ANCHOR_DEM 0xeb960bddac46ffc6ull
 
 static void check_anchor(const char *what, uint64_t got, uint64_t want)
 {

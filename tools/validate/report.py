@@ -164,10 +164,14 @@ def drum_blocks(res, cfg):
                 plug("cold", hi), hi, verdict))
     note = "drum of %d spheres%s" % (cfg["drum_count"], " (QUICK)" if cfg["drum_count"] < 4864
                                      else "")
-    rows = [[it, start, "%.1f%% +- %.1f" % (100 * p, 100 * psd), "%.1f +- %.1f" % (a, asd), n]
-            for start, it, p, psd, a, asd, n, wall in sorted(res["rows"], key=lambda r: (r[1], r[0]))]
-    return {"drum_table": table(["iterations", "start", "plug fraction", "angle (deg)",
-                                 "snapshots"], rows),
+    def mean_flow(rest):  # older passes did not measure it
+        return "%.1f%%" % (100 * rest[0]) if rest and rest[0] is not None else "-"
+    rows = [[it, start, "%.1f%% +- %.1f" % (100 * p, 100 * psd), mean_flow(rest),
+             "%.1f +- %.1f" % (a, asd), n]
+            for start, it, p, psd, a, asd, n, wall, *rest in sorted(res["rows"],
+                                                                   key=lambda r: (r[1], r[0]))]
+    return {"drum_table": table(["iterations", "start", "plug fraction",
+                                 "plug fraction, 2 s mean flow", "angle (deg)", "snapshots"], rows),
             "drum_findings": find, "drum_beta": beta, "drum_pass_note": note}
 
 

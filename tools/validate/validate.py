@@ -483,7 +483,11 @@ def study_creep(run, cfg):
 
 def drum_metrics(path, t_from):
     """Plug fraction (v_r <= 0.15) and the dynamic angle of repose (the centre
-    of mass against the rotation, from the vertical) per snapshot."""
+    of mass against the rotation, from the vertical) per snapshot; and the
+    plug fraction of the flow averaged over the window (each particle's
+    velocity relative to the drum, turned into the drum's frame and averaged
+    over the snapshots: the paper measures "on a flow averaged over 2 s"),
+    None when the particles are not the same in every snapshot."""
     omega, radius = ms.DRUM_OMEGA, ms.DRUM_RADIUS
     snaps = {}
     with open(path, encoding="utf-8") as f:
@@ -492,21 +496,36 @@ def drum_metrics(path, t_from):
             t, x, y, z, vx, vy, vz, r = (float(v) for v in line.split(","))
             if t < t_from - 1e-9:
                 continue
-            s = snaps.setdefault(t, [0, 0, 0.0, 0.0, 0.0])
+            s = snaps.setdefault(t, [0, 0, 0.0, 0.0, 0.0, []])
             # rigid co-rotation about +y: Omega x r = (omega z, 0, -omega x)
-            vr = math.sqrt((vx - omega * z) ** 2 + vy ** 2 + (vz + omega * x) ** 2) / (radius * omega)
+            u = (vx - omega * z, vy, vz + omega * x)
+            vr = math.sqrt(u[0] ** 2 + u[1] ** 2 + u[2] ** 2) / (radius * omega)
             m = r ** 3
             s[0] += 1
             s[1] += vr <= PLUG_THRESHOLD
             s[2] += m * x
             s[3] += m * z
             s[4] += m
+            # the same vector in the drum's frame (turned back by omega t about +y)
+            c, sn = math.cos(omega * t), math.sin(omega * t)
+            s[5].append((c * u[0] - sn * u[2], u[1], sn * u[0] + c * u[2]))
     plug, angle = [], []
     for t in sorted(snaps):
-        cnt, pl, mx, mz, m = snaps[t]
+        cnt, pl, mx, mz, m, _ = snaps[t]
         plug.append(pl / cnt)
         angle.append(math.degrees(math.atan2(abs(mx / m), -mz / m)))
-    return plug, angle
+    counts = {len(s[5]) for s in snaps.values()}
+    mean_flow = None
+    if len(counts) == 1 and snaps:
+        n, k = counts.pop(), len(snaps)
+        acc = [[0.0, 0.0, 0.0] for _ in range(n)]
+        for s in snaps.values():
+            for i, u in enumerate(s[5]):
+                for q in range(3):
+                    acc[i][q] += u[q] / k
+        mean_flow = sum(math.sqrt(a[0] ** 2 + a[1] ** 2 + a[2] ** 2) / (radius * omega)
+                        <= PLUG_THRESHOLD for a in acc) / n
+    return plug, angle, mean_flow
 
 
 def study_drum(run, cfg):
@@ -521,9 +540,10 @@ def study_drum(run, cfg):
     tasks = []
 
     def measure(d):
-        plug, angle = drum_metrics(os.path.join(d, "snapshots.csv"), dur + cfg["drum_adapt"])
+        plug, angle, mean_flow = drum_metrics(os.path.join(d, "snapshots.csv"),
+                                              dur + cfg["drum_adapt"])
         os.remove(os.path.join(d, "snapshots.csv"))
-        return {"plug": plug, "angle": angle}
+        return {"plug": plug, "angle": angle, "plug_mean_flow": mean_flow}
     for var in DRUM_VARIANTS:
         for it in cfg["drum_iterations"]:
             argv = [run.probe, os.path.join(prep_dir, "job.json"), "--load",
@@ -541,9 +561,10 @@ def study_drum(run, cfg):
             r = res.get("drum-%d-%s-%d" % (cfg["drum_count"], var, it))
             if r and r["plug"]:
                 p, a = r["plug"], r["angle"]
-                rows.append([var, it, mean(p), sd(p), mean(a), sd(a), len(p), r["wall_seconds"]])
+                rows.append([var, it, mean(p), sd(p), mean(a), sd(a), len(p), r["wall_seconds"],
+                             r.get("plug_mean_flow")])
     write_csv(run, "drum.csv", ["start", "iterations", "plug_fraction", "plug_sd", "angle_deg",
-                                "angle_sd", "snapshots", "wall_seconds"], rows)
+                                "angle_sd", "snapshots", "wall_seconds", "plug_mean_flow"], rows)
     return {"rows": rows}
 
 

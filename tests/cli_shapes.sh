@@ -48,7 +48,7 @@ def check(name, ok, why=""):
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {why}"))
     fails += not ok
 frames = sorted(glob.glob(os.path.join(out, "frames", "*.ndf")))
-check("three frames", len(frames) == 3, len(frames))
+check("a frame every 5 ms and the last", len(frames) >= 3, len(frames))
 for path in frames:
     data = open(path, "rb").read()
     bits = struct.unpack_from("<I", data, 32)[0]

@@ -26,9 +26,14 @@ const exDst = join(here, 'examples');
 rmSync(exDst, { recursive: true, force: true });
 mkdirSync(exDst, { recursive: true });
 // about how many particles a job makes (docs/job.md: generators' count, a
-// list's spheres, emitters' max_count); the page offers the lightest first
+// list's spheres, a lattice without a count fills its box at its spacing,
+// emitters' max_count); the page offers the lightest first
+const lattice = (g) =>
+  [0, 1, 2].reduce((n, k) => n * (Math.floor(((g.max?.[k] ?? 0) - (g.min?.[k] ?? 0)) / g.spacing + 1e-9) + 1), 1);
+const generated = (g) =>
+  g.type === 'list' ? g.spheres?.length || 0 : g.count || (g.type === 'lattice' && g.spacing > 0 ? lattice(g) : 0);
 const particles = (doc) =>
-  (doc.scene?.particles || []).reduce((n, g) => n + (g.type === 'list' ? g.spheres?.length || 0 : g.count || 0), 0) +
+  (doc.scene?.particles || []).reduce((n, g) => n + generated(g), 0) +
   (doc.scene?.emitters || []).reduce((n, e) => n + Math.min(e.max_count ?? Infinity, Math.ceil((e.rate || 0) * ((e.stop ?? doc.solver?.duration ?? 1) - (e.start || 0))) + 1), 0);
 const index = [];
 for (const f of readdirSync(exSrc).filter((f) => f.endsWith('.json')).sort()) {

@@ -176,6 +176,14 @@ int ndem_jobs_get(ndem_app *app, const ndem_caller *who, const char *id, ndem_jo
     return rc ? -1 : 0;
 }
 
+int ndem_jobs_list(ndem_app *app, const ndem_caller *who, const char *status, long before,
+                   int limit, ndem_job_row **rows, int *n, ndem_problem *p)
+{
+    if (ndem_db_list(app->db, status, ndem_list_owner(who), before, limit, rows, n) == 0) return 0;
+    ndem_problem_set(p, 500, "the job database failed");
+    return -1;
+}
+
 int ndem_jobs_cancel(ndem_app *app, const ndem_caller *who, const char *id, ndem_problem *p)
 {
     ndem_job_row row;

@@ -1,10 +1,12 @@
-/* jobs.h - the job service (jobs.c, jobs_sweeps.c): what a client may ask
- * of jobs and sweeps, between the routes and the database. Submitting a job
- * (parse, limits, ownership of its meshes, directory, insert, a worker
- * woken), expanding a sweep into jobs through the same steps, reading,
- * cancelling and deleting, each with its owner's checks. The routes turn
- * HTTP into these calls and the results into responses; a refusal comes
- * back as an ndem_problem (status, detail, errors), answered as it is. */
+/* jobs.h - the job service (jobs.c, jobs_sweeps.c, jobs_meshes.c): what a
+ * client may ask of jobs, sweeps and uploaded meshes, between the routes
+ * and the database; every owner's check and list filter is made here.
+ * Submitting a job (parse, limits, ownership of its meshes, directory,
+ * insert, a worker woken), expanding a sweep into jobs through the same
+ * steps, listing, reading, cancelling and deleting, each with its owner's
+ * checks. The routes turn HTTP into these calls and the results into
+ * responses; a refusal comes back as an ndem_problem (status, detail,
+ * errors), answered as it is. */
 #ifndef NDEM_SERVER_JOBS_H
 #define NDEM_SERVER_JOBS_H
 
@@ -45,6 +47,11 @@ int ndem_jobs_submit(ndem_app *app, const ndem_caller *who, const char *text, si
  * an id says nothing about whether it exists) or 500 in p. */
 int ndem_jobs_get(ndem_app *app, const ndem_caller *who, const char *id, ndem_job_row *row,
                   ndem_problem *p);
+/* Lists who's jobs (every owner's for an admin), newest first: status
+ * NULL for any, before 0 from the newest, at most limit. 0 with rows[0..n)
+ * (free with ndem_jobs_free), or -1 with 500 in p. */
+int ndem_jobs_list(ndem_app *app, const ndem_caller *who, const char *status, long before,
+                   int limit, ndem_job_row **rows, int *n, ndem_problem *p);
 /* Cancels job id for who: NDEM_CANCEL_QUEUED (cancelled) or
  * NDEM_CANCEL_RUNNING (it stops after its step), or -1 with the refusal
  * in p (404, 409 finished, 500). */
@@ -66,6 +73,18 @@ int ndem_jobs_submit_sweep(ndem_app *app, const ndem_caller *who, const char *te
 int ndem_jobs_sweep_get(ndem_app *app, const ndem_caller *who, const char *id, ndem_sweep_row *sw,
                         ndem_job_row **jobs, int *n, ndem_problem *p);
 void ndem_jobs_free(ndem_job_row *jobs, int n);
+/* A sweep as a list shows it: its row and its jobs (by index). */
+typedef struct ndem_sweep_entry {
+    ndem_sweep_row sweep;
+    ndem_job_row *jobs;
+    int n;
+} ndem_sweep_entry;
+/* Lists who's sweeps (every owner's for an admin) with their jobs, newest
+ * first, as ndem_jobs_list does jobs: 0 with list[0..n) (free with
+ * ndem_jobs_sweeps_free), or -1 with 500 in p. */
+int ndem_jobs_sweep_list(ndem_app *app, const ndem_caller *who, long before, int limit,
+                         ndem_sweep_entry **list, int *n, ndem_problem *p);
+void ndem_jobs_sweeps_free(ndem_sweep_entry *list, int n);
 /* Cancels every unfinished job of sweep id (and scancels its job arrays):
  * 0 with *running, the jobs that stop after their step, or -1 with p. */
 int ndem_jobs_cancel_sweep(ndem_app *app, const ndem_caller *who, const char *id, int *running,
@@ -73,5 +92,20 @@ int ndem_jobs_cancel_sweep(ndem_app *app, const ndem_caller *who, const char *id
 /* Deletes finished sweep id with its jobs and their files: 0, or -1 with
  * 404, 409 (a job is queued or running) or 500 in p. */
 int ndem_jobs_delete_sweep(ndem_app *app, const ndem_caller *who, const char *id, ndem_problem *p);
+
+/* ---- uploaded meshes (jobs_meshes.c) ---- */
+
+/* Lists who's meshes (every owner's for an admin), newest first, as
+ * ndem_jobs_list: 0 with rows[0..n) and their seqs (both malloc'd), or -1
+ * with 500 in p. */
+int ndem_jobs_mesh_list(ndem_app *app, const ndem_caller *who, long before, int limit,
+                        ndem_mesh_info **rows, long **seqs, int *n, ndem_problem *p);
+/* Reads mesh id for who: 0, or -1 with 404 (unknown or another owner's)
+ * or 500 in p. */
+int ndem_jobs_mesh_get(ndem_app *app, const ndem_caller *who, const char *id, ndem_mesh_info *info,
+                       ndem_problem *p);
+/* Deletes mesh id and its file for who: 0, or -1 with 404, 409 (a queued
+ * or running job uses it) or 500 in p. */
+int ndem_jobs_mesh_delete(ndem_app *app, const ndem_caller *who, const char *id, ndem_problem *p);
 
 #endif

@@ -256,6 +256,44 @@ int ndem_jobs_sweep_get(ndem_app *app, const ndem_caller *who, const char *id, n
     return rc ? -1 : 0;
 }
 
+int ndem_jobs_sweep_list(ndem_app *app, const ndem_caller *who, long before, int limit,
+                         ndem_sweep_entry **list, int *n, ndem_problem *p)
+{
+    ndem_sweep_row *rows;
+    *list = NULL;
+    *n = 0;
+    if (ndem_db_sweep_list(app->db, ndem_list_owner(who), before, limit, &rows, n)) {
+        free(rows);
+        ndem_problem_set(p, 500, "the job database failed");
+        return -1;
+    }
+    *list = calloc((size_t)(*n > 0 ? *n : 1), sizeof **list);
+    for (int i = 0; i < *n; i++) {
+        if (*list) {
+            (*list)[i].sweep = rows[i];
+            /* a sweep whose jobs cannot be read lists with none, as before */
+            if (ndem_db_sweep_jobs(app->db, rows[i].id, &(*list)[i].jobs, &(*list)[i].n))
+                (*list)[i].n = 0;
+        } else {
+            ndem_sweep_row_free(&rows[i]);
+        }
+    }
+    free(rows);
+    if (*list) return 0;
+    *n = 0;
+    ndem_problem_set(p, 500, "out of memory");
+    return -1;
+}
+
+void ndem_jobs_sweeps_free(ndem_sweep_entry *list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        ndem_sweep_row_free(&list[i].sweep);
+        ndem_jobs_free(list[i].jobs, list[i].n);
+    }
+    free(list);
+}
+
 int ndem_jobs_cancel_sweep(ndem_app *app, const ndem_caller *who, const char *id, int *running,
                            ndem_problem *p)
 {

@@ -101,10 +101,10 @@ int ndem_resource_may_stream(void *ctx, const char *id, const char *token)
     int rc = token ? ndem_auth_check(app->auth, token, owner, &who.admin) : 1;
     if (rc) return rc < 0 ? 500 : 401;
     ndem_job_row row;
-    if (ndem_db_get(app->db, id, &row)) return 404;
-    rc = ndem_may_see(&who, row.owner) ? 0 : 404;
+    ndem_problem p = {0};
+    if (ndem_jobs_get(app, &who, id, &row, &p)) return p.status; /* 404 another owner's */
     ndem_job_row_free(&row);
-    return rc;
+    return 0;
 }
 
 char *ndem_resource_describe(void *ctx, const char *id)

@@ -1,8 +1,8 @@
 /* routes.c - the REST API of docs/api.md, as a table of method, path and
  * handler (the table is at the end). Handlers read their inputs, ask the job
- * service (jobs.c) to submit, cancel or delete, read the queue (db.c) and
- * the files (store.c), and answer through http.c; they never block on a
- * running simulation. Static files of --web are served at / by
+ * service (jobs.c, which decides what the caller owns) to submit, list,
+ * read, cancel or delete, read the files (store.c), and answer through
+ * http.c; they never block on a running simulation. Static files of --web are served at / by
  * ndem_static_file, which refuses any path that would leave that
  * directory. */
 #include "routes.h"
@@ -52,10 +52,13 @@ int ndem_load_job(ndem_app *app, ndem_request *req, ndem_job_row *row)
     return -1;
 }
 
+/* The job id that the request's caller has just submitted or cancelled. */
 static void reply_resource(ndem_app *app, ndem_request *req, int status, const char *id)
 {
+    ndem_caller who = ndem_caller_of(req);
+    ndem_problem p = {0};
     ndem_job_row row;
-    if (ndem_db_get(app->db, id, &row)) {
+    if (ndem_jobs_get(app, &who, id, &row, &p)) {
         ndem_http_problem(req, 500, NULL, "job %s vanished", id);
         return;
     }
@@ -136,8 +139,9 @@ static void list_jobs(void *ctx, ndem_request *req)
     ndem_job_row *rows;
     int n;
     ndem_caller who = ndem_caller_of(req);
-    if (ndem_db_list(app->db, status, ndem_list_owner(&who), before, (int)limit, &rows, &n)) {
-        ndem_http_problem(req, 500, NULL, "the job database failed");
+    ndem_problem p = {0};
+    if (ndem_jobs_list(app, &who, status, before, (int)limit, &rows, &n, &p)) {
+        ndem_http_reply_problem(req, &p);
         return;
     }
     cJSON *o = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(o, "jobs");

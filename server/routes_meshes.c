@@ -145,9 +145,9 @@ void ndem_list_meshes(void *ctx, ndem_request *req)
     long *seqs;
     int n;
     ndem_caller who = ndem_caller_of(req);
-    if (ndem_meshes_list(app->meshes, ndem_list_owner(&who), before, (int)limit, &rows, &seqs,
-                         &n)) {
-        ndem_http_problem(req, 500, NULL, "the mesh index failed");
+    ndem_problem p = {0};
+    if (ndem_jobs_mesh_list(app, &who, before, (int)limit, &rows, &seqs, &n, &p)) {
+        ndem_http_reply_problem(req, &p);
         return;
     }
     cJSON *o = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(o, "meshes");
@@ -167,13 +167,11 @@ void ndem_list_meshes(void *ctx, ndem_request *req)
 /* The mesh of the {id} parameter; answers 404 (or 500) when there is none. */
 static int load_mesh(ndem_app *app, ndem_request *req, ndem_mesh_info *info)
 {
-    const char *id = req->params[0];
-    int rc = ndem_mesh_id_valid(id) ? ndem_meshes_get(app->meshes, id, info) : 1;
     ndem_caller who = ndem_caller_of(req);
-    if (rc == 0 && !ndem_may_see(&who, info->owner)) rc = 1; /* another owner's: as unknown */
-    if (rc > 0) ndem_http_problem(req, 404, NULL, "no mesh with id '%s'", id);
-    if (rc < 0) ndem_http_problem(req, 500, NULL, "the mesh index failed");
-    return rc;
+    ndem_problem p = {0};
+    if (ndem_jobs_mesh_get(app, &who, req->params[0], info, &p) == 0) return 0;
+    ndem_http_reply_problem(req, &p);
+    return -1;
 }
 
 void ndem_get_mesh(void *ctx, ndem_request *req)
@@ -206,24 +204,8 @@ void ndem_get_mesh(void *ctx, ndem_request *req)
 void ndem_delete_mesh(void *ctx, ndem_request *req)
 {
     ndem_app *app = ctx;
-    const char *id = req->params[0];
-    char blocker[64];
-    ndem_mesh_info info;
-    if (load_mesh(app, req, &info)) return; /* unknown or another owner's: 404 */
-    int rc = ndem_meshes_delete(app->meshes, id, blocker, sizeof blocker);
-    if (rc == 0) {
-        if (ndem_mesh_file_remove(app->cfg.data, id))
-            ndem_log("mesh %s: cannot remove its file: %s", id, strerror(errno));
-        ndem_log("mesh %s: deleted", id);
-        ndem_http_reply(req, 204, NULL, NULL, 0);
-    } else if (rc == 1) {
-        ndem_http_problem(req, 404, NULL, "no mesh with id '%s'", id);
-    } else if (rc == 2) {
-        ndem_http_problem(req, 409, NULL,
-                          "mesh %s is used by job %s, which is queued or running: cancel it "
-                          "(or let it finish) first",
-                          id, blocker);
-    } else {
-        ndem_http_problem(req, 500, NULL, "the mesh index failed");
-    }
+    ndem_caller who = ndem_caller_of(req);
+    ndem_problem p = {0};
+    if (ndem_jobs_mesh_delete(app, &who, req->params[0], &p)) ndem_http_reply_problem(req, &p);
+    else ndem_http_reply(req, 204, NULL, NULL, 0);
 }

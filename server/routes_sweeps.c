@@ -112,13 +112,15 @@ static int load_sweep(ndem_app *app, ndem_request *req, ndem_sweep_row *sw, ndem
     return -1;
 }
 
+/* The sweep id that who has just submitted or cancelled, as a reply. */
 static void reply_sweep(ndem_app *app, ndem_request *req, int status, const char *id)
 {
+    ndem_caller who = ndem_caller_of(req);
+    ndem_problem p = {0};
     ndem_sweep_row sw;
     ndem_job_row *jobs = NULL;
     int n = 0;
-    if (ndem_db_sweep_get(app->db, id, &sw) || ndem_db_sweep_jobs(app->db, id, &jobs, &n)) {
-        free(jobs);
+    if (ndem_jobs_sweep_get(app, &who, id, &sw, &jobs, &n, &p)) {
         ndem_http_problem(req, 500, NULL, "sweep %s vanished", id);
         return;
     }
@@ -150,31 +152,25 @@ void ndem_list_sweeps(void *ctx, ndem_request *req)
     ndem_app *app = ctx;
     long limit, before;
     if (ndem_list_page(req, &limit, &before)) return;
-    ndem_sweep_row *rows;
+    ndem_sweep_entry *rows;
     int n;
     ndem_caller who = ndem_caller_of(req);
-    if (ndem_db_sweep_list(app->db, ndem_list_owner(&who), before, (int)limit, &rows, &n)) {
-        free(rows);
-        ndem_http_problem(req, 500, NULL, "the job database failed");
+    ndem_problem p = {0};
+    if (ndem_jobs_sweep_list(app, &who, before, (int)limit, &rows, &n, &p)) {
+        ndem_http_reply_problem(req, &p);
         return;
     }
     cJSON *o = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(o, "sweeps");
-    for (int i = 0; i < n; i++) {
-        ndem_job_row *jobs = NULL;
-        int nj = 0;
-        if (ndem_db_sweep_jobs(app->db, rows[i].id, &jobs, &nj)) nj = 0;
-        cJSON_AddItemToArray(list, sweep_resource(&rows[i], jobs, nj, 0));
-        ndem_jobs_free(jobs, nj);
-    }
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, sweep_resource(&rows[i].sweep, rows[i].jobs, rows[i].n, 0));
     if (n == limit && n > 0) {
         char next[32];
-        snprintf(next, sizeof next, "%ld", rows[n - 1].seq);
+        snprintf(next, sizeof next, "%ld", rows[n - 1].sweep.seq);
         cJSON_AddStringToObject(o, "next_cursor", next);
     } else {
         cJSON_AddNullToObject(o, "next_cursor");
     }
-    for (int i = 0; i < n; i++) ndem_sweep_row_free(&rows[i]);
-    free(rows);
+    ndem_jobs_sweeps_free(rows, n);
     ndem_reply_json(req, 200, o);
 }
 

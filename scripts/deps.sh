@@ -7,8 +7,6 @@
 #   scripts/deps.sh slurm    plus munge, Slurm's daemons and commands, slurmrestd (`make test-slurm`)
 #   scripts/deps.sh slurm-client  plus Slurm's commands and munge only: what `ndemd --executor
 #                            slurm` needs on a cluster's login node (the Dockerfile's NDEM_DEPS)
-#   scripts/deps.sh vtk      plus python3-vtk9, VTK's own reader for tests/cli_paraview.sh
-#                            (optional: about 45 MB to download, 230 MB installed)
 #   scripts/deps.sh validate plus gnuplot for the plots of `make validate`
 #   scripts/deps.sh peers    plus LIGGGHTS and Open MPI's mpirun (`make bench-peers`)
 #   scripts/deps.sh --print  prints the list instead
@@ -23,6 +21,10 @@ pkgs="$pkgs libqhull-dev libccd-dev"
 # --system-site-packages` (python3-venv), then `pip install
 # --no-build-isolation --no-index`, which builds with Debian's setuptools and wheel
 pkgs="$pkgs python3-venv python3-pip python3-setuptools python3-wheel"
+# VTK's own vtkXMLPolyDataReader (python3-vtk9) reads every .vtp that ndem
+# writes in tests/cli_paraview.sh and tests/cli_archive.sh (about 40 MB to
+# download, 210 MB installed beside the rest of this list)
+pkgs="$pkgs python3-vtk9"
 # ndemd: HTTP, WebSocket, SQLite; its tests: libcurl.
 pkgs="$pkgs libmicrohttpd-dev libwebsockets-dev libsqlite3-dev libcurl4-openssl-dev"
 # ndemd's bearer tokens: SHA-256 and constant-time comparison from libcrypto
@@ -48,11 +50,10 @@ for group in "$@"; do
     lint) pkgs="$pkgs cppcheck clang-format" ;;
     slurm) pkgs="$pkgs slurm-wlm munge slurmrestd slurm-wlm-jwt-plugin" ;;  # slurmctld, slurmd, sbatch and friends, munged; Slurm's REST API and its JWT auth
     slurm-client) pkgs="$pkgs slurm-client munge" ;;  # sbatch, scontrol, scancel; munge authenticates them to slurmctld
-    vtk) pkgs="$pkgs python3-vtk9" ;;  # vtkXMLPolyDataReader: cli_paraview.sh reads every file with it when present
     validate) pkgs="$pkgs gnuplot-nox" ;;  # docs/images/validation-*.png
     peers) pkgs="$pkgs liggghts openmpi-bin" ;;  # bench/peers.sh: LIGGGHTS 3.8, mpirun
     --print) print=1 ;;
-    *) echo "deps: unknown group '$group' (fuzz, lint, slurm, slurm-client, vtk, validate, peers, --print)" >&2; exit 2 ;;
+    *) echo "deps: unknown group '$group' (fuzz, lint, slurm, slurm-client, validate, peers, --print)" >&2; exit 2 ;;
   esac
 done
 if [ "$print" = 1 ]; then echo "$pkgs"; exit 0; fi

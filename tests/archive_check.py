@@ -1,5 +1,7 @@
 """The job archive against the daemon's own routes (tests/cli_archive.sh):
-python3 tests/archive_check.py URL JOB.json MATERIALS TMPDIR."""
+python3 tests/archive_check.py URL JOB.json MATERIALS TMPDIR. VTK's own
+reader (tests/vtk_read.py, Debian's python3-vtk9) reads every frame export
+(GET .../frames/{n}?format=vtp) and every piece of the archive's .pvd."""
 
 import io
 import json
@@ -10,6 +12,8 @@ import tarfile
 import time
 import urllib.error
 import urllib.request
+
+from vtk_read import vtk_read
 
 url, job_path, materials, tmp = sys.argv[1:5]
 doc = json.load(open(job_path))
@@ -74,8 +78,37 @@ check(f"frames/ holds the {len(frames)} stored records byte for byte", same and 
 index = open(os.path.join(out, "frames", "index.csv")).read().splitlines()
 check("frames/index.csv lists them", len(index) == 1 + len(frames) and index[0] == "index,step,time,particles,file")
 rc = subprocess.call([sys.executable, os.path.join(os.path.dirname(__file__), "paraview_check.py"), out,
-                      job_path, materials])
-check("paraview/ of the archive passes paraview_check.py", rc == 0)
+                      job_path, materials, "--vtk"])
+check("paraview/ of the archive passes paraview_check.py, VTK's reader on every piece", rc == 0)
+
+# each frame as ParaView gets it (?format=vtp), read by VTK: the JSON frame's
+# particles, positions (float32 both), time and materials
+want_mat = [int(m) for m in materials.split(",")]
+for f in frames:
+    i = f["index"]
+    status, ctype, body = get(f"/api/v1/jobs/{jid}/frames/{i}?format=vtp")
+    path = os.path.join(tmp, f"frame{i}.vtp")
+    open(path, "wb").write(body)
+    js = json.loads(get(f"/api/v1/jobs/{jid}/frames/{i}?format=json")[2])
+    pd, raised = vtk_read(path)
+    n = js["particles"]
+    pts = [c for k in range(pd.GetNumberOfPoints()) for c in pd.GetPoint(k)]
+    pdata = pd.GetPointData()
+    comps = {pdata.GetArrayName(k): pdata.GetArray(k).GetNumberOfComponents()
+             for k in range(pdata.GetNumberOfArrays())}
+    mat = pdata.GetArray("material")
+    mats = [int(mat.GetValue(k)) for k in range(mat.GetNumberOfTuples())] if mat else None
+    tv = pd.GetFieldData().GetArray("TimeValue")
+    check(f"frame {i} as VTP: 200, VTK reads it with no error or warning",
+          status == 200 and "xml" in (ctype or "") and not raised, f"{status} {ctype} {raised}")
+    check(f"frame {i} as VTP: {n} points and vertices at the JSON frame's positions",
+          pd.GetNumberOfPoints() == n == pd.GetNumberOfVerts() and len(pts) == len(js["positions"])
+          and all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(pts, js["positions"])))
+    check(f"frame {i} as VTP: radius, velocity, speed, angular_velocity, material, id",
+          comps == {"radius": 1, "velocity": 3, "speed": 1, "angular_velocity": 3, "material": 1, "id": 1}
+          and mats == want_mat, f"{comps} {mats}")
+    check(f"frame {i} as VTP: TimeValue is the frame's time",
+          tv is not None and abs(tv.GetValue(0) - js["time"]) <= 1e-12, str(tv and tv.GetValue(0)))
 
 # a running job: the frames so far; a queued one (one worker, busy): 409; unknown: 404
 long_doc = dict(doc, name="long")

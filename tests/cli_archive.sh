@@ -4,7 +4,9 @@
 # particles of two materials) run by $NDEMD_BIN (the sanitizer build under
 # `make test`, else build/release/ndemd); the archive is unpacked with
 # Python's tarfile and tests/paraview_check.py checks paraview/ and frames/
-# against the document, as for `ndem run`; its frames/ equal the stored
+# against the document, as for `ndem run`, VTK's vtkXMLPolyDataReader (Debian's
+# python3-vtk9, scripts/deps.sh) reading every piece of its .pvd and every frame
+# as GET .../frames/{n}?format=vtp exports it; its frames/ equal the stored
 # records (GET .../frames/{n}?format=ndf) byte for byte, series.csv the
 # stored rows, job.json the document, summary.json the job resource. A
 # running job's archive has the frames so far; a queued job's is 409, an
@@ -47,7 +49,7 @@ url=http://127.0.0.1:$port
 for _ in $(seq 300); do curl -sf "$url/health" > /dev/null && break; sleep 0.1; done
 # the document of cli_paraview.sh, submitted to the daemon
 sed -n "/^cat > \"\$tmp\/job.json\" <<'JSON'$/,/^JSON$/p" tests/cli_paraview.sh | sed '1d;$d' > "$tmp/job.json"
-python3 tests/archive_check.py "$url" "$tmp/job.json" 1,1,0,0,0,0 "$tmp" || fails=$((fails + 1))
+/usr/bin/python3 tests/archive_check.py "$url" "$tmp/job.json" 1,1,0,0,0,0 "$tmp" || fails=$((fails + 1))
 kill -TERM "$pid"
 st=0
 for _ in $(seq 300); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done

@@ -348,9 +348,10 @@ static int write_text(const char *path, const char *text, size_t len)
 /* Shaped particles for ParaView: a frame made here of a sphere, the cube
  * (template 0) and the clump (template 1), turned and scaled; the file
  * and the frame (as JSON, with the templates) go to
- * tests/paraview_check.py --shapes, which places every template's points
- * itself and finds them in the file. Counts here: the cube's 8 corners and
- * 6 faces, each clump member 2 + 8 x 3 points and 8 x 4 facets. */
+ * tests/paraview_check.py --shapes --vtk, which places every template's
+ * points itself and finds them in the file, and has VTK's reader read it.
+ * Counts here: the cube's 8 corners and 6 faces, each clump member 2 + 8 x
+ * 3 points and 8 x 4 facets. */
 START_TEST(shapes_for_paraview)
 {
     cJSON *doc = cJSON_Parse(shaped_doc);
@@ -376,7 +377,8 @@ START_TEST(shapes_for_paraview)
     cJSON_AddItemToObject(fj, "templates", ndem_job_shape_list(doc));
     char *text = cJSON_PrintUnformatted(fj);
     ck_assert_int_eq(write_text(spec, text, strlen(text)), 0);
-    snprintf(cmd, sizeof cmd, "python3 tests/paraview_check.py --shapes %s %s", path, spec);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/paraview_check.py --shapes %s %s --vtk", path,
+             spec);
     int rc = system(cmd);
     ck_assert_int_eq(rc, 0);
     /* no templates or no shapes: an empty file, still well formed */

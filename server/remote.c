@@ -103,7 +103,8 @@ void ndem_remote_set_state(ndem_remote *rm, remote_job *j, const char *state, co
     snprintf(j->sj.state, sizeof j->sj.state, "%s", state);
     snprintf(j->sj.reason, sizeof j->sj.reason, "%s", reason);
     ndem_remote_save(rm, j);
-    if (was_pending != pending)
+    /* an end (CANCELLED after a PENDING, say) is published by finish() */
+    if (was_pending != pending && ndem_slurm_classify(state) == NDEM_SLURM_ACTIVE)
         ndem_publish_status(rm->stream, j->id, pending ? "queued" : "running", NULL);
 }
 
@@ -348,12 +349,20 @@ static void follow(ndem_remote *rm, const ndem_job_row *row, remote_job *j,
             break;
         }
         if ((cancel || output_failed == 1) && !cancel_sent) {
+            /* held in Slurm's queue: no run to stop, cancelled once scancelled */
+            int held = cancel && !output_failed && !strcmp(j->sj.state, "PENDING");
             pthread_mutex_unlock(&rm->lock);
-            if (ndem_slurm_cancel(c, j->sj.job_id, err, sizeof err))
-                ndem_log("job %s: %s", row->id, err);
+            int refused = ndem_slurm_cancel(c, j->sj.job_id, err, sizeof err);
+            if (refused) ndem_log("job %s: %s", row->id, err);
             pthread_mutex_lock(&rm->lock);
             if (output_failed) output_failed = 2;
             cancel_sent = 1;
+            if (held && !refused) {
+                ndem_log("job %s: cancelled while Slurm held it PENDING: scancel %s", row->id,
+                         j->sj.job_id);
+                o->status = "cancelled";
+                break;
+            }
         }
         if (output_failed && j->ended) {
             o->status = "failed";
@@ -555,6 +564,17 @@ void ndem_remote_run(ndem_remote *rm, const ndem_job_row *row, const ndem_remote
     ndem_store_end(rm->store, row->id);
     ndem_stream_end(rm->stream, row->id);
     free(j);
+}
+
+int ndem_remote_cancelling(ndem_remote *rm, const char *id)
+{
+    int held = 0;
+    pthread_mutex_lock(&rm->lock);
+    for (remote_job *j = rm->jobs; j; j = j->next)
+        if (!strcmp(j->id, id)) held = !strcmp(j->sj.state, "PENDING");
+    pthread_cond_broadcast(&rm->changed); /* its worker sees the cancel now */
+    pthread_mutex_unlock(&rm->lock);
+    return held;
 }
 
 void ndem_remote_forget(ndem_remote *rm, const char *id)

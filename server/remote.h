@@ -35,6 +35,10 @@ typedef struct ndem_remote_ctl {
  * checkpoint), scancels it on cancel or shutdown, and records the end. */
 void ndem_remote_run(ndem_remote *rm, const ndem_job_row *row, const ndem_remote_ctl *ctl);
 
+/* A cancel of job id was asked (its worker's cancel flag is set): 1 when
+ * Slurm holds the job PENDING, so that its worker scancels it and records
+ * it cancelled at once (no run to stop), else 0. Wakes the worker. */
+int ndem_remote_cancelling(ndem_remote *rm, const char *id);
 /* A queued job was cancelled: scancel the Slurm job its slurm.json names
  * (a task of its sweep's array, or one left running across a restart). */
 void ndem_remote_forget(ndem_remote *rm, const char *id);

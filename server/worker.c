@@ -468,6 +468,23 @@ void ndem_pool_wake(ndem_pool *p)
     pthread_mutex_unlock(&p->lock);
 }
 
+#define CANCEL_HELD_WAIT 10.0 /* seconds: a scancel, then Slurm's last word (remote.c) */
+
+/* 1 once job id is recorded cancelled, within seconds; 0 when it is not
+ * (its cancel is then answered as a running job's). */
+static int cancelled_within(ndem_db *db, const char *id, double seconds)
+{
+    for (double until = ndem_mono() + seconds; ndem_mono() < until;) {
+        ndem_job_row row;
+        if (ndem_db_get(db, id, &row)) return 0;
+        int finished = ndem_job_row_finished(&row), cancelled = !strcmp(row.status, "cancelled");
+        ndem_job_row_free(&row);
+        if (finished) return cancelled;
+        nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    return 0;
+}
+
 int ndem_pool_cancel(ndem_pool *p, const char *id)
 {
     pthread_mutex_lock(&p->lock);
@@ -496,6 +513,11 @@ int ndem_pool_cancel(ndem_pool *p, const char *id)
     pthread_mutex_unlock(&p->lock);
     /* a queued job may have a Slurm job already (an array's task) */
     if (was_queued && p->remote) ndem_remote_forget(p->remote, id);
+    /* one that Slurm holds PENDING reads queued, and is cancelled as one
+     * is: its worker scancels it and records it cancelled, waited for here */
+    if (rc == NDEM_CANCEL_RUNNING && p->remote && ndem_remote_cancelling(p->remote, id) &&
+        cancelled_within(p->db, id, CANCEL_HELD_WAIT))
+        rc = NDEM_CANCEL_QUEUED;
     return rc;
 }
 

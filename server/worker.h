@@ -17,8 +17,9 @@ ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *stor
 void ndem_pool_wake(ndem_pool *p);
 
 enum { NDEM_CANCEL_QUEUED, NDEM_CANCEL_RUNNING, NDEM_CANCEL_FINISHED, NDEM_CANCEL_UNKNOWN };
-/* Cancels a queued job at once, or asks the worker of a running one to stop
- * after the current step. NDEM_CANCEL_* or -1 on a database error. */
+/* Cancels a queued job at once (also one that Slurm holds PENDING: its
+ * worker scancels it, waited for here), or asks the worker of a running one
+ * to stop after the current step. NDEM_CANCEL_* or -1 on a database error. */
 int ndem_pool_cancel(ndem_pool *p, const char *id);
 /* A sweep was cancelled (--executor slurm): scancel the job arrays its
  * jobs ids[0..n) run in; nothing with the local executor. */

@@ -15,7 +15,9 @@
 #   4. cancel: scancel sent, the job ends cancelled (executor.state
 #      CANCELLED); a job and a sweep the stand-in holds PENDING read `queued`
 #      with Slurm's state and reason, in the list's ?status=, the sweep's
-#      counts and /health too, then run (executor.state COMPLETED);
+#      counts and /health too; the held job's cancel answers as a queued
+#      job's (200, cancelled, scancel sent, it never runs), the sweep then
+#      runs (executor.state COMPLETED);
 #   5. a 3-job sweep runs as one job array (task i runs job i), each job as
 #      `ndem run` of its document; a cancelled sweep scancels its array;
 #   6. ndemd stopped and started again mid-job: the Slurm job goes on, the
@@ -88,14 +90,23 @@ counts=$(curl -sf "$base/api/v1/sweeps/$hs" | field '["status"], d["counts"]["qu
 [ "$counts" = "('queued', 2, 0, ['queued', 'queued'])" ] || fail "sweep $hs held by Slurm: $counts"
 health=$(curl -s "$base/health" | field '["queue_depth"], d["running"]')
 [ "$health" = "(3, 0)" ] || fail "/health with 3 jobs held by Slurm: (queue_depth, running) = $health"
+# cancel of the held job: as a queued job's (200, now cancelled), with the scancel done;
+# its batch script never runs
+sid=$(slurm_id "$p")
+curl -s -o "$work/cancel.json" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+  "$base/api/v1/jobs/$p/cancel" > "$work/cancel.code"
+answer="$(cat "$work/cancel.code") $(field '["status"]' < "$work/cancel.json")"
+[ "$answer" = "200 cancelled" ] || fail "cancel of job $p held by Slurm: $answer, not 200 cancelled"
+[ -e "$FAKE_SLURM_DIR/$sid.cancelled" ] || fail "cancel of job $p held by Slurm: no scancel of $sid"
+[ "$(job "$p" | field '["executor"]["state"]')" = CANCELLED ] || fail "job $p: executor $(job "$p" | field '["executor"]')"
 rm "$FAKE_SLURM_DIR/hold"
-wait_status "$p" succeeded 120
 for id in $(sweep_jobs "$hs"); do wait_status "$id" succeeded 120; done
 # Slurm's word after the end, not the RUNNING of the last poll
-for id in $held; do
+for id in $(sweep_jobs "$hs"); do
   [ "$(job "$id" | field '["executor"]["state"]')" = COMPLETED ] || fail "job $id: executor $(job "$id" | field '["executor"]')"
 done
-ok "held in Slurm's queue: job and sweep queued everywhere (resource PENDING/PartitionDown, ?status=, sweep counts, /health 3 queued 0 running); then ran, executor COMPLETED"
+[ ! -e "$FAKE_SLURM_DIR/$sid.pid" ] || fail "job $p was cancelled while held, yet its Slurm job $sid ran"
+ok "held in Slurm's queue: job and sweep queued everywhere (resource PENDING/PartitionDown, ?status=, sweep counts, /health 3 queued 0 running); cancel of the held job 200 cancelled, scancel $sid, executor CANCELLED; the sweep then ran, executor COMPLETED"
 
 # ---- 2. killed mid-run ----
 printf "$medium" medium 5 > "$work/medium.json"

@@ -196,7 +196,8 @@ static void longs(ndem_jw *w, const long *a, long n)
     }
 }
 
-static void write_vtp(ndem_jw *w, const surface *s, int index, double time)
+void ndem_vtp_polys_head(ndem_jw *w, double time, const char *type, const char *name, long value,
+                         long points, long polys)
 {
     char line[1200];
     snprintf(line, sizeof line,
@@ -205,14 +206,20 @@ static void write_vtp(ndem_jw *w, const surface *s, int index, double time)
              "    <FieldData>\n"
              "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
              "format=\"ascii\">%.17g</DataArray>\n"
-             "      <DataArray type=\"Int32\" Name=\"geometry\" NumberOfTuples=\"1\" "
-             "format=\"ascii\">%d</DataArray>\n    </FieldData>\n"
+             "      <DataArray type=\"%s\" Name=\"%s\" NumberOfTuples=\"1\" "
+             "format=\"ascii\">%ld</DataArray>\n    </FieldData>\n"
              "    <Piece NumberOfPoints=\"%ld\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
-             "NumberOfStrips=\"0\" NumberOfPolys=\"%ld\">\n      <Points>\n"
-             "        <DataArray type=\"Float64\" Name=\"position\" NumberOfComponents=\"3\" "
-             "format=\"ascii\">\n          ",
-             time, index, s->n_pts, s->n_polys);
+             "NumberOfStrips=\"0\" NumberOfPolys=\"%ld\">\n",
+             time, type, name, value, points, polys);
     text(w, line);
+}
+
+static void write_vtp(ndem_jw *w, const surface *s, int index, double time)
+{
+    ndem_vtp_polys_head(w, time, "Int32", "geometry", index, s->n_pts, s->n_polys);
+    text(w, "      <Points>\n"
+            "        <DataArray type=\"Float64\" Name=\"position\" NumberOfComponents=\"3\" "
+            "format=\"ascii\">\n          ");
     if (ndem_jw_reserve(w, (size_t)s->n_pts * 3 * (NDEM_JW_G9_MAX + 1) + NDEM_JW_NUM_MAX) == 0) {
         char *p = w->buf + w->len;
         for (long i = 0; i < 3 * s->n_pts; i++) {

@@ -42,6 +42,14 @@ char *ndem_geometry_to_vtp(const ndem_geometry_def *g, int index, const double *
  * bytes), NULL when out of memory. */
 char *ndem_shapes_to_vtp(const ndem_frame *f, const ndem_shape_table *t, long index, size_t *len);
 
+/* The head of a PolyData file of polygons (geometry, shaped particles),
+ * through its <Piece> line: field data TimeValue (time) and one more
+ * array, `name` of VTK type `type` (Int32, Int64) holding value; the piece
+ * has `points` points and `polys` polygons. */
+struct ndem_jw;
+void ndem_vtp_polys_head(struct ndem_jw *w, double time, const char *type, const char *name,
+                         long value, long points, long polys);
+
 /* A run's time series, frame by frame: what is known of the frames before
  * (frame 0's poses and box extents, where planes are cut). Zero it, set
  * scene and, when its particles have shapes, shapes (owned: freed by

@@ -144,19 +144,8 @@ char *ndem_shapes_to_vtp(const ndem_frame *f, const ndem_shape_table *t, long in
     }
     ndem_jw w;
     ndem_jw_init(&w, 0);
-    char line[1200];
-    snprintf(line, sizeof line,
-             "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" "
-             "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PolyData>\n"
-             "    <FieldData>\n"
-             "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
-             "format=\"ascii\">%.17g</DataArray>\n"
-             "      <DataArray type=\"Int64\" Name=\"frame\" NumberOfTuples=\"1\" "
-             "format=\"ascii\">%ld</DataArray>\n    </FieldData>\n"
-             "    <Piece NumberOfPoints=\"%ld\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
-             "NumberOfStrips=\"0\" NumberOfPolys=\"%ld\">\n      <CellData Scalars=\"shape\">\n",
-             f->time, index, b.n_pts, b.n_polys);
-    text(&w, line);
+    ndem_vtp_polys_head(&w, f->time, "Int64", "frame", index, b.n_pts, b.n_polys);
+    text(&w, "      <CellData Scalars=\"shape\">\n");
     array(&w, "Int64", "id", 1, &b.ids);
     array(&w, "Int32", "shape", 1, &b.kinds);
     text(&w, "      </CellData>\n      <Points>\n");

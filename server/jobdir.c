@@ -89,6 +89,23 @@ static int write_atomic(const char *path, const char *text, mode_t mode)
     return fsync_dir_of(path);
 }
 
+/* Writes o (taken: deleted here) as the job's file name, atomically: 0, or
+ * -1 with errno (ENOMEM when it cannot be printed). */
+static int write_json(const char *data, const char *id, const char *name, cJSON *o)
+{
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text) {
+        errno = ENOMEM;
+        return -1;
+    }
+    char path[1200];
+    path_of(data, id, name, path, sizeof path);
+    int rc = write_atomic(path, text, 0644);
+    free(text);
+    return rc;
+}
+
 static double num(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -124,17 +141,7 @@ int ndem_jobdir_save_status(const char *data, const ndem_job_row *r)
         cJSON *values = cJSON_Parse(r->sweep_values ? r->sweep_values : "[]");
         cJSON_AddItemToObject(sw, "values", values ? values : cJSON_CreateArray());
     }
-    char *text = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!text) {
-        errno = ENOMEM;
-        return -1;
-    }
-    char path[1200];
-    path_of(data, r->id, "status.json", path, sizeof path);
-    int rc = write_atomic(path, text, 0644);
-    free(text);
-    return rc;
+    return write_json(data, r->id, "status.json", o);
 }
 
 int ndem_jobdir_create(const char *data, const ndem_job_row *row)
@@ -162,17 +169,7 @@ int ndem_jobdir_save_sweep(const char *data, const char *id, const ndem_sweep_ro
     cJSON_AddItemToObject(o, "parameters", params ? params : cJSON_CreateArray());
     cJSON_AddNumberToObject(o, "created_us", (double)sw->created_us);
     if (sw->owner[0]) cJSON_AddStringToObject(o, "owner", sw->owner);
-    char *text = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!text) {
-        errno = ENOMEM;
-        return -1;
-    }
-    char path[1200];
-    path_of(data, id, "sweep.json", path, sizeof path);
-    int rc = write_atomic(path, text, 0644);
-    free(text);
-    return rc;
+    return write_json(data, id, "sweep.json", o);
 }
 
 int ndem_jobdir_load_sweep(const char *data, const char *id, ndem_sweep_row *sw)

@@ -15,7 +15,8 @@
 #   5. a running job is cancelled: status cancelled, scancel seen by Slurm
 #      (JobState=CANCELLED, and executor.state CANCELLED);
 #   6. a job Slurm holds PENDING (its partition down) reads `queued` with
-#      executor.state PENDING and reason PartitionDown, in the list's
+#      executor.state PENDING and reason PartitionDown (another one's cancel
+#      is 200 cancelled, its Slurm job CANCELLED), in the list's
 #      ?status= and /health's counts too, then runs (executor.state
 #      COMPLETED after its end);
 #   7. a 3-job sweep runs as one job array (scontrol shows ArrayJobId), each
@@ -102,12 +103,23 @@ secret_and_cancel() {
 pending() {
   scontrol update PartitionName=debug State=DOWN
   p=$(submit "$medium" pending 2)
-  seen=""
+  q=$(submit "$medium" pending-cancel 2)
+  seen="" seen_q=""
   for _ in $(seq 150); do
     seen=$(job "$p" | field '["status"], d["executor"] and d["executor"]["state"], d["executor"] and d["executor"]["reason"]')
-    [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && break
+    seen_q=$(job "$q" | field '["status"], d["executor"] and d["executor"]["state"]')
+    [ "$seen" = "('queued', 'PENDING', 'PartitionDown')" ] && [ "$seen_q" = "('queued', 'PENDING')" ] && break
     sleep 0.2
   done
+  # a held job's cancel is a queued job's: 200, cancelled, Slurm's job scancelled
+  local sq answer
+  sq=$(slurm_id "$q")
+  answer=$(curl -s -w ' %{http_code}' -X POST -H 'Content-Type: application/json' "$base/api/v1/jobs/$q/cancel" |
+    python3 -c 'import json,sys; b, c = sys.stdin.read().rsplit(" ", 1); print(c, json.loads(b)["status"])')
+  [ "$seen_q" = "('queued', 'PENDING')" ] || fail "job $q held by Slurm reads $seen_q"
+  [ "$answer" = "200 cancelled" ] || fail "cancel of job $q held by Slurm: $answer, not 200 cancelled"
+  [ "$(slurm_state "$sq")" = CANCELLED ] || fail "Slurm job $sq is $(slurm_state "$sq"), not CANCELLED"
+  [ "$(job "$q" | field '["executor"]["state"]')" = CANCELLED ] || fail "job $q: executor $(job "$q" | field '["executor"]')"
   # one status: the list's filter and /health count it queued too
   local running queued health
   running=$(curl -sf "$base/api/v1/jobs?status=running" | field ' and [j["id"] for j in d["jobs"]]')
@@ -121,7 +133,7 @@ pending() {
   wait_status "$p" succeeded 300
   grep -q "job $p: Slurm job [0-9]* is RUNNING" "$work/ndemd.log" || fail "job $p: never seen RUNNING in Slurm"
   [ "$(job "$p" | field '["executor"]["state"]')" = COMPLETED ] || fail "job $p: executor $(job "$p" | field '["executor"]')"
-  ok "$mode: pending in Slurm (partition down): status queued (resource, ?status=, /health), executor PENDING/PartitionDown; then ran and succeeded, executor COMPLETED"
+  ok "$mode: pending in Slurm (partition down): status queued (resource, ?status=, /health), executor PENDING/PartitionDown; a held job's cancel 200 cancelled, Slurm job $sq CANCELLED; the other then ran and succeeded, executor COMPLETED"
 }
 
 # ---- 7. a sweep as one job array ----

@@ -31,8 +31,7 @@ typedef struct reporter {
     const char *url;
     struct curl_slist *headers;
     long run;
-    char *answer;
-    size_t answer_len;
+    ndem_curl_answer answer;
     char *series;
     size_t series_len, series_cap;
     double progress_interval, checkpoint_interval, next_progress, next_checkpoint, t0;
@@ -58,18 +57,6 @@ static double get_exact(const cJSON *o, const char *name)
     return cJSON_IsString(v) ? strtod(v->valuestring, NULL) : cJSON_GetNumberValue(v);
 }
 
-static size_t take_answer(char *data, size_t size, size_t n, void *ctx)
-{
-    reporter *r = ctx;
-    char *grown = realloc(r->answer, r->answer_len + size * n + 1);
-    if (!grown) return 0;
-    memcpy(grown + r->answer_len, data, size * n);
-    r->answer = grown;
-    r->answer_len += size * n;
-    r->answer[r->answer_len] = 0;
-    return size * n;
-}
-
 /* POSTs msg (taken) as report `type`; ndemd's answer, or NULL after
  * printing why. */
 static cJSON *post(reporter *r, const char *type, cJSON *msg)
@@ -85,32 +72,23 @@ static cJSON *post(reporter *r, const char *type, cJSON *msg)
     cJSON *answer = NULL;
     for (int i = 0; i < TRIES; i++) {
         if (i) sleep(1u << (i - 1));
-        free(r->answer);
-        r->answer = NULL;
-        r->answer_len = 0;
-        r->api->easy_setopt(r->curl, CURLOPT_URL, r->url);
-        r->api->easy_setopt(r->curl, CURLOPT_HTTPHEADER, r->headers);
-        r->api->easy_setopt(r->curl, CURLOPT_POSTFIELDS, body);
-        r->api->easy_setopt(r->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-        r->api->easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, take_answer);
-        r->api->easy_setopt(r->curl, CURLOPT_WRITEDATA, r);
-        r->api->easy_setopt(r->curl, CURLOPT_TIMEOUT, 120L);
-        r->api->easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);
-        CURLcode rc = r->api->easy_perform(r->curl);
-        long code = 0;
-        r->api->easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &code);
+        free(r->answer.text);
+        r->answer = (ndem_curl_answer){0};
+        long code;
+        CURLcode rc = ndem_curl_call(r->api, r->curl, "POST", r->url, r->headers, body, 120L,
+                                     &r->answer, &code);
         if (rc != CURLE_OK || code >= 500) {
             fprintf(stderr, "ndem: report %s to %s: %s (try %d of %d)\n", type, r->url,
-                    rc != CURLE_OK ? r->api->easy_strerror(rc)
-                    : r->answer    ? r->answer
-                                   : "5xx",
+                    rc != CURLE_OK   ? r->api->easy_strerror(rc)
+                    : r->answer.text ? r->answer.text
+                                     : "5xx",
                     i + 1, TRIES);
             continue;
         }
-        if (code == 200) answer = cJSON_Parse(r->answer ? r->answer : "");
+        if (code == 200) answer = cJSON_Parse(r->answer.text ? r->answer.text : "");
         if (!answer)
             fprintf(stderr, "ndem: report %s: ndemd answered %ld: %s\n", type, code,
-                    r->answer ? r->answer : "");
+                    r->answer.text ? r->answer.text : "");
         break;
     }
     free(body);
@@ -386,7 +364,7 @@ int ndem_report_run(const char *url, const char *secret, int threads,
     if (r.curl) api.easy_cleanup(r.curl);
     api.global_cleanup();
     ndem_curl_unload(&api);
-    free(r.answer);
+    free(r.answer.text);
     free(r.series);
     return rc;
 }

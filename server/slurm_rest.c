@@ -9,6 +9,8 @@
  * exist on the compute node. */
 #include "slurm_priv.h"
 
+#include "curl_call.h"
+
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <pwd.h>
@@ -22,23 +24,20 @@ extern char **environ;
 #define API "/slurm/v0.0.38"
 #define TIMEOUT 60L /* seconds, as for the commands */
 
-typedef struct answer {
-    char *text;
-    size_t len;
-} answer;
-
-static size_t take(char *data, size_t size, size_t n, void *ctx)
-{
-    answer *a = ctx;
-    if (a->len > (8u << 20)) return 0; /* a job record is kilobytes */
-    char *grown = realloc(a->text, a->len + size * n + 1);
-    if (!grown) return 0;
-    memcpy(grown + a->len, data, size * n);
-    a->text = grown;
-    a->len += size * n;
-    a->text[a->len] = 0;
-    return size * n;
-}
+/* libcurl as linked, in the table of curl_call.h */
+static const ndem_curl linked = {
+    NULL,
+    curl_global_init,
+    curl_global_cleanup,
+    curl_easy_init,
+    curl_easy_cleanup,
+    curl_easy_setopt,
+    curl_easy_perform,
+    curl_easy_getinfo,
+    curl_easy_strerror,
+    curl_slist_append,
+    curl_slist_free_all,
+};
 
 /* The JWT: the file's content (as `scontrol token` prints it, with or
  * without "SLURM_JWT="), or $SLURM_JWT. 0, or -1 with err. */
@@ -103,7 +102,7 @@ static long request(const ndem_config *c, const char *method, const char *path, 
     snprintf(h_token, sizeof h_token, "X-SLURM-USER-TOKEN: %s", jwt);
     CURL *curl = curl_easy_init();
     struct curl_slist *h = NULL, *h2;
-    answer a = {0};
+    ndem_curl_answer a = {NULL, 0, 8u << 20}; /* a job record is kilobytes */
     long code = -1;
     if (!curl) {
         snprintf(err, err_len, "cannot start an HTTP request");
@@ -112,19 +111,10 @@ static long request(const ndem_config *c, const char *method, const char *path, 
     h = curl_slist_append(h, "Content-Type: application/json");
     if (h && (h2 = curl_slist_append(h, h_user))) h = h2;
     if (h && (h2 = curl_slist_append(h, h_token))) h = h2;
-    curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
-    if (body) curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, take);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &a);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT, TIMEOUT);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    CURLcode rc = curl_easy_perform(curl);
+    CURLcode rc = ndem_curl_call(&linked, curl, method, url, h, body, TIMEOUT, &a, &code);
     if (rc != CURLE_OK) {
         snprintf(err, err_len, "slurmrestd %s %s: %s", method, url, curl_easy_strerror(rc));
     } else {
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
         *out = a.text ? cJSON_Parse(a.text) : NULL;
         if (!*out)
             snprintf(err, err_len, "slurmrestd %s %s answered %ld: %.200s", method, url, code,

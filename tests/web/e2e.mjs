@@ -467,7 +467,7 @@ try {
     await page.goBack();
   });
 
-  await step('force chains: a job with output.contacts draws its particle contacts as lines', async () => {
+  await step('force chains: a job with output.contacts draws its contacts as lines, the floor\'s too', async () => {
     const doc = { name: 'e2e-chains', scene: { materials: [{ name: 'a', density: 2500, young_modulus: 1e7 }],
       geometry: [{ type: 'plane', point: [0, 0, 0], normal: [0, 0, 1] }],
       particles: [{ type: 'list', spheres: [[0, 0, 0.0099999, 0.01], [0, 0, 0.0299997, 0.01], [0, 0, 0.0499995, 0.01]] }] },
@@ -480,8 +480,10 @@ try {
     await page.waitForFunction(() => document.getElementById('viewer').dataset.frameIndex === '1', null, { timeout: 15000 });
     if (await page.isDisabled('#show-chains')) throw new Error('the force chains toggle is disabled');
     await page.check('#show-chains');
-    // two particle-particle contacts; the floor contact is not a chain segment
-    await page.waitForFunction(() => document.getElementById('viewer').dataset.chainSegments === '2', null, { timeout: 15000 });
+    // two particle-particle contacts and the floor's (to its contact point, at the floor)
+    await page.waitForFunction(() => document.getElementById('viewer').dataset.chainSegments === '3', null, { timeout: 15000 });
+    const legend = await page.textContent('#chains-legend');
+    if (!/3 contacts \(1 with geometry\)/.test(legend)) throw new Error(`chains legend: ${legend}`);
     await page.waitForTimeout(300);
     await page.locator('#viewer').screenshot({ path: join(OUT, '05-force-chains.png') });
     await page.uncheck('#show-chains');

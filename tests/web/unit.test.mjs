@@ -358,22 +358,30 @@ test('NDC1 record: header, pairs and every array in order', () => {
   assert.throws(() => parseNdc(ndc([0, 1], [1, 2], [1, 1]).slice(0, 100)), /truncated/);
 });
 
-test('force chains: particle pairs only, centre to centre, coloured against the mean', () => {
-  // 4 particles on a line; contacts 0-1 (2 N), 1-2 (4 N), 2-3 (30 N), 0-floor (ignored),
-  // 3-9 (not in the frame: ignored), 1-3 pulling (ignored)
+test('force chains: particle pairs centre to centre, geometry to its contact point, coloured against the mean', () => {
+  // 4 particles on a line; contacts 0-1 (2 N), 1-2 (4 N), 2-3 (30 N), 0-floor (20 N, to its
+  // contact point), 3-9 (not in the frame: ignored), 1-3 pulling (ignored)
   const frame = { n: 4, positions: Float32Array.from([0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0]) };
-  const c = parseNdc(ndc([0, 1, 2, 0, 3, 1], [1, 2, 3, -1, 9, 3], [2, 4, 30, 50, 7, -1]));
+  const c = parseNdc(ndc([0, 1, 2, 0, 3, 1], [1, 2, 3, -1, 9, 3], [2, 4, 30, 20, 7, -1]));
   const s = chainSegments(c, frame);
-  assert.equal(s.count, 3);
-  assert.equal(s.mean, 12);
+  assert.equal(s.count, 4);
+  assert.equal(s.geometry, 1);
+  assert.equal(s.mean, 14);
   assert.deepEqual([...s.positions.slice(0, 6)], [0, 0, 0, 1, 0, 0]);
   assert.deepEqual([...s.positions.slice(12, 18)], [2, 0, 0, 3, 0, 0]);
-  // 30 N is 2.5 x the mean: LUT entry round(2.5 / 3 x 255), full brightness
-  const j = 3 * Math.round((2.5 / CHAIN_MAX_RATIO) * 255);
+  // the floor contact: particle 0's centre to the record's point of contact 3 (the helper
+  // fills the float arrays with 0, 1, 2, ...: points are 3k, 3k + 1, 3k + 2)
+  assert.deepEqual([...s.positions.slice(18, 24)], [0, 0, 0, 9, 10, 11]);
+  // 30 N is 30/14 of the mean: LUT entry round(30 / 14 / 3 x 255), full brightness
+  const j = 3 * Math.round((30 / 14 / CHAIN_MAX_RATIO) * 255);
   assert.ok(Math.abs(s.colors[12] - LUT[j]) < 1e-6 && Math.abs(s.colors[17] - LUT[j + 2]) < 1e-6);
-  // 2 N is 1/6 of the mean: dimmed to 0.25 + 0.75 / 6 of its colour
-  const j0 = 3 * Math.round((2 / 12 / CHAIN_MAX_RATIO) * 255);
-  assert.ok(Math.abs(s.colors[0] - LUT[j0] * (0.25 + 0.75 / 6)) < 1e-6);
+  // 2 N is 1/7 of the mean: dimmed to 0.25 + 0.75 / 7 of its colour
+  const j0 = 3 * Math.round((2 / 14 / CHAIN_MAX_RATIO) * 255);
+  assert.ok(Math.abs(s.colors[0] - LUT[j0] * (0.25 + 0.75 / 7)) < 1e-6);
+  // without contact points (bit 2 unset) a geometry contact cannot be drawn: pairs only
+  const noPoints = { ...c, points: null };
+  assert.equal(chainSegments(noPoints, frame).count, 3);
+  assert.equal(chainSegments(noPoints, frame).geometry, 0);
   assert.equal(chainSegments(parseNdc(ndc([], [], [])), frame).count, 0);
   assert.equal(chainSegments(null, frame).count, 0);
 });

@@ -260,7 +260,7 @@ function showChains(seg) {
   viewer?.setChains?.(seg);
   const note = $('chains-legend');
   note.hidden = !seg?.count;
-  note.textContent = seg?.count ? `force chains: ${seg.count.toLocaleString('en')} contacts, colour = normal force / mean (${fmt(seg.mean)} N), 0 to ${CHAIN_MAX_RATIO}` : '';
+  note.textContent = seg?.count ? `force chains: ${seg.count.toLocaleString('en')} contacts (${seg.geometry.toLocaleString('en')} with geometry), colour = normal force / mean (${fmt(seg.mean)} N), 0 to ${CHAIN_MAX_RATIO}` : '';
 }
 
 // ---------------------------------------------------------------- charts

@@ -154,7 +154,7 @@ static void stiffest(const ndem_scene_def *def, double *w2_out, double *zeta_out
             double y = pow(0.5 * (c->exponent + 1.0), 1.0 / (c->exponent + 1.0));
             double zp = ndem_dem_law_zeta(model, p, c->exponent, y);
             zeta = fmax(zeta, zp);
-            edge = fmax(edge, ndem_dem_law_edge(model) * zp);
+            if (zp >= 1.0) edge = fmax(edge, ndem_dem_law_edge(model) * zp); /* overdamped */
         }
     if (w2 <= 0) return;
     int bonded = 0;
@@ -178,11 +178,12 @@ double ndem_dem_stable_step(const ndem_scene_def *def)
 }
 
 /* "auto": 0.05 of the stable step (margin for deep impacts and many
- * contacts), and short enough that a contact's first and last step, whose
- * phase no step resolves, move no restitution by more than 1.5%: each law
- * moves e by about kappa b there, b = h g / m = 2 zeta omega h its step's
- * dashpot (dem_models.c), so h <= 0.015 / (2 kappa zeta omega), zeta the
- * largest of the material pairs' and omega the stiffest contact's. */
+ * contacts). The first and last step of a contact act for the part of the
+ * step in contact (dem.c), which leaves an overdamped dashpot (zeta >= 1:
+ * hertz below e of about 0.12, luding below 0.14) moving e by about kappa b,
+ * b = h g / m = 2 zeta omega h (dem_models.c): there h <= 0.015 / (2 kappa
+ * zeta omega), zeta the largest of the material pairs' and omega the
+ * stiffest contact's, keeps it within 1.5%. */
 double ndem_dem_auto_step(const ndem_scene_def *def)
 {
     double w2, zeta, edge;

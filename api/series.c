@@ -16,11 +16,26 @@ const char ndem_series_header[] =
 #define CRC_FIELD 9 /* ",xxxxxxxx" */
 
 /* The suffixes of a named geometry's columns: six always, three more for a
- * moving one, six more for a stress-controlled box. */
-static const char *const geo_suffix[] = {"fx",       "fy",       "fz",     "tx",     "ty",
-                                         "tz",       "x",        "y",      "z",      "stress_x",
-                                         "stress_y", "stress_z", "size_x", "size_y", "size_z"};
-#define GEO_MAX 15
+ * moving one, nine more for a stress-controlled box. */
+static const char *const geo_suffix[] = {"fx",
+                                         "fy",
+                                         "fz",
+                                         "tx",
+                                         "ty",
+                                         "tz",
+                                         "x",
+                                         "y",
+                                         "z",
+                                         "stress_x",
+                                         "stress_y",
+                                         "stress_z",
+                                         "size_x",
+                                         "size_y",
+                                         "size_z",
+                                         "motor_stress_x",
+                                         "motor_stress_y",
+                                         "motor_stress_z"};
+#define GEO_MAX 18
 
 /* The columns of g (indices into geo_suffix) into col: their count. */
 static int geo_columns(const ndem_series_geo *g, int *col)
@@ -66,7 +81,8 @@ int ndem_series_row(char *buf, size_t len, const ndem_step_stats *s, const ndem_
         const double v[GEO_MAX] = {g->force[0],    g->force[1],  g->force[2],    g->torque[0],
                                    g->torque[1],   g->torque[2], g->position[0], g->position[1],
                                    g->position[2], g->stress[0], g->stress[1],   g->stress[2],
-                                   g->size[0],     g->size[1],   g->size[2]};
+                                   g->size[0],     g->size[1],   g->size[2],     g->motor[0],
+                                   g->motor[1],    g->motor[2]};
         int col[GEO_MAX], m_cols = geo_columns(g, col);
         for (int k = 0; k < m_cols && n >= 0; k++) {
             size_t at = (size_t)n < len ? (size_t)n : len;

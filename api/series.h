@@ -16,6 +16,8 @@
 
 /* About the length of one named geometry's columns in a row. */
 #define NDEM_SERIES_GEO_BYTES 150
+/* At most: 18 numbers of 17 bytes (",%.9g") for a stress-controlled box. */
+#define NDEM_SERIES_GEO_MAX_BYTES (18 * 17)
 
 /* The header line of a scene without named geometry, newline included. */
 extern const char ndem_series_header[];
@@ -25,13 +27,15 @@ extern const char ndem_series_header[];
  * NAME_tz (torque about its reference point, N m) and, for a moving one,
  * NAME_x, NAME_y, NAME_z (its reference point, m) and, for a
  * stress-controlled box, NAME_stress_x.._z (mean normal stress on each pair
- * of walls, Pa) and NAME_size_x.._z (its edge lengths, m); with the last
+ * of walls, Pa), NAME_size_x.._z (its edge lengths, m) and
+ * NAME_motor_stress_x.._z (the same stress read from the walls' motors,
+ * ndem_sim_walls_motor); with the last
  * step's values (series_geo.c fills them from a simulation). */
 typedef struct ndem_series_geo {
     int index; /* into the scene's geometry */
     char name[NDEM_NAME_MAX];
     int moving, walls;
-    double force[3], torque[3], position[3], stress[3], size[3];
+    double force[3], torque[3], position[3], stress[3], size[3], motor[3];
 } ndem_series_geo;
 
 typedef struct ndem_series_cols {

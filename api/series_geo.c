@@ -40,6 +40,9 @@ void ndem_series_cols_sample(ndem_series_cols *c, const ndem_sim *sim)
         ndem_series_geo *o = &c->geo[i];
         if (ndem_sim_geometry_load(sim, o->index, o->force, o->torque)) continue;
         ndem_sim_geometry_position(sim, o->index, o->position);
-        if (o->walls) ndem_sim_walls(sim, o->index, o->stress, o->size);
+        if (o->walls) {
+            ndem_sim_walls(sim, o->index, o->stress, o->size);
+            ndem_sim_walls_motor(sim, o->index, o->motor);
+        }
     }
 }

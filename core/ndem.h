@@ -439,6 +439,14 @@ void ndem_sim_geometry_pivot(const ndem_sim *sim, int g, double p[3]);
  * first step) and its edge lengths now (m). Returns 0, or -1 when g is not
  * a box with walls. */
 int ndem_sim_walls(const ndem_sim *sim, int g, double stress[3], double size[3]);
+/* The same pairs' stress read from their motors, as the seed's sigma_i =
+ * f_i / A_i: the mean of the two walls' motor forces during the last step
+ * (inward, N: the motor rows' impulses over h; a driven wall's motor is the
+ * force that holds its speed, the contact force along the normal) over the
+ * current area (Pa; zero before the first step). Equal to the contact
+ * stress for walls at rest or at constant speed; they differ by the walls'
+ * acceleration M a / A. Returns 0, or -1 when g is not a box with walls. */
+int ndem_sim_walls_motor(const ndem_sim *sim, int g, double stress[3]);
 
 /* ---- Contact network (force chains) ---- */
 

@@ -132,11 +132,17 @@ void ndem_walls_dem(const ndem_sim *sim, ndem_rigid_body *bd)
     const ndem_geometry_def *g = &sim->geometry[bd->geometry];
     int k = bd->feature / 2;
     if (!(bd->inv_mass > 0)) return;
-    double f = inward(bd) * g->walls.stress[k] * area(g, k) + bd->load[k];
-    bd->v[k] += sim->solver.time_step * bd->inv_mass * f;
+    const double h = sim->solver.time_step, push = g->walls.stress[k] * area(g, k);
+    double f = inward(bd) * push + bd->load[k];
+    bd->v[k] += h * bd->inv_mass * f;
     /* the motor's brake and the outward stop: |u| <= the cap */
     double u = inward(bd) * bd->v[k], cap = speed_cap(&g->walls);
-    bd->v[k] = inward(bd) * fmax(-cap, fmin(u, cap));
+    double clamped = fmax(-cap, fmin(u, cap));
+    bd->v[k] = inward(bd) * clamped;
+    /* the motor's impulse: the push and what the clamp took (the motor
+     * stress output; the checkpoint keeps it, unused by smooth DEM) */
+    bd->motor = h * push + (clamped - u) / bd->inv_mass;
+    bd->motor_stop = 0.0;
 }
 
 void ndem_walls_move(ndem_sim *sim, ndem_rigid_body *bd)
@@ -196,5 +202,30 @@ int ndem_sim_walls(const ndem_sim *sim, int g, double stress[3], double size[3])
         /* the particles push the wall at min[k] toward -e_k, the other +e_k */
         stress[k] = 0.5 * (six[2 * k + 1].load[k] - six[2 * k].load[k]) / area(d, k);
     }
+    return 0;
+}
+
+/* The inward force wall bd's motor applied during the last step (N): its
+ * two rows' impulses over h; a driven wall's motor holds its speed, so it
+ * answers the contact force along the normal. */
+static double motor_force(const ndem_rigid_body *bd, double h)
+{
+    int k = bd->feature / 2;
+    if (!(bd->inv_mass > 0)) return -inward(bd) * bd->load[k];
+    return (bd->motor + bd->motor_stop) / h;
+}
+
+int ndem_sim_walls_motor(const ndem_sim *sim, int g, double stress[3])
+{
+    if (g < 0 || g >= sim->geometry_count || !sim->geometry[g].walls.enabled || !sim->rigid)
+        return -1;
+    const ndem_geometry_def *d = &sim->geometry[g];
+    const ndem_rigid_body *six = &sim->rigid->body[sim->rigid->first[g]];
+    const double h = sim->solver.time_step;
+    for (int k = 0; k < 3; k++)
+        stress[k] =
+            sim->step > 0
+                ? 0.5 * (motor_force(&six[2 * k], h) + motor_force(&six[2 * k + 1], h)) / area(d, k)
+                : 0.0;
     return 0;
 }

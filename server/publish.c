@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 /* "geometry": {"NAME": {"force": [..], "torque": [..], "position": [..]}}
- * (and "stress", "size" for a stress-controlled box) for the named geometry: the last step's values
- * (docs/protocol.md). */
+ * (and "stress", "size", "motor_stress" for a stress-controlled box) for the named geometry: the
+ * last step's values (docs/protocol.md). */
 static void add_geometry(cJSON *o, const ndem_series_cols *cols)
 {
     cJSON *geo = cJSON_AddObjectToObject(o, "geometry");
@@ -21,6 +21,7 @@ static void add_geometry(cJSON *o, const ndem_series_cols *cols)
         if (g->walls) { /* a stress-controlled box */
             cJSON_AddItemToObject(e, "stress", cJSON_CreateDoubleArray(g->stress, 3));
             cJSON_AddItemToObject(e, "size", cJSON_CreateDoubleArray(g->size, 3));
+            cJSON_AddItemToObject(e, "motor_stress", cJSON_CreateDoubleArray(g->motor, 3));
         }
     }
 }

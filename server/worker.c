@@ -90,9 +90,9 @@ static void series_flush(run *r)
 
 static void series_append(run *r, const ndem_step_stats *st)
 {
-    /* a row: at most 512 bytes, and at most 9 numbers of 17 bytes per named
-     * geometry (NDEM_SERIES_GEO_BYTES, twice for a margin) */
-    size_t room = 512 + (size_t)r->cols.count * NDEM_SERIES_GEO_BYTES * 2;
+    /* a row: at most 512 bytes, and NDEM_SERIES_GEO_MAX_BYTES per named
+     * geometry (a row that does not fit is lost) */
+    size_t room = 512 + (size_t)r->cols.count * NDEM_SERIES_GEO_MAX_BYTES;
     ndem_series_cols_sample(&r->cols, r->sim);
     if (r->series_cap - r->series_len < room) {
         size_t cap = r->series_cap ? r->series_cap * 2 : SERIES_CHUNK + room;

@@ -2,8 +2,8 @@
  * starting the projected Gauss-Seidel algorithm for granular matter
  * simulation" (2016), section 4.4, with its pellets (Table 1, E = 60 MPa,
  * h = 5 ms): walls of 100 kg hold a hydrostatic 100 Pa without bouncing,
- * and a small sample sheared at 0.01 m/s keeps its sides and fails at the
- * deviator of a frictional material (issue 13; the stress-controlled
+ * and a small dense sample sheared at 0.01 m/s keeps its sides and fails at
+ * the paper's deviator (issue 13, validation 6; the stress-controlled
  * box's own checks are in test_walls.c, the full study in make validate). */
 #include "rigid.h"
 #include "scene.h"
@@ -77,41 +77,79 @@ START_TEST(heavy_walls_hold_the_hydrostatic_stress)
 }
 END_TEST
 
-/* The paper's pellets (as above) in a triaxial test, small: 400 spheres,
- * walls of 1 kg (100 kg walls are thrown off so small a sample while it is
- * sheared: docs/job.md), 100 Pa, then z driven at 0.01 m/s. Between 10 %
- * and 25 % axial strain the sides keep 100 Pa within 5 % on average, and
- * the deviator sigma_z - 100 Pa is that of a frictional material: by
- * Mohr-Coulomb sigma_z / sigma_x = (1 + sin phi) / (1 - sin phi), so a
- * mobilised friction angle phi between 20 and 60 degrees (loose spheres
- * of mu 0.91 with rolling resistance, frictionless walls) puts it between
- * 104 and 1293 Pa. validation.md has the full study (Fig. 15). */
-START_TEST(triaxial_small_sample_fails_at_a_frictional_deviator)
+/* Table 1's pellets between themselves (friction, rolling resistance) and
+ * against the walls (wall friction, wall rolling resistance). */
+#define TRIAX_MATERIALS                                                                            \
+    "\"materials\": [{\"name\": \"ore\", \"density\": 3700, \"young_modulus\": 6e7}, {\"name\": "  \
+    "\"steel\", \"density\": 7800, \"young_modulus\": 2e11}], \"contact_materials\": "             \
+    "[{\"materials\": [\"ore\", \"ore\"], \"friction\": %g, \"restitution\": 0.18, "               \
+    "\"rolling_resistance\": %g}, {\"materials\": [\"ore\", \"steel\"], \"friction\": %g, "        \
+    "\"restitution\": 0.18, \"rolling_resistance\": %g}]"
+
+/* The dense preparation of tools/validate/triaxial.py's QUICK pass: 400
+ * spheres placed at random in a cube of 0.12 m, compressed by 100 Pa on
+ * every side with no friction and no rolling resistance (walls of 1 kg,
+ * 3 s, 100 iterations). Returns the sample: its frame (the caller frees
+ * it) and the cell's faces. */
+static void dense_sample(ndem_frame *f, double lo[3], double hi[3])
 {
-    const double start = 1.0, v = 0.01;
     ndem_job *job = test_job(
-        "{\"scene\": {\"gravity\": [0, 0, 0], \"materials\": [{\"name\": \"ore\", \"density\": "
-        "3700, \"young_modulus\": 6e7}, {\"name\": \"steel\", \"density\": 7800, "
-        "\"young_modulus\": 2e11}], \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
-        "\"friction\": 0.91, \"restitution\": 0.18, \"rolling_resistance\": 0.32}, "
-        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0, \"restitution\": 0.18}], "
-        "\"geometry\": [{\"type\": \"box\", \"name\": \"cell\", \"inside\": true, \"min\": [0, 0, "
-        "0], \"max\": [0.12, 0.12, 0.12], \"material\": \"steel\", \"walls\": {\"mass\": 1, "
-        "\"stress\": [100, 100, 100], \"velocity\": [null, null, %g], \"start\": %g}}], "
-        "\"particles\": [{\"type\": \"random\", \"min\": [0.0069, 0.0069, 0.0069], \"max\": "
-        "[0.1131, 0.1131, 0.1131], \"count\": 400, \"radius\": {\"values\": [0.0065, 0.005], "
-        "\"weights\": [0.5, 0.5]}, \"material\": \"ore\", \"seed\": 1}]}, \"solver\": "
-        "{\"time_step\": 0.005, \"iterations\": 25, \"duration\": 3}}",
-        v, start);
+        "{\"scene\": {\"gravity\": [0, 0, 0], " TRIAX_MATERIALS ", \"geometry\": [{\"type\": "
+        "\"box\", \"name\": \"cell\", \"inside\": true, \"min\": [0, 0, 0], \"max\": [0.12, 0.12, "
+        "0.12], \"material\": \"steel\", \"walls\": {\"mass\": 1, \"stress\": [100, 100, 100]}}], "
+        "\"particles\": [{\"type\": \"random\", \"min\": [0.006825, 0.006825, 0.006825], "
+        "\"max\": [0.113175, 0.113175, 0.113175], \"count\": 400, \"radius\": {\"values\": "
+        "[0.0065, 0.005], \"weights\": [0.5, 0.5]}, \"material\": \"ore\", \"seed\": 1}]}, "
+        "\"solver\": {\"time_step\": 0.005, \"iterations\": 100, \"duration\": 3}}",
+        0.0, 0.0, 0.0, 0.0);
+    ndem_sim *sim = test_sim(job);
+    run_to(sim, 3.0);
+    ck_assert_int_eq(ndem_sim_copy_motion(sim, f), 0);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = sim->geometry[0].min[k];
+        hi[k] = sim->geometry[0].max[k];
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+
+/* Shears the sample f in the cell [lo, hi] (Table 1's friction, and on the
+ * walls too; walls of 1 kg): 0.5 s at rest under 100 Pa, then z driven at
+ * 0.01 m/s to 25 % axial strain. The means between 10 % and 25 % of the
+ * deviator sigma_z - 100 Pa into *dev and of the sides into side[2]. */
+static void shear(const ndem_frame *f, const double lo[3], const double hi[3], int iterations,
+                  int warm, double *dev, double side[2])
+{
+    /* four numbers of at most 24 characters, brackets and commas */
+    size_t cap = 112 * (size_t)f->count + 1, at = 0;
+    char *spheres = malloc(cap);
+    ck_assert_ptr_nonnull(spheres);
+    spheres[0] = 0;
+    for (long i = 0; i < f->count; i++) {
+        int m = snprintf(spheres + at, cap - at, "%s[%.17g, %.17g, %.17g, %.17g]", i ? ", " : "",
+                         f->positions[3 * i], f->positions[3 * i + 1], f->positions[3 * i + 2],
+                         f->radii[i]);
+        ck_assert(m > 0 && (size_t)m < cap - at);
+        at += (size_t)m;
+    }
+    const double start = 0.5;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0, 0, 0], " TRIAX_MATERIALS ", \"geometry\": [{\"type\": "
+        "\"box\", \"name\": \"cell\", \"inside\": true, \"min\": [%.17g, %.17g, %.17g], \"max\": "
+        "[%.17g, %.17g, %.17g], \"material\": \"steel\", \"walls\": {\"mass\": 1, \"stress\": "
+        "[100, 100, 100], \"velocity\": [null, null, 0.01], \"start\": %g}}], \"particles\": "
+        "[{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [%s]}]}, \"solver\": "
+        "{\"time_step\": 0.005, \"iterations\": %d, \"warm_start\": %s, \"duration\": 3}}",
+        0.91, 0.32, 0.91, 0.32, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], start, spheres,
+        iterations, warm ? "true" : "false");
+    free(spheres);
     ndem_sim *sim = test_sim(job);
     double s[3], z0[3], z[3], sum[3] = {0, 0, 0};
     long n = 0;
     run_to(sim, start);
     walls_now(sim, s, z0);
-    ck_assert_msg(fabs(s[0] - 100) < 5 && fabs(s[2] - 100) < 5, "not settled: %g %g %g", s[0], s[1],
-                  s[2]);
     double eps = 0.0;
-    while (eps < 0.25 && sim->time < 4.0) { /* 25 %: about 2.1 s */
+    while (eps < 0.25 && sim->time < 3.0) { /* 25 %: about 1.5 s */
         test_step(sim);
         walls_now(sim, s, z);
         eps = 1.0 - z[2] / z0[2];
@@ -120,14 +158,48 @@ START_TEST(triaxial_small_sample_fails_at_a_frictional_deviator)
         n += eps >= 0.10;
     }
     ck_assert_double_ge(eps, 0.25);
-    double sx = sum[0] / (double)n, sy = sum[1] / (double)n, dev = sum[2] / (double)n - 100.0;
+    *dev = sum[2] / (double)n - 100.0;
+    side[0] = sum[0] / (double)n;
+    side[1] = sum[1] / (double)n;
     fprintf(stderr,
-            "triaxial: %ld steps in 10..25%% strain: sides %.4g %.4g Pa, deviator %.4g Pa\n", n, sx,
-            sy, dev);
-    ck_assert_msg(fabs(sx - 100.0) < 5.0 && fabs(sy - 100.0) < 5.0, "sides %.4g %.4g Pa", sx, sy);
-    ck_assert_msg(dev > 104.0 && dev < 1293.0, "deviator %.4g Pa", dev);
+            "triaxial (%d iterations, %s): %ld steps in 10..25%% strain: sides %.4g %.4g Pa, "
+            "deviator %.4g Pa\n",
+            iterations, warm ? "warm" : "cold", n, side[0], side[1], *dev);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
+}
+
+/* The paper's test on the QUICK pass's dense sample (validation 6, issue
+ * 13), with light walls: 100 kg walls are thrown off so small a sample
+ * (docs/validation.md, section 4). The frictionless preparation packs the
+ * spheres densely: the cell's solid fraction above 0.55 (measured 0.571;
+ * 0.616 one diameter in from the walls, near random close packing; the
+ * random fill compacted with the friction on stays near 0.47). Sheared,
+ * warm starting at 25 iterations: the sides keep 100 Pa within 5 % on
+ * average and the critical deviator is the paper's 1 +- 0.2 kPa, widened
+ * to 0.8-1.6 kPa by the scatter of one small sample (the medium pass
+ * measures 1.19-1.59 kPa warm over 25 to 1000 iterations, a mobilised
+ * friction angle near 56 degrees); cold starting at 25 iterations is far
+ * from converged (Fig. 15): below 60 % of the warm deviator (measured
+ * 479 and 1082 Pa, medium 461 and 1189 Pa). */
+START_TEST(dense_sample_fails_at_the_papers_deviator)
+{
+    ndem_frame f;
+    double lo[3], hi[3], vol = 0.0, dev_warm, dev_cold, side[2], cold_side[2];
+    dense_sample(&f, lo, hi);
+    for (long i = 0; i < f.count; i++) vol += 4.0 / 3.0 * M_PI * pow(f.radii[i], 3);
+    double phi = vol / ((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
+    fprintf(stderr, "triaxial: prepared cell %.4g x %.4g x %.4g m, solid fraction %.4g\n",
+            hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], phi);
+    ck_assert_msg(phi > 0.55 && phi < 0.64, "solid fraction %.4g", phi);
+    shear(&f, lo, hi, 25, 1, &dev_warm, side);
+    shear(&f, lo, hi, 25, 0, &dev_cold, cold_side);
+    ndem_frame_free(&f);
+    ck_assert_msg(fabs(side[0] - 100.0) < 5.0 && fabs(side[1] - 100.0) < 5.0, "sides %.4g %.4g Pa",
+                  side[0], side[1]);
+    ck_assert_msg(dev_warm > 800.0 && dev_warm < 1600.0, "deviator %.4g Pa", dev_warm);
+    ck_assert_msg(dev_cold > 0.0 && dev_cold < 0.6 * dev_warm, "cold %.4g Pa, warm %.4g Pa",
+                  dev_cold, dev_warm);
 }
 END_TEST
 
@@ -136,7 +208,7 @@ int main(void)
     Suite *s = suite_create("triaxial");
     TCase *tc = tcase_create("triaxial");
     tcase_add_test(tc, heavy_walls_hold_the_hydrostatic_stress);
-    tcase_add_test(tc, triaxial_small_sample_fails_at_a_frictional_deviator);
+    tcase_add_test(tc, dense_sample_fails_at_the_papers_deviator);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

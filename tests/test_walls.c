@@ -48,17 +48,32 @@ static void walls_now(const ndem_sim *sim, double stress[3], double size[3])
 }
 
 /* Runs to time t (s), summing each pair's stress over the steps after
- * `from` into sum[3] (count in *n). */
-static void run_to(ndem_sim *sim, double t, double from, double sum[3], long *n)
+ * `from` into sum[0..2] and its motor reading into sum[3..5] (count in
+ * *n). */
+static void run_to(ndem_sim *sim, double t, double from, double sum[6], long *n)
 {
     while (sim->time < t - 0.5 * sim->solver.time_step) {
         test_step(sim);
-        double s[3], z[3];
+        double s[3], z[3], m[3];
         walls_now(sim, s, z);
+        ck_assert_int_eq(ndem_sim_walls_motor(sim, 0, m), 0);
         if (sum && sim->time > from) {
-            for (int k = 0; k < 3; k++) sum[k] += s[k];
+            for (int k = 0; k < 3; k++) sum[k] += s[k], sum[3 + k] += m[k];
             (*n)++;
         }
+    }
+}
+
+/* The motor reading (the seed's sigma_i = f_i / A_i) against the contact
+ * stress over the same steps: a wall at rest is in equilibrium, its motor
+ * force balances its contact force, so the means agree within 2%. */
+static void motor_agrees(const double sum[6], long n, const char *what)
+{
+    for (int k = 0; k < 3; k++) {
+        double contact = sum[k] / (double)n, motor = sum[3 + k] / (double)n;
+        fprintf(stderr, "%s: pair %d: contact %.5g Pa, motor %.5g Pa\n", what, k, contact, motor);
+        ck_assert_msg(fabs(motor - contact) < 0.02 * contact,
+                      "%s: pair %d: motor %.5g Pa, contact %.5g Pa", what, k, motor, contact);
     }
 }
 
@@ -69,7 +84,7 @@ START_TEST(hydrostatic_sample_carries_the_stress)
     /* walls of 1 kg: 100 Pa on 64 cm^2 closes the cell in about 0.2 s */
     ndem_job *job = cell_job(NDEM_SOLVER, 200, 1, "100, 100, 100", "null, null, null", 0, 1.6);
     ndem_sim *sim = test_sim(job);
-    double sum[3] = {0, 0, 0}, s[3], before[3], after[3];
+    double sum[6] = {0, 0, 0, 0, 0, 0}, s[3], before[3], after[3];
     long n = 0;
     /* this sample rearranges once near 1 s (the motor rows' solve order
      * changed its path from the old push's): judged after that */
@@ -89,6 +104,7 @@ START_TEST(hydrostatic_sample_carries_the_stress)
         ck_assert_msg(fabs(after[k] - before[k]) < 5e-5, "pair %d still moves: %.3g m", k,
                       after[k] - before[k]);
     }
+    motor_agrees(sum, n, "hydrostatic");
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
 }
@@ -101,9 +117,10 @@ START_TEST(hydrostatic_sample_carries_the_stress_dem)
 {
     ndem_job *job = cell_job(DEM_SOLVER, 150, 1, "100, 100, 100", "null, null, null", 0, 1.6);
     ndem_sim *sim = test_sim(job);
-    double sum[3] = {0, 0, 0};
+    double sum[6] = {0, 0, 0, 0, 0, 0};
     long n = 0;
     run_to(sim, 1.6, 1.0, sum, &n);
+    motor_agrees(sum, n, "hydrostatic (dem)");
     for (int k = 0; k < 3; k++) {
         fprintf(stderr, "hydrostatic (dem): pair %d: mean stress %.4g Pa\n", k, sum[k] / (double)n);
         ck_assert_msg(fabs(sum[k] / (double)n - 100.0) < 2.0, "pair %d: %.4g Pa", k,
@@ -121,7 +138,7 @@ START_TEST(driven_pair_closes_at_its_speed)
     const double v = 0.01, t0 = 0.8;
     ndem_job *job = cell_job(NDEM_SOLVER, 200, 0.1, "100, 100, 100", "null, null, 0.01", t0, 1.4);
     ndem_sim *sim = test_sim(job);
-    double s[3], z0[3], z[3], sum[3] = {0, 0, 0};
+    double s[3], z0[3], z[3], sum[6] = {0, 0, 0, 0, 0, 0};
     long n = 0;
     run_to(sim, t0, t0, NULL, NULL);
     walls_now(sim, s, z0);
@@ -140,6 +157,9 @@ START_TEST(driven_pair_closes_at_its_speed)
                       sum[k] / (double)n);
     /* the sample resists: the driven pair carries more than the sides */
     ck_assert_double_gt(sum[2] / (double)n, 100.0);
+    /* a driven (kinematic) wall's motor force is what holds its speed:
+     * the contact force itself */
+    ck_assert_double_eq_tol(sum[5] / (double)n, sum[2] / (double)n, 1e-9 * sum[2] / (double)n);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
 }
@@ -448,6 +468,7 @@ START_TEST(walls_series_columns)
     ck_assert_ptr_nonnull(header);
     ck_assert_msg(strstr(header, "cell_fx,cell_fy,cell_fz,cell_tx,cell_ty,cell_tz,cell_stress_x,"
                                  "cell_stress_y,cell_stress_z,cell_size_x,cell_size_y,cell_size_z,"
+                                 "cell_motor_stress_x,cell_motor_stress_y,cell_motor_stress_z,"
                                  "crc32c\n") != NULL,
                   "header: %s", header);
     ndem_sim *sim = test_sim(job);
@@ -457,13 +478,19 @@ START_TEST(walls_series_columns)
     int n = ndem_series_row(row, sizeof row, ndem_sim_stats(sim), &cols);
     ck_assert(n > 0 && (size_t)n < sizeof row);
     ck_assert_int_eq(ndem_series_check_row(row, (size_t)n), 0);
-    /* the last number before the checksum: size_z */
+    /* the last numbers before the checksum: size_z, then the motor
+     * stresses */
     const char *p = row + n;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 5; k++)
         while (p > row && *--p != ',') continue;
-    double s[3], z[3];
+    double s[3], z[3], m[3];
     walls_now(sim, s, z);
+    ck_assert_int_eq(ndem_sim_walls_motor(sim, 0, m), 0);
     ck_assert_double_eq_tol(strtod(p + 1, NULL), z[2], 1e-9);
+    for (int k = 0; k < 3; k++) {
+        while (*++p != ',') continue;
+        ck_assert_double_eq_tol(strtod(p + 1, NULL), m[k], 1e-6 * fabs(m[k]));
+    }
     ck_assert_double_lt(z[2], 0.08); /* the walls moved in */
     free(header);
     ndem_series_cols_free(&cols);
@@ -509,10 +536,17 @@ START_TEST(frames_carry_the_walls_faces)
     char row[2048];
     int n = ndem_series_row(row, sizeof row, ndem_sim_stats(sim), &cols);
     const char *p = row + n;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 7; k++)
         while (p > row && *--p != ',') continue;
     for (int k = 0; k < 3; k++) { /* size_x, size_y, size_z */
         ck_assert_double_eq_tol(strtod(p + 1, NULL), e[3 + k] - e[k], 1e-9);
+        p = strchr(p + 1, ',');
+    }
+    /* the motor stresses: no contact, so the motors alone accelerate the
+     * walls, M a / A = S on the x pair (the contact stress is zero) */
+    for (int k = 0; k < 3; k++) {
+        ck_assert_double_eq_tol(strtod(p + 1, NULL), k == 0 ? S : 0.0, 1e-9);
+        ck_assert_double_eq(stress[k], 0.0);
         p = strchr(p + 1, ',');
     }
     ndem_series_cols_free(&cols);

@@ -252,6 +252,19 @@ void ndem_sim_destroy(ndem_sim *sim)
     free(sim);
 }
 
+int ndem_sim_finish(ndem_sim *sim, ndem_frame *out)
+{
+    /* the search's and the solver's arrays first: the copy takes their place */
+    ndem_contacts_destroy(&sim->contacts, &sim->history);
+    ndem_grid_destroy(&sim->grid);
+    ndem_neighbours_destroy(&sim->neighbours);
+    ndem_dem_destroy(sim->dem);
+    sim->dem = NULL;
+    int rc = ndem_sim_copy_motion(sim, out);
+    ndem_sim_destroy(sim);
+    return rc;
+}
+
 const char *ndem_sim_error(const ndem_sim *sim) { return sim->error; }
 const ndem_step_stats *ndem_sim_stats(const ndem_sim *sim) { return &sim->stats; }
 long ndem_sim_particle_count(const ndem_sim *sim) { return sim->bodies.count; }

@@ -489,8 +489,9 @@ END_TEST
 
 /* ndem_sim_copy_motion_part is the slice of ndem_sim_copy_motion in
  * creation order, also after NDEM's reorder (every 32 steps) has moved the
- * bodies inside the engine; a range past the end is refused. */
-START_TEST(a_part_of_the_motion_is_its_slice)
+ * bodies inside the engine; a range past the end is refused; ndem_sim_finish
+ * gives the whole motion (ASan: and frees everything). */
+START_TEST(a_part_of_the_motion_is_its_slice_and_finish_the_whole)
 {
     ndem_job *job =
         test_job("{\"scene\": {" TEST_MATERIALS ","
@@ -521,8 +522,18 @@ START_TEST(a_part_of_the_motion_is_its_slice)
     }
     ck_assert_int_eq(ndem_sim_copy_motion_part(sim, 250, 51, &part), -1);
     ck_assert_int_eq(ndem_sim_copy_motion_part(sim, -1, 2, &part), -1);
+    /* ndem_sim_finish: the same motion, copied after the work arrays went */
+    ndem_frame fin;
+    ck_assert_int_eq(ndem_sim_finish(sim, &fin), 0);
+    ck_assert_int_eq(fin.count, all.count);
+    ck_assert(memcmp(fin.positions, all.positions, 3 * sizeof(double) * 300) == 0);
+    ck_assert(memcmp(fin.velocities, all.velocities, 3 * sizeof(double) * 300) == 0);
+    ck_assert(memcmp(fin.angular_velocities, all.angular_velocities, 3 * sizeof(double) * 300) ==
+              0);
+    ck_assert(memcmp(fin.radii, all.radii, sizeof(double) * 300) == 0);
+    ck_assert(memcmp(fin.geometry_poses, all.geometry_poses, 7 * sizeof(double)) == 0);
+    ndem_frame_free(&fin);
     ndem_frame_free(&all);
-    ndem_sim_destroy(sim);
     ndem_job_destroy(job);
 }
 END_TEST
@@ -540,7 +551,7 @@ int main(void)
     tcase_add_test(tc, shape_templates_are_listed);
     tcase_add_test(tc, shapes_for_paraview);
     tcase_add_test(tc, a_frame_written_in_pieces_is_the_sealed_record);
-    tcase_add_test(tc, a_part_of_the_motion_is_its_slice);
+    tcase_add_test(tc, a_part_of_the_motion_is_its_slice_and_finish_the_whole);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

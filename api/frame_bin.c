@@ -92,13 +92,12 @@ size_t ndem_frame_bin_size(const ndem_frame *f, uint32_t fields)
     return size;
 }
 
-size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, void *buf)
+/* The 48-byte header of a record of n particles (CRC and flags 0). */
+static unsigned char *encode_header(const ndem_frame *f, long n, long index, uint32_t fields,
+                                    unsigned char *p)
 {
-    unsigned char *p = buf;
-    long n = f->count;
     uint64_t t;
     double time = f->time;
-    fields = ndem_frame_bin_fields(f, fields);
     memcpy(&t, &time, 8);
     memcpy(p, NDEM_FRAME_MAGIC, 4);
     p = put_u32(p + 4, NDEM_FRAME_HEADER);
@@ -109,23 +108,58 @@ size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, v
     p = put_u32(p, fields);
     p = put_u32(p, 1u);
     p = put_u32(p, 0); /* CRC and flags: ndem_frame_bin_seal */
-    p = put_u32(p, 0);
-    if (fields & NDEM_FRAME_POSITIONS)
-        for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->positions[i]);
-    if (fields & NDEM_FRAME_RADII)
-        for (long i = 0; i < n; i++) p = put_f32(p, f->radii[i]);
-    if (fields & NDEM_FRAME_SCALAR)
-        for (long i = 0; i < n; i++) {
+    return put_u32(p, 0);
+}
+
+/* Particles lo .. hi - 1 of f in the per-particle field bit b. */
+static unsigned char *encode_particles(const ndem_frame *f, int b, long lo, long hi,
+                                       unsigned char *p)
+{
+    int w = particle_words[b];
+    switch (b) {
+    case 0:
+        for (long i = w * lo; i < w * hi; i++) p = put_f32(p, f->positions[i]);
+        break;
+    case 1:
+        for (long i = lo; i < hi; i++) p = put_f32(p, f->radii[i]);
+        break;
+    case 2:
+        for (long i = lo; i < hi; i++) {
             const double *v = &f->velocities[3 * i];
             p = put_f32(p, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
         }
-    if (fields & NDEM_FRAME_VELOCITIES)
-        for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->velocities[i]);
-    if (fields & NDEM_FRAME_ANGULAR)
-        for (long i = 0; i < 3 * n; i++) p = put_f32(p, f->angular_velocities[i]);
-    if (fields & NDEM_FRAME_MATERIALS)
-        for (long i = 0; i < n; i++) p = put_u32(p, (uint32_t)f->materials[i]);
-    if (fields & NDEM_FRAME_GEOMETRY) {
+        break;
+    case 3:
+        for (long i = w * lo; i < w * hi; i++) p = put_f32(p, f->velocities[i]);
+        break;
+    case 4:
+        for (long i = w * lo; i < w * hi; i++) p = put_f32(p, f->angular_velocities[i]);
+        break;
+    case 5:
+        for (long i = lo; i < hi; i++) p = put_u32(p, (uint32_t)f->materials[i]);
+        break;
+    case 7:
+        for (long i = w * lo; i < w * hi; i++) p = put_f32(p, f->orientations[i]);
+        break;
+    case 8:
+        for (long i = lo; i < hi; i++) p = put_u32(p, (uint32_t)f->shapes[i]);
+        break;
+    default:
+        break;
+    }
+    return p;
+}
+
+static size_t section_bytes(const ndem_frame *f, int b)
+{
+    return b == 6 ? 8 + NDEM_FRAME_POSE_BYTES * (size_t)f->geometry_count
+                  : 8 + NDEM_FRAME_EXTENT_BYTES * (size_t)extent_count(f);
+}
+
+/* The section of bit 6 (geometry poses) or 9 (extents). */
+static unsigned char *encode_section(const ndem_frame *f, int b, unsigned char *p)
+{
+    if (b == 6) {
         p = put_u32(p, (uint32_t)f->geometry_count);
         p = put_u32(p, 0);
         for (long g = 0; g < f->geometry_count; g++) {
@@ -137,26 +171,98 @@ size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, v
                 p = put_u64(p, u);
             }
         }
+        return p;
     }
-    if (fields & NDEM_FRAME_ORIENTATIONS)
-        for (long i = 0; i < 4 * n; i++) p = put_f32(p, f->orientations[i]);
-    if (fields & NDEM_FRAME_SHAPES)
-        for (long i = 0; i < n; i++) p = put_u32(p, (uint32_t)f->shapes[i]);
-    if (fields & NDEM_FRAME_EXTENTS) {
-        p = put_u32(p, (uint32_t)extent_count(f));
-        p = put_u32(p, NDEM_FRAME_EXTENT_BYTES);
-        for (long g = 0; g < f->geometry_count; g++) {
-            if (!has_extents(f, g)) continue;
-            p = put_u32(p, (uint32_t)g);
-            p = put_u32(p, 0);
-            for (int k = 0; k < 6; k++) {
-                uint64_t u;
-                memcpy(&u, &f->geometry_extents[6 * g + k], 8);
-                p = put_u64(p, u);
-            }
+    p = put_u32(p, (uint32_t)extent_count(f));
+    p = put_u32(p, NDEM_FRAME_EXTENT_BYTES);
+    for (long g = 0; g < f->geometry_count; g++) {
+        if (!has_extents(f, g)) continue;
+        p = put_u32(p, (uint32_t)g);
+        p = put_u32(p, 0);
+        for (int k = 0; k < 6; k++) {
+            uint64_t u;
+            memcpy(&u, &f->geometry_extents[6 * g + k], 8);
+            p = put_u64(p, u);
         }
     }
+    return p;
+}
+
+static int is_particle_bit(int b) { return b < PARTICLE_BITS && b != 6; }
+
+size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, void *buf)
+{
+    fields = ndem_frame_bin_fields(f, fields);
+    unsigned char *p = encode_header(f, f->count, index, fields, buf);
+    for (int b = 0; b < FIRST_SECTION_BIT + 1; b++) {
+        if (!(fields & (1u << b))) continue;
+        p = is_particle_bit(b) ? encode_particles(f, b, 0, f->count, p) : encode_section(f, b, p);
+    }
     return (size_t)(p - (unsigned char *)buf);
+}
+
+/* particles encoded per write of ndem_frame_bin_write */
+#define NDEM_FRAME_PIECE 4096L
+
+/* Writes buf[0, len) and continues the CRC. */
+static int put_piece(FILE *fp, const unsigned char *buf, size_t len, uint32_t *crc)
+{
+    *crc = ndem_crc32c(*crc, buf, len);
+    return fwrite(buf, 1, len, fp) == len ? 0 : -1;
+}
+
+long ndem_frame_bin_write(FILE *fp, long index, long n, uint32_t fields, long chunk,
+                          ndem_frame_chunk_fn get, void *arg)
+{
+    ndem_frame c;
+    long held = 0; /* first particle of the chunk at hand */
+    if (chunk < 1) chunk = 1;
+    long got = n < chunk ? n : chunk;
+    long start = ftell(fp);
+    if (start < 0 || get(arg, 0, got, &c)) return -1;
+    fields = ndem_frame_bin_fields(&c, fields);
+    size_t cap = NDEM_FRAME_HEADER + 16 * (size_t)NDEM_FRAME_PIECE;
+    for (int b = 6; b <= FIRST_SECTION_BIT; b += FIRST_SECTION_BIT - 6)
+        if (fields & (1u << b) && section_bytes(&c, b) > cap) cap = section_bytes(&c, b);
+    unsigned char *buf = malloc(cap);
+    if (!buf) return -1;
+    uint32_t crc = 0;
+    unsigned char *p = encode_header(&c, n, index, fields, buf);
+    put_u32(buf + 44, NDEM_FRAME_FLAG_CRC); /* sealed: the CRC is set below */
+    int rc = put_piece(fp, buf, (size_t)(p - buf), &crc);
+    long total = (long)(p - buf);
+    for (int b = 0; b <= FIRST_SECTION_BIT && rc == 0; b++) {
+        if (!(fields & (1u << b))) continue;
+        if (!is_particle_bit(b)) {
+            p = encode_section(&c, b, buf);
+            rc = put_piece(fp, buf, (size_t)(p - buf), &crc);
+            total += (long)(p - buf);
+            continue;
+        }
+        long lo = 0;
+        while (lo < n && rc == 0) {
+            if (lo < held || lo >= held + got) { /* the chunk that holds lo */
+                held = lo / chunk * chunk;
+                got = n - held < chunk ? n - held : chunk;
+                if (get(arg, held, got, &c)) {
+                    rc = -1;
+                    break;
+                }
+            }
+            long hi = lo + NDEM_FRAME_PIECE < held + got ? lo + NDEM_FRAME_PIECE : held + got;
+            p = encode_particles(&c, b, lo - held, hi - held, buf);
+            rc = put_piece(fp, buf, (size_t)(p - buf), &crc);
+            total += (long)(p - buf);
+            lo = hi;
+        }
+    }
+    free(buf);
+    unsigned char w[4];
+    put_u32(w, crc);
+    if (rc == 0 &&
+        (fseek(fp, start + 40, SEEK_SET) || fwrite(w, 1, 4, fp) != 4 || fseek(fp, 0, SEEK_END)))
+        rc = -1;
+    return rc == 0 ? total : -1;
 }
 
 void ndem_frame_bin_seal(void *buf, size_t len)

@@ -28,6 +28,7 @@
 #include "ndem.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define NDEM_FRAME_MAGIC "NDF1"
@@ -70,6 +71,17 @@ size_t ndem_frame_bin_size(const ndem_frame *f, uint32_t fields);
 /* Encodes into buf (of ndem_frame_bin_size bytes), without CRC; returns
  * bytes written. */
 size_t ndem_frame_bin_encode(const ndem_frame *f, long index, uint32_t fields, void *buf);
+/* Hands the writer the particles first .. first + count - 1 of a frame as a
+ * frame of count particles (with the whole frame's geometry, step and
+ * time); what it held before may be released. 0, or -1. */
+typedef int (*ndem_frame_chunk_fn)(void *arg, long first, long count, ndem_frame *chunk);
+/* Writes the sealed record of a frame of n particles to fp at its position,
+ * as ndem_frame_bin_encode and ndem_frame_bin_seal would, without the whole
+ * record in memory: the particles come from get in chunks of `chunk` (each
+ * field in turn, so every chunk is asked for once per field); the CRC is
+ * written last. Returns the bytes written, or -1. */
+long ndem_frame_bin_write(FILE *fp, long index, long n, uint32_t fields, long chunk,
+                          ndem_frame_chunk_fn get, void *arg);
 /* Decodes a checked record into f (ndem_frame_free; scalar dropped: it
  * follows from the velocities); 0, or -1 when it is not a whole record or
  * memory runs out. Positions, radii, velocities and angular velocities

@@ -537,14 +537,13 @@ static int cmd_run(int argc, char **argv)
     show_progress(&pr, ndem_sim_stats(sim), total, 1);
     double wall = omp_get_wtime() - pr.start;
     /* The final frame as JSON is large (about 100 bytes a particle): the
-     * engine's memory goes back first, so the run's peak stays the engine's. */
-    ndem_frame f;
-    int have_frame = ndem_sim_copy_motion(sim, &f) == 0;
+     * engine's memory goes back first, so the run's peak stays the steps'. */
     ndem_step_stats last = *ndem_sim_stats(sim);
     long total_steps = ndem_sim_total_steps(sim);
     char engine_error[256] = "";
     if (error) snprintf(engine_error, sizeof engine_error, "%s", error), error = engine_error;
-    ndem_sim_destroy(sim);
+    ndem_frame f;
+    int have_frame = ndem_sim_finish(sim, &f) == 0; /* the copy after the engine's work arrays */
     sim = NULL;
     if (have_frame) {
         const char **names = calloc((size_t)f.geometry_count + 1, sizeof *names);

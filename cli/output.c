@@ -87,39 +87,76 @@ int ndem_output_series_row(ndem_output *o, const ndem_sim *sim)
     return n > 0 && (size_t)n < o->row_cap && fputs(o->row, o->series) >= 0 ? 0 : -1;
 }
 
+/* particles copied from the engine per chunk of a frame file: the file is
+ * written from the engine's arrays without a copy of the whole frame */
+#define NDEM_OUTPUT_CHUNK 8192L
+
+/* The chunks of a frame file: from the engine, or from a frame at hand. */
+typedef struct frame_source {
+    const ndem_sim *sim;
+    ndem_frame held; /* the engine's chunk at hand */
+    const ndem_frame *whole;
+} frame_source;
+
+static int chunk_of(void *arg, long first, long count, ndem_frame *chunk)
+{
+    frame_source *s = arg;
+    if (s->whole) { /* a view into the frame: one chunk */
+        *chunk = *s->whole;
+        return 0;
+    }
+    ndem_frame_free(&s->held);
+    if (ndem_sim_copy_motion_part(s->sim, first, count, &s->held)) return -1;
+    *chunk = s->held;
+    return 0;
+}
+
+/* frames/NNNNNN.ndf from src */
+static int write_frame(ndem_output *o, frame_source *src, long n)
+{
+    char name[64];
+    snprintf(name, sizeof name, "frames/%06ld.ndf", o->frames);
+    FILE *fp = open_in(o, name, "wb");
+    if (!fp) return -1;
+    long chunk = src->whole ? (n > 0 ? n : 1) : NDEM_OUTPUT_CHUNK;
+    int rc = ndem_frame_bin_write(fp, o->frames, n, NDEM_FRAME_ALL, chunk, chunk_of, src) < 0;
+    if (fclose(fp)) rc = -1;
+    return rc ? -1 : 0;
+}
+
+/* The frame's line of frames/index.csv, once its files are whole. */
+static void index_frame(ndem_output *o, long step, double time, long n)
+{
+    fprintf(o->frame_index, "%ld,%ld,%.9g,%ld,%06ld.ndf\n", o->frames, step, time, n, o->frames);
+    fflush(o->frame_index);
+    o->frames++;
+}
+
 int ndem_output_frame(ndem_output *o, const ndem_sim *sim)
 {
-    ndem_frame f;
-    if (ndem_sim_copy_motion(sim, &f)) return -1;
-    int rc = ndem_output_frame_of(o, &f);
-    ndem_frame_free(&f);
+    if (o->vtk) { /* ParaView's files want the whole frame */
+        ndem_frame f;
+        if (ndem_sim_copy_motion(sim, &f)) return -1;
+        int rc = ndem_output_frame_of(o, &f);
+        ndem_frame_free(&f);
+        return rc;
+    }
+    frame_source src = {sim, {0}, NULL};
+    long n = ndem_sim_particle_count(sim);
+    int rc = write_frame(o, &src, n);
+    if (rc == 0) index_frame(o, src.held.step, src.held.time, n);
+    ndem_frame_free(&src.held);
     return rc;
 }
 
 int ndem_output_frame_of(ndem_output *o, const ndem_frame *frame)
 {
-    const ndem_frame f = *frame;
-    size_t size = ndem_frame_bin_size(&f, NDEM_FRAME_ALL);
-    void *buf = malloc(size);
-    int rc = -1;
-    char name[64];
-    snprintf(name, sizeof name, "frames/%06ld.ndf", o->frames);
-    FILE *fp = buf ? open_in(o, name, "wb") : NULL;
-    if (fp) {
-        size_t n = ndem_frame_bin_encode(&f, o->frames, NDEM_FRAME_ALL, buf);
-        ndem_frame_bin_seal(buf, n);
-        rc = fwrite(buf, 1, n, fp) == n ? 0 : -1;
-        if (fclose(fp)) rc = -1;
-    }
-    free(buf);
-    if (rc == 0 && o->vtk) rc = ndem_pv_out_frame(&o->pv, &f, o->frames);
-    if (rc == 0) {
-        fprintf(o->frame_index, "%ld,%ld,%.9g,%ld,%06ld.ndf\n", o->frames, f.step, f.time, f.count,
-                o->frames);
-        fflush(o->frame_index);
-        o->frames++;
-    }
-    return rc;
+    frame_source src = {NULL, {0}, frame};
+    if (write_frame(o, &src, frame->count) ||
+        (o->vtk && ndem_pv_out_frame(&o->pv, frame, o->frames)))
+        return -1;
+    index_frame(o, frame->step, frame->time, frame->count);
+    return 0;
 }
 
 int ndem_output_text(const ndem_output *o, const char *name, const char *text)

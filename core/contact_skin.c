@@ -88,6 +88,39 @@ static int grow(void **p, long *cap, long need, size_t elem)
     return 0;
 }
 
+/* The skin build's pass: body i's listed pairs within reach, whether a
+ * geometry is within reach, and where the body is. */
+typedef struct skin_pass {
+    ndem_contact_skin *s;
+    double reach;
+} skin_pass;
+
+static int skin_body(const ndem_sim *sim, long i, const int *cj, long m, ndem_key_block *blk,
+                     void *arg)
+{
+    const skin_pass *p = arg;
+    ndem_contact_skin *s = p->s;
+    const ndem_bodies *b = &sim->bodies;
+    const double *xi = &b->pos[3 * i];
+    double ri = b->radius[i], reach = p->reach;
+    int failed = 0;
+    for (long k = 0; k < m; k++) {
+        int j = cj[k];
+        const double *xj = &b->pos[3 * j];
+        double d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
+        double r = ri + b->radius[j] + reach;
+        if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < r * r)
+            failed |= ndem_key_block_push(blk, (ndem_contact_key){(int)i, j, NDEM_KEY_PARTICLE});
+    }
+    int near = !s->geo_static;
+    ndem_geo_hit hits[NDEM_GEO_HITS];
+    for (int g = 0; g < sim->geometry_count && !near; g++)
+        near = ndem_geometry_collide(&sim->geometry[g], &sim->pose[g], xi, ri, reach, hits) > 0;
+    s->near[i] = (unsigned char)near;
+    memcpy(&s->x0[3 * i], xi, sizeof(double) * 3);
+    return failed;
+}
+
 /* The skin afresh at the present positions; reach > 0. */
 static int skin_build(ndem_sim *sim, ndem_contact_skin *s, double reach)
 {
@@ -103,9 +136,7 @@ static int skin_build(ndem_sim *sim, ndem_contact_skin *s, double reach)
         if (!x0 || !near) return -1;
         s->body_capacity = cap;
     }
-    if (grow((void **)&s->start, &s->start_capacity, n + 1, sizeof(long)) ||
-        ndem_pair_blocks_reserve(&s->blocks, &s->block_capacity, nblocks))
-        return -1;
+    if (grow((void **)&s->start, &s->start_capacity, n + 1, sizeof(long))) return -1;
     s->geo_static = geometry_at_rest(sim);
     if (sim->geometry_count > s->pose_count) {
         void *p = realloc(s->pose, sizeof *s->pose * (size_t)sim->geometry_count);
@@ -115,45 +146,20 @@ static int skin_build(ndem_sim *sim, ndem_contact_skin *s, double reach)
     }
     if (sim->geometry_count > 0)
         memcpy(s->pose, sim->pose, sizeof *s->pose * (size_t)sim->geometry_count);
-    int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n))                \
-    reduction(|                                                                                    \
-              : failed)
-    for (long bi = 0; bi < nblocks; bi++) {
-        ndem_pair_block *blk = &s->blocks[bi];
-        blk->count = 0;
-        long hi = (bi + 1) * NDEM_PAIR_BLOCK < n ? (bi + 1) * NDEM_PAIR_BLOCK : n;
-        for (long i = bi * NDEM_PAIR_BLOCK; i < hi; i++) {
-            const double *xi = &b->pos[3 * i];
-            double ri = b->radius[i];
-            long first = blk->count;
-            for (long k = nl->start[i]; k < nl->start[i + 1]; k++) {
-                int j = nl->j[k];
-                const double *xj = &b->pos[3 * j];
-                double d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
-                double r = ri + b->radius[j] + reach;
-                if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < r * r)
-                    failed |= ndem_pair_block_push(blk, j);
-            }
-            s->start[i + 1] = blk->count - first;
-            int near = !s->geo_static;
-            ndem_geo_hit hits[NDEM_GEO_HITS];
-            for (int g = 0; g < sim->geometry_count && !near; g++)
-                near = ndem_geometry_collide(&sim->geometry[g], &sim->pose[g], xi, ri, reach,
-                                             hits) > 0;
-            s->near[i] = (unsigned char)near;
-            memcpy(&s->x0[3 * i], xi, sizeof(double) * 3);
-        }
-    }
-    if (failed) return -1;
+    /* the pairs go through the narrow phase's key blocks, which the keys of
+     * this step then reuse */
+    skin_pass pass = {s, reach};
+    if (ndem_block_loop(sim, (ndem_candidates){nl->start, nl->j}, skin_body, &pass, s->start))
+        return -1;
     s->start[0] = 0;
     for (long i = 0; i < n; i++) s->start[i + 1] += s->start[i];
     if (grow((void **)&s->j, &s->capacity, s->start[n], sizeof(int))) return -1;
     s->count = s->start[n];
-    for (long bi = 0; bi < nblocks; bi++)
-        if (s->blocks[bi].count > 0)
-            memcpy(&s->j[s->start[bi * NDEM_PAIR_BLOCK]], s->blocks[bi].key,
-                   sizeof(int) * (size_t)s->blocks[bi].count);
+    for (long bi = 0; bi < nblocks; bi++) {
+        const ndem_key_block *blk = &sim->contacts.blocks[bi];
+        int *j = &s->j[s->start[bi * NDEM_PAIR_BLOCK]];
+        for (long t = 0; t < blk->count; t++) j[t] = blk->key[t].b;
+    }
     s->reach = reach;
     s->bodies = n;
     s->list_builds = nl->builds;
@@ -175,6 +181,19 @@ static int skin_holds(const ndem_sim *sim, const ndem_contact_skin *s)
             return 0;
     }
     return moved(sim, s->x0) < 0.99 * s->reach;
+}
+
+/* The key pass: body i's geometry when it was near at the build, then
+ * every pair of the skin (a pair that does not touch gives no force). */
+static int emit_body(const ndem_sim *sim, long i, const int *cj, long m, ndem_key_block *blk,
+                     void *arg)
+{
+    int failed = 0;
+    if (sim->contacts.skin.near[i])
+        failed |= ndem_body_geometry_contacts(sim, i, *(const double *)arg, blk);
+    for (long k = 0; k < m; k++)
+        failed |= ndem_key_block_push(blk, (ndem_contact_key){(int)i, cj[k], NDEM_KEY_PARTICLE});
+    return failed;
 }
 
 int ndem_contact_skin_build(ndem_sim *sim, double skin)
@@ -201,28 +220,10 @@ int ndem_contact_skin_build(ndem_sim *sim, double skin)
         if (!(reach > 1e-3 * rmin)) return 0; /* the lists are nearly spent: search */
         if (skin_build(sim, s, reach)) return -1;
     }
-    long nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
-    long *start = c->start;
-    start[0] = 0;
-    int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n))                \
-    reduction(|                                                                                    \
-              : failed)
-    for (long bi = 0; bi < nblocks; bi++) {
-        ndem_key_block *blk = &c->blocks[bi];
-        blk->count = 0;
-        long hi = (bi + 1) * NDEM_PAIR_BLOCK < n ? (bi + 1) * NDEM_PAIR_BLOCK : n;
-        for (long i = bi * NDEM_PAIR_BLOCK; i < hi; i++) {
-            long first = blk->count;
-            if (s->near[i]) failed |= ndem_body_geometry_contacts(sim, i, skin, blk);
-            for (long k = s->start[i]; k < s->start[i + 1]; k++)
-                failed |= ndem_key_block_push(
-                    blk, (ndem_contact_key){(int)i, s->j[k], NDEM_KEY_PARTICLE});
-            start[i + 1] = blk->count - first;
-        }
-    }
-    if (failed) return -1;
-    return ndem_contacts_join(sim, nblocks) ? -1 : 1;
+    c->start[0] = 0;
+    if (ndem_block_loop(sim, (ndem_candidates){s->start, s->j}, emit_body, &skin, c->start))
+        return -1;
+    return ndem_contacts_join(sim, (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK) ? -1 : 1;
 }
 
 void ndem_contact_skin_destroy(ndem_contact_skin *s)
@@ -231,8 +232,6 @@ void ndem_contact_skin_destroy(ndem_contact_skin *s)
     free(s->near);
     free(s->start);
     free(s->j);
-    for (long i = 0; i < s->block_capacity; i++) free(s->blocks[i].key);
-    free(s->blocks);
     free(s->pose);
     memset(s, 0, sizeof *s);
 }

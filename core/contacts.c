@@ -86,16 +86,13 @@ int ndem_pair_block_push(ndem_pair_block *blk, int key)
     return 0;
 }
 
-int ndem_key_block_push(ndem_key_block *blk, ndem_contact_key key)
+int ndem_key_block_grow(ndem_key_block *blk)
 {
-    if (blk->count == blk->capacity) {
-        long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
-        ndem_contact_key *k = realloc(blk->key, sizeof *k * (size_t)cap);
-        if (!k) return -1;
-        blk->key = k;
-        blk->capacity = cap;
-    }
-    blk->key[blk->count++] = key;
+    long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
+    ndem_contact_key *k = realloc(blk->key, sizeof *k * (size_t)cap);
+    if (!k) return -1;
+    blk->key = k;
+    blk->capacity = cap;
     return 0;
 }
 
@@ -161,22 +158,12 @@ int ndem_contacts_join(ndem_sim *sim, long nblocks)
     return 0;
 }
 
-int ndem_contacts_build(ndem_sim *sim, double skin)
+int ndem_block_loop(ndem_sim *sim, ndem_candidates cand, ndem_body_pass pass, void *arg,
+                    long *count)
 {
     ndem_contacts *c = &sim->contacts;
-    const ndem_bodies *b = &sim->bodies;
-    const ndem_neighbours *nl = &sim->neighbours;
-    long n = b->count;
-    double h = sim->solver.time_step;
-    if (ndem_ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
-    long nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
+    long n = sim->bodies.count, nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
     if (ndem_key_blocks_reserve(&c->blocks, &c->block_capacity, nblocks)) return -1;
-    if (sim->dem) { /* smooth DEM: through the contact skin where it applies */
-        int rc = ndem_contact_skin_build(sim, skin);
-        if (rc != 0) return rc < 0 ? -1 : 0;
-    }
-    long *start = c->start;
-    start[0] = 0;
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n))                \
     reduction(|                                                                                    \
@@ -186,18 +173,43 @@ int ndem_contacts_build(ndem_sim *sim, double skin)
         blk->count = 0;
         long hi = (bi + 1) * NDEM_PAIR_BLOCK < n ? (bi + 1) * NDEM_PAIR_BLOCK : n;
         for (long i = bi * NDEM_PAIR_BLOCK; i < hi; i++) {
-            long first = blk->count;
-            failed |= ndem_body_geometry_contacts(sim, i, skin, blk);
-            /* the lists are sorted by j: contacts come out in pair order */
-            for (long k = nl->start[i]; k < nl->start[i + 1]; k++)
-                if (pair_contact(b, i, nl->j[k], h))
-                    failed |= ndem_key_block_push(
-                        blk, (ndem_contact_key){(int)i, nl->j[k], NDEM_KEY_PARTICLE});
-            start[i + 1] = blk->count - first;
+            long first = blk->count, k0 = cand.start[i];
+            failed |= pass(sim, i, &cand.j[k0], cand.start[i + 1] - k0, blk, arg);
+            count[i + 1] = blk->count - first;
         }
     }
-    if (failed) return -1;
-    return ndem_contacts_join(sim, nblocks);
+    return failed ? -1 : 0;
+}
+
+/* The search pass: body i's geometry, then its listed pairs that pass the
+ * contact test (the lists are sorted by j: contacts come out in pair order). */
+static int search_body(const ndem_sim *sim, long i, const int *cj, long m, ndem_key_block *blk,
+                       void *arg)
+{
+    const ndem_bodies *b = &sim->bodies;
+    double h = sim->solver.time_step;
+    int failed = ndem_body_geometry_contacts(sim, i, *(const double *)arg, blk);
+    for (long k = 0; k < m; k++)
+        if (pair_contact(b, i, cj[k], h))
+            failed |=
+                ndem_key_block_push(blk, (ndem_contact_key){(int)i, cj[k], NDEM_KEY_PARTICLE});
+    return failed;
+}
+
+int ndem_contacts_build(ndem_sim *sim, double skin)
+{
+    ndem_contacts *c = &sim->contacts;
+    const ndem_neighbours *nl = &sim->neighbours;
+    long n = sim->bodies.count;
+    if (ndem_ensure((void **)&c->start, &c->start_capacity, n + 1, sizeof(long))) return -1;
+    if (sim->dem) { /* smooth DEM: through the contact skin where it applies */
+        int rc = ndem_contact_skin_build(sim, skin);
+        if (rc != 0) return rc < 0 ? -1 : 0;
+    }
+    c->start[0] = 0;
+    if (ndem_block_loop(sim, (ndem_candidates){nl->start, nl->j}, search_body, &skin, c->start))
+        return -1;
+    return ndem_contacts_join(sim, (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK);
 }
 
 void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_contact_geom *g)

@@ -90,8 +90,6 @@ typedef struct ndem_contact_skin {
     long *start;              /* bodies + 1 */
     int *j;                   /* the pairs of each body, ascending */
     long count, capacity, start_capacity, body_capacity;
-    ndem_pair_block *blocks;
-    long block_capacity;
     struct ndem_geometry_pose *pose; /* the poses at the build (geo_static) */
     int pose_count;
     long builds; /* how many times the skin was built (tests) */
@@ -151,7 +149,33 @@ void ndem_contact_skin_destroy(ndem_contact_skin *s);
 /* The geometry contacts of body i, appended to blk (contacts.c). */
 int ndem_body_geometry_contacts(const struct ndem_sim *sim, long i, double skin,
                                 ndem_key_block *blk);
-int ndem_key_block_push(ndem_key_block *blk, ndem_contact_key key);
+/* Doubles a block's buffer; 0, or -1 out of memory (contacts.c). */
+int ndem_key_block_grow(ndem_key_block *blk);
+/* Appends a key to a block (inline: the narrow phase pushes every contact
+ * of every step); 0, or -1 out of memory. */
+static inline int ndem_key_block_push(ndem_key_block *blk, ndem_contact_key key)
+{
+    if (blk->count == blk->capacity && ndem_key_block_grow(blk)) return -1;
+    blk->key[blk->count++] = key;
+    return 0;
+}
+/* A per-body candidate source: body i's candidates are j[start[i] .. start[i + 1]),
+ * each j > i, ascending (the Verlet lists, the contact skin's pairs, or another
+ * broad phase's lists). */
+typedef struct ndem_candidates {
+    const long *start;
+    const int *j;
+} ndem_candidates;
+/* What the block loop does for body i and its m candidates cj: appends its keys
+ * to blk in pair order; 0, or -1 out of memory. */
+typedef int (*ndem_body_pass)(const struct ndem_sim *sim, long i, const int *cj, long m,
+                              ndem_key_block *blk, void *arg);
+/* The narrow phase's one block loop (contacts.c): blocks of NDEM_PAIR_BLOCK
+ * bodies in parallel, each into its own buffer of contacts.blocks (joined in
+ * block order afterwards, so the order does not depend on the thread count);
+ * count[i + 1] = the keys body i added. 0, or -1 out of memory. */
+int ndem_block_loop(struct ndem_sim *sim, ndem_candidates cand, ndem_body_pass pass, void *arg,
+                    long *count);
 /* Makes room for n key blocks; joins the blocks' keys into the contacts (contacts.c). */
 int ndem_key_blocks_reserve(ndem_key_block **blocks, long *capacity, long n);
 int ndem_contacts_join(struct ndem_sim *sim, long nblocks);

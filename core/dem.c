@@ -158,9 +158,14 @@ static long bond_find(const ndem_dem *d, int a, int b)
     return -1;
 }
 
-static const double *hist_find(const ndem_dem *d, ndem_contact_key key)
+/* Last step's history of contact k (key): at index k itself when the
+ * contact list did not change (the contact skin keeps it for many steps),
+ * else searched among body a's. Keys are unique, so both find the same. */
+static const double *hist_find(const ndem_dem *d, long k0, ndem_contact_key key)
 {
     if (key.a >= d->hist_bodies) return NULL;
+    if (k0 < d->hist_count && ndem_key_same(d->hist_key[k0], key))
+        return &d->hist[NDEM_DEM_HIST * k0];
     for (long k = d->hist_start[key.a]; k < d->hist_start[key.a + 1]; k++)
         if (ndem_key_same(d->hist_key[k], key)) return &d->hist[NDEM_DEM_HIST * k];
     return NULL;
@@ -417,7 +422,7 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
         ut[q] = u[q] - vn * n[q];
         wr[q] = w_rel[q] - wn * n[q];
     }
-    const double *old = hist_find(sim->dem, key);
+    const double *old = hist_find(sim->dem, k, key);
     if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
     hist_out[7] = 1;
     double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0};

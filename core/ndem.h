@@ -379,7 +379,17 @@ int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out);
 /* The same without orientations (left NULL): what frames on disk and on the
  * wire carry, in 84 instead of 116 bytes a particle. */
 int ndem_sim_copy_motion(const ndem_sim *sim, ndem_frame *out);
+/* The same for the particles of creation index first .. first + count - 1
+ * (the frame's count is count; its geometry is the whole scene's), so that
+ * a frame can be written in pieces without a copy of every particle
+ * (cli/output.c). 0, or -1 out of memory or out of range. */
+int ndem_sim_copy_motion_part(const ndem_sim *sim, long first, long count, ndem_frame *out);
 void ndem_frame_free(ndem_frame *frame);
+/* Ends sim: destroys it and returns its last motion (ndem_sim_copy_motion)
+ * in out, copied after the contacts, lists and solver state are freed, so
+ * that the copy does not add to the run's peak memory (`ndem run`'s
+ * final.json). 0, or -1 when the copy failed; sim is gone either way. */
+int ndem_sim_finish(ndem_sim *sim, ndem_frame *out);
 
 /* Checkpoint: the complete state (particles, contact history for warm start,
  * geometry motion, emitter and RNG state, step counter) as a byte buffer

@@ -252,6 +252,19 @@ void ndem_sim_destroy(ndem_sim *sim)
     free(sim);
 }
 
+int ndem_sim_finish(ndem_sim *sim, ndem_frame *out)
+{
+    /* the search's and the solver's arrays first: the copy takes their place */
+    ndem_contacts_destroy(&sim->contacts, &sim->history);
+    ndem_grid_destroy(&sim->grid);
+    ndem_neighbours_destroy(&sim->neighbours);
+    ndem_dem_destroy(sim->dem);
+    sim->dem = NULL;
+    int rc = ndem_sim_copy_motion(sim, out);
+    ndem_sim_destroy(sim);
+    return rc;
+}
+
 const char *ndem_sim_error(const ndem_sim *sim) { return sim->error; }
 const ndem_step_stats *ndem_sim_stats(const ndem_sim *sim) { return &sim->stats; }
 long ndem_sim_particle_count(const ndem_sim *sim) { return sim->bodies.count; }
@@ -308,11 +321,12 @@ static int copy_extents(const ndem_sim *sim, ndem_frame *out)
     return 0;
 }
 
-static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
+/* The particles of creation index first .. first + n - 1, and the geometry. */
+static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all, long first, long n)
 {
     const ndem_bodies *b = &sim->bodies;
-    long n = b->count;
     memset(out, 0, sizeof *out);
+    if (first < 0 || n < 0 || first > b->count - n) return -1;
     out->step = sim->step;
     out->time = sim->time;
     out->count = n;
@@ -333,9 +347,9 @@ static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
         ndem_frame_free(out);
         return -1;
     }
-    /* internal index i goes to its creation index (reorder.c) */
-    for (long i = 0; i < n; i++) {
-        long o = b->id[i];
+    /* creation index first + o is internal index i (reorder.c) */
+    for (long o = 0; o < n; o++) {
+        long i = b->where[first + o];
         memcpy(&out->positions[3 * o], &b->pos[3 * i], 3 * sizeof(double));
         memcpy(&out->velocities[3 * o], &b->vel[6 * i], 3 * sizeof(double));
         memcpy(&out->angular_velocities[3 * o], &b->vel[6 * i + 3], 3 * sizeof(double));
@@ -361,9 +375,20 @@ static int copy_frame(const ndem_sim *sim, ndem_frame *out, int all)
     return copy_extents(sim, out);
 }
 
-int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out) { return copy_frame(sim, out, 1); }
+int ndem_sim_copy_frame(const ndem_sim *sim, ndem_frame *out)
+{
+    return copy_frame(sim, out, 1, 0, sim->bodies.count);
+}
 
-int ndem_sim_copy_motion(const ndem_sim *sim, ndem_frame *out) { return copy_frame(sim, out, 0); }
+int ndem_sim_copy_motion(const ndem_sim *sim, ndem_frame *out)
+{
+    return copy_frame(sim, out, 0, 0, sim->bodies.count);
+}
+
+int ndem_sim_copy_motion_part(const ndem_sim *sim, long first, long count, ndem_frame *out)
+{
+    return copy_frame(sim, out, 0, first, count);
+}
 
 void ndem_frame_free(ndem_frame *f)
 {

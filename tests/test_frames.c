@@ -11,6 +11,7 @@
 #include "frame_json.h"
 #include "job_shapes.h"
 #include "paraview.h"
+#include "scene.h"
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
@@ -398,6 +399,147 @@ START_TEST(shapes_for_paraview)
 }
 END_TEST
 
+/* A frame of n particles whose every field differs per particle. */
+static ndem_frame varied_frame(long n, double *ext)
+{
+    ndem_frame f = full_frame(ext);
+    f.count = n;
+    f.positions = malloc(3 * sizeof(double) * (size_t)n);
+    f.radii = malloc(sizeof(double) * (size_t)n);
+    f.velocities = malloc(3 * sizeof(double) * (size_t)n);
+    f.angular_velocities = malloc(3 * sizeof(double) * (size_t)n);
+    f.orientations = malloc(4 * sizeof(double) * (size_t)n);
+    f.materials = malloc(sizeof(int) * (size_t)n);
+    f.shapes = malloc(sizeof(int) * (size_t)n);
+    for (long i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) {
+            f.positions[3 * i + k] = 0.001 * (double)i + k;
+            f.velocities[3 * i + k] = 0.5 - 1e-4 * (double)(i * (k + 1));
+            f.angular_velocities[3 * i + k] = 3.0 * k - 1e-3 * (double)i;
+        }
+        for (int k = 0; k < 4; k++) f.orientations[4 * i + k] = 0.25 * k + 1e-5 * (double)i;
+        f.radii[i] = 0.01 + 1e-6 * (double)i;
+        f.materials[i] = (int)(i % 3);
+        f.shapes[i] = (int)(i % 5) - 1;
+    }
+    return f;
+}
+
+static void varied_free(ndem_frame *f)
+{
+    free(f->positions), free(f->radii), free(f->velocities), free(f->angular_velocities);
+    free(f->orientations), free(f->materials), free(f->shapes);
+}
+
+/* Hands out particles first .. first + count - 1 of the frame as a view. */
+static int slice_of(void *arg, long first, long count, ndem_frame *chunk)
+{
+    const ndem_frame *f = arg;
+    *chunk = *f;
+    chunk->count = count;
+    chunk->positions += 3 * first, chunk->radii += first, chunk->velocities += 3 * first;
+    chunk->angular_velocities += 3 * first, chunk->orientations += 4 * first;
+    chunk->materials += first, chunk->shapes += first;
+    return 0;
+}
+
+/* ndem_frame_bin_write's record, read back from a temporary file. */
+static unsigned char *written(const ndem_frame *f, long chunk, uint32_t fields, size_t *len)
+{
+    FILE *fp = tmpfile();
+    ck_assert_ptr_nonnull(fp);
+    long n = ndem_frame_bin_write(fp, 5, f->count, fields, chunk, slice_of, (void *)f);
+    ck_assert_int_gt(n, 0);
+    ck_assert_int_eq(ftell(fp), n);
+    unsigned char *buf = malloc((size_t)n);
+    rewind(fp);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, fp), (size_t)n);
+    fclose(fp);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* `ndem run` writes frame files in pieces (chunks of the engine's
+ * particles, 4096 at a time per write): the bytes must be those of the
+ * whole record encoded and sealed, for chunks that do and do not divide
+ * the count or the writer's pieces, every field and the sphere fields. */
+START_TEST(a_frame_written_in_pieces_is_the_sealed_record)
+{
+    double ext[12];
+    ndem_frame f = varied_frame(9001, ext);
+    const uint32_t sets[2] = {NDEM_FRAME_ALL, NDEM_FRAME_SPHERES};
+    const long chunks[4] = {9001, 4096, 1000, 7};
+    for (int s = 0; s < 2; s++) {
+        size_t size;
+        unsigned char *want = encode(&f, sets[s], &size);
+        ndem_frame_bin_seal(want, size);
+        for (int c = 0; c < 4; c++) {
+            size_t len;
+            unsigned char *got = written(&f, chunks[c], sets[s], &len);
+            ck_assert_uint_eq(len, size);
+            ck_assert_msg(memcmp(got, want, size) == 0, "fields %u, chunk %ld: bytes differ",
+                          sets[s], chunks[c]);
+            char why[128] = "";
+            ck_assert_msg(ndem_frame_bin_check(got, len, why, sizeof why) == 0, "%s", why);
+            free(got);
+        }
+        free(want);
+    }
+    varied_free(&f);
+}
+END_TEST
+
+/* ndem_sim_copy_motion_part is the slice of ndem_sim_copy_motion in
+ * creation order, also after NDEM's reorder (every 32 steps) has moved the
+ * bodies inside the engine; a range past the end is refused; ndem_sim_finish
+ * gives the whole motion (ASan: and frees everything). */
+START_TEST(a_part_of_the_motion_is_its_slice_and_finish_the_whole)
+{
+    ndem_job *job =
+        test_job("{\"scene\": {" TEST_MATERIALS ","
+                 "\"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.1, 0.1, 0.2], "
+                 "\"inside\": true, \"material\": \"steel\"}],"
+                 "\"particles\": [{\"type\": \"lattice\", \"min\": [0.01, 0.01, 0.01], \"max\": "
+                 "[0.09, 0.09, 0.19], \"spacing\": 0.0085, \"count\": 300, \"radius\": 0.004, "
+                 "\"material\": \"ore\"}]},"
+                 "\"solver\": {\"time_step\": 0.001, \"duration\": 1.0}}");
+    ndem_sim *sim = test_sim(job);
+    for (int s = 0; s < 40; s++) test_step(sim);
+    ndem_frame all, part;
+    ck_assert_int_eq(ndem_sim_copy_motion(sim, &all), 0);
+    const long first[3] = {0, 123, 299}, count[3] = {300, 100, 1};
+    for (int t = 0; t < 3; t++) {
+        long a = first[t], n = count[t];
+        ck_assert_int_eq(ndem_sim_copy_motion_part(sim, a, n, &part), 0);
+        ck_assert_int_eq(part.count, n);
+        ck_assert_int_eq(part.step, all.step);
+        ck_assert(memcmp(part.positions, &all.positions[3 * a], 3 * sizeof(double) * n) == 0);
+        ck_assert(memcmp(part.velocities, &all.velocities[3 * a], 3 * sizeof(double) * n) == 0);
+        ck_assert(memcmp(part.angular_velocities, &all.angular_velocities[3 * a],
+                         3 * sizeof(double) * n) == 0);
+        ck_assert(memcmp(part.radii, &all.radii[a], sizeof(double) * n) == 0);
+        ck_assert(memcmp(part.materials, &all.materials[a], sizeof(int) * n) == 0);
+        ck_assert(memcmp(part.geometry_poses, all.geometry_poses, 7 * sizeof(double)) == 0);
+        ndem_frame_free(&part);
+    }
+    ck_assert_int_eq(ndem_sim_copy_motion_part(sim, 250, 51, &part), -1);
+    ck_assert_int_eq(ndem_sim_copy_motion_part(sim, -1, 2, &part), -1);
+    /* ndem_sim_finish: the same motion, copied after the work arrays went */
+    ndem_frame fin;
+    ck_assert_int_eq(ndem_sim_finish(sim, &fin), 0);
+    ck_assert_int_eq(fin.count, all.count);
+    ck_assert(memcmp(fin.positions, all.positions, 3 * sizeof(double) * 300) == 0);
+    ck_assert(memcmp(fin.velocities, all.velocities, 3 * sizeof(double) * 300) == 0);
+    ck_assert(memcmp(fin.angular_velocities, all.angular_velocities, 3 * sizeof(double) * 300) ==
+              0);
+    ck_assert(memcmp(fin.radii, all.radii, sizeof(double) * 300) == 0);
+    ck_assert(memcmp(fin.geometry_poses, all.geometry_poses, 7 * sizeof(double)) == 0);
+    ndem_frame_free(&fin);
+    ndem_frame_free(&all);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("frames");
@@ -410,6 +552,8 @@ int main(void)
     tcase_add_test(tc, exports_carry_orientations_shapes_and_extents);
     tcase_add_test(tc, shape_templates_are_listed);
     tcase_add_test(tc, shapes_for_paraview);
+    tcase_add_test(tc, a_frame_written_in_pieces_is_the_sealed_record);
+    tcase_add_test(tc, a_part_of_the_motion_is_its_slice_and_finish_the_whole);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

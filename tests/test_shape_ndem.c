@@ -119,6 +119,124 @@ START_TEST(incline_block)
 }
 END_TEST
 
+/* A box of half extents s (1, 1, k) at rest on a plane tilted by th (about
+ * y), friction mu, under NDEM at step h for `duration`: its speed down the
+ * slope at t1 and at the end, and the angle between its axis and the
+ * plane's normal at the end and its largest. */
+static void on_slope(double th, double mu, double s, double k, double h, double duration, double t1,
+                     double *v1, double *v2, double *tilt, double *tilt_max)
+{
+    *tilt_max = 0;
+    const double r = s * sqrt(2.0 + k * k);
+    double n[3] = {-sin(th), 0, cos(th)}, down[3] = {-cos(th), 0, -sin(th)}, x[3];
+    for (int q = 0; q < 3; q++) x[q] = (k * s + 1e-6) * n[q];
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": 2700, "
+        "\"young_modulus\": 1e8}], \"contact_materials\": [{\"materials\": [\"s\", \"s\"], "
+        "\"friction\": %g, \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", "
+        "\"point\": [0,0,0], \"normal\": [%.17g,0,%.17g], \"material\": \"s\"}], \"particles\": "
+        "[{\"type\": \"list\", \"spheres\": [[%.17g,%.17g,%.17g,%.17g]], \"orientations\": "
+        "[[%.17g,0,%.17g,0]], \"shape\": {\"type\": \"polyhedron\", \"vertices\": [[-1,-1,-%g],"
+        "[1,-1,-%g],[1,1,-%g],[-1,1,-%g],[-1,-1,%g],[1,-1,%g],[1,1,%g],[-1,1,%g]]}}]}, \"solver\": "
+        "{\"method\": \"ndem\", \"time_step\": %g, \"duration\": %g}}",
+        -G, mu, n[0], n[2], x[0], x[1], x[2], r, cos(-th / 2), sin(-th / 2), k, k, k, k, k, k, k, k,
+        h, duration);
+    ndem_sim *sim = test_sim(job);
+    long at1 = (long)(t1 / h + 0.5);
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        ndem_frame f;
+        test_frame(sim, &f);
+        double v = f.velocities[0] * down[0] + f.velocities[2] * down[2];
+        if (i + 1 == at1) *v1 = v;
+        *v2 = v;
+        const double *q = f.orientations; /* the box's axis R e_z against n */
+        double ez[3] = {2 * (q[1] * q[3] + q[0] * q[2]), 2 * (q[2] * q[3] - q[0] * q[1]),
+                        1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+        *tilt = acos(fmin(1.0, ez[0] * n[0] + ez[1] * n[1] + ez[2] * n[2]));
+        *tilt_max = fmax(*tilt_max, *tilt);
+        ndem_frame_free(&f);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+
+/* Validation 2: a cube (mu 0.5) on a slope sticks below atan(0.5) = 26.6
+ * degrees and slides above with g (sin - mu cos) within 2%; a box three
+ * times as tall as wide (mu 0.9: it cannot slide) stands below its
+ * geometric tipping angle atan(1/3) = 18.4 degrees and tips over above
+ * (17 and 20 degrees here). */
+START_TEST(slope_stick_slide_tip)
+{
+    double v1, v2, tilt, tmax, deg = M_PI / 180;
+    on_slope(24 * deg, 0.5, 0.05, 1, 1e-3, 0.5, 0.25, &v1, &v2, &tilt, &tmax);
+    /* the tilt: the downhill corners carry more (Hertz), about 5e-4 rad */
+    ck_assert_msg(fabs(v2) < 1e-4 && tilt < 1e-3, "24 deg: moving at %g m/s, tilt %g", v2, tilt);
+    on_slope(29 * deg, 0.5, 0.05, 1, 1e-3, 0.5, 0.25, &v1, &v2, &tilt, &tmax);
+    double a = (v2 - v1) / 0.25, want = G * (sin(29 * deg) - 0.5 * cos(29 * deg));
+    ck_assert_msg(fabs(a / want - 1) < 0.02, "29 deg: %g m/s^2 down, want %g", a, want);
+    ck_assert_msg(tilt < 1e-3, "29 deg: the sliding cube tilted by %g rad", tilt);
+    on_slope(17 * deg, 0.9, 0.02, 3, 1e-3, 0.6, 0.3, &v1, &v2, &tilt, &tmax);
+    /* suddenly loaded, it rocks on its downhill edge (about 0.01 rad, decaying slowly: a slender
+     * block's rocking keeps most of its energy at each landing, Housner 1963) but stands */
+    ck_assert_msg(tmax < 0.02 && tilt < 0.01, "17 deg: tilt %g rad at the end, at most %g", tilt,
+                  tmax);
+    on_slope(20 * deg, 0.9, 0.02, 3, 1e-3, 0.6, 0.3, &v1, &v2, &tilt, &tmax);
+    ck_assert_msg(tilt > 0.5, "20 deg: the tall box did not tip (tilt %g rad)", tilt);
+}
+END_TEST
+
+/* Mixed pairs: a clump of two spheres lying on a plane (each member carries
+ * half the weight on half the stiffness, d* its volume-equivalent
+ * diameter) and a sphere resting on a cube on the plane (the sphere-cube
+ * pair's d* from the sphere's diameter and the cube's d_eq; the cube carries
+ * both weights) rest at their Hertz heights within 1%. */
+START_TEST(clump_and_sphere_on_cube_rest)
+{
+    const double e_mod = 1e8, nu = 0.3, rho = 2700, h = 1e-3;
+    const double rs = 0.01; /* the clump: members r 1 at x = +-1.5, bounding radius 0.025 */
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": %g, "
+        "\"young_modulus\": %g, \"poisson_ratio\": %g}], \"contact_materials\": [{\"materials\": "
+        "[\"s\", \"s\"], \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", \"point\": "
+        "[0,0,0], \"normal\": [0,0,1], \"material\": \"s\"}], \"particles\": [{\"type\": "
+        "\"list\", \"spheres\": [[0,0,%g,0.025]], \"shape\": {\"type\": \"clump\", \"spheres\": "
+        "[[-1.5,0,0,1],[1.5,0,0,1]]}}, {\"type\": \"list\", \"spheres\": [[0.2,0,%g,%g]], "
+        "\"shape\": " CUBE "}, {\"type\": \"list\", \"spheres\": [[0.2,0,%g,0.02]]}]}, "
+        "\"solver\": {\"method\": \"ndem\", \"time_step\": %g, \"duration\": 0.5}}",
+        -G, rho, e_mod, nu, rs + 2e-4, 0.05 + 2e-4, 0.05 * sqrt(3.0), 0.1 + 0.02 + 5e-4, h);
+    ndem_sim *sim = test_sim(job);
+    for (long k = 0; k < ndem_sim_total_steps(sim); k++) test_step(sim);
+    ndem_frame f;
+    test_frame(sim, &f);
+    ck_assert_ptr_nonnull(f.shapes);
+    ck_assert_int_eq(f.shapes[0], 0);
+    ck_assert_int_eq(f.shapes[1], 1);
+    ck_assert_int_eq(f.shapes[2], -1);
+    double k_of = 1.0 / (3 * (1 - nu * nu)); /* k_n = E sqrt(2 d*) k_of */
+    double mc = 2 * rho * 4.0 / 3.0 * M_PI * rs * rs * rs;
+    double dc = 2 * cbrt(3 * mc / rho / (4 * M_PI));
+    double kc = e_mod * sqrt(2 * dc) * k_of, delta_c = pow(mc * G / kc, 2.0 / 3.0);
+    ck_assert_msg(fabs((rs - f.positions[2]) / delta_c - 1) < 0.01, "clump sank %g, Hertz %g",
+                  rs - f.positions[2], delta_c);
+    double mcube = rho * 1e-3, ms = rho * 4.0 / 3.0 * M_PI * 0.02 * 0.02 * 0.02;
+    double dq = 2 * cbrt(3 * 1e-3 / (4 * M_PI)), ds = 0.04;
+    double kq = e_mod * sqrt(2 * dq) * k_of, dqs = 1.0 / (1.0 / dq + 1.0 / ds);
+    double kqs = e_mod * sqrt(2 * dqs) * k_of;
+    double delta_q = pow((mcube + ms) * G / kq, 2.0 / 3.0), delta_s = pow(ms * G / kqs, 2.0 / 3.0);
+    ck_assert_msg(fabs((0.05 - f.positions[5]) / delta_q - 1) < 0.01, "cube sank %g, Hertz %g",
+                  0.05 - f.positions[5], delta_q);
+    ck_assert_msg(fabs((0.12 - f.positions[8]) / (delta_q + delta_s) - 1) < 0.01,
+                  "sphere sank %g, want %g", 0.12 - f.positions[8], delta_q + delta_s);
+    ck_assert_msg(norm3(&f.angular_velocities[0]) < 1e-6 && norm3(&f.angular_velocities[3]) < 1e-6,
+                  "still turning: clump %g, cube %g rad/s", norm3(&f.angular_velocities[0]),
+                  norm3(&f.angular_velocities[3]));
+    ndem_frame_free(&f);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 static Suite *shape_ndem_suite(void)
 {
     Suite *s = suite_create("shape_ndem");
@@ -126,6 +244,8 @@ static Suite *shape_ndem_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, cube_rests_on_plane);
     tcase_add_test(tc, incline_block);
+    tcase_add_test(tc, slope_stick_slide_tip);
+    tcase_add_test(tc, clump_and_sphere_on_cube_rest);
     suite_add_tcase(s, tc);
     return s;
 }

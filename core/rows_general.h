@@ -111,6 +111,12 @@ void ndem_general_loads(struct ndem_sim *sim);
 void ndem_general_stats(const struct ndem_sim *sim, long *touching, long *geometry,
                         double *max_overlap);
 int ndem_general_store_history(struct ndem_sim *sim);
+/* General pair k as one entry of the contact network (ndem_sim_copy_contacts):
+ * creation ids of p and q (or -1 - geometry), the feature, the deepest
+ * point and its normal (p to q), the summed normal and friction forces on q
+ * (impact stage included). 1 when active (a nonzero impulse). */
+int ndem_general_contact(const struct ndem_sim *sim, long k, long ids[2], int *feature, double x[3],
+                         double n[3], double *fn, double ft[3]);
 /* Last step's entry of point `id` of pair (p, q, feature), or NULL. */
 const ndem_ghist *ndem_general_history_find(const ndem_general *g, int64_t p, int64_t q,
                                             int32_t feature, uint32_t id);

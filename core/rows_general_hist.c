@@ -10,6 +10,7 @@
 #include "vec.h"
 #include "walls.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,39 @@ void ndem_general_stats(const ndem_sim *sim, long *touching, long *geometry, dou
             if (g->row[pr->first + j].delta > *max_overlap)
                 *max_overlap = g->row[pr->first + j].delta;
     }
+}
+
+int ndem_general_contact(const ndem_sim *sim, long k, long ids[2], int *feature, double x[3],
+                         double n[3], double *fn, double ft[3])
+{
+    const ndem_general *g = sim->general;
+    const ndem_gpair *pr = &g->pair[k];
+    const double inv_h = 1.0 / sim->solver.time_step;
+    double deepest = -INFINITY, f[3] = {0, 0, 0}, sn = 0;
+    int any = 0;
+    for (int j = 0; j < pr->count; j++) {
+        const ndem_grow *r = &g->row[pr->first + j];
+        double fj[3];
+        impulse(sim, r, fj);
+        any |= fj[0] != 0.0 || fj[1] != 0.0 || fj[2] != 0.0;
+        for (int d = 0; d < 3; d++) f[d] += fj[d];
+        sn += ndem_dot(fj, r->n);
+        if (r->delta > deepest) {
+            deepest = r->delta;
+            memcpy(x, r->x, 3 * sizeof(double));
+            memcpy(n, r->n, 3 * sizeof(double));
+        }
+    }
+    if (!any) return 0;
+    const ndem_bodies *b = &sim->bodies;
+    const ndem_grow *r0 = &g->row[pr->first];
+    ids[0] = b->id[r0->p];
+    ids[1] = r0->q >= 0 ? b->id[r0->q] : -1L - pr->key.b;
+    *feature = r0->q >= 0 ? -1 : pr->key.feature;
+    *fn = sn * inv_h; /* the points' normal forces summed */
+    double fnv = ndem_dot(f, n);
+    for (int d = 0; d < 3; d++) ft[d] = (f[d] - fnv * n[d]) * inv_h;
+    return 1;
 }
 
 static int hist_cmp(const ndem_ghist *x, int64_t p, int64_t q, int32_t feature, uint32_t id)

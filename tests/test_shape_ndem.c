@@ -58,6 +58,23 @@ START_TEST(cube_rests_on_plane)
     ck_assert_msg(fabs(f.positions[0]) < 1e-9 && fabs(f.positions[1]) < 1e-9, "drifted");
     ck_assert_int_eq(ndem_sim_stats(sim)->geometry_contacts, 1);
     ck_assert_int_eq(ndem_sim_stats(sim)->contacts, 1);
+    /* the plane carries the weight: its load, and the one contact of the network (the cube's
+     * points summed, normal from the cube into the plane) */
+    double load[3], torque[3];
+    ck_assert_int_eq(ndem_sim_geometry_load(sim, 0, load, torque), 0);
+    ck_assert_msg(fabs(load[2] / (-m * G) - 1) < 1e-3 && fabs(load[0]) < 1e-6 * m * G &&
+                      fabs(load[1]) < 1e-6 * m * G,
+                  "plane load (%g, %g, %g), weight %g", load[0], load[1], load[2], m * G);
+    ndem_contact_set cs;
+    ck_assert_int_eq(ndem_sim_copy_contacts(sim, &cs), 0);
+    ck_assert_int_eq(cs.count, 1);
+    ck_assert_int_eq(cs.a[0], 0);
+    ck_assert_int_eq(cs.b[0], -1);
+    ck_assert_msg(fabs(cs.normal_forces[0] / (m * G) - 1) < 1e-3 &&
+                      fabs(cs.normals[2] + 1) < 1e-12 && norm3(cs.tangential_forces) < 1e-6 * m * G,
+                  "contact: f_n %g, n_z %g, |f_t| %g", cs.normal_forces[0], cs.normals[2],
+                  norm3(cs.tangential_forces));
+    ndem_contact_set_free(&cs);
     ndem_frame_free(&f);
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);

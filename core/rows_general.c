@@ -224,12 +224,11 @@ static void prepare_point(const ndem_sim *sim, const ndem_gpair *pr, const pair_
     /* Rigid friction rows (no friction_compliance): with compliance each
      * point's row creeps at sig_t lambda, which a manifold's rigid body
      * cannot follow; a cube at rest kept turning at 1e-5 rad/s on its face. */
-    r->sig_t = 0.0;
     r->mu = pp->friction;
     for (int e = 0; e < 3; e++) {
         double k = imp + imq + ndem_dot(r->jp[e], r->mp[e]) + ndem_dot(r->jq[e], r->mq[e]);
         r->inv_k[e] = 1.0 / k;
-        r->inv_d[e] = e == 0 ? 1.0 / (r->s * r->s * k + r->sig_n) : 1.0 / (k + r->sig_t);
+        r->inv_d[e] = e == 0 ? 1.0 / (r->s * r->s * k + r->sig_n) : 1.0 / k;
     }
     /* impact stage classification, as rows.c (AGX eq. 35.6) */
     double dv[3] = {vq[0] - vp[0], vq[1] - vp[1], vq[2] - vp[2]};
@@ -257,7 +256,8 @@ static void prepare_point(const ndem_sim *sim, const ndem_gpair *pr, const pair_
 }
 
 /* Greedy colouring in pair order (rows.c's rule): no body twice in a
- * colour; pairs finding no colour go to the serial overflow set. */
+ * colour; pairs finding no colour go to the serial overflow set. A pair
+ * without points (apart beyond the margin) takes no colour. */
 static int color_pairs(ndem_sim *sim)
 {
     ndem_general *g = sim->general;
@@ -271,6 +271,8 @@ static int color_pairs(ndem_sim *sim)
     int *color = malloc(sizeof(int) * (size_t)(np > 0 ? np : 1));
     if (!color) return -1;
     for (long k = 0; k < np; k++) {
+        color[k] = -1;
+        if (g->pair[k].count == 0) continue;
         ndem_contact_key key = g->pair[k].key;
         int a = key.a, particle = ndem_key_is_particle(key);
         ndem_color_mask used = g->mask[a] | (particle ? g->mask[key.b] : 0);
@@ -288,7 +290,8 @@ static int color_pairs(ndem_sim *sim)
         if (counts[q + 1]) g->color_count = q + 1;
     for (int q = 0; q < NDEM_COLOR_SETS; q++) counts[q + 1] += counts[q];
     memcpy(g->color_start, counts, sizeof g->color_start);
-    for (long k = 0; k < np; k++) g->order[counts[color[k]]++] = k;
+    for (long k = 0; k < np; k++)
+        if (color[k] >= 0) g->order[counts[color[k]]++] = k;
     free(color);
     return 0;
 }
@@ -401,7 +404,7 @@ static void solve_point(ndem_grow *r, body_v *P, body_v *Q, int st, double *res)
     int impact = st == NDEM_GENERAL_IMPACT;
     if (impact && !r->impact) return;
     double *L = impact ? r->imp : r->lam;
-    double rn, ln, F, sig_t = impact ? 0.0 : r->sig_t;
+    double rn, ln, F;
     const double *inv = impact ? r->inv_k : r->inv_d;
     if (impact) { /* Newton's impact law on unregularised rows */
         rn = rel_vel(r, P, Q, 0) - r->v_target;
@@ -415,7 +418,7 @@ static void solve_point(ndem_grow *r, body_v *P, body_v *Q, int st, double *res)
         F = r->s * ln; /* the physical normal impulse bounds friction */
     }
     L[0] = ln;
-    double r1 = rel_vel(r, P, Q, 1) + sig_t * L[1], r2 = rel_vel(r, P, Q, 2) + sig_t * L[2];
+    double r1 = rel_vel(r, P, Q, 1), r2 = rel_vel(r, P, Q, 2);
     double l1 = L[1] - r1 * inv[1], l2 = L[2] - r2 * inv[2];
     double lim = r->mu * F, len = sqrt(l1 * l1 + l2 * l2);
     if (len > lim) {
@@ -432,10 +435,6 @@ static void solve_pair(ndem_sim *sim, long k, int st, int want_residual)
 {
     ndem_general *g = sim->general;
     const ndem_gpair *pr = &g->pair[k];
-    if (pr->count == 0) {
-        if (want_residual) g->res[2 * k] = g->res[2 * k + 1] = 0.0;
-        return;
-    }
     ndem_grow *r0 = &g->row[pr->first];
     body_v P, Q;
     load_body(sim, r0->p, NULL, &P);

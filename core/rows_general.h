@@ -26,8 +26,8 @@ typedef struct ndem_grow {
     double jp[3][3], jq[3][3];  /* r_p x t[d], r_q x t[d] */
     double mp[3][3], mq[3][3];  /* I_p^-1 (r_p x t[d]), I_q^-1 (r_q x t[d]) (world) */
     double ug[3];               /* geometry: its surface velocity at the point */
-    double inv_d[3], inv_k[3];  /* 1 / diagonal: continuous (with compliance), impact */
-    double s, sig_n, sig_t, phi, ups, q_n, mu, delta, v_target;
+    double inv_d[3], inv_k[3];  /* 1 / diagonal: continuous (normal compliance), impact */
+    double s, sig_n, phi, ups, q_n, mu, delta, v_target;
     double lam[3], imp[3]; /* continuous (normal scaled by s), impact stage */
     int impact, gap;       /* impact: 0 none, 1 touching, 2 impacting (solver.c) */
     unsigned id;           /* the point's persistent id (shape_collide.h) */

@@ -349,16 +349,16 @@ typedef struct body_v {
     int slot;
 } body_v;
 
-static void load_body(const ndem_sim *sim, int i, const double *ug, body_v *o)
+/* Body i from its slot, or (i < 0) geometry moving at ug. */
+static void load_body(const ndem_sim *sim, int i, const double ug[3], body_v *o)
 {
     if (i < 0) {
-        memcpy(o->v, ug, sizeof o->v);
-        o->w[0] = o->w[1] = o->w[2] = 0.0;
+        for (int d = 0; d < 3; d++) o->v[d] = ug[d], o->w[d] = 0.0;
         o->im = 0.0;
         o->slot = -1;
         return;
     }
-    const float *s = (const float *)&sim->contacts.vs[i];
+    const ndem_f8 s = sim->contacts.vs[i];
     for (int d = 0; d < 3; d++) o->v[d] = s[d], o->w[d] = s[3 + d];
     o->im = s[6];
     o->slot = i;
@@ -367,8 +367,8 @@ static void load_body(const ndem_sim *sim, int i, const double *ug, body_v *o)
 static void store_body(ndem_sim *sim, const body_v *o)
 {
     if (o->slot < 0) return;
-    float *s = (float *)&sim->contacts.vs[o->slot];
-    for (int d = 0; d < 3; d++) s[d] = (float)o->v[d], s[3 + d] = (float)o->w[d];
+    ndem_f8 *s = &sim->contacts.vs[o->slot];
+    for (int d = 0; d < 3; d++) (*s)[d] = (float)o->v[d], (*s)[3 + d] = (float)o->w[d];
 }
 
 /* Relative velocity of q against p at the point along t[e]. */
@@ -437,7 +437,7 @@ static void solve_pair(ndem_sim *sim, long k, int st, int want_residual)
     const ndem_gpair *pr = &g->pair[k];
     ndem_grow *r0 = &g->row[pr->first];
     body_v P, Q;
-    load_body(sim, r0->p, NULL, &P);
+    load_body(sim, r0->p, r0->ug, &P); /* p is a particle: ug unread */
     double res[2] = {0, 0};
     for (int j = 0; j < pr->count; j++) {
         ndem_grow *r = &r0[j];

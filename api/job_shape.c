@@ -119,12 +119,14 @@ static void check_source(ndem_jc *c, const ndem_job *job, const char *place, int
     const ndem_scene_def *s = &job->scene;
     for (int g = 0; g < s->geometry_count; g++) {
         const ndem_geometry_def *geo = &s->geometry[g];
-        if (s->solver.method == NDEM_METHOD_NDEM && geo->walls.enabled) {
-            /* NDEM's walls are proxy rows (rigid.c) the general rows do not feed */
+        if (s->solver.method == NDEM_METHOD_NDEM && (geo->walls.enabled || geo->dynamic.enabled)) {
+            /* NDEM's walls and dynamic bodies are proxy rows (rigid.c) the general rows do not
+             * feed */
             ndem_jc_error_ptr(c, ptr,
-                              "shaped particles meet walls under \"method\": \"dem\" only in "
-                              "this version; /scene/geometry/%d has walls (docs/shapes.md)",
-                              g);
+                              "shaped particles meet walls and dynamic geometry under \"method\": "
+                              "\"dem\" only in this version; /scene/geometry/%d has %s "
+                              "(docs/shapes.md)",
+                              g, geo->walls.enabled ? "walls" : "\"dynamic\"");
             break;
         }
         if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))

@@ -151,13 +151,14 @@ static int scene_supported(const ndem_sim *sim, const ndem_scene_def *def, char 
     }
     for (int g = 0; g < sim->geometry_count; g++) {
         const ndem_geometry_def *geo = &sim->geometry[g];
-        if (sv->method == NDEM_METHOD_NDEM && geo->walls.enabled) {
-            /* NDEM solves walls through proxy rows (rigid.c), which the
-             * general rows do not feed yet */
+        if (sv->method == NDEM_METHOD_NDEM && (geo->walls.enabled || geo->dynamic.enabled)) {
+            /* NDEM solves walls and dynamic bodies through proxy rows
+             * (rigid.c), which the general rows do not feed yet */
             snprintf(err, err_len,
-                     "geometry %d: walls with shaped particles run with \"method\": \"dem\" only "
+                     "geometry %d: %s with shaped particles run%s with \"method\": \"dem\" only "
                      "in this version (docs/shapes.md)",
-                     g);
+                     g, geo->walls.enabled ? "walls" : "dynamic geometry",
+                     geo->walls.enabled ? "" : "s");
             return 0;
         }
         if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))

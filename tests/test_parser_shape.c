@@ -76,7 +76,11 @@ START_TEST(valid_shapes_refused_at_their_pointer)
                 "does not apply to shaped particles yet");
     expect_only(DOC(", 'geometry': [{'type': 'box', 'min': [-1,-1,-1], 'max': [2,2,2], 'inside': "
                     "true, 'walls': {'mass': 1, 'stress': [1000, 1000, 1000]}}], " SHAPED_GEN),
-                P, "shaped particles meet walls under \"method\": \"dem\" only");
+                P,
+                "shaped particles meet walls and dynamic geometry under \"method\": \"dem\" only");
+    expect_only(DOC(", 'geometry': [{'type': 'plane', 'point': [0,0,-1], 'normal': [0,0,1], "
+                    "'dynamic': {'mass': 10, 'lock': ['rx', 'ry', 'rz']}}], " SHAPED_GEN),
+                P, "/scene/geometry/0 has \"dynamic\"");
 #undef SHAPED_GEN
     /* nor the smooth-DEM laws other than hertz and hunt_crossley */
     expect_only(DEM_DOC("luding", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "

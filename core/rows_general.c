@@ -439,12 +439,18 @@ static void solve_pair(ndem_sim *sim, long k, int st, int want_residual)
     body_v P, Q;
     load_body(sim, r0->p, r0->ug, &P); /* p is a particle: ug unread */
     double res[2] = {0, 0};
-    for (int j = 0; j < pr->count; j++) {
-        ndem_grow *r = &r0[j];
-        load_body(sim, r->q, r->ug, &Q); /* geometry: this point's surface velocity */
-        solve_point(r, &P, &Q, st, want_residual ? res : NULL);
-        store_body(sim, &Q);
-    }
+    /* The impact stage passes over a pair's points three times a sweep: its
+     * ten sweeps left the impulses of a face's four corners uneven, and a
+     * cube landing flat at 5 m/s (e 0.5) spinning at 0.02 rad/s (30 passes:
+     * 3e-8 rad/s); the stage is short and rare. */
+    int passes = st == NDEM_GENERAL_IMPACT ? 3 : 1;
+    for (int pass = 0; pass < passes; pass++)
+        for (int j = 0; j < pr->count; j++) {
+            ndem_grow *r = &r0[j];
+            load_body(sim, r->q, r->ug, &Q); /* geometry: this point's surface velocity */
+            solve_point(r, &P, &Q, st, want_residual ? res : NULL);
+            store_body(sim, &Q);
+        }
     store_body(sim, &P);
     if (want_residual) g->res[2 * k] = res[0], g->res[2 * k + 1] = res[1];
 }

@@ -255,6 +255,60 @@ START_TEST(clump_and_sphere_on_cube_rest)
 }
 END_TEST
 
+/* The impact stage on general rows: a cube (or, for comparison, a sphere of
+ * the same mass centre height) dropped flat on a plane at 5 m/s, above the
+ * impact velocity 0.02 d / h, with restitution e: returns its fastest
+ * upward speed over its fastest downward one, the impacting rows counted,
+ * and the cube's spin after the bounce. */
+static double bounce(int cube, double e, long *impacts, double *spin)
+{
+    const double v0 = 5, h = 1e-3;
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": 2700, "
+        "\"young_modulus\": 1e8}], \"contact_materials\": [{\"materials\": [\"s\", \"s\"], "
+        "\"restitution\": %g}], \"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], "
+        "\"normal\": [0,0,1], \"material\": \"s\"}], \"particles\": [{\"type\": \"list\", "
+        "\"spheres\": [[0,0,0.06,%.17g]], \"velocities\": [[0,0,%g]]%s}]}, \"solver\": "
+        "{\"method\": \"ndem\", \"time_step\": %g, \"duration\": 0.1}}",
+        -G, e, cube ? 0.05 * sqrt(3.0) : 0.05, -v0, cube ? ", \"shape\": " CUBE : "", h);
+    ndem_sim *sim = test_sim(job);
+    double vin = 0, vout = 0;
+    *impacts = 0;
+    for (long k = 0; k < ndem_sim_total_steps(sim); k++) {
+        test_step(sim);
+        *impacts += ndem_sim_stats(sim)->impacts;
+        ndem_frame f;
+        test_frame(sim, &f);
+        vin = fmin(vin, f.velocities[2]);
+        vout = fmax(vout, f.velocities[2]);
+        *spin = norm3(f.angular_velocities);
+        ndem_frame_free(&f);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    return -vout / vin;
+}
+
+/* A cube landing flat rebounds as the sphere does (Newton's law on each of
+ * its four impacting corners), at e within 1%, without turning. */
+START_TEST(cube_bounces_at_restitution)
+{
+    static const double es[2] = {0.2, 0.8};
+    for (int i = 0; i < 2; i++) {
+        long imp_cube, imp_sphere;
+        double spin, sphere_spin;
+        double rc = bounce(1, es[i], &imp_cube, &spin);
+        double rs = bounce(0, es[i], &imp_sphere, &sphere_spin);
+        ck_assert_msg(imp_cube == 4 && imp_sphere == 1, "e %g: impacting rows %ld (cube), %ld",
+                      es[i], imp_cube, imp_sphere);
+        ck_assert_msg(fabs(rc / es[i] - 1) < 0.01 && fabs(rc - rs) < 1e-4 * rs,
+                      "e %g: the cube rebounds at %.6g, the sphere at %.6g", es[i], rc, rs);
+        ck_assert_msg(spin < 1e-6, "e %g: the cube turns at %g rad/s after the bounce", es[i],
+                      spin);
+    }
+}
+END_TEST
+
 /* A pile of cubes, clumps and spheres dropped into an inside box under
  * NDEM: general rows between every kind (cube-cube, cube-clump,
  * clump-sphere, each against the box's faces), the impact stage, reorders
@@ -297,7 +351,7 @@ static uint64_t pile_run(int threads, long steps, long *impact_rows, long *pairs
 /* Regression anchor: the pile's hash after 400 steps as the engine computed
  * it when the general rows were written (not physics; print it with
  * NDEM_PRINT_HASHES=1). The release build checks the same value. */
-#define ANCHOR_SHAPE_NDEM 0xa30f3f3f8d8d0f75ull
+#define ANCHOR_SHAPE_NDEM 0x056496c4c61718efull
 
 /* Bit-identical on 1, 2 and 3 threads (every loop threaded:
  * NDEM_PARALLEL_MIN=8) and with the default threshold, and a checkpoint
@@ -349,6 +403,7 @@ static Suite *shape_ndem_suite(void)
     tcase_add_test(tc, incline_block);
     tcase_add_test(tc, slope_stick_slide_tip);
     tcase_add_test(tc, clump_and_sphere_on_cube_rest);
+    tcase_add_test(tc, cube_bounces_at_restitution);
     tcase_add_test(tc, pile_deterministic);
     suite_add_tcase(s, tc);
     return s;

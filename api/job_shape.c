@@ -119,6 +119,16 @@ static void check_source(ndem_jc *c, const ndem_job *job, const char *place, int
     const ndem_scene_def *s = &job->scene;
     for (int g = 0; g < s->geometry_count; g++) {
         const ndem_geometry_def *geo = &s->geometry[g];
+        if (s->solver.method == NDEM_METHOD_NDEM && (geo->walls.enabled || geo->dynamic.enabled)) {
+            /* NDEM's walls and dynamic bodies are proxy rows (rigid.c) the general rows do not
+             * feed */
+            ndem_jc_error_ptr(c, ptr,
+                              "shaped particles meet walls and dynamic geometry under \"method\": "
+                              "\"dem\" only in this version; /scene/geometry/%d has %s "
+                              "(docs/shapes.md)",
+                              g, geo->walls.enabled ? "walls" : "\"dynamic\"");
+            break;
+        }
         if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
             continue;
         ndem_jc_error_ptr(c, ptr,
@@ -179,6 +189,19 @@ void ndem_job_check_shapes(ndem_jc *c, const ndem_job *job)
         }
         if (cm->velocity_friction) {
             snprintf(ptr, sizeof ptr, "/scene/contact_materials/%d/velocity_friction", i);
+            ndem_jc_error_ptr(c, ptr, "%s", why);
+        }
+        /* NDEM's general rows: no adhesion, no twisting row */
+        if (cm->adhesion != 0) {
+            snprintf(ptr, sizeof ptr, "/scene/contact_materials/%d/adhesion", i);
+            ndem_jc_error_ptr(c, ptr, "%s", why);
+        }
+        if (cm->adhesive_overlap != 0) {
+            snprintf(ptr, sizeof ptr, "/scene/contact_materials/%d/adhesive_overlap", i);
+            ndem_jc_error_ptr(c, ptr, "%s", why);
+        }
+        if (cm->twisting_resistance > 0 && cm->rolling_resistance == 0) { /* else it follows */
+            snprintf(ptr, sizeof ptr, "/scene/contact_materials/%d/twisting_resistance", i);
             ndem_jc_error_ptr(c, ptr, "%s", why);
         }
     }

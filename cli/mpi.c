@@ -100,6 +100,7 @@ int ndem_mpi_supported(const ndem_job *job, char *err, size_t err_len)
         const ndem_generator_def *d = &s->generators[g];
         if (d->fixed_rotation) what = "generators with fixed_rotation";
         else if (d->bonded) what = "bonds";
+        else if (d->shape.type != NDEM_PARTICLE_SPHERE) what = "particle shapes";
         for (int k = 0; k < 3; k++)
             if (d->force[k] != 0 || d->force_rate[k] != 0) what = "generators with a force";
     }

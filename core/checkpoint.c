@@ -28,8 +28,10 @@
  * (rigid.c; nothing for a scene without one, so a format 4 checkpoint reads
  * the same way); 6: each particle's shape index after the creation ids, and
  * after the smooth-DEM state the shaped contacts' point history
- * (dem_shape.c; none in a scene of plain spheres). */
-#define CKPT_VERSION 6u
+ * (dem_shape.c; none in a scene of plain spheres); 7: under NDEM with
+ * shapes, after the stats the general rows' point history (rows_general.h:
+ * length in bytes, then the entries; none in a scene of plain spheres). */
+#define CKPT_VERSION 7u
 #define CKPT_OLDEST 3u /* the oldest format restored */
 
 typedef struct writer {
@@ -146,6 +148,10 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
         uint64_t sl = ndem_dem_shape_state_size(sim);
         put(&w, &sl, 8);
         if (sl > 0) put(&w, ndem_dem_shape_state(sim), sl * sizeof(double));
+    } else if (sim->general) {
+        uint64_t gl = ndem_general_state_size(sim->general);
+        put(&w, &gl, 8);
+        if (gl > 0) put(&w, ndem_general_state(sim->general), gl);
     }
     uint32_t crc = ndem_crc32c(0, w.buf, w.len);
     put(&w, &crc, 4);
@@ -308,6 +314,13 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
                 r.failed = 1;
             else r.pos += sl * sizeof(double);
         }
+    } else if (sim->general && version >= 7 && !r.failed) {
+        uint64_t gl = 0;
+        get(&r, &gl, 8);
+        if (r.failed || gl > length - r.pos ||
+            ndem_general_state_read(sim, (const unsigned char *)buffer + r.pos, (size_t)gl))
+            r.failed = 1;
+        else r.pos += gl;
     }
     if (r.failed || r.pos != length) {
         snprintf(err, err_len, "checkpoint is truncated or corrupt");

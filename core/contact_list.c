@@ -89,6 +89,14 @@ int ndem_sim_copy_contacts(const ndem_sim *sim, ndem_contact_set *out)
     long active = 0;
     contact_row r;
     for (long k = 0; k < nc; k++) active += row_of(sim, k, &r);
+    /* NDEM's shaped pairs (rows_general.h), after the SIMD rows */
+    const ndem_general *g = sim->step > 0 && !sim->failed ? sim->general : NULL;
+    long ng = g ? g->pair_count : 0;
+    long ids[2];
+    int feature;
+    double gx[3], gn[3], gfn, gft[3];
+    for (long k = 0; k < ng; k++)
+        active += ndem_general_contact(sim, k, ids, &feature, gx, gn, &gfn, gft);
     if (allocate(out, active)) {
         ndem_contact_set_free(out);
         return -1;
@@ -108,6 +116,20 @@ int ndem_sim_copy_contacts(const ndem_sim *sim, ndem_contact_set *out)
             out->rolling_torques[3 * j + q] = r.tr[q];
         }
         out->normal_forces[j] = r.fn;
+        j++;
+    }
+    for (long k = 0; k < ng && j < active; k++) {
+        if (!ndem_general_contact(sim, k, ids, &feature, gx, gn, &gfn, gft)) continue;
+        out->a[j] = ids[0];
+        out->b[j] = ids[1];
+        out->feature[j] = feature;
+        for (int q = 0; q < 3; q++) {
+            out->points[3 * j + q] = gx[q];
+            out->normals[3 * j + q] = gn[q];
+            out->tangential_forces[3 * j + q] = gft[q];
+            out->rolling_torques[3 * j + q] = 0.0;
+        }
+        out->normal_forces[j] = gfn;
         j++;
     }
     out->count = j;

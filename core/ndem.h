@@ -463,7 +463,8 @@ int ndem_sim_walls_motor(const ndem_sim *sim, int g, double stress[3]);
 /* The active contacts of the last step (NDEM: a nonzero normal or friction
  * impulse, impact stage included; smooth DEM: a nonzero contact force, van
  * der Waals attraction across a gap included; bonds are not contacts), in
- * the engine's pair order, which is the same for every thread count. Forces
+ * the engine's pair order (NDEM: shaped particles' pairs after the
+ * spheres', one entry a pair), which is the same for every thread count. Forces
  * are those b receives from a, in N (NDEM: the step's impulses over h, as
  * ndem_sim_geometry_load sums them). Arrays owned by the set: release with
  * ndem_contact_set_free. Empty before the first step and after a restore,

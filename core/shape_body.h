@@ -50,9 +50,9 @@ typedef struct ndem_shapes {
 
 /* The table of a scene (NULL in *out when every particle is a sphere).
  * Refuses, with a message naming the generator or emitter, what this
- * version cannot run: a shape under NDEM or a smooth-DEM model other than
- * hertz and hunt_crossley, a uniform radius distribution, geometry other
- * than planes and inside boxes, a bad shape. Returns 0 or -1. */
+ * version cannot run: a smooth-DEM model other than hertz and
+ * hunt_crossley, a uniform radius distribution, geometry other than planes
+ * and inside boxes, walls under NDEM, a bad shape. Returns 0 or -1. */
 int ndem_shapes_create(const struct ndem_sim *sim, const ndem_scene_def *def, ndem_shapes **out,
                        char *err, size_t err_len);
 void ndem_shapes_destroy(ndem_shapes *s);

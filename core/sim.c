@@ -173,6 +173,8 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
         ndem_sim_destroy(sim);
         return NULL;
     }
+    /* NDEM with shapes: the general rows */
+    if (sim->shapes && !sim->dem && !(sim->general = ndem_general_create())) goto oom;
     return sim;
 oom:
     snprintf(err, err_len, "out of memory creating the simulation");
@@ -247,6 +249,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_dem_destroy(sim->dem);
     ndem_rigid_destroy(sim->rigid);
     ndem_shapes_destroy(sim->shapes);
+    ndem_general_destroy(sim->general);
     ndem_decomp_destroy(sim->decomp);
     free(sim->forced);
     free(sim);

@@ -17,6 +17,7 @@
 #include "rigid.h"
 #include "rng.h"
 #include "rows.h"
+#include "rows_general.h"
 #include "vec.h"
 
 #include <stdint.h>
@@ -60,6 +61,7 @@ struct ndem_sim {
     struct ndem_dem *dem;       /* smooth DEM state (dem.c); NULL for NDEM */
     struct ndem_rigid *rigid;   /* dynamic geometry (rigid.c); NULL when there is none */
     struct ndem_shapes *shapes; /* shape templates (shape_body.c); NULL: all plain spheres */
+    ndem_general *general;      /* NDEM rows of shaped particles (rows_general.c), or NULL */
     ndem_decomp *decomp;        /* one process of a decomposed scene (decomp.c); else NULL */
     int forced_count;           /* generators with an external force on their particles */
     struct ndem_forced {

@@ -207,6 +207,13 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual, in
 #pragma omp single
         ndem_rigid_set_end(x->sim, pending, rigid_stage(st));
     }
+    /* shaped particles' rows after the packets (rows_general.c) */
+    if (x->sim->general) {
+        int gs = st == STAGE_IMPACT ? NDEM_GENERAL_IMPACT
+                 : st == STAGE_WARM ? NDEM_GENERAL_WARM
+                                    : NDEM_GENERAL_CONTINUOUS;
+        ndem_general_sweep(x->sim, gs, reverse, want_residual);
+    }
 }
 
 /* Compiled for AVX-512, AVX2 and baseline x86-64: the same IEEE operations
@@ -308,12 +315,13 @@ static void sweep(const ndem_sim *sim, const sweep_ctx *x, stage st, int want_re
 
 /* Mean residuals per row type, summed in packet order so the result (and an
  * early exit that depends on it) is the same for every thread count. */
-static void residuals(const ndem_contacts *c, double *out)
+static void residuals(const ndem_sim *sim, const ndem_contacts *c, double *out)
 {
     double s[3] = {0, 0, 0};
     for (long p = 0; p < c->packet_count; p++)
         for (int q = 0; q < 3; q++) s[q] += c->residual[3 * p + q];
-    for (int q = 0; q < 3; q++) out[q] = c->count ? s[q] / (double)c->count : 0.0;
+    long rows = c->count + ndem_general_residuals(sim, s); /* general rows: per point */
+    for (int q = 0; q < 3; q++) out[q] = rows ? s[q] / (double)rows : 0.0;
 }
 
 /* Body velocities into their slots (float32), with the inverse masses. */
@@ -384,9 +392,11 @@ static long impact_islands(ndem_sim *sim)
         int ra = island_root(parent, key.a), rb = island_root(parent, other);
         if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
+    ndem_general_island_union(sim, parent);
     for (long k = 0; k < c->count; k++)
         if (c->cold[c->slot[k]].impact == 2) hit[island_root(parent, c->key[k].a)] = 1;
-    long kept = 0;
+    ndem_general_island_mark(sim, parent, hit);
+    long kept = ndem_general_island_keep(sim, parent, hit);
     for (long k = 0; k < c->count; k++) {
         ndem_row_cold *r = &c->cold[c->slot[k]];
         if (r->impact == 0) continue;
@@ -475,6 +485,7 @@ void ndem_solve_impact(ndem_sim *sim)
     reduction(+ : impacts)
     for (long p = 0; p < c->packet_count; p++)
         for (int l = 0; l < c->fill[p]; l++) impacts += c->cold[p * NDEM_LANES + l].impact == 2;
+    impacts += ndem_general_impacts(sim);
     /* decomposed: every process sweeps (and exchanges) when any has an impact */
     const ndem_decomp *d = sim->decomp;
     long any = d ? (long)d->hooks.sum(d->hooks.ctx, (double)impacts) : impacts;
@@ -491,7 +502,7 @@ void ndem_solve_impact(ndem_sim *sim)
     if (d && any == 0) return;
     const int imp_it = sim->solver.impact_iterations;
     sweep_ctx x = make_ctx(sim);
-#pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
+#pragma omp parallel num_threads(ndem_threads_for(sim, c->count + ndem_general_work(sim)))
     {
         load_slots(sim);
         if (d) exchange(sim, 0);
@@ -523,16 +534,18 @@ void ndem_solve_continuous(ndem_sim *sim)
         ndem_rigid_free_velocity(sim);
     }
 
-#pragma omp parallel num_threads(ndem_threads_for(sim, c->count))
+#pragma omp parallel num_threads(ndem_threads_for(sim, c->count + ndem_general_work(sim)))
     {
         /* The impact impulses are dropped (lam holds the warm start); the
          * right-hand side takes the post-impact velocities. */
 #pragma omp for schedule(static)
         for (long p = 0; p < c->packet_count; p++) right_hand_side(sim, p);
-            /* Pre-step: external forces (gravity). */
+        ndem_general_right_hand_side(sim);
+        /* Pre-step: external forces (gravity); shaped bodies turn freely. */
 #pragma omp for schedule(static)
         for (long i = 0; i < nb; i++)
             for (int q = 0; q < 3; q++) b->vel[6 * i + q] += h * sim->gravity[q];
+        ndem_general_pre_step(sim);
         if (sim->forced_count > 0) {
 #pragma omp single
             ndem_apply_external_forces(sim);
@@ -551,7 +564,7 @@ void ndem_solve_continuous(ndem_sim *sim)
 #pragma omp single
                 {
                     if (sim->decomp) ndem_decomp_residuals(sim, res);
-                    else residuals(c, res);
+                    else residuals(sim, c, res);
                     iters_used = it + 1;
                     if (probe) ndem_probe_record(sim, it, res);
                     if (tol > 0 && res[0] + res[1] + res[2] < tol) stop = 1;

@@ -103,6 +103,7 @@ static ndem_status measure(ndem_sim *sim)
                 if (o->delta > maxov) maxov = o->delta;
             }
         }
+    ndem_general_stats(sim, &touching, &geo, &maxov);
     sim->stats.kinetic_energy = ke;
     sim->stats.contacts = touching;
     sim->stats.geometry_contacts = geo;
@@ -142,9 +143,15 @@ static ndem_status stage_contacts(ndem_sim *sim)
 /* one process of a decomposed scene: the contacts it solves (decomp.c) */
 static ndem_status stage_own(ndem_sim *sim) { return status_of(ndem_decomp_filter(sim)); }
 
+/* shaped particles' contacts to the general rows (rows_general.c) */
+static ndem_status stage_shapes(ndem_sim *sim) { return status_of(ndem_general_split(sim)); }
+
 static ndem_status stage_color(ndem_sim *sim) { return status_of(ndem_contacts_color(sim)); }
 
-static ndem_status stage_prepare(ndem_sim *sim) { return status_of(ndem_contacts_prepare(sim)); }
+static ndem_status stage_prepare(ndem_sim *sim)
+{
+    return status_of(ndem_contacts_prepare(sim) || ndem_general_prepare(sim));
+}
 
 static ndem_status stage_impact(ndem_sim *sim)
 {
@@ -162,12 +169,13 @@ static ndem_status stage_solve(ndem_sim *sim)
 static ndem_status stage_loads(ndem_sim *sim)
 {
     ndem_loads_ndem(sim);
+    ndem_general_loads(sim);
     return NDEM_OK;
 }
 
 static ndem_status stage_history(ndem_sim *sim)
 {
-    return status_of(ndem_contacts_store_history(sim));
+    return status_of(ndem_contacts_store_history(sim) || ndem_general_store_history(sim));
 }
 
 /* smooth DEM: contact forces, then symplectic Euler (dem.c) */
@@ -206,6 +214,7 @@ static const ndem_stage ndem_stages[] = {
     {"broadphase", stage_broadphase, WALL_BROAD, ndem_check_lists},
     {"contacts", stage_contacts, WALL_NARROW, ndem_check_contacts},
     {"own", stage_own, WALL_NARROW, ndem_check_contacts},
+    {"shapes", stage_shapes, WALL_NARROW, ndem_check_contacts},
     {"color", stage_color, WALL_NARROW, ndem_check_colors},
     {"prepare", stage_prepare, WALL_NARROW, ndem_check_rows},
     {"impact", stage_impact, WALL_SOLVE, NULL},

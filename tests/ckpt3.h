@@ -1,4 +1,5 @@
-/* ckpt3.h - turns a current (format 6) checkpoint of spheres into format 3
+/* ckpt3.h - turns a current (format 7: for spheres the bytes of format 6)
+ * checkpoint of spheres into format 3
  * for the tests that check old checkpoints still restore
  * (test_mesh_contact, test_motion). */
 #ifndef NDEM_TEST_CKPT3_H
@@ -38,7 +39,7 @@ static inline size_t ckpt3_keys(bytes *o, const unsigned char *in, int64_t count
     return 8 * (size_t)count;
 }
 
-/* A format 6 checkpoint (core/checkpoint.c) of plain spheres rewritten as
+/* A format 6 or 7 checkpoint (core/checkpoint.c) of plain spheres rewritten as
  * format 3 had it: no shape indices (one int per particle after the ids)
  * and no shaped contacts' history length (8 bytes after the smooth-DEM
  * state), no geometry poses (10 doubles after each geometry's 12 position

@@ -642,7 +642,7 @@ START_TEST(previous_checkpoint_version_restarts_from_zero)
     }
     td_signal(&d, SIGKILL, 5);
     /* An engine state of a format this build no longer reads (2; formats 3
-     * to 5, the ones before the current 6, still restore) inside a file that
+     * to 6, the ones before the current 7, still restore) inside a file that
      * verifies: the engine's version word sits after the daemon's 56-byte
      * header (server/store_check.c) and the engine buffer's 8-byte magic;
      * the daemon's CRC-32C (header offset 48, over the header with that field
@@ -657,7 +657,7 @@ START_TEST(previous_checkpoint_version_restarts_from_zero)
     ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
     uint32_t version, previous = 2;
     memcpy(&version, buf + 56 + 8, 4);
-    ck_assert_uint_eq(version, 6); /* the current format */
+    ck_assert_uint_eq(version, 7); /* the current format */
     memcpy(buf + 56 + 8, &previous, 4);
     memset(buf + 48, 0, 4);
     uint32_t crc = ndem_crc32c(ndem_crc32c(0, buf, 56), buf + 56, (size_t)n - 56);

@@ -50,27 +50,46 @@ static void expect_only(const char *doc, const char *pointer, const char *msg)
     ndem_job_errors_clear(&e);
 }
 
-#define NOT_NDEM                                                                                   \
-    "is not supported by \"method\": \"ndem\" yet; it runs with \"method\": \"dem\" with "         \
-    "\"contact_model\" \"hertz\" or \"hunt_crossley\""
-
 START_TEST(valid_shapes_refused_at_their_pointer)
 {
-    /* NDEM has no rows for shapes yet */
-    expect_only(GEN_IN(DOC, "{'type': 'polyhedron', 'vertices': " CUBE "}"), P, NOT_NDEM);
-    expect_only(GEN_IN(DOC, "{'type': 'clump', 'spheres': [[0,0,0,1], [1,0,0,0.5]]}"), P, NOT_NDEM);
-    expect_only(EMIT_IN(DOC, "{'type': 'clump', 'spheres': [[0,0,0,1]]}"),
-                "/scene/emitters/0/shape", NOT_NDEM);
-    expect_only(DOC(", 'particles': [{'type': 'list', 'spheres': [[0,0,0,1]], 'shape': {'type': "
-                    "'polyhedron', 'vertices': " CUBE "}}]"),
-                P, NOT_NDEM);
+    /* NDEM runs shapes (general rows), but neither adhesion, nor a
+     * twisting row, nor walls (docs/shapes.md, "NDEM rows") */
+    ndem_job *ok = parse_ok(GEN_IN(DOC, "{'type': 'polyhedron', 'vertices': " CUBE "}"));
+    ck_assert_int_eq(ok->scene.generators[0].shape.type, NDEM_PARTICLE_POLYHEDRON);
+    ndem_job_destroy(ok);
+    ok = parse_ok(EMIT_IN(DOC, "{'type': 'clump', 'spheres': [[0,0,0,1]]}"));
+    ck_assert_int_eq(ok->scene.emitters[0].shape.type, NDEM_PARTICLE_CLUMP);
+    ndem_job_destroy(ok);
+#define SHAPED_GEN                                                                                 \
+    "'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': [1,1,1], 'count': 2, 'shape': "      \
+    "{'type': 'polyhedron', 'vertices': " CUBE "}}]"
+    expect_only(
+        DOC(", 'contact_materials': [{'materials': ['a', 'a'], 'adhesion': 0.5}], " SHAPED_GEN),
+        "/scene/contact_materials/0/adhesion", "does not apply to shaped particles yet");
+    expect_only(DOC(", 'contact_materials': [{'materials': ['a', 'a'], 'adhesive_overlap': "
+                    "1e-4}], " SHAPED_GEN),
+                "/scene/contact_materials/0/adhesive_overlap",
+                "does not apply to shaped particles yet");
+    expect_only(DOC(", 'contact_materials': [{'materials': ['a', 'a'], 'twisting_resistance': "
+                    "0.1}], " SHAPED_GEN),
+                "/scene/contact_materials/0/twisting_resistance",
+                "does not apply to shaped particles yet");
+    expect_only(DOC(", 'geometry': [{'type': 'box', 'min': [-1,-1,-1], 'max': [2,2,2], 'inside': "
+                    "true, 'walls': {'mass': 1, 'stress': [1000, 1000, 1000]}}], " SHAPED_GEN),
+                P,
+                "shaped particles meet walls and dynamic geometry under \"method\": \"dem\" only");
+    expect_only(DOC(", 'geometry': [{'type': 'plane', 'point': [0,0,-1], 'normal': [0,0,1], "
+                    "'dynamic': {'mass': 10, 'lock': ['rx', 'ry', 'rz']}}], " SHAPED_GEN),
+                P, "/scene/geometry/0 has \"dynamic\"");
+#undef SHAPED_GEN
     /* nor the smooth-DEM laws other than hertz and hunt_crossley */
     expect_only(DEM_DOC("luding", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
                                   "[1,1,1], 'count': 2, 'shape': {'type': 'polyhedron', "
                                   "'vertices': " CUBE "}}]"),
                 P,
                 "is not supported by \"contact_model\": \"luding\" yet; it runs with \"method\": "
-                "\"dem\" with \"contact_model\" \"hertz\" or \"hunt_crossley\"");
+                "\"ndem\" or \"method\": \"dem\" with \"contact_model\" \"hertz\" or "
+                "\"hunt_crossley\"");
     /* no shape: spheres as before */
     ndem_job *job = parse_ok(DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
                                  "[1,1,1], 'count': 2}]"));

@@ -447,7 +447,7 @@ START_TEST(checkpoint_restores_the_bodies)
     ck_assert_int_eq(ndem_sim_checkpoint(a, &buf, &len), 0);
     uint32_t version;
     memcpy(&version, (const char *)buf + 8, 4);
-    ck_assert_uint_eq(version, 6);
+    ck_assert_uint_eq(version, 7);
     char err[256];
     ndem_sim *b = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
     ck_assert_msg(b != NULL, "%s", err);

@@ -1,0 +1,130 @@
+/* rows_general.h (internal) - NDEM's general rows: the contacts of shaped
+ * particles (docs/shapes.md, "NDEM rows"). Per manifold point a normal row
+ * and two friction rows with full vector lever arms (r x n, r x t) and each
+ * body's world inverse inertia, solved one scalar point after another,
+ * pair by pair, the pairs coloured like the SIMD rows (no body twice in a
+ * colour) and each colour split among threads, after the SIMD packets of
+ * every sweep. Spheres keep the SIMD rows (rows.c); a scene without shapes
+ * has no general rows (sim->general is NULL) and runs as before. */
+#ifndef NDEM_ROWS_GENERAL_H
+#define NDEM_ROWS_GENERAL_H
+
+#include "contacts.h"
+#include "shape_collide.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ndem_sim;
+
+/* One manifold point's three rows. Bodies p, q in collider order: for two
+ * particles the lower creation id first, so the points' ids (and the warm
+ * start) survive a reorder; q = -1 for geometry. n points from p into q. */
+typedef struct ndem_grow {
+    int p, q;
+    double x[3], n[3], t[3][3]; /* point; t[0] = n, t[1], t[2] the tangents */
+    double jp[3][3], jq[3][3];  /* r_p x t[d], r_q x t[d] */
+    double mp[3][3], mq[3][3];  /* I_p^-1 (r_p x t[d]), I_q^-1 (r_q x t[d]) (world) */
+    double ug[3];               /* geometry: its surface velocity at the point */
+    double inv_d[3], inv_k[3];  /* 1 / diagonal: continuous (normal compliance), impact */
+    double s, sig_n, phi, ups, q_n, mu, delta, v_target;
+    double lam[3], imp[3]; /* continuous (normal scaled by s), impact stage */
+    int impact, gap;       /* impact: 0 none, 1 touching, 2 impacting (solver.c) */
+    unsigned id;           /* the point's persistent id (shape_collide.h) */
+} ndem_grow;
+
+/* A contact of a shaped particle: its points [first, first + count). */
+typedef struct ndem_gpair {
+    ndem_contact_key key;
+    long first;
+    int count, touching;
+} ndem_gpair;
+
+/* Warm-start history entry: keyed by creation ids, so the reorder needs no
+ * remap; impulses on q as world vectors. */
+typedef struct ndem_ghist {
+    int64_t p, q; /* creation ids; q = -1 - geometry for geometry */
+    int32_t feature;
+    uint32_t id;
+    double n, f[3]; /* physical normal impulse, friction impulse vector */
+} ndem_ghist;
+
+typedef struct ndem_general {
+    ndem_gpair *pair;
+    long pair_count, pair_cap;
+    ndem_grow *row;
+    long row_count, row_cap;
+    ndem_contact_point *pts; /* narrow-phase scratch, NDEM_CONTACT_POINTS per pair */
+    long pts_cap;
+    double *iw; /* 9 per body: world inverse inertia this step */
+    long iw_cap;
+    long *order; /* pair indices colour after colour */
+    long order_cap;
+    int color_count;
+    long color_start[NDEM_COLOR_SETS + 1];
+    ndem_color_mask *mask;
+    long mask_cap;
+    double *res; /* 2 per pair: this sweep's residuals (normal, friction) */
+    long res_cap;
+    ndem_ghist *hist, *next; /* last step's, sorted; this step's being built */
+    long hist_count, hist_cap, next_cap;
+} ndem_general;
+
+/* Created with the scene when it runs NDEM with shapes (sim.c). */
+ndem_general *ndem_general_create(void);
+void ndem_general_destroy(ndem_general *g);
+
+/* Stage "shapes" (step.c): moves the contacts of shaped particles out of
+ * the SIMD contact list into the general pairs, keeping pair order. */
+int ndem_general_split(struct ndem_sim *sim);
+/* After the SIMD rows are prepared: the narrow phase of every general pair,
+ * its rows (Hertz mapping, impact classification, warm start), colouring.
+ * 0, or -1 out of memory. */
+int ndem_general_prepare(struct ndem_sim *sim);
+/* Rows, for the solver's thread count (0 without general rows). */
+long ndem_general_work(const struct ndem_sim *sim);
+
+/* Solver stages, as solver.c's (0 impact, 1 warm, 2 continuous). */
+enum { NDEM_GENERAL_IMPACT, NDEM_GENERAL_WARM, NDEM_GENERAL_CONTINUOUS };
+/* Inside the solver's parallel region, called by every thread: one sweep of
+ * the general rows, colour after colour (reversed when `reverse`). */
+void ndem_general_sweep(struct ndem_sim *sim, int stage, int reverse, int want_residual);
+/* Inside the parallel region: the SPOOK right-hand sides from the
+ * post-impact velocities, then every shaped body's free gyroscopic turn
+ * (shape_body.c) with gravity's pre-step. */
+void ndem_general_right_hand_side(struct ndem_sim *sim);
+void ndem_general_pre_step(struct ndem_sim *sim);
+/* Residual sums of the last sweep in pair order, added to s[0], s[1]; rows. */
+long ndem_general_residuals(const struct ndem_sim *sim, double s[2]);
+
+/* Impact stage (solver.c): impacting points; islands over the general
+ * pairs (union, mark, keep: the caller's union-find arrays); zeroes the
+ * impact impulses. */
+long ndem_general_impacts(const struct ndem_sim *sim);
+void ndem_general_island_union(struct ndem_sim *sim, int *parent);
+void ndem_general_island_mark(struct ndem_sim *sim, int *parent, int *hit);
+long ndem_general_island_keep(struct ndem_sim *sim, int *parent, const int *hit);
+
+/* After the solve: loads on the geometry, touching pairs into the step's
+ * statistics, this step's impulses as the next step's warm start. */
+void ndem_general_loads(struct ndem_sim *sim);
+void ndem_general_stats(const struct ndem_sim *sim, long *touching, long *geometry,
+                        double *max_overlap);
+int ndem_general_store_history(struct ndem_sim *sim);
+/* General pair k as one entry of the contact network (ndem_sim_copy_contacts):
+ * creation ids of p and q (or -1 - geometry), the feature, the deepest
+ * point and its normal (p to q), the summed normal and friction forces on q
+ * (impact stage included). 1 when active (a nonzero impulse). */
+int ndem_general_contact(const struct ndem_sim *sim, long k, long ids[2], int *feature, double x[3],
+                         double n[3], double *fn, double ft[3]);
+/* Last step's entry of point `id` of pair (p, q, feature), or NULL. */
+const ndem_ghist *ndem_general_history_find(const ndem_general *g, int64_t p, int64_t q,
+                                            int32_t feature, uint32_t id);
+
+/* Checkpoint (format 7): the history's bytes; read back with a check that
+ * every entry names a body id below `ids` and a geometry feature. */
+size_t ndem_general_state_size(const ndem_general *g);
+const void *ndem_general_state(const ndem_general *g);
+int ndem_general_state_read(struct ndem_sim *sim, const void *in, size_t bytes);
+
+#endif

@@ -178,21 +178,25 @@ typedef struct ndem_radius_dist {
 } ndem_radius_dist;
 
 /* A particle's shape (docs/shapes.md): a sphere of the particle's radius
- * (the default), a clump of spheres or a convex polyhedron. The geometry is
+ * (the default), a clump of spheres, a convex polyhedron or a compound of
+ * convex polyhedra (a non-convex body). The geometry is
  * in the body frame and scaled so that its bounding sphere about the
  * body-frame origin has the particle's radius; the particle's position is
  * its centre of mass. data is owned by the caller until every simulation
  * made from the definition is destroyed. */
 typedef enum ndem_particle_shape_type {
     NDEM_PARTICLE_SPHERE = 0,
-    NDEM_PARTICLE_CLUMP = 1,     /* data: x, y, z, r per member sphere */
-    NDEM_PARTICLE_POLYHEDRON = 2 /* data: x, y, z per point; the shape is their convex hull */
+    NDEM_PARTICLE_CLUMP = 1,      /* data: x, y, z, r per member sphere */
+    NDEM_PARTICLE_POLYHEDRON = 2, /* data: x, y, z per point; the shape is their convex hull */
+    NDEM_PARTICLE_COMPOUND = 3    /* count pieces, piece k the hull of piece_sizes[k] points;
+                                   * data: x, y, z per point, piece after piece */
 } ndem_particle_shape_type;
 
 typedef struct ndem_particle_shape_def {
     ndem_particle_shape_type type;
-    int count; /* members or points */
+    int count; /* members, points, or a compound's pieces */
     const double *data;
+    const int *piece_sizes; /* compound only: points per piece (count of them) */
 } ndem_particle_shape_def;
 
 typedef enum ndem_generator_type {

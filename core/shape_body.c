@@ -78,10 +78,7 @@ static int template_of(ndem_shapes *s, const ndem_particle_shape_def *def, int s
     ndem_body_shape *b = &s->t[s->count];
     memset(b, 0, sizeof *b);
     char why[200];
-    int rc = def->type == NDEM_PARTICLE_CLUMP
-                 ? ndem_shape_clump(def->data, def->count, r, &b->shape, why, sizeof why)
-                 : ndem_shape_polyhedron(def->data, def->count, r, &b->shape, why, sizeof why);
-    if (rc) {
+    if (ndem_shape_from_def(def, r, &b->shape, why, sizeof why)) {
         snprintf(err, err_len, "%s %d: shape: %s", what, index, why);
         return -1;
     }
@@ -100,9 +97,11 @@ static int template_of(ndem_shapes *s, const ndem_particle_shape_def *def, int s
         for (int m = 0; m < sh->n_spheres; m++)
             bound = ndem_max(bound,
                              distance(sh->spheres + 4 * m, b->centroid) + sh->spheres[4 * m + 3]);
-    else
-        for (int v = 0; v < sh->poly.n_vertices; v++)
-            bound = ndem_max(bound, distance(sh->poly.vertices + 3 * v, b->centroid));
+    for (int v = 0; v < sh->poly.n_vertices; v++)
+        bound = ndem_max(bound, distance(sh->poly.vertices + 3 * v, b->centroid));
+    for (int k = 0; k < sh->n_pieces; k++)
+        for (int v = 0; v < sh->pieces[k].poly.n_vertices; v++)
+            bound = ndem_max(bound, distance(sh->pieces[k].poly.vertices + 3 * v, b->centroid));
     b->bound = bound;
     b->d_eq = 2.0 * cbrt(3.0 * mp->volume / (4.0 * M_PI));
     b->radius = r;

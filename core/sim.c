@@ -72,7 +72,14 @@ static uint64_t scene_hash(const ndem_scene_def *d)
                                                : &d->emitters[i - d->generator_count].shape;
         if (p->type == NDEM_PARTICLE_SPHERE) continue; /* only then: older hashes stay */
         HASH(h, i), HASH(h, p->type), HASH(h, p->count);
-        HASH_N(h, p->data, (p->type == NDEM_PARTICLE_CLUMP ? 4 : 3) * p->count);
+        if (p->type == NDEM_PARTICLE_COMPOUND) { /* the pieces' sizes, then all points */
+            int points = 0;
+            for (int k = 0; k < p->count; k++) points += p->piece_sizes[k];
+            HASH_N(h, p->piece_sizes, p->count);
+            HASH_N(h, p->data, 3 * points);
+        } else {
+            HASH_N(h, p->data, (p->type == NDEM_PARTICLE_CLUMP ? 4 : 3) * p->count);
+        }
     }
     const ndem_solver_def *s = &d->solver;
     HASH(h, s->method), HASH(h, s->time_step), HASH(h, s->duration), HASH(h, s->iterations);

@@ -4,7 +4,7 @@
  * full, the template built as the engine will build it (so a flat or
  * repeated set of points is reported where it is), and handed to the engine
  * in the generator's or emitter's definition. What the engine cannot run
- * with it yet (a method or law, a radius distribution, geometry) is refused
+ * with it yet (a method or law, a radius distribution) is refused
  * at the shape's pointer (job_methods.c, job_scene.c). */
 #include "job_parts.h"
 #include "shape.h"
@@ -194,20 +194,6 @@ static void check_source(ndem_jc *c, const ndem_job *job, const char *place, int
                           "needs a fixed radius or a list of radius values (one template per "
                           "radius), not a uniform distribution");
     if (bonded) ndem_jc_error_ptr(c, ptr, "bonds join spheres, not shaped particles");
-    const ndem_scene_def *s = &job->scene;
-    for (int g = 0; g < s->geometry_count; g++) {
-        const ndem_geometry_def *geo = &s->geometry[g];
-        if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
-            continue;
-        ndem_jc_error_ptr(c, ptr,
-                          "shaped particles touch planes and inside boxes only in this version; "
-                          "/scene/geometry/%d is a %s (docs/shapes.md)",
-                          g,
-                          geo->type == NDEM_GEOMETRY_BOX        ? "solid box"
-                          : geo->type == NDEM_GEOMETRY_CYLINDER ? "cylinder"
-                                                                : "mesh");
-        break;
-    }
 }
 
 /* 1 when material m is the material of a shaped generator or emitter. */

@@ -139,6 +139,7 @@ static int source_templates(ndem_shapes *s, const ndem_particle_shape_def *shape
 static int scene_supported(const ndem_sim *sim, const ndem_scene_def *def, char *err,
                            size_t err_len)
 {
+    (void)sim; /* every geometry type takes shapes now */
     const ndem_solver_def *sv = &def->solver;
     if (sv->method != NDEM_METHOD_DEM ||
         (sv->contact_model != NDEM_MODEL_HERTZ && sv->contact_model != NDEM_MODEL_HUNT_CROSSLEY)) {
@@ -147,20 +148,32 @@ static int scene_supported(const ndem_sim *sim, const ndem_scene_def *def, char 
                  "\"hunt_crossley\" only in this version (docs/shapes.md)");
         return 0;
     }
+    return 1;
+}
+
+/* Each solid box as a polyhedron: its corners about its centre. */
+static int solid_boxes(const ndem_sim *sim, ndem_shapes *s, char *err, size_t err_len)
+{
+    s->boxes = calloc((size_t)sim->geometry_count + 1, sizeof *s->boxes);
+    if (!s->boxes) {
+        snprintf(err, err_len, "out of memory building particle shapes");
+        return -1;
+    }
+    s->box_count = sim->geometry_count;
     for (int g = 0; g < sim->geometry_count; g++) {
         const ndem_geometry_def *geo = &sim->geometry[g];
-        if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
-            continue;
-        snprintf(err, err_len,
-                 "geometry %d: shaped particles touch planes and inside boxes only in this "
-                 "version, not a %s (docs/shapes.md)",
-                 g,
-                 geo->type == NDEM_GEOMETRY_BOX        ? "solid box"
-                 : geo->type == NDEM_GEOMETRY_CYLINDER ? "cylinder"
-                                                       : "mesh");
-        return 0;
+        if (geo->type != NDEM_GEOMETRY_BOX || geo->inside) continue;
+        double pts[24], half[3];
+        for (int k = 0; k < 3; k++) half[k] = 0.5 * (geo->max[k] - geo->min[k]);
+        for (int i = 0; i < 8; i++)
+            for (int k = 0; k < 3; k++) pts[3 * i + k] = (i >> k & 1) ? half[k] : -half[k];
+        char why[200];
+        if (ndem_shape_polyhedron(pts, 8, ndem_norm(half), &s->boxes[g], why, sizeof why)) {
+            snprintf(err, err_len, "geometry %d: %s", g, why);
+            return -1;
+        }
     }
-    return 1;
+    return 0;
 }
 
 int ndem_shapes_create(const ndem_sim *sim, const ndem_scene_def *def, ndem_shapes **out, char *err,
@@ -202,6 +215,10 @@ int ndem_shapes_create(const ndem_sim *sim, const ndem_scene_def *def, ndem_shap
             return -1;
         }
     }
+    if (solid_boxes(sim, s, err, err_len)) {
+        ndem_shapes_destroy(s);
+        return -1;
+    }
     /* a source's templates are consecutive, generators' before emitters' */
     for (int i = 0, listed = -1; i < s->count; i++) {
         if (i == 0 || s->t[i].source != s->t[i - 1].source) listed++;
@@ -216,6 +233,8 @@ void ndem_shapes_destroy(ndem_shapes *s)
     if (!s) return;
     for (int i = 0; i < s->count; i++) ndem_shape_clear(&s->t[i].shape);
     free(s->t);
+    for (int g = 0; g < s->box_count; g++) ndem_shape_clear(&s->boxes[g]);
+    free(s->boxes);
     free(s->hist);
     free(s->next);
     free(s);

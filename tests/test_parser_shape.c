@@ -182,11 +182,13 @@ START_TEST(shape_limits_at_their_pointer)
     expect_only(DEM_DOC("hertz", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
                                  "[1,1,1], 'count': 2, 'bonded': true, " SHAPED "}]"),
                 P, "bonds join spheres, not shaped particles");
-    expect_only(DEM_DOC("hertz", ", 'geometry': [{'type': 'cylinder', 'center': [0,0,0], 'axis': "
-                                 "[0,0,1], 'radius': 2, 'length': 2, 'inside': true}], "
-                                 "'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
-                                 "[1,1,1], 'count': 2, " SHAPED "}]"),
-                P, "/scene/geometry/0 is a cylinder");
+    /* every geometry takes shapes now (test_shape_geometry) */
+    ndem_job_destroy(parse_ok(DEM_DOC("hertz", ", 'geometry': [{'type': 'cylinder', 'center': "
+                                               "[0,0,0], 'axis': [0,0,1], 'radius': 2, 'length': "
+                                               "2, 'inside': true}, {'type': 'box', 'min': "
+                                               "[5,5,5], 'max': [6,6,6]}], 'particles': [{'type': "
+                                               "'lattice', 'min': [0,0,0], 'max': [1,1,1], "
+                                               "'count': 2, " SHAPED "}]")));
     /* a list of 65 different radii would need 65 templates */
     {
         char doc[8192];

@@ -390,6 +390,7 @@ static void emit_solver(ndem_jw *w, const ndem_solver_def *v)
         ndem_jw_kstring(w, "contact_model", ndem_contact_model_name(v->contact_model));
     ndem_jw_knumber(w, "time_step", v->time_step);
     ndem_jw_knumber(w, "duration", v->duration);
+    if (v->broad_phase == NDEM_BROAD_PHASE_LLL) ndem_jw_kstring(w, "broad_phase", "lll");
     ndem_jw_klong(w, "iterations", v->iterations);
     ndem_jw_klong(w, "impact_iterations", v->impact_iterations);
     ndem_jw_kbool(w, "warm_start", v->warm_start);

@@ -259,6 +259,14 @@ typedef enum ndem_contact_model {
     NDEM_MODEL_LUDING = 4 /* libgran: four springs with dashpots, static/dynamic friction */
 } ndem_contact_model;
 
+/* The broad phase that builds the Verlet lists (docs/shapes.md, "The Linked
+ * Linear List"): a grid of cells, or the Linked Linear List (sorted box ends
+ * on three axes, updated incrementally). Both give the same lists. */
+typedef enum ndem_broad_phase {
+    NDEM_BROAD_PHASE_GRID = 0,
+    NDEM_BROAD_PHASE_LLL = 1
+} ndem_broad_phase;
+
 typedef struct ndem_solver_def {
     ndem_method method;
     double time_step;                 /* h (s) */
@@ -273,6 +281,7 @@ typedef struct ndem_solver_def {
     double friction_compliance;       /* gamma_t = gamma_r, default 1e-6 */
     int threads;                      /* OpenMP threads; 0: the runtime's default */
     ndem_contact_model contact_model; /* method "dem" only */
+    ndem_broad_phase broad_phase;     /* the Verlet lists' search; the same contacts either way */
 } ndem_solver_def;
 
 typedef struct ndem_scene_def {

@@ -4,6 +4,7 @@
 #include "geometry_mesh.h"
 #include "shape_body.h"
 #include "sim.h"
+#include "broadphase_lll.h"
 #include "vec.h"
 
 #include <math.h>
@@ -251,6 +252,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_contacts_destroy(&sim->contacts, &sim->history);
     ndem_grid_destroy(&sim->grid);
     ndem_neighbours_destroy(&sim->neighbours);
+    ndem_lll_destroy(sim->lll);
     ndem_dem_destroy(sim->dem);
     ndem_rigid_destroy(sim->rigid);
     ndem_shapes_destroy(sim->shapes);

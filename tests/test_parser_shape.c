@@ -3,6 +3,7 @@
  * checked as the engine builds it, a valid shape handed to the engine under
  * the smooth-DEM laws that run it and refused at its pointer under the
  * others and with what the engine cannot run yet. */
+#include "job_shapes.h"
 #include "parser_util.h"
 
 /* A scene under smooth DEM with a law that runs shapes (hertz), or NDEM (DOC). */
@@ -112,6 +113,35 @@ START_TEST(compound_accepted_and_given_back)
     ndem_job_errors_clear(&e);
     ndem_job_destroy(again);
     ndem_job_destroy(job);
+    /* the job resource lists it as its pieces' hulls over one vertex list,
+     * about its centre of mass (the L's centroid is (-1/6, 0, -1/6) at
+     * radius 1.5; the listing is at radius 1), and the table has it */
+    cJSON *doc = cJSON_Parse("{\"scene\": {\"particles\": [{\"shape\": {\"type\": "
+                             "\"compound\", \"pieces\": [" LBASE ", " LUP "]}}]}}");
+    ck_assert_ptr_nonnull(doc);
+    cJSON *list = ndem_job_shape_list(doc);
+    const cJSON *o = cJSON_GetArrayItem(list, 0);
+    ck_assert_str_eq(cJSON_GetObjectItem(o, "type")->valuestring, "compound");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "vertices")), 16);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "faces")), 12);
+    const cJSON *pf = cJSON_GetObjectItem(o, "piece_faces");
+    ck_assert_int_eq(cJSON_GetArraySize(pf), 2);
+    ck_assert_int_eq(cJSON_GetArrayItem(pf, 1)->valueint, 6);
+    double sum[3] = {0, 0, 0}; /* the base's 8 corners average to its centre */
+    for (int i = 0; i < 8; i++)
+        for (int k = 0; k < 3; k++)
+            sum[k] +=
+                cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "vertices"), i), k)
+                    ->valuedouble /
+                8;
+    ck_assert_double_eq_tol(sum[0], (0 + 1.0 / 6) / 1.5, 1e-12);
+    ck_assert_double_eq_tol(sum[2], (-0.5 + 1.0 / 6) / 1.5, 1e-12);
+    ndem_shape_table *t = ndem_job_shape_table(doc);
+    ck_assert_int_eq(ndem_shape_table_get(t, 0)->type, NDEM_SHAPE_COMPOUND);
+    ck_assert_int_eq(ndem_shape_table_get(t, 0)->n_pieces, 2);
+    ndem_shape_table_destroy(t);
+    cJSON_Delete(list);
+    cJSON_Delete(doc);
 }
 END_TEST
 

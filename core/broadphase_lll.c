@@ -8,9 +8,9 @@
  * other two axes asked, and the pair enters or leaves the set of
  * overlapping boxes. The lists are then those pairs that pass the same
  * reach test as the grid's (broadphase.c), sorted the same way, so both
- * broad phases give the same lists and the same bits. A change of the
- * bodies (count, or a reorder: their creation ids) starts afresh: a full
- * sort and one sweep. */
+ * broad phases give the same lists and the same bits. The lists hold
+ * bodies by creation id, so NDEM's reorder does not unsort them; a change
+ * of the body count starts afresh: a full sort and one sweep. */
 #include "broadphase_lll.h"
 #include "grid.h"
 #include "sim.h"
@@ -32,7 +32,7 @@ typedef struct lll_pair {
 
 struct ndem_lll {
     long n;
-    long *ids; /* the bodies' creation ids at the last build */
+    long *ids; /* per creation id: the body's internal index now */
     lll_end *axis[3];
     double *lo, *hi; /* 3 per body: the box */
     lll_pair *set;
@@ -247,7 +247,10 @@ static int reach_ok(const ndem_bodies *b, int i, int j, double skin, double rmax
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
 }
 
-/* The boxes of this build and the pair set brought up to date. */
+/* The boxes of this build and the pair set brought up to date. The lists
+ * hold the bodies by creation id, so a reorder of the internal indices
+ * (NDEM's every NDEM_REORDER_STEPS steps) leaves them as sorted as they
+ * were; where[id] is the internal index now. */
 static int update(ndem_sim *sim, double skin)
 {
     const ndem_bodies *b = &sim->bodies;
@@ -259,14 +262,17 @@ static int update(ndem_sim *sim, double skin)
     ndem_lll *l = sim->lll;
     int fresh = l->n != n || !l->ids;
     if (fresh && reserve(l, n)) return -1;
-    for (long i = 0; i < n && !fresh; i++) fresh = l->ids[i] != b->id[i];
-    if (n > 0) memcpy(l->ids, b->id, sizeof *l->ids * (size_t)n);
+    for (long i = 0; i < n; i++) {
+        if (b->id[i] < 0 || b->id[i] >= n) return -1; /* creation ids: 0 .. n - 1 */
+        l->ids[b->id[i]] = i;
+    }
     /* the boxes: a superset of every pair within r_i + r_j + skin */
     for (long i = 0; i < n; i++)
         for (int k = 0; k < 3; k++) {
+            long id = b->id[i];
             double x = b->pos[3 * i + k], e = b->radius[i] + 0.5 * skin;
-            l->lo[3 * i + k] = x - e;
-            l->hi[3 * i + k] = x + e;
+            l->lo[3 * id + k] = x - e;
+            l->hi[3 * id + k] = x + e;
         }
     for (int k = 0; k < 3; k++)
         for (long i = 0; i < 2 * n; i++) {
@@ -296,7 +302,13 @@ int ndem_lll_lists(ndem_sim *sim, double skin, double rmax, ndem_neighbours *nl)
     long np = 0;
     for (long s = 0; s < l->set_cap; s++) {
         const lll_pair *q = &l->set[s];
-        if (q->i >= 0 && reach_ok(b, q->i, q->j, skin, rmax, per_pair)) p[np++] = *q;
+        if (q->i < 0) continue;
+        int i = (int)l->ids[q->i], j = (int)l->ids[q->j]; /* internal indices now */
+        if (i > j) {
+            int t = i;
+            i = j, j = t;
+        }
+        if (reach_ok(b, i, j, skin, rmax, per_pair)) p[np++] = (lll_pair){i, j};
     }
     qsort(p, (size_t)np, sizeof *p, cmp_pair);
     free(nl->j);

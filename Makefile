@@ -211,8 +211,8 @@ FUZZ         := $(BUILD)/fuzz
 FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c api/frame_bin.c api/series.c core/crc32c.c \
                 core/defaults.c core/dem_timestep.c core/dem_models.c \
                 core/material.c api/stl.c api/base64.c core/mesh.c core/geometry_mesh.c \
-                core/shape.c core/mass_props_shape.c
-FUZZ_STL_SRC := api/stl.c api/base64.c core/mesh.c
+                core/shape.c core/shape_compound.c core/mass_props_shape.c
+FUZZ_STL_SRC := api/stl.c api/base64.c core/mesh.c core/mass_props_shape.c
 FUZZ_SECONDS ?= 30
 FUZZ_SEEDS   := $(wildcard examples/*.json bench/*.json)
 FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -ffp-contract=off -Icore -Iapi \

@@ -47,6 +47,7 @@ static const char *const solver_keys[] = {"method",
                                           "friction_compliance",
                                           "threads",
                                           "contact_model",
+                                          "broad_phase",
                                           NULL};
 static const char *const output_keys[] = {"frame_interval", "contacts", NULL};
 
@@ -284,6 +285,11 @@ static void read_solver(ndem_jc *c, const cJSON *solver, ndem_solver_def *s)
         s->contact_model = (ndem_contact_model)model;
     if (cJSON_HasObjectItem(solver, "contact_model") && s->method != NDEM_METHOD_DEM)
         ndem_jc_error_at(c, "contact_model", "applies to \"method\": \"dem\" only");
+    static const char *const broad_phases[] = {"grid", "lll", NULL};
+    int broad = NDEM_BROAD_PHASE_GRID;
+    if (ndem_jc_enum(c, solver, "broad_phase", broad_phases, "one of \"grid\", \"lll\"", &broad,
+                     0) == NDEM_JC_OK)
+        s->broad_phase = (ndem_broad_phase)broad;
     const cJSON *hv = cJSON_GetObjectItemCaseSensitive(solver, "time_step");
     int h_ok;
     if (cJSON_IsString(hv) && hv->valuestring && strcmp(hv->valuestring, "auto") == 0) {

@@ -253,11 +253,29 @@ static void emit_per_sphere(ndem_jw *w, const char *key, const double *a, int wi
 static void emit_shape(ndem_jw *w, const ndem_particle_shape_def *p)
 {
     if (p->type == NDEM_PARTICLE_SPHERE || !p->data) return;
+    static const char *const names[] = {"sphere", "clump", "polyhedron", "compound"};
     int clump = p->type == NDEM_PARTICLE_CLUMP;
     ndem_jw_key(w, "shape");
     ndem_jw_begin(w, '{', 0);
-    ndem_jw_kstring(w, "type", clump ? "clump" : "polyhedron");
-    emit_per_sphere(w, clump ? "spheres" : "vertices", p->data, clump ? 4 : 3, p->count);
+    ndem_jw_kstring(w, "type", names[p->type]);
+    if (p->type == NDEM_PARTICLE_COMPOUND) {
+        ndem_jw_key(w, "pieces");
+        ndem_jw_begin(w, '[', 0);
+        const double *at = p->data;
+        for (int k = 0; k < p->count; k++) {
+            ndem_jw_next(w);
+            ndem_jw_begin(w, '[', 0);
+            for (int i = 0; i < p->piece_sizes[k]; i++) {
+                ndem_jw_next(w);
+                ndem_jw_vec(w, at + 3 * i, 3);
+            }
+            ndem_jw_end(w);
+            at += 3 * p->piece_sizes[k];
+        }
+        ndem_jw_end(w);
+    } else {
+        emit_per_sphere(w, clump ? "spheres" : "vertices", p->data, clump ? 4 : 3, p->count);
+    }
     ndem_jw_end(w);
 }
 
@@ -372,6 +390,7 @@ static void emit_solver(ndem_jw *w, const ndem_solver_def *v)
         ndem_jw_kstring(w, "contact_model", ndem_contact_model_name(v->contact_model));
     ndem_jw_knumber(w, "time_step", v->time_step);
     ndem_jw_knumber(w, "duration", v->duration);
+    if (v->broad_phase == NDEM_BROAD_PHASE_LLL) ndem_jw_kstring(w, "broad_phase", "lll");
     ndem_jw_klong(w, "iterations", v->iterations);
     ndem_jw_klong(w, "impact_iterations", v->impact_iterations);
     ndem_jw_kbool(w, "warm_start", v->warm_start);

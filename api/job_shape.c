@@ -1,9 +1,10 @@
 /* job_shape.c - the optional "shape" of a generator or emitter (a clump of
- * spheres or a convex polyhedron, docs/shapes.md). It is read and checked in
+ * spheres, a convex polyhedron or a compound of convex pieces,
+ * docs/shapes.md). It is read and checked in
  * full, the template built as the engine will build it (so a flat or
  * repeated set of points is reported where it is), and handed to the engine
  * in the generator's or emitter's definition. What the engine cannot run
- * with it yet (a method or law, a radius distribution, geometry) is refused
+ * with it yet (a method or law, a radius distribution) is refused
  * at the shape's pointer (job_methods.c, job_scene.c). */
 #include "job_parts.h"
 #include "shape.h"
@@ -17,27 +18,22 @@
  * check stay quick). */
 #define SHAPE_MAX_ENTRIES 1024
 
-static const char *const shape_types[] = {"clump", "polyhedron", NULL};
+static const char *const shape_types[] = {"clump", "polyhedron", "compound", NULL};
 static const char *const clump_keys[] = {"type", "spheres", NULL};
 static const char *const polyhedron_keys[] = {"type", "vertices", NULL};
-static const char *const shape_keys[] = {"type", "spheres", "vertices", NULL};
+static const char *const compound_keys[] = {"type", "pieces", NULL};
+static const char *const shape_keys[] = {"type", "spheres", "vertices", "pieces", NULL};
+static const char *const *const type_keys[] = {clump_keys, polyhedron_keys, compound_keys};
+static const char *const not_field[] = {"not a field of a clump", "not a field of a polyhedron",
+                                        "not a field of a compound"};
 
-/* The array member key of width-tuples of numbers (the last > 0 when
- * last_positive), malloc'd into *out; returns the count, or -1 after
- * reporting. */
-static int read_tuples(ndem_jc *c, const cJSON *obj, ndem_job *job, const char *key, int width,
-                       int last_positive, const char *what, double **out)
+/* The width-tuples of numbers of array arr (the last > 0 when
+ * last_positive, errors under the pointer pushed) into v. */
+static void read_tuple_items(ndem_jc *c, const cJSON *arr, int width, int last_positive,
+                             const char *what, double *v)
 {
-    const cJSON *arr, *e;
-    *out = NULL;
-    int n = ndem_jc_array(c, obj, key, 1, SHAPE_MAX_ENTRIES, NDEM_JC_REQUIRED, &arr);
-    if (n <= 0) return -1;
-    /* owned by the job, which the engine's definition points into */
-    double *v = ndem_job_list_array(c, job, (size_t)n * (size_t)width);
-    if (!v) return -1;
-    memset(v, 0, (size_t)n * (size_t)width * sizeof *v);
-    int before = ndem_jc_failed(c), i = 0;
-    size_t mark = ndem_jc_push_key(c, key);
+    const cJSON *e;
+    int i = 0;
     cJSON_ArrayForEach(e, arr)
     {
         size_t m2 = ndem_jc_push_index(c, i);
@@ -59,9 +55,81 @@ static int read_tuples(ndem_jc *c, const cJSON *obj, ndem_job *job, const char *
         ndem_jc_pop(c, m2);
         i++;
     }
+}
+
+/* The array member key of width-tuples of numbers (the last > 0 when
+ * last_positive), malloc'd into *out; returns the count, or -1 after
+ * reporting. */
+static int read_tuples(ndem_jc *c, const cJSON *obj, ndem_job *job, const char *key, int width,
+                       int last_positive, const char *what, double **out)
+{
+    const cJSON *arr;
+    *out = NULL;
+    int n = ndem_jc_array(c, obj, key, 1, SHAPE_MAX_ENTRIES, NDEM_JC_REQUIRED, &arr);
+    if (n <= 0) return -1;
+    /* owned by the job, which the engine's definition points into */
+    double *v = ndem_job_list_array(c, job, (size_t)n * (size_t)width);
+    if (!v) return -1;
+    memset(v, 0, (size_t)n * (size_t)width * sizeof *v);
+    int before = ndem_jc_failed(c);
+    size_t mark = ndem_jc_push_key(c, key);
+    read_tuple_items(c, arr, width, last_positive, what, v);
     ndem_jc_pop(c, mark);
     if (ndem_jc_failed(c) != before) return -1;
     *out = v;
+    return n;
+}
+
+/* A compound's "pieces": 1 to NDEM_COMPOUND_PIECES_MAX arrays of [x, y, z]
+ * (at least 4 each), all points into *out piece after piece and the sizes
+ * into *sizes (both owned by the job); returns the piece count, or -1
+ * after reporting. */
+static int read_pieces(ndem_jc *c, const cJSON *obj, ndem_job *job, double **out, int **sizes)
+{
+    const cJSON *arr, *e;
+    *out = NULL;
+    *sizes = NULL;
+    int n = ndem_jc_array(c, obj, "pieces", 1, NDEM_COMPOUND_PIECES_MAX, NDEM_JC_REQUIRED, &arr);
+    if (n <= 0) return -1;
+    int before = ndem_jc_failed(c), total = 0, i = 0;
+    size_t mark = ndem_jc_push_key(c, "pieces");
+    cJSON_ArrayForEach(e, arr)
+    {
+        size_t m2 = ndem_jc_push_index(c, i++);
+        int m = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : 0;
+        if (m < 4 || m > SHAPE_MAX_ENTRIES)
+            ndem_jc_error(c, "must be an array of 4 to %d points [x, y, z] (a convex piece)",
+                          SHAPE_MAX_ENTRIES);
+        total += m;
+        ndem_jc_pop(c, m2);
+    }
+    if (ndem_jc_failed(c) != before) {
+        ndem_jc_pop(c, mark);
+        return -1;
+    }
+    /* the sizes as ints in a job-owned array of doubles (as keyframes are) */
+    double *v = ndem_job_list_array(c, job, 3 * (size_t)total);
+    void *raw = ndem_job_list_array(c, job, (size_t)n); /* n doubles hold n ints */
+    int *sz = raw;
+    if (!v || !sz) {
+        ndem_jc_pop(c, mark);
+        return -1;
+    }
+    memset(v, 0, 3 * (size_t)total * sizeof *v);
+    size_t at = 0;
+    i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        size_t m2 = ndem_jc_push_index(c, i);
+        sz[i] = cJSON_GetArraySize(e);
+        read_tuple_items(c, e, 3, 0, "[x, y, z]", v + at);
+        at += 3 * (size_t)sz[i++];
+        ndem_jc_pop(c, m2);
+    }
+    ndem_jc_pop(c, mark);
+    if (ndem_jc_failed(c) != before) return -1;
+    *out = v;
+    *sizes = sz;
     return n;
 }
 
@@ -75,32 +143,42 @@ void ndem_job_read_shape(ndem_jc *c, const cJSON *item, ndem_job *job, ndem_part
         return;
     }
     int before = ndem_jc_failed(c), type = -1;
-    if (ndem_jc_enum(c, v, "type", shape_types, "one of \"clump\", \"polyhedron\"", &type,
-                     NDEM_JC_REQUIRED) != NDEM_JC_OK) {
+    if (ndem_jc_enum(c, v, "type", shape_types, "one of \"clump\", \"polyhedron\", \"compound\"",
+                     &type, NDEM_JC_REQUIRED) != NDEM_JC_OK) {
         ndem_jc_members(c, v, shape_keys, NULL, NULL);
         ndem_jc_pop(c, mark);
         return;
     }
-    ndem_jc_members(c, v, type == 0 ? clump_keys : polyhedron_keys, shape_keys,
-                    type == 0 ? "not a field of a clump" : "not a field of a polyhedron");
-    const char *key = type == 0 ? "spheres" : "vertices";
+    ndem_jc_members(c, v, type_keys[type], shape_keys, not_field[type]);
+    static const char *const data_key[] = {"spheres", "vertices", "pieces"};
     double *data;
-    int n = type == 0 ? read_tuples(c, v, job, key, 4, 1, "[x, y, z, r]", &data)
-                      : read_tuples(c, v, job, key, 3, 0, "[x, y, z]", &data);
+    int *sizes = NULL;
+    int n = type == 0   ? read_tuples(c, v, job, "spheres", 4, 1, "[x, y, z, r]", &data)
+            : type == 1 ? read_tuples(c, v, job, "vertices", 3, 0, "[x, y, z]", &data)
+                        : read_pieces(c, v, job, &data, &sizes);
+    ndem_particle_shape_def def = {.type = type == 0   ? NDEM_PARTICLE_CLUMP
+                                           : type == 1 ? NDEM_PARTICLE_POLYHEDRON
+                                                       : NDEM_PARTICLE_COMPOUND,
+                                   .count = n,
+                                   .data = data,
+                                   .piece_sizes = sizes};
     if (n > 0) {
         /* built at radius 1: the shape is scaled to each particle's radius */
         ndem_shape s;
         char err[256];
-        int rc = type == 0 ? ndem_shape_clump(data, n, 1.0, &s, err, sizeof err)
-                           : ndem_shape_polyhedron(data, n, 1.0, &s, err, sizeof err);
-        if (rc) ndem_jc_error_at(c, key, "%s", err);
-        else ndem_shape_clear(&s);
+        int piece;
+        if (ndem_shape_from_def(&def, 1.0, &s, err, sizeof err) == 0) {
+            ndem_shape_clear(&s);
+        } else if (type == 2 && sscanf(err, "piece %d:", &piece) == 1) { /* at the piece */
+            size_t m1 = ndem_jc_push_key(c, "pieces"), m2 = ndem_jc_push_index(c, piece);
+            ndem_jc_error(c, "%s", strchr(err, ':') + 2);
+            ndem_jc_pop(c, m2);
+            ndem_jc_pop(c, m1);
+        } else {
+            ndem_jc_error_at(c, data_key[type], "%s", err);
+        }
     }
-    if (ndem_jc_failed(c) == before) {
-        out->type = type == 0 ? NDEM_PARTICLE_CLUMP : NDEM_PARTICLE_POLYHEDRON;
-        out->count = n;
-        out->data = data;
-    }
+    if (ndem_jc_failed(c) == before) *out = def;
     ndem_jc_pop(c, mark);
 }
 
@@ -117,9 +195,10 @@ static void check_source(ndem_jc *c, const ndem_job *job, const char *place, int
                           "radius), not a uniform distribution");
     if (bonded) ndem_jc_error_ptr(c, ptr, "bonds join spheres, not shaped particles");
     const ndem_scene_def *s = &job->scene;
+    if (s->solver.method != NDEM_METHOD_NDEM) return; /* smooth DEM: every geometry */
     for (int g = 0; g < s->geometry_count; g++) {
         const ndem_geometry_def *geo = &s->geometry[g];
-        if (s->solver.method == NDEM_METHOD_NDEM && (geo->walls.enabled || geo->dynamic.enabled)) {
+        if (geo->walls.enabled || geo->dynamic.enabled) {
             /* NDEM's walls and dynamic bodies are proxy rows (rigid.c) the general rows do not
              * feed */
             ndem_jc_error_ptr(c, ptr,
@@ -132,7 +211,8 @@ static void check_source(ndem_jc *c, const ndem_job *job, const char *place, int
         if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
             continue;
         ndem_jc_error_ptr(c, ptr,
-                          "shaped particles touch planes and inside boxes only in this version; "
+                          "under \"method\": \"ndem\" shaped particles touch planes and inside "
+                          "boxes only in this version (\"dem\" takes every geometry); "
                           "/scene/geometry/%d is a %s (docs/shapes.md)",
                           g,
                           geo->type == NDEM_GEOMETRY_BOX        ? "solid box"

@@ -20,7 +20,9 @@ ndem_shape_table *ndem_job_shape_table(const cJSON *doc);
 /* The listing: [{"index", "type", "source" (the shape's JSON Pointer),
  * "radius": 1, "spheres": [[x, y, z, r], ..] (clump) or "vertices": [[x, y,
  * z], ..] and "faces": [[i, j, k, ..], ..] (polyhedron: the hull's faces,
- * counter-clockwise seen from outside)}, ...] ("error" instead of the
+ * counter-clockwise seen from outside; compound: every piece's hull over one
+ * vertex list, and "piece_faces": the faces of each piece in order)}, ...]
+ * ("error" instead of the
  * geometry for a shape that does not build). NULL when memory runs out. */
 cJSON *ndem_job_shape_list(const cJSON *doc);
 

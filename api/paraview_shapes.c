@@ -2,7 +2,8 @@
  * (paraview.h: ndem_shapes_to_vtp; docs/frames.md, "ParaView"): each
  * particle's template, scaled by its radius, turned by its orientation and
  * moved to its position, as polygons, so that ParaView draws them as they
- * are without a filter. A polyhedron is its hull's faces; a clump is its
+ * are without a filter. A polyhedron is its hull's faces (a compound its
+ * pieces' hulls); a clump is its
  * member spheres, each a coarse latitude-longitude polyhedron. */
 #include "paraview.h"
 
@@ -137,6 +138,9 @@ char *ndem_shapes_to_vtp(const ndem_frame *f, const ndem_shape_table *t, long in
         double radius = f->radii[i];
         if (s->type == NDEM_SHAPE_POLYHEDRON)
             polyhedron(&b, &s->poly, pos, radius, q, i, f->shapes[i]);
+        else if (s->type == NDEM_SHAPE_COMPOUND)
+            for (int k = 0; k < s->n_pieces; k++)
+                polyhedron(&b, &s->pieces[k].poly, pos, radius, q, i, f->shapes[i]);
         else
             for (int m = 0; m < s->n_spheres; m++)
                 sphere(&b, s->spheres + 4 * m, s->spheres[4 * m + 3], pos, radius, q, i,

@@ -18,6 +18,7 @@
  * before (same cell, same lists, same bits). With B big bodies the extra
  * work is O(B N) at worst, O(N) for the usual one big body. The lists
  * still come out sorted by j, so the contacts keep their pair order. */
+#include "broadphase_lll.h"
 #include "grid.h"
 #include "sim.h"
 
@@ -216,22 +217,18 @@ static void sort_ints(int *v, long n)
 
 /* Grid search with the list skin; each block of bodies fills its own buffer
  * and the buffers join in block order (thread-count independent). */
-static int neighbours_build(ndem_sim *sim, double skin, double rmax)
+static int grid_lists(ndem_sim *sim, double skin, double rmax)
 {
     ndem_neighbours *nl = &sim->neighbours;
     const ndem_bodies *b = &sim->bodies;
     const ndem_grid *g = &sim->grid;
     long n = b->count;
     if (ndem_broadphase_build(sim, skin, rmax)) return -1;
-    if (ndem_ensure((void **)&nl->start, &nl->start_capacity, n + 1, sizeof(long)) ||
-        ndem_ensure((void **)&nl->x0, &nl->x0_capacity, 3 * n, sizeof(double)))
-        return -1;
     long nblocks = (n + NDEM_LIST_BLOCK - 1) / NDEM_LIST_BLOCK;
     if (ndem_pair_blocks_reserve(&nl->blocks, &nl->block_capacity, nblocks)) return -1;
     /* The old lists are not read from here on: their memory goes back
      * before the blocks fill, and the grid's before the lists are joined, so
      * that a build holds two of the three at a time, not all three. */
-    nl->valid = 0;
     free(nl->j);
     nl->j = NULL;
     nl->capacity = 0;
@@ -286,6 +283,22 @@ static int neighbours_build(ndem_sim *sim, double skin, double rmax)
         free(nl->blocks[bi].key);
         nl->blocks[bi] = (ndem_pair_block){0};
     }
+    return 0;
+}
+
+/* The lists by the chosen broad phase, then what every build keeps. */
+static int neighbours_build(ndem_sim *sim, double skin, double rmax)
+{
+    ndem_neighbours *nl = &sim->neighbours;
+    const ndem_bodies *b = &sim->bodies;
+    long n = b->count;
+    if (ndem_ensure((void **)&nl->start, &nl->start_capacity, n + 1, sizeof(long)) ||
+        ndem_ensure((void **)&nl->x0, &nl->x0_capacity, 3 * n, sizeof(double)))
+        return -1;
+    nl->valid = 0;
+    int rc = sim->solver.broad_phase == NDEM_BROAD_PHASE_LLL ? ndem_lll_lists(sim, skin, rmax, nl)
+                                                             : grid_lists(sim, skin, rmax);
+    if (rc) return -1;
     if (n > 0) /* an empty scene has no arrays yet: memcpy must not see NULL */
         memcpy(nl->x0, b->pos, 3 * sizeof(double) * (size_t)n);
     nl->bodies = n;

@@ -169,21 +169,15 @@ void ndem_dem_shape_force(const ndem_sim *sim, long k, double *out, double *ener
         mb = b->material[key.b];
         m_eff = 1.0 / (b->inv_mass[a] + b->inv_mass[key.b]);
         d_eff = 1.0 / (1.0 / body_size(sim, a) + 1.0 / body_size(sim, key.b));
-    } else { /* the feature's plane (a plane, an inside box's face) */
-        ndem_contact_geom g;
-        ndem_contact_geometry(sim, key, &g);
-        double p[3], nn[3];
-        for (int q = 0; q < 3; q++) {
-            p[q] = b->pos[3 * a + q] + (b->radius[a] - g.delta) * g.n[q];
-            nn[q] = -g.n[q];
-        }
-        ndem_collider_plane(&cb, p, nn);
-        mb = g.material_b;
+    } else { /* the geometry's points (dem_shape_geo.c) */
+        mb = sim->geometry[key.b].material;
         m_eff = 1.0 / b->inv_mass[a];
         d_eff = body_size(sim, a);
     }
     ndem_contact_point pts[NDEM_CONTACT_POINTS];
-    int np = ndem_shape_collide(&ca, &cb, 0.0, pts), touching = 0;
+    int np = particle ? ndem_shape_collide(&ca, &cb, 0.0, pts)
+                      : ndem_dem_shape_geometry_points(sim, key, &ca, pts);
+    int touching = 0;
     for (int j = 0; j < np; j++) touching += pts[j].depth > 0;
     if (touching == 0) return;
     const double *old = old_points(sim, key);

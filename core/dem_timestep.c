@@ -29,10 +29,7 @@ static double shape_lightness(const ndem_particle_shape_def *p)
     if (p->type == NDEM_PARTICLE_SPHERE || !p->data) return 1.0;
     ndem_shape s;
     char err[200];
-    int rc = p->type == NDEM_PARTICLE_CLUMP
-                 ? ndem_shape_clump(p->data, p->count, 1.0, &s, err, sizeof err)
-                 : ndem_shape_polyhedron(p->data, p->count, 1.0, &s, err, sizeof err);
-    if (rc) return 1.0;
+    if (ndem_shape_from_def(p, 1.0, &s, err, sizeof err)) return 1.0;
     double moments[3], q[4], c = ndem_norm(s.mass.centroid), v = s.mass.volume;
     ndem_mass_props_principal(s.mass.inertia, moments, q);
     double reach = 1.0 + c; /* the bounding radius about the centroid, at most */

@@ -130,6 +130,10 @@ void ndem_quat_matrix(const double q[4], double m[9]);
 int ndem_geometry_feature_count(const ndem_geometry_def *g);
 /* The hit of one feature of g at its pose for a sphere (x, r) in the
  * world, at any distance (world normal). */
+/* 1 when the foot of world point x (a mesh at rest or moved by translate:
+ * the caller turns x into the reference frame) on coplanar group `group`'s
+ * plane lies on one of that group's triangles (geometry_mesh.c). */
+int ndem_mesh_group_covers(const ndem_geometry_def *g, int group, const double *x);
 void ndem_geometry_feature_hit(const ndem_geometry_def *g, const ndem_geometry_pose *p,
                                const double *x, double r, int feature, ndem_geo_hit *hit);
 

@@ -335,6 +335,30 @@ static int mesh_collide(const ndem_geometry_def *g, const double *xw, double r, 
     return n;
 }
 
+int ndem_mesh_group_covers(const ndem_geometry_def *g, int group, const double *xw)
+{
+    const ndem_mesh_shape *s = g->mesh;
+    const ndem_mesh *m = s->mesh;
+    double x[3] = {xw[0] - g->point[0], xw[1] - g->point[1], xw[2] - g->point[2]};
+    if (group < 0 || group >= m->n_groups) return 0;
+    const double *pl = s->plane + 4 * group;
+    double h = ndem_dot(pl, x) - pl[3], p[3];
+    int c0[3], c1[3];
+    for (int k = 0; k < 3; k++) p[k] = x[k] - h * pl[k];
+    cell_range(s, p, p, c0, c1);
+    long cell = ((long)c0[2] * s->dim[1] + c0[1]) * s->dim[0] + c0[0];
+    for (int i = s->cell_start[cell]; i < s->cell_start[cell + 1]; i++) {
+        int t = s->cell_tri[i];
+        if (m->group[t] != group) continue;
+        double q[3], d[3];
+        closest_on_triangle(p, corner(m, t, 0), corner(m, t, 1), corner(m, t, 2), q);
+        for (int k = 0; k < 3; k++) d[k] = q[k] - p[k];
+        /* on the triangle, edges included (within rounding of its size) */
+        if (ndem_dot(d, d) <= 1e-18 * s->tri_sphere[4 * t + 3] * s->tri_sphere[4 * t + 3]) return 1;
+    }
+    return 0;
+}
+
 static void mesh_bounds(const ndem_geometry_def *g, double *lo, double *hi)
 {
     for (int k = 0; k < 3; k++) {

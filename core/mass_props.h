@@ -26,6 +26,17 @@ void ndem_mass_props_cylinder(double radius, double length, const double axis[3]
  * enclosed volume is not positive (an open or inside-out mesh). */
 int ndem_mass_props_mesh(const double *vertices, long vertex_count, const int *triangles,
                          long triangle_count, ndem_mass_props *out, char *err, size_t err_len);
+/* Eberly's volume integrals of 1, x, y, z, x^2, y^2, z^2, xy, yz, zx over a
+ * closed mesh, summed triangle by triangle (corners counter-clockwise seen
+ * from outside, relative to the origin wanted): start with in[10] zeroed,
+ * add each triangle, then finish (the constant factors). The mesh module
+ * and the polyhedra share it. */
+void ndem_volume_integrals_add(double in[10], const double p0[3], const double p1[3],
+                               const double p2[3]);
+void ndem_volume_integrals_finish(double in[10]);
+/* The union of convex pieces that do not overlap (their mass properties
+ * each in the same frame): volumes and moments add. */
+void ndem_mass_props_union(const ndem_mass_props *parts, int count, ndem_mass_props *out);
 /* The union of overlapping spheres (x, y, z, r per sphere): overlaps count
  * once. Returns 0, or -1 with a message. */
 int ndem_mass_props_clump(const double *spheres, int count, ndem_mass_props *out, char *err,

@@ -60,11 +60,35 @@ static void subexpressions(double w0, double w1, double w2, double f[3], double 
     g[2] = f[1] + w2 * (f[0] + w2);
 }
 
-int ndem_mass_props_mesh(const double *vertices, long vertex_count, const int *triangles,
-                         long triangle_count, ndem_mass_props *out, char *err, size_t err_len)
+void ndem_volume_integrals_add(double in[10], const double p0[3], const double p1[3],
+                               const double p2[3])
+{
+    double x[3] = {p0[0], p1[0], p2[0]}, y[3] = {p0[1], p1[1], p2[1]};
+    double z[3] = {p0[2], p1[2], p2[2]}, e1[3], e2[3], n[3];
+    double fx[3], fy[3], fz[3], gx[3], gy[3], gz[3];
+    for (int a = 0; a < 3; a++) e1[a] = p1[a] - p0[a], e2[a] = p2[a] - p0[a];
+    ndem_cross(e1, e2, n);
+    subexpressions(x[0], x[1], x[2], fx, gx);
+    subexpressions(y[0], y[1], y[2], fy, gy);
+    subexpressions(z[0], z[1], z[2], fz, gz);
+    in[0] += n[0] * fx[0];
+    in[1] += n[0] * fx[1], in[2] += n[1] * fy[1], in[3] += n[2] * fz[1];
+    in[4] += n[0] * fx[2], in[5] += n[1] * fy[2], in[6] += n[2] * fz[2];
+    in[7] += n[0] * (y[0] * gx[0] + y[1] * gx[1] + y[2] * gx[2]);
+    in[8] += n[1] * (z[0] * gy[0] + z[1] * gy[1] + z[2] * gy[2]);
+    in[9] += n[2] * (x[0] * gz[0] + x[1] * gz[1] + x[2] * gz[2]);
+}
+
+void ndem_volume_integrals_finish(double in[10])
 {
     static const double mult[10] = {1.0 / 6,  1.0 / 24, 1.0 / 24,  1.0 / 24,  1.0 / 60,
                                     1.0 / 60, 1.0 / 60, 1.0 / 120, 1.0 / 120, 1.0 / 120};
+    for (int i = 0; i < 10; i++) in[i] *= mult[i];
+}
+
+int ndem_mass_props_mesh(const double *vertices, long vertex_count, const int *triangles,
+                         long triangle_count, ndem_mass_props *out, char *err, size_t err_len)
+{
     if (vertex_count < 4 || triangle_count < 4) {
         snprintf(err, err_len, "a closed mesh needs at least 4 vertices and 4 triangles");
         return -1;
@@ -80,7 +104,7 @@ int ndem_mass_props_mesh(const double *vertices, long vertex_count, const int *t
         }
     for (int a = 0; a < 3; a++) o[a] = 0.5 * (lo[a] + hi[a]);
     for (long t = 0; t < triangle_count; t++) {
-        double x[3], y[3], z[3], e1[3], e2[3], n[3], fx[3], fy[3], fz[3], gx[3], gy[3], gz[3];
+        double p[3][3];
         for (int k = 0; k < 3; k++) {
             int v = triangles[3 * t + k];
             if (v < 0 || v >= vertex_count) {
@@ -88,24 +112,11 @@ int ndem_mass_props_mesh(const double *vertices, long vertex_count, const int *t
                          vertex_count - 1);
                 return -1;
             }
-            x[k] = vertices[3 * v] - o[0];
-            y[k] = vertices[3 * v + 1] - o[1];
-            z[k] = vertices[3 * v + 2] - o[2];
+            for (int a = 0; a < 3; a++) p[k][a] = vertices[3 * v + a] - o[a];
         }
-        e1[0] = x[1] - x[0], e1[1] = y[1] - y[0], e1[2] = z[1] - z[0];
-        e2[0] = x[2] - x[0], e2[1] = y[2] - y[0], e2[2] = z[2] - z[0];
-        ndem_cross(e1, e2, n);
-        subexpressions(x[0], x[1], x[2], fx, gx);
-        subexpressions(y[0], y[1], y[2], fy, gy);
-        subexpressions(z[0], z[1], z[2], fz, gz);
-        in[0] += n[0] * fx[0];
-        in[1] += n[0] * fx[1], in[2] += n[1] * fy[1], in[3] += n[2] * fz[1];
-        in[4] += n[0] * fx[2], in[5] += n[1] * fy[2], in[6] += n[2] * fz[2];
-        in[7] += n[0] * (y[0] * gx[0] + y[1] * gx[1] + y[2] * gx[2]);
-        in[8] += n[1] * (z[0] * gy[0] + z[1] * gy[1] + z[2] * gy[2]);
-        in[9] += n[2] * (x[0] * gz[0] + x[1] * gz[1] + x[2] * gz[2]);
+        ndem_volume_integrals_add(in, p[0], p[1], p[2]);
     }
-    for (int i = 0; i < 10; i++) in[i] *= mult[i];
+    ndem_volume_integrals_finish(in);
     double d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}, diag = ndem_norm(d);
     /* an open or flat mesh sums to rounding noise; inside-out is negative */
     if (!(in[0] > 1e-12 * diag * diag * diag)) {
@@ -126,6 +137,24 @@ int ndem_mass_props_mesh(const double *vertices, long vertex_count, const int *t
     moments_finish(&mo, out);
     for (int a = 0; a < 3; a++) out->centroid[a] += o[a];
     return 0;
+}
+
+void ndem_mass_props_union(const ndem_mass_props *parts, int count, ndem_mass_props *out)
+{
+    moments acc = {0};
+    for (int p = 0; p < count; p++) { /* each part's moments about the origin */
+        const ndem_mass_props *q = &parts[p];
+        const double *c = q->centroid;
+        double v = q->volume;
+        acc.v += v;
+        for (int i = 0; i < 3; i++) acc.m[i] += v * c[i];
+        /* S = tr(I)/2 1 - I about the centroid, then parallel axes */
+        double tr = 0.5 * (q->inertia[0] + q->inertia[4] + q->inertia[8]);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                acc.s[3 * i + j] += (i == j ? tr : 0.0) - q->inertia[3 * i + j] + v * c[i] * c[j];
+    }
+    moments_finish(&acc, out);
 }
 
 /* ---- clumps of spheres ---- */

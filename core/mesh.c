@@ -11,6 +11,7 @@
  * divergence theorem turning volume integrals of 1, x, .., xy into sums over
  * the faces (as B. Mirtich, J. Graphics Tools 1(2), 1996). */
 #include "fail.h"
+#include "mass_props.h"
 #include "mesh.h"
 
 #include "vec.h"
@@ -248,44 +249,22 @@ static int coplanar_groups(ndem_mesh *m)
 
 /* ---- mass properties (Eberly 2002) ---- */
 
-static void subexpressions(double w0, double w1, double w2, double f[3], double g[3])
-{
-    double t0 = w0 + w1, t1 = w0 * w0, t2 = t1 + w1 * t0;
-    f[0] = t0 + w2;
-    f[1] = t2 + w2 * f[0];
-    f[2] = w0 * t1 + w1 * t2 + w2 * f[1];
-    g[0] = f[1] + w0 * (f[0] + w0);
-    g[1] = f[1] + w1 * (f[0] + w1);
-    g[2] = f[1] + w2 * (f[0] + w2);
-}
-
 /* Volume, centroid and unit-density inertia about the centroid. The origin
  * moves to the box centre first: far from 0 the integrals of x^2 would
  * cancel digits. */
 static void mass_properties(ndem_mesh *m)
 {
-    static const double mult[10] = {1.0 / 6,  1.0 / 24, 1.0 / 24,  1.0 / 24,  1.0 / 60,
-                                    1.0 / 60, 1.0 / 60, 1.0 / 120, 1.0 / 120, 1.0 / 120};
     double o[3], in[10] = {0};
     for (int i = 0; i < 3; i++) o[i] = 0.5 * (m->bounds_min[i] + m->bounds_max[i]);
     for (int t = 0; t < m->n_triangles; t++) {
         const double *p[3];
-        double x[3], y[3], z[3], n[3], fx[3], fy[3], fz[3], gx[3], gy[3], gz[3];
+        double q[3][3];
         corners(m, t, p);
         for (int k = 0; k < 3; k++)
-            x[k] = p[k][0] - o[0], y[k] = p[k][1] - o[1], z[k] = p[k][2] - o[2];
-        face_normal(p, n);
-        subexpressions(x[0], x[1], x[2], fx, gx);
-        subexpressions(y[0], y[1], y[2], fy, gy);
-        subexpressions(z[0], z[1], z[2], fz, gz);
-        in[0] += n[0] * fx[0];
-        in[1] += n[0] * fx[1], in[2] += n[1] * fy[1], in[3] += n[2] * fz[1];
-        in[4] += n[0] * fx[2], in[5] += n[1] * fy[2], in[6] += n[2] * fz[2];
-        in[7] += n[0] * (y[0] * gx[0] + y[1] * gx[1] + y[2] * gx[2]);
-        in[8] += n[1] * (z[0] * gy[0] + z[1] * gy[1] + z[2] * gy[2]);
-        in[9] += n[2] * (x[0] * gz[0] + x[1] * gz[1] + x[2] * gz[2]);
+            for (int i = 0; i < 3; i++) q[k][i] = p[k][i] - o[i];
+        ndem_volume_integrals_add(in, q[0], q[1], q[2]);
     }
-    for (int i = 0; i < 10; i++) in[i] *= mult[i];
+    ndem_volume_integrals_finish(in);
     double v = in[0], d[3];
     for (int i = 0; i < 3; i++) d[i] = m->bounds_max[i] - m->bounds_min[i];
     /* closed and oriented yet flat: the sums cancel to rounding noise, and

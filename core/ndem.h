@@ -178,21 +178,25 @@ typedef struct ndem_radius_dist {
 } ndem_radius_dist;
 
 /* A particle's shape (docs/shapes.md): a sphere of the particle's radius
- * (the default), a clump of spheres or a convex polyhedron. The geometry is
+ * (the default), a clump of spheres, a convex polyhedron or a compound of
+ * convex polyhedra (a non-convex body). The geometry is
  * in the body frame and scaled so that its bounding sphere about the
  * body-frame origin has the particle's radius; the particle's position is
  * its centre of mass. data is owned by the caller until every simulation
  * made from the definition is destroyed. */
 typedef enum ndem_particle_shape_type {
     NDEM_PARTICLE_SPHERE = 0,
-    NDEM_PARTICLE_CLUMP = 1,     /* data: x, y, z, r per member sphere */
-    NDEM_PARTICLE_POLYHEDRON = 2 /* data: x, y, z per point; the shape is their convex hull */
+    NDEM_PARTICLE_CLUMP = 1,      /* data: x, y, z, r per member sphere */
+    NDEM_PARTICLE_POLYHEDRON = 2, /* data: x, y, z per point; the shape is their convex hull */
+    NDEM_PARTICLE_COMPOUND = 3    /* count pieces, piece k the hull of piece_sizes[k] points;
+                                   * data: x, y, z per point, piece after piece */
 } ndem_particle_shape_type;
 
 typedef struct ndem_particle_shape_def {
     ndem_particle_shape_type type;
-    int count; /* members or points */
+    int count; /* members, points, or a compound's pieces */
     const double *data;
+    const int *piece_sizes; /* compound only: points per piece (count of them) */
 } ndem_particle_shape_def;
 
 typedef enum ndem_generator_type {
@@ -255,6 +259,14 @@ typedef enum ndem_contact_model {
     NDEM_MODEL_LUDING = 4 /* libgran: four springs with dashpots, static/dynamic friction */
 } ndem_contact_model;
 
+/* The broad phase that builds the Verlet lists (docs/shapes.md, "The Linked
+ * Linear List"): a grid of cells, or the Linked Linear List (sorted box ends
+ * on three axes, updated incrementally). Both give the same lists. */
+typedef enum ndem_broad_phase {
+    NDEM_BROAD_PHASE_GRID = 0,
+    NDEM_BROAD_PHASE_LLL = 1
+} ndem_broad_phase;
+
 typedef struct ndem_solver_def {
     ndem_method method;
     double time_step;                 /* h (s) */
@@ -269,6 +281,7 @@ typedef struct ndem_solver_def {
     double friction_compliance;       /* gamma_t = gamma_r, default 1e-6 */
     int threads;                      /* OpenMP threads; 0: the runtime's default */
     ndem_contact_model contact_model; /* method "dem" only */
+    ndem_broad_phase broad_phase;     /* the Verlet lists' search; the same contacts either way */
 } ndem_solver_def;
 
 typedef struct ndem_scene_def {

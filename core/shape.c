@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[NDEM_SHAPE_TYPES] = {"sphere", "clump", "polyhedron"};
+static const char *const type_names[NDEM_SHAPE_TYPES] = {"sphere", "clump", "polyhedron",
+                                                         "compound"};
 
 const char *ndem_shape_type_name(ndem_shape_type type)
 {
@@ -362,6 +363,8 @@ int ndem_shape_polyhedron(const double *points, int count, double radius, ndem_s
 
 void ndem_shape_clear(ndem_shape *s)
 {
+    for (int k = 0; k < s->n_pieces; k++) ndem_shape_clear(&s->pieces[k]);
+    free(s->pieces);
     free(s->spheres);
     polyhedron_free(&s->poly);
     memset(s, 0, sizeof *s);

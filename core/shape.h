@@ -1,9 +1,9 @@
 /* shape.h (internal) - particle shape templates: a sphere, a clump of
- * spheres (rigid cluster) or a convex polyhedron (the hull of points, by
- * qhull), each in its body frame and scaled so that its bounding sphere
- * about the body-frame origin has the particle's radius. A scene keeps one
- * table of templates; a particle refers to one by index (docs/shapes.md).
- * Not wired into bodies, rows or the step yet. */
+ * spheres (rigid cluster), a convex polyhedron (the hull of points, by
+ * qhull) or a compound of convex polyhedra (a non-convex body), each in its body frame and scaled
+ * so that its bounding sphere about the body-frame origin has the particle's radius. A scene keeps
+ * one table of templates; a particle refers to one by index (docs/shapes.md).
+ */
 #ifndef NDEM_SHAPE_H
 #define NDEM_SHAPE_H
 
@@ -15,6 +15,7 @@ typedef enum ndem_shape_type {
     NDEM_SHAPE_SPHERE = 0,
     NDEM_SHAPE_CLUMP,
     NDEM_SHAPE_POLYHEDRON,
+    NDEM_SHAPE_COMPOUND,
     NDEM_SHAPE_TYPES
 } ndem_shape_type;
 
@@ -41,14 +42,20 @@ typedef struct ndem_polyhedron {
 
 typedef struct ndem_shape {
     ndem_shape_type type;
-    double radius;        /* bounding sphere about the body-frame origin */
-    int n_spheres;        /* clump: members */
-    double *spheres;      /* clump: x, y, z, r per member, body frame */
-    ndem_polyhedron poly; /* polyhedron only */
-    ndem_mass_props mass; /* body frame, per unit density */
+    double radius;             /* bounding sphere about the body-frame origin */
+    int n_spheres;             /* clump: members */
+    double *spheres;           /* clump: x, y, z, r per member, body frame */
+    ndem_polyhedron poly;      /* polyhedron only */
+    int n_pieces;              /* compound: its convex pieces */
+    struct ndem_shape *pieces; /* compound: polyhedra in the body frame, each
+                                * with its own bounding radius about the origin */
+    ndem_mass_props mass;      /* body frame, per unit density */
 } ndem_shape;
 
-/* The name of a type ("sphere", "clump", "polyhedron"). */
+/* The most pieces of one compound (each gives up to 4 contact points). */
+#define NDEM_COMPOUND_PIECES_MAX 16
+
+/* The name of a type ("sphere", "clump", "polyhedron", "compound"). */
 const char *ndem_shape_type_name(ndem_shape_type type);
 
 /* Builds a shape in *out (its members owned by it: ndem_shape_clear frees
@@ -62,6 +69,17 @@ int ndem_shape_clump(const double *spheres, int count, double radius, ndem_shape
  * the same, not all on one plane. */
 int ndem_shape_polyhedron(const double *points, int count, double radius, ndem_shape *out,
                           char *err, size_t err_len);
+/* A compound (shape_compound.c): `pieces` convex hulls, piece k of
+ * sizes[k] points, the points of all pieces one after another in points.
+ * Each piece is built as a polyhedron (errors name it: "piece 1: ...");
+ * the whole is scaled as one body. Pieces may touch but not overlap (their
+ * mass adds); an overlap deeper than 1e-9 of the radius is refused. */
+int ndem_shape_compound(const double *points, const int *sizes, int pieces, double radius,
+                        ndem_shape *out, char *err, size_t err_len);
+/* The shape of a particle shape definition (ndem.h) at a radius. */
+struct ndem_particle_shape_def;
+int ndem_shape_from_def(const struct ndem_particle_shape_def *def, double radius, ndem_shape *out,
+                        char *err, size_t err_len);
 void ndem_shape_clear(ndem_shape *s);
 
 /* The farthest vertex of p along direction dir (support point); returns its

@@ -78,10 +78,7 @@ static int template_of(ndem_shapes *s, const ndem_particle_shape_def *def, int s
     ndem_body_shape *b = &s->t[s->count];
     memset(b, 0, sizeof *b);
     char why[200];
-    int rc = def->type == NDEM_PARTICLE_CLUMP
-                 ? ndem_shape_clump(def->data, def->count, r, &b->shape, why, sizeof why)
-                 : ndem_shape_polyhedron(def->data, def->count, r, &b->shape, why, sizeof why);
-    if (rc) {
+    if (ndem_shape_from_def(def, r, &b->shape, why, sizeof why)) {
         snprintf(err, err_len, "%s %d: shape: %s", what, index, why);
         return -1;
     }
@@ -100,9 +97,11 @@ static int template_of(ndem_shapes *s, const ndem_particle_shape_def *def, int s
         for (int m = 0; m < sh->n_spheres; m++)
             bound = ndem_max(bound,
                              distance(sh->spheres + 4 * m, b->centroid) + sh->spheres[4 * m + 3]);
-    else
-        for (int v = 0; v < sh->poly.n_vertices; v++)
-            bound = ndem_max(bound, distance(sh->poly.vertices + 3 * v, b->centroid));
+    for (int v = 0; v < sh->poly.n_vertices; v++)
+        bound = ndem_max(bound, distance(sh->poly.vertices + 3 * v, b->centroid));
+    for (int k = 0; k < sh->n_pieces; k++)
+        for (int v = 0; v < sh->pieces[k].poly.n_vertices; v++)
+            bound = ndem_max(bound, distance(sh->pieces[k].poly.vertices + 3 * v, b->centroid));
     b->bound = bound;
     b->d_eq = 2.0 * cbrt(3.0 * mp->volume / (4.0 * M_PI));
     b->radius = r;
@@ -149,9 +148,10 @@ static int scene_supported(const ndem_sim *sim, const ndem_scene_def *def, char 
                  "(docs/shapes.md)");
         return 0;
     }
+    if (sv->method != NDEM_METHOD_NDEM) return 1; /* smooth DEM: every geometry type */
     for (int g = 0; g < sim->geometry_count; g++) {
         const ndem_geometry_def *geo = &sim->geometry[g];
-        if (sv->method == NDEM_METHOD_NDEM && (geo->walls.enabled || geo->dynamic.enabled)) {
+        if (geo->walls.enabled || geo->dynamic.enabled) {
             /* NDEM solves walls and dynamic bodies through proxy rows
              * (rigid.c), which the general rows do not feed yet */
             snprintf(err, err_len,
@@ -163,9 +163,11 @@ static int scene_supported(const ndem_sim *sim, const ndem_scene_def *def, char 
         }
         if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
             continue;
+        /* the general rows take a geometry contact as the feature's plane */
         snprintf(err, err_len,
-                 "geometry %d: shaped particles touch planes and inside boxes only in this "
-                 "version, not a %s (docs/shapes.md)",
+                 "geometry %d: under \"method\": \"ndem\" shaped particles touch planes and "
+                 "inside boxes only in this version, not a %s (\"dem\" takes every geometry; "
+                 "docs/shapes.md)",
                  g,
                  geo->type == NDEM_GEOMETRY_BOX        ? "solid box"
                  : geo->type == NDEM_GEOMETRY_CYLINDER ? "cylinder"
@@ -173,6 +175,31 @@ static int scene_supported(const ndem_sim *sim, const ndem_scene_def *def, char 
         return 0;
     }
     return 1;
+}
+
+/* Each solid box as a polyhedron: its corners about its centre. */
+static int solid_boxes(const ndem_sim *sim, ndem_shapes *s, char *err, size_t err_len)
+{
+    s->boxes = calloc((size_t)sim->geometry_count + 1, sizeof *s->boxes);
+    if (!s->boxes) {
+        snprintf(err, err_len, "out of memory building particle shapes");
+        return -1;
+    }
+    s->box_count = sim->geometry_count;
+    for (int g = 0; g < sim->geometry_count; g++) {
+        const ndem_geometry_def *geo = &sim->geometry[g];
+        if (geo->type != NDEM_GEOMETRY_BOX || geo->inside) continue;
+        double pts[24], half[3];
+        for (int k = 0; k < 3; k++) half[k] = 0.5 * (geo->max[k] - geo->min[k]);
+        for (int i = 0; i < 8; i++)
+            for (int k = 0; k < 3; k++) pts[3 * i + k] = (i >> k & 1) ? half[k] : -half[k];
+        char why[200];
+        if (ndem_shape_polyhedron(pts, 8, ndem_norm(half), &s->boxes[g], why, sizeof why)) {
+            snprintf(err, err_len, "geometry %d: %s", g, why);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int ndem_shapes_create(const ndem_sim *sim, const ndem_scene_def *def, ndem_shapes **out, char *err,
@@ -214,6 +241,10 @@ int ndem_shapes_create(const ndem_sim *sim, const ndem_scene_def *def, ndem_shap
             return -1;
         }
     }
+    if (solid_boxes(sim, s, err, err_len)) {
+        ndem_shapes_destroy(s);
+        return -1;
+    }
     /* a source's templates are consecutive, generators' before emitters' */
     for (int i = 0, listed = -1; i < s->count; i++) {
         if (i == 0 || s->t[i].source != s->t[i - 1].source) listed++;
@@ -228,6 +259,8 @@ void ndem_shapes_destroy(ndem_shapes *s)
     if (!s) return;
     for (int i = 0; i < s->count; i++) ndem_shape_clear(&s->t[i].shape);
     free(s->t);
+    for (int g = 0; g < s->box_count; g++) ndem_shape_clear(&s->boxes[g]);
+    free(s->boxes);
     free(s->hist);
     free(s->next);
     free(s);

@@ -46,13 +46,18 @@ typedef struct ndem_shapes {
      * the dem's history (hist: last step's contacts, next: this step's) */
     double *hist, *next;
     long hist_cap, next_cap; /* in contacts */
+    /* per geometry: a solid box's polyhedron about its centre (its
+     * reference frame's axes), else empty (dem_shape_geo.c) */
+    ndem_shape *boxes;
+    int box_count;
 } ndem_shapes;
 
 /* The table of a scene (NULL in *out when every particle is a sphere).
  * Refuses, with a message naming the generator or emitter, what this
  * version cannot run: a smooth-DEM model other than hertz and
- * hunt_crossley, a uniform radius distribution, geometry other than planes
- * and inside boxes, walls under NDEM, a bad shape. Returns 0 or -1. */
+ * hunt_crossley, a uniform radius distribution, a bad shape, and under NDEM
+ * walls, dynamic geometry and geometry other than planes and inside boxes.
+ * Returns 0 or -1. */
 int ndem_shapes_create(const struct ndem_sim *sim, const ndem_scene_def *def, ndem_shapes **out,
                        char *err, size_t err_len);
 void ndem_shapes_destroy(ndem_shapes *s);

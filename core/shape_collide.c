@@ -1,7 +1,8 @@
 /* shape_collide.c - the narrow phase's [kind][kind] table and the paths
  * that go through spheres: sphere-sphere, sphere-polyhedron (closest
- * feature), sphere-plane, polyhedron-plane (vertices below it), and a clump
- * against anything through its member spheres. A pair missing from the
+ * feature), sphere-plane, polyhedron-plane (vertices below it), a clump
+ * against anything through its member spheres, and a compound against
+ * anything but a clump through its convex pieces. A pair missing from the
  * table is looked up the other way round, its normals turned. Polyhedron
  * against polyhedron: shape_collide_poly.c. */
 #include "shape_collide.h"
@@ -217,15 +218,37 @@ static unsigned member_id(int member, unsigned inner)
     return (h ^ inner) * 16777619u;
 }
 
+/* Keeps pts[0..k) in out[0..*n), each id tagged with the member, the
+ * deepest NDEM_CONTACT_POINTS when full. */
+static void gather(ndem_contact_point *out, int *n, ndem_contact_point *pts, int k, int member)
+{
+    for (int j = 0; j < k; j++) {
+        pts[j].id = member_id(member, pts[j].id);
+        if (*n < NDEM_CONTACT_POINTS) {
+            out[(*n)++] = pts[j];
+            continue;
+        }
+        int low = 0; /* full: the deepest stay */
+        for (int t = 1; t < *n; t++)
+            if (out[t].depth < out[low].depth) low = t;
+        if (out[low].depth < pts[j].depth) out[low] = pts[j];
+    }
+}
+
+/* 0 when b's bounding sphere is out of a's reach (a plane always may). */
+static int in_reach(const ndem_collider *a, const ndem_collider *b, double margin)
+{
+    if (b->kind == NDEM_COLLIDER_PLANE) return 1;
+    double d[3];
+    for (int i = 0; i < 3; i++) d[i] = b->x[i] - a->x[i];
+    double reach = a->shape->radius + b->shape->radius + margin;
+    return ndem_dot(d, d) <= reach * reach;
+}
+
 static int clump_any(const ndem_collider *a, const ndem_collider *b, double margin,
                      ndem_contact_point *out)
 {
-    double d[3];
-    for (int i = 0; i < 3; i++) d[i] = b->x[i] - a->x[i];
-    if (b->kind != NDEM_COLLIDER_PLANE) {
-        double reach = a->shape->radius + b->shape->radius + margin;
-        if (ndem_dot(d, d) > reach * reach) return 0;
-    }
+    if (!in_reach(a, b, margin)) return 0;
     int n = 0;
     for (int m = 0; m < a->shape->n_spheres; m++) {
         const double *s = a->shape->spheres + 4 * m;
@@ -235,18 +258,24 @@ static int clump_any(const ndem_collider *a, const ndem_collider *b, double marg
             c.x[i] = a->x[i] + a->rot[3 * i] * s[0] + a->rot[3 * i + 1] * s[1] +
                      a->rot[3 * i + 2] * s[2];
         ndem_contact_point pts[NDEM_CONTACT_POINTS];
-        int k = ndem_shape_collide(&c, b, margin, pts);
-        for (int j = 0; j < k; j++) {
-            pts[j].id = member_id(m, pts[j].id);
-            if (n < NDEM_CONTACT_POINTS) {
-                out[n++] = pts[j];
-                continue;
-            }
-            int low = 0; /* full: the deepest stay */
-            for (int t = 1; t < n; t++)
-                if (out[t].depth < out[low].depth) low = t;
-            if (out[low].depth < pts[j].depth) out[low] = pts[j];
-        }
+        gather(out, &n, pts, ndem_shape_collide(&c, b, margin, pts), m);
+    }
+    return n;
+}
+
+/* A compound: each convex piece (same place and turn) through the table;
+ * a manifold per piece, its ids tagged with the piece. */
+static int compound_any(const ndem_collider *a, const ndem_collider *b, double margin,
+                        ndem_contact_point *out)
+{
+    if (!in_reach(a, b, margin)) return 0;
+    int n = 0;
+    for (int m = 0; m < a->shape->n_pieces; m++) {
+        ndem_collider c = *a;
+        c.kind = NDEM_SHAPE_POLYHEDRON;
+        c.shape = &a->shape->pieces[m];
+        ndem_contact_point pts[NDEM_CONTACT_POINTS];
+        gather(out, &n, pts, ndem_shape_collide(&c, b, margin, pts), m);
     }
     return n;
 }
@@ -261,7 +290,15 @@ static const collide_fn table[NDEM_COLLIDER_KINDS][NDEM_COLLIDER_KINDS] = {
     [NDEM_SHAPE_SPHERE] = {[NDEM_SHAPE_SPHERE] = sphere_sphere,
                            [NDEM_SHAPE_POLYHEDRON] = sphere_polyhedron,
                            [NDEM_COLLIDER_PLANE] = sphere_plane},
-    [NDEM_SHAPE_CLUMP] = {clump_any, clump_any, clump_any, clump_any},
+    [NDEM_SHAPE_CLUMP] = {[NDEM_SHAPE_SPHERE] = clump_any,
+                          [NDEM_SHAPE_CLUMP] = clump_any,
+                          [NDEM_SHAPE_POLYHEDRON] = clump_any,
+                          [NDEM_SHAPE_COMPOUND] = clump_any,
+                          [NDEM_COLLIDER_PLANE] = clump_any},
+    [NDEM_SHAPE_COMPOUND] = {[NDEM_SHAPE_SPHERE] = compound_any,
+                             [NDEM_SHAPE_POLYHEDRON] = compound_any,
+                             [NDEM_SHAPE_COMPOUND] = compound_any,
+                             [NDEM_COLLIDER_PLANE] = compound_any},
     [NDEM_SHAPE_POLYHEDRON] =
         {[NDEM_SHAPE_POLYHEDRON] = polyhedron_polyhedron, [NDEM_COLLIDER_PLANE] = polyhedron_plane},
 };

@@ -4,6 +4,7 @@
 #include "geometry_mesh.h"
 #include "shape_body.h"
 #include "sim.h"
+#include "broadphase_lll.h"
 #include "vec.h"
 
 #include <math.h>
@@ -72,7 +73,14 @@ static uint64_t scene_hash(const ndem_scene_def *d)
                                                : &d->emitters[i - d->generator_count].shape;
         if (p->type == NDEM_PARTICLE_SPHERE) continue; /* only then: older hashes stay */
         HASH(h, i), HASH(h, p->type), HASH(h, p->count);
-        HASH_N(h, p->data, (p->type == NDEM_PARTICLE_CLUMP ? 4 : 3) * p->count);
+        if (p->type == NDEM_PARTICLE_COMPOUND) { /* the pieces' sizes, then all points */
+            int points = 0;
+            for (int k = 0; k < p->count; k++) points += p->piece_sizes[k];
+            HASH_N(h, p->piece_sizes, p->count);
+            HASH_N(h, p->data, 3 * points);
+        } else {
+            HASH_N(h, p->data, (p->type == NDEM_PARTICLE_CLUMP ? 4 : 3) * p->count);
+        }
     }
     const ndem_solver_def *s = &d->solver;
     HASH(h, s->method), HASH(h, s->time_step), HASH(h, s->duration), HASH(h, s->iterations);
@@ -246,6 +254,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_contacts_destroy(&sim->contacts, &sim->history);
     ndem_grid_destroy(&sim->grid);
     ndem_neighbours_destroy(&sim->neighbours);
+    ndem_lll_destroy(sim->lll);
     ndem_dem_destroy(sim->dem);
     ndem_rigid_destroy(sim->rigid);
     ndem_shapes_destroy(sim->shapes);

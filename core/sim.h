@@ -48,6 +48,7 @@ struct ndem_sim {
     ndem_history history;
     ndem_grid grid;
     ndem_neighbours neighbours;
+    struct ndem_lll *lll; /* the Linked Linear List's state ("broad_phase": "lll"), else NULL */
     double bounds_min[3], bounds_max[3]; /* leaving these is an error */
     double d_avg;                        /* characteristic diameter for the impact velocity */
     double v_imp;

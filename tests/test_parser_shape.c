@@ -3,6 +3,7 @@
  * checked as the engine builds it, a valid shape handed to the engine under
  * the smooth-DEM laws that run it and refused at its pointer under the
  * others and with what the engine cannot run yet. */
+#include "job_shapes.h"
 #include "parser_util.h"
 
 /* A scene under smooth DEM with a law that runs shapes (hertz), or NDEM (DOC). */
@@ -100,6 +101,91 @@ END_TEST
 
 /* Under hertz and hunt_crossley the shape reaches the engine's definition
  * as given (the document's points, the job owning them). */
+#define LBASE                                                                                      \
+    "[[-1,-0.5,-1],[1,-0.5,-1],[1,0.5,-1],[-1,0.5,-1],[-1,-0.5,0],[1,-0.5,0],[1,0.5,0],[-1,0.5,0]" \
+    "]"
+#define LUP                                                                                        \
+    "[[-1,-0.5,0],[0,-0.5,0],[0,0.5,0],[-1,0.5,0],[-1,-0.5,1],[0,-0.5,1],[0,0.5,1],[-1,0.5,1]]"
+
+/* A compound (an L of two boxes) is read piece by piece, handed to the
+ * engine as sizes and points, and given back by the filled-in document. */
+START_TEST(compound_accepted_and_given_back)
+{
+    ndem_job *job = parse_ok(GEN("{'type': 'compound', 'pieces': [" LBASE ", " LUP "]}"));
+    const ndem_particle_shape_def *p = &job->scene.generators[0].shape;
+    ck_assert_int_eq(p->type, NDEM_PARTICLE_COMPOUND);
+    ck_assert_int_eq(p->count, 2);
+    ck_assert_int_eq(p->piece_sizes[0], 8);
+    ck_assert_int_eq(p->piece_sizes[1], 8);
+    ck_assert_double_eq(p->data[3 * 8 + 3 * 7 + 2], 1.0); /* the upright's last point */
+    char *text = ndem_job_to_json(job);
+    ck_assert_ptr_nonnull(text);
+    ndem_job *again = NULL;
+    ndem_job_errors e = {0};
+    ck_assert_int_eq(ndem_job_parse(text, strlen(text), &again, &e), NDEM_JOB_OK);
+    const ndem_particle_shape_def *p2 = &again->scene.generators[0].shape;
+    ck_assert_int_eq(p2->type, NDEM_PARTICLE_COMPOUND);
+    ck_assert_int_eq(p2->count, 2);
+    ck_assert_int_eq(p2->piece_sizes[1], 8);
+    ck_assert(memcmp(p2->data, p->data, 48 * sizeof(double)) == 0);
+    free(text);
+    ndem_job_errors_clear(&e);
+    ndem_job_destroy(again);
+    ndem_job_destroy(job);
+    /* the job resource lists it as its pieces' hulls over one vertex list,
+     * about its centre of mass (the L's centroid is (-1/6, 0, -1/6) at
+     * radius 1.5; the listing is at radius 1), and the table has it */
+    cJSON *doc = cJSON_Parse("{\"scene\": {\"particles\": [{\"shape\": {\"type\": "
+                             "\"compound\", \"pieces\": [" LBASE ", " LUP "]}}]}}");
+    ck_assert_ptr_nonnull(doc);
+    cJSON *list = ndem_job_shape_list(doc);
+    const cJSON *o = cJSON_GetArrayItem(list, 0);
+    ck_assert_str_eq(cJSON_GetObjectItem(o, "type")->valuestring, "compound");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "vertices")), 16);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "faces")), 12);
+    const cJSON *pf = cJSON_GetObjectItem(o, "piece_faces");
+    ck_assert_int_eq(cJSON_GetArraySize(pf), 2);
+    ck_assert_int_eq(cJSON_GetArrayItem(pf, 1)->valueint, 6);
+    double sum[3] = {0, 0, 0}; /* the base's 8 corners average to its centre */
+    for (int i = 0; i < 8; i++)
+        for (int k = 0; k < 3; k++)
+            sum[k] +=
+                cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "vertices"), i), k)
+                    ->valuedouble /
+                8;
+    ck_assert_double_eq_tol(sum[0], (0 + 1.0 / 6) / 1.5, 1e-12);
+    ck_assert_double_eq_tol(sum[2], (-0.5 + 1.0 / 6) / 1.5, 1e-12);
+    ndem_shape_table *t = ndem_job_shape_table(doc);
+    ck_assert_int_eq(ndem_shape_table_get(t, 0)->type, NDEM_SHAPE_COMPOUND);
+    ck_assert_int_eq(ndem_shape_table_get(t, 0)->n_pieces, 2);
+    ndem_shape_table_destroy(t);
+    cJSON_Delete(list);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+/* A compound's errors at the piece, the point or the number. */
+START_TEST(compound_errors_point_inside)
+{
+    expect_error(GEN("{'type': 'compound'}"), P "/pieces", "is required");
+    expect_only(GEN("{'type': 'compound', 'pieces': [" LBASE "], 'vertices': " CUBE "}"),
+                P "/vertices", "not a field of a compound");
+    expect_error(GEN("{'type': 'compound', 'pieces': [" LBASE ", [[0,0,0],[1,0,0],[0,1,0]]]}"),
+                 P "/pieces/1", "must be an array of 4 to 1024 points");
+    expect_error(GEN("{'type': 'compound', 'pieces': [" LBASE ", [[0,0,0],[1,0,0],[0,1,0],"
+                     "[0,0,'z']]]}"),
+                 P "/pieces/1/3/2", "must be a number");
+    /* a flat piece: the hull's reason, at the piece */
+    expect_only(GEN("{'type': 'compound', 'pieces': [" LBASE ", [[0,0,1],[1,0,1],[0,1,1],"
+                    "[1,1,1]]]}"),
+                P "/pieces/1", "the points span no solid");
+    /* the upright pushed down into the base by 0.5 */
+    expect_only(GEN("{'type': 'compound', 'pieces': [" LBASE ", [[-1,-0.5,-0.5],[0,-0.5,-0.5],"
+                    "[0,0.5,-0.5],[-1,0.5,-0.5],[-1,-0.5,1],[0,-0.5,1],[0,0.5,1],[-1,0.5,1]]]}"),
+                P "/pieces", "pieces 0 and 1 overlap");
+}
+END_TEST
+
 START_TEST(valid_shapes_accepted_under_dem)
 {
     ndem_job *job = parse_ok(DEM_DOC("hertz", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], "
@@ -145,11 +231,13 @@ START_TEST(shape_limits_at_their_pointer)
     expect_only(DEM_DOC("hertz", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
                                  "[1,1,1], 'count': 2, 'bonded': true, " SHAPED "}]"),
                 P, "bonds join spheres, not shaped particles");
-    expect_only(DEM_DOC("hertz", ", 'geometry': [{'type': 'cylinder', 'center': [0,0,0], 'axis': "
-                                 "[0,0,1], 'radius': 2, 'length': 2, 'inside': true}], "
-                                 "'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
-                                 "[1,1,1], 'count': 2, " SHAPED "}]"),
-                P, "/scene/geometry/0 is a cylinder");
+    /* every geometry takes shapes now (test_shape_geometry) */
+    ndem_job_destroy(parse_ok(DEM_DOC("hertz", ", 'geometry': [{'type': 'cylinder', 'center': "
+                                               "[0,0,0], 'axis': [0,0,1], 'radius': 2, 'length': "
+                                               "2, 'inside': true}, {'type': 'box', 'min': "
+                                               "[5,5,5], 'max': [6,6,6]}], 'particles': [{'type': "
+                                               "'lattice', 'min': [0,0,0], 'max': [1,1,1], "
+                                               "'count': 2, " SHAPED "}]")));
     /* a list of 65 different radii would need 65 templates */
     {
         char doc[8192];
@@ -209,6 +297,8 @@ static Suite *parser_shape_suite(void)
     tcase_add_test(tc, valid_shapes_accepted_under_dem);
     tcase_add_test(tc, shape_limits_at_their_pointer);
     tcase_add_test(tc, shape_errors_point_inside);
+    tcase_add_test(tc, compound_accepted_and_given_back);
+    tcase_add_test(tc, compound_errors_point_inside);
     suite_add_tcase(s, tc);
     return s;
 }

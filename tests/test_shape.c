@@ -165,6 +165,81 @@ START_TEST(degenerate_refused)
 }
 END_TEST
 
+/* A box's points: corners of [lo, hi], 3 per corner. */
+static void box_points(const double lo[3], const double hi[3], double *p)
+{
+    for (int i = 0; i < 8; i++)
+        for (int a = 0; a < 3; a++) p[3 * i + a] = (i >> a & 1) ? hi[a] : lo[a];
+}
+
+/* Volume V, centroid c and inertia about c of the box [lo, hi]
+ * (V (b^2 + c^2) / 12 on the diagonal) moved to the point o by parallel
+ * axes: the analytic value the union is compared with. */
+static void box_about(const double lo[3], const double hi[3], const double o[3], double *v,
+                      double in[9])
+{
+    double e[3], c[3];
+    for (int a = 0; a < 3; a++) e[a] = hi[a] - lo[a], c[a] = 0.5 * (hi[a] + lo[a]) - o[a];
+    *v = e[0] * e[1] * e[2];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double own =
+                i == j ? *v * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] - e[i] * e[i]) / 12 : 0;
+            in[3 * i + j] = own + *v * ((i == j ? ndem_dot(c, c) : 0) - c[i] * c[j]);
+        }
+}
+
+/* An L of two boxes that share a face (the seed's non-convex block): the
+ * compound's volume, centroid and inertia are the two boxes' by parallel
+ * axes (1e-12); each piece keeps its own hull; scaling is one for all;
+ * overlapping pieces, a flat piece and too few points are refused with the
+ * piece named. */
+START_TEST(compound_l_block)
+{
+    const double lo0[3] = {-1, -0.5, -1}, hi0[3] = {1, 0.5, 0};
+    const double lo1[3] = {-1, -0.5, 0}, hi1[3] = {0, 0.5, 1};
+    double pts[48];
+    int sizes[2] = {8, 8};
+    box_points(lo0, hi0, pts);
+    box_points(lo1, hi1, pts + 24);
+    ndem_shape s;
+    char err[256];
+    ck_assert_int_eq(ndem_shape_compound(pts, sizes, 2, 1.5, &s, err, sizeof err), 0);
+    ck_assert_int_eq(s.type, NDEM_SHAPE_COMPOUND);
+    ck_assert_int_eq(s.n_pieces, 2);
+    ck_assert_int_eq(s.pieces[0].poly.n_faces, 6);
+    ck_assert_int_eq(s.pieces[1].poly.n_vertices, 8);
+    check_polyhedron(&s.pieces[1].poly);
+    /* the farthest point is at |(1, 0.5, 1)| = 1.5: radius 1.5 keeps the size */
+    ck_assert_double_eq_tol(s.pieces[0].radius, 1.5, 1e-12);
+    ck_assert_double_eq_tol(s.pieces[1].radius, sqrt(2.25), 1e-12);
+    double c[3] = {-1.0 / 6, 0, -1.0 / 6}, v0, v1, i0[9], i1[9];
+    box_about(lo0, hi0, c, &v0, i0);
+    box_about(lo1, hi1, c, &v1, i1);
+    ck_assert_double_eq_tol(s.mass.volume, 3.0, 1e-12);
+    for (int a = 0; a < 3; a++) ck_assert_double_eq_tol(s.mass.centroid[a], c[a], 1e-12);
+    for (int k = 0; k < 9; k++) ck_assert_double_eq_tol(s.mass.inertia[k], i0[k] + i1[k], 1e-12);
+    ck_assert_double_ne(s.mass.inertia[2], 0.0); /* the L is not symmetric in x-z */
+    ndem_shape_clear(&s);
+    /* at radius 3 everything doubles: the volume 8 times */
+    ck_assert_int_eq(ndem_shape_compound(pts, sizes, 2, 3.0, &s, err, sizeof err), 0);
+    ck_assert_double_eq_tol(s.mass.volume, 24.0, 1e-11);
+    ndem_shape_clear(&s);
+    /* the upright pushed 0.25 into the base */
+    double low[3] = {-1, -0.5, -0.25};
+    box_points(low, hi1, pts + 24);
+    ck_assert_int_eq(ndem_shape_compound(pts, sizes, 2, 1.5, &s, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "pieces 0 and 1 overlap"));
+    box_points(lo1, hi1, pts + 24);
+    sizes[1] = 4; /* the upright's bottom face only: flat */
+    ck_assert_int_eq(ndem_shape_compound(pts, sizes, 2, 1.5, &s, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "piece 1: the points span no solid"));
+    sizes[1] = 3;
+    ck_assert_int_eq(ndem_shape_compound(pts, sizes, 2, 1.5, &s, err, sizeof err), -1);
+    ck_assert_str_eq(err, "piece 1: a polyhedron needs at least 4 points (got 3)");
+}
+END_TEST
+
 START_TEST(clump_and_sphere)
 {
     /* two touching unit spheres at x = +-1: reach 2, so radius 1 halves them */
@@ -227,6 +302,7 @@ static Suite *shape_suite(void)
     tcase_add_test(tc, octahedron_and_prism);
     tcase_add_test(tc, degenerate_refused);
     tcase_add_test(tc, clump_and_sphere);
+    tcase_add_test(tc, compound_l_block);
     tcase_add_test(tc, table);
     suite_add_tcase(s, tc);
     return s;

@@ -154,23 +154,23 @@ END_TEST
  * downhill (Muth et al., Fig. 5: "the block moves downward during sticking"),
  * which at mu = 0.58 (0.45% above tan 30) friction takes about a second to
  * take back. */
-static void incline(double mu, double want)
+static void incline(const char *shape, double r, double height, double mu, double want)
 {
-    const double th = M_PI / 6, edge = 0.1, r = 0.5 * edge * sqrt(3.0), h = 1e-4, v0 = 5;
+    const double th = M_PI / 6, h = 1e-4, v0 = 5;
     double n[3] = {-sin(th), 0, cos(th)}, up[3] = {cos(th), 0, sin(th)};
     double x[3];
-    for (int k = 0; k < 3; k++) x[k] = (0.5 * edge + 1e-6) * n[k];
+    for (int k = 0; k < 3; k++) x[k] = (height + 1e-6) * n[k];
     ndem_job *job = test_job(
         "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": 2700, "
         "\"young_modulus\": 1e8}], \"contact_materials\": [{\"materials\": [\"s\", \"s\"], "
         "\"friction\": %g, \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", "
         "\"point\": [0,0,0], \"normal\": [%.17g,0,%.17g], \"material\": \"s\"}], \"particles\": "
         "[{\"type\": \"list\", \"spheres\": [[%.17g,%.17g,%.17g,%.17g]], \"velocities\": "
-        "[[%.17g,0,%.17g]], \"orientations\": [[%.17g,0,%.17g,0]], \"shape\": " CUBE "}]}, "
+        "[[%.17g,0,%.17g]], \"orientations\": [[%.17g,0,%.17g,0]], \"shape\": %s}]}, "
         "\"solver\": {\"method\": \"dem\", \"contact_model\": \"hunt_crossley\", \"time_step\": "
         "%g, \"duration\": 2.0}}",
         -G, mu, n[0], n[2], x[0], x[1], x[2], r, v0 * up[0], v0 * up[2], cos(-th / 2), sin(-th / 2),
-        h);
+        shape, h);
     ndem_sim *sim = test_sim(job);
     double t_stop = -1, vend = 0, v_late = 0;
     long late = (long)(1.75 / h + 0.5);
@@ -200,8 +200,32 @@ static void incline(double mu, double want)
 START_TEST(incline_block)
 {
     static const double mu[3] = {0.5, 0.58, 0.6};
-    double th = M_PI / 6;
-    for (int i = 0; i < 3; i++) incline(mu[i], 5.0 / (G * (sin(th) + mu[i] * cos(th))));
+    double th = M_PI / 6, edge = 0.1;
+    for (int i = 0; i < 3; i++)
+        incline(CUBE, 0.5 * edge * sqrt(3.0), 0.5 * edge, mu[i],
+                5.0 / (G * (sin(th) + mu[i] * cos(th))));
+}
+END_TEST
+
+/* The seed's non-convex block (Muth et al., section 6): an L of volume
+ * 0.001 m^3 (2.7 kg), a compound of a base 2a x a x a and an upright
+ * a x a x a on its back half (3 a^3 = 0.001), sent up the incline lying on
+ * its base: the stop does not depend on the shape of a block sliding on a
+ * face, so it stops at the cube's times within 2% and slides back or rests
+ * as the cube does. Its centre of mass is 5a/6 above the base (body frame:
+ * base z in [-a, 0], centroid at z = -a/6); its bounding radius about the
+ * body-frame origin |(a, a/2, a)| = 1.5 a. */
+#define L_BLOCK                                                                                    \
+    "{\"type\": \"compound\", \"pieces\": [[[-1,-0.5,-1],[1,-0.5,-1],[1,0.5,-1],[-1,0.5,-1],"      \
+    "[-1,-0.5,0],[1,-0.5,0],[1,0.5,0],[-1,0.5,0]], [[-1,-0.5,0],[0,-0.5,0],[0,0.5,0],[-1,0.5,0],"  \
+    "[-1,-0.5,1],[0,-0.5,1],[0,0.5,1],[-1,0.5,1]]]}"
+
+START_TEST(incline_l_block)
+{
+    static const double mu[3] = {0.5, 0.58, 0.6};
+    double th = M_PI / 6, a = cbrt(0.001 / 3);
+    for (int i = 0; i < 3; i++)
+        incline(L_BLOCK, 1.5 * a, 5.0 * a / 6, mu[i], 5.0 / (G * (sin(th) + mu[i] * cos(th))));
 }
 END_TEST
 
@@ -478,6 +502,7 @@ static Suite *shape_body_suite(void)
     tcase_add_test(tc, cube_rests_on_plane_hertz);
     tcase_add_test(tc, cube_rests_on_plane_hunt_crossley);
     tcase_add_test(tc, incline_block);
+    tcase_add_test(tc, incline_l_block);
     tcase_add_test(tc, slope_stick_slide_tip);
     tcase_add_test(tc, clump_and_sphere_on_cube_rest);
     tcase_add_test(tc, pile_deterministic);

@@ -63,7 +63,7 @@ function impostorMaterial() {
 // spheres merged. null for anything else (such particles stay spheres).
 export function templateGeometry(t) {
   const pos = [];
-  if (t?.type === 'polyhedron' && Array.isArray(t.vertices) && Array.isArray(t.faces)) {
+  if ((t?.type === 'polyhedron' || t?.type === 'compound') && Array.isArray(t.vertices) && Array.isArray(t.faces)) {
     for (const f of t.faces) for (let k = 1; k + 1 < f.length; k++) for (const i of [f[0], f[k], f[k + 1]]) pos.push(...t.vertices[i]);
   } else if (t?.type === 'clump' && Array.isArray(t.spheres)) {
     for (const [x, y, z, r] of t.spheres) {

@@ -245,6 +245,41 @@ int ndem_sim_set_particles(ndem_sim *sim, long count, long first_ghost,
     return 0;
 }
 
+int ndem_sim_checkpoint_of(const ndem_sim *sim, long count, const ndem_particle_state *p,
+                           long history_count, const ndem_history_entry *h, void **buffer,
+                           size_t *length)
+{
+    /* sim's own checkpoint with the particles and history swapped for
+     * these: a scratch copy of the struct whose bodies and history are its
+     * own, everything else (step, geometry, statistics) sim's */
+    ndem_sim tmp = *sim;
+    memset(&tmp.bodies, 0, sizeof tmp.bodies);
+    memset(&tmp.history, 0, sizeof tmp.history);
+    tmp.decomp = NULL;
+    char err[128];
+    int rc = -1;
+    if (ndem_bodies_reserve(&tmp.bodies, count) == 0) {
+        ndem_bodies *b = &tmp.bodies;
+        for (long i = 0; i < count; i++) {
+            memcpy(&b->pos[3 * i], p[i].x, sizeof p[i].x);
+            memcpy(&b->quat[4 * i], p[i].q, sizeof p[i].q);
+            memcpy(&b->vel[6 * i], p[i].v, sizeof p[i].v);
+            b->radius[i] = p[i].radius;
+            b->inv_mass[i] = p[i].inv_mass;
+            b->inv_inertia[i] = p[i].inv_inertia;
+            b->material[i] = p[i].material;
+            b->shape[i] = -1; /* spheres: the decomposed slice */
+            b->id[i] = b->where[i] = i;
+        }
+        b->count = count;
+        if (set_history(&tmp, count, history_count, h, err, sizeof err) == 0)
+            rc = ndem_sim_checkpoint(&tmp, buffer, length);
+    }
+    ndem_bodies_destroy(&tmp.bodies);
+    free(tmp.history.start), free(tmp.history.key), free(tmp.history.lam);
+    return rc;
+}
+
 double ndem_sim_drift(const ndem_sim *sim)
 {
     const ndem_bodies *b = &sim->bodies;

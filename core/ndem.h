@@ -563,6 +563,14 @@ void ndem_sim_get_particles(const ndem_sim *sim, ndem_particle_state *p);
  * frees it) gets the entries, in creation ids. Returns their count, -1
  * when out of memory. */
 long ndem_sim_get_history(const ndem_sim *sim, ndem_history_entry **out);
+/* A checkpoint (ndem_sim_checkpoint's format) of sim with p[0..count) as
+ * its particles (creation ids 0..count-1) and h as its warm-start history:
+ * the whole scene gathered from the processes, which ndem_sim_restore
+ * restores as one simulation. 0, or -1 when out of memory or an entry is
+ * out of range. */
+int ndem_sim_checkpoint_of(const ndem_sim *sim, long count, const ndem_particle_state *p,
+                           long history_count, const ndem_history_entry *h, void **buffer,
+                           size_t *length);
 /* The largest distance a particle moved since ndem_sim_set_particles plus
  * what it moves in one step at its speed now: how far it may be from where
  * the caller last saw it by the end of the next step. */

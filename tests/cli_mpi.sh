@@ -123,14 +123,67 @@ print("column: Hertz compression %.4f mm, 2 ranks %.4f mm, kinetic energy %.3g J
 sys.exit(0 if abs(top - h) / c < 0.10 and s["kinetic_energy"] < 1e-12 else 1)
 PY
 
+# checkpoints (--checkpoint-steps, --resume; docs/cli.md): a 2-rank run
+# stopped by SIGTERM after a checkpoint and resumed on 2 ranks ends with the
+# bits of one never stopped (the same checkpoint steps: a checkpoint rebuilds
+# the slabs from the gathered scene); the gathered checkpoint also resumes
+# on one process
+python3 -c "import json; d = json.load(open('tests/mpi/bed.json')); d['solver']['duration'] = 0.5; d['output']['frame_interval'] = 0.1; json.dump(d, open('$tmp/ck.json', 'w'))"
+mpi "$bin" run "$tmp/ck.json" --mpi --out "$tmp/cka" --quiet --checkpoint-steps 40 > /dev/null
+check "2 ranks with checkpoints run the bed" test $? -eq 0
+check "2 ranks: the last checkpoint is at step 160 with the cuts" python3 - "$tmp/cka" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1] + "/checkpoint.json"))
+sys.exit(0 if m["step"] == 160 and m["ranks"] == 2 and len(m["cuts"]) == 1 and m["frames"] == 5 else 1)
+PY
+mpi "$bin" run "$tmp/ck.json" --mpi --out "$tmp/ckb" --quiet --checkpoint-steps 40 > /dev/null 2>&1 &
+runner=$!
+for _ in $(seq 600); do [ -e "$tmp/ckb/checkpoint.json" ] && break; sleep 0.1; done
+# SIGTERM to one rank (the ranks agree on a stop before each step): mpirun
+# itself, signalled, would end before its ranks had written their outputs
+kill -TERM "$(pgrep -P "$runner" | head -n 1)" 2> /dev/null
+wait "$runner"
+stopped=$?
+from=$(python3 -c "import json; print(json.load(open('$tmp/ckb/checkpoint.json'))['step'])")
+echo "the interrupted run ended with $stopped; its last checkpoint: step $from of 200"
+check "the interrupted run has a checkpoint before the end" test "$from" -lt 200
+mpi "$bin" run "$tmp/ck.json" --mpi --out "$tmp/ckb" --resume --checkpoint-steps 40 > /dev/null 2> "$tmp/resume.err"
+check "2 ranks resume the bed" test $? -eq 0
+check "the resume says where it starts" grep -q "resuming at step $from of 200 on 2 ranks (the checkpoint's slabs)" "$tmp/resume.err"
+check "resumed on 2 ranks: final state identical to the run never stopped" cmp -s "$tmp/cka/final.json" "$tmp/ckb/final.json"
+for f in "$tmp"/cka/frames/*.ndf; do
+  check "resumed on 2 ranks: frame $(basename "$f") identical" cmp -s "$f" "$tmp/ckb/frames/$(basename "$f")"
+done
+check "resumed on 2 ranks: frames/index.csv identical" cmp -s "$tmp/cka/frames/index.csv" "$tmp/ckb/frames/index.csv"
+check "resumed on 2 ranks: series.csv rows identical (but wall times)" \
+  cmp -s <(cut -d, -f1-15 "$tmp/cka/series.csv") <(cut -d, -f1-15 "$tmp/ckb/series.csv")
+cp -r "$tmp/cka" "$tmp/ck1"
+"$bin" run "$tmp/ck.json" --out "$tmp/ck1" --resume --threads 1 --quiet --no-vtk > /dev/null
+check "1 process resumes the 2-rank checkpoint" test $? -eq 0
+check "1 process resumed: every step and particle" python3 - "$tmp/ck1" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+rows = open(sys.argv[1] + "/series.csv").read().splitlines()
+ok = s["steps"] == 200 and s["particles"] == 2000 and s["status"] == "succeeded"
+ok = ok and len(rows) == 201 and [int(r.split(",")[0]) for r in rows[1:]] == list(range(1, 201))
+sys.exit(0 if ok else 1)
+PY
+"$bin" run "$tmp/ck.json" --out "$tmp/none" --resume --quiet > /dev/null 2> "$tmp/none.err"
+check "--resume without a checkpoint exits 4 and says so" \
+  bash -c "test $? -eq 4 && grep -q 'no checkpoint to resume from' '$tmp/none.err'"
+
 # the sanitizer build (NDEM_BIN: ASan, UBSan, the engine's checks between
 # stages) over the bed's first 0.3 s, migrations included; leak detection
 # off, since Open MPI's own allocations at exit would fill its report
 if [ -n "${NDEM_BIN:-}" ]; then
   python3 -c "import json; d = json.load(open('tests/mpi/bed.json')); d['solver']['duration'] = 0.3; json.dump(d, open('$tmp/short.json', 'w'))"
   ASAN_OPTIONS=detect_leaks=0 mpi -x ASAN_OPTIONS "$NDEM_BIN" run "$tmp/short.json" --mpi --out "$tmp/asan" \
-    --quiet --no-vtk > /dev/null 2> "$tmp/asan.err"
+    --quiet --no-vtk --checkpoint-steps 50 > /dev/null 2> "$tmp/asan.err"
   check "sanitizer build on 2 ranks exits 0" test $? -eq 0
+  # and resumes from its checkpoint at step 100 (gather, rebuild, restore)
+  ASAN_OPTIONS=detect_leaks=0 mpi -x ASAN_OPTIONS "$NDEM_BIN" run "$tmp/short.json" --mpi --out "$tmp/asan" \
+    --quiet --no-vtk --resume >> /dev/null 2>> "$tmp/asan.err"
+  check "sanitizer build on 2 ranks resumes from its checkpoint" test $? -eq 0
   check "sanitizer build on 2 ranks: no report" \
     bash -c "! grep -qE 'ERROR: AddressSanitizer|runtime error:|NDEM_CHECK|check failed' '$tmp/asan.err'"
   check "sanitizer build on 2 ranks migrated" grep -q '"migrations":' "$tmp/asan/summary.json"

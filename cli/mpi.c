@@ -62,7 +62,6 @@ int ndem_mpi_supported(const ndem_job *job, char *err, size_t err_len)
     const ndem_scene_def *s = &job->scene;
     const char *what = NULL;
     if (s->solver.method != NDEM_METHOD_NDEM) what = "smooth DEM (solver.method \"dem\")";
-    else if (s->emitter_count > 0) what = "emitters";
     else if (job->output.contacts) what = "output.contacts";
     for (int g = 0; !what && g < s->geometry_count; g++)
         if (s->geometry[g].dynamic.enabled) what = "dynamic geometry";
@@ -281,7 +280,7 @@ int ndem_mpi_within(const ndem_mpi *m, int slab, double x)
 /* Rebuilds this rank's particles: own particles that left the slab go to
  * the neighbour, then ghost copies to each neighbour, then the warm-start
  * entries a neighbour may need. Collective over the ranks. */
-static int migrate(ndem_mpi *m, char *err, size_t err_len)
+int ndem_mpi_migrate(ndem_mpi *m, char *err, size_t err_len)
 {
     double t0 = MPI_Wtime();
     long n = ndem_sim_particle_count(m->sim);
@@ -480,7 +479,14 @@ ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, cons
         }
     m->side[0].rank = m->rank > 0 ? m->rank - 1 : MPI_PROC_NULL;
     m->side[1].rank = m->rank + 1 < m->size ? m->rank + 1 : MPI_PROC_NULL;
-    ndem_decomp_hooks hooks = {m, hook_owns, hook_loaded, hook_sweep, hook_sum};
+    ndem_decomp_hooks hooks = {m,
+                               hook_owns,
+                               hook_loaded,
+                               hook_sweep,
+                               hook_sum,
+                               ndem_mpi_hook_region,
+                               ndem_mpi_hook_emitted};
+    m->total = n;
     if (resume) { /* the whole scene of a checkpoint: rebuilt as the writer did */
         ndem_history_entry *he = NULL;
         long nh = ndem_sim_get_history(sim, &he);
@@ -507,7 +513,7 @@ ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, cons
     m->owned = m->count = own;
     free(st), free(xs);
     st = NULL, xs = NULL;
-    if (migrate(m, err, err_len)) goto fail;
+    if (ndem_mpi_migrate(m, err, err_len)) goto fail;
     return m;
 oom:
     snprintf(err, err_len, "out of memory splitting the scene");
@@ -535,7 +541,7 @@ int ndem_mpi_before_step(ndem_mpi *m, int stop)
     if (all[0] > 0) return (int)all[0];
     if (2.0 * all[1] > m->margin) {
         char err[256] = "";
-        if (migrate(m, err, sizeof err)) {
+        if (ndem_mpi_migrate(m, err, sizeof err)) {
             fprintf(stderr, "ndem: rank %d: %s\n", m->rank, err);
             ndem_mpi_abort(1);
         }
@@ -565,7 +571,16 @@ void ndem_mpi_after_step(ndem_mpi *m)
                       s->wall_narrowphase, s->wall_solve,         s->wall_integrate,
                       s->wall_total,       (double)s->impact_rows};
     memcpy(mx, w, sizeof w);
-    MPI_Reduce(sum, tot, (int)len, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* gathered and added in rank order: the same bits for any reduction
+     * algorithm the MPI library picks (MPI_Reduce does not promise one) */
+    double *each = m->rank == 0 ? malloc(sizeof(double) * (size_t)(len * m->size)) : NULL;
+    if (m->rank == 0 && !each) ndem_mpi_abort(1);
+    MPI_Gather(sum, (int)len, MPI_DOUBLE, each, (int)len, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (long k = 0; m->rank == 0 && k < len; k++) {
+        tot[k] = 0;
+        for (int r = 0; r < m->size; r++) tot[k] += each[len * r + k];
+    }
+    free(each);
     MPI_Reduce(mx, mxo, NMAX, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (m->rank == 0) {
         ndem_step_stats t = *s;

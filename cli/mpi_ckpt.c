@@ -13,9 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Every rank's n bytes to every rank, in rank order (malloc'd, *total
- * bytes). NULL when out of memory. */
-static void *allgather_bytes(int size, const void *mine, long n, long *total)
+void *ndem_mpi_allgather_bytes(int size, const void *mine, long n, long *total)
 {
     int *cnt = malloc(sizeof(int) * (size_t)size), *at = malloc(sizeof(int) * (size_t)size);
     int nb = (int)n, ok = cnt && at;
@@ -86,7 +84,7 @@ int ndem_mpi_rebuild(ndem_mpi *m, long n, const ndem_particle_state *g, long nh,
     for (long i = 0; i < count; i++) st[i] = all[i].s, m->gid[i] = all[i].gid;
     err[0] = 0;
     rc = ndem_sim_set_particles(m->sim, count, owned, st, used, ent, err, err_len);
-    if (rc == 0) m->owned = owned, m->count = count;
+    if (rc == 0) m->owned = owned, m->count = count, m->total = n;
 done:
     if (rc && !err[0]) snprintf(err, err_len, "out of memory rebuilding the slabs");
     free(all), free(st), free(ent);
@@ -109,9 +107,9 @@ int ndem_mpi_checkpoint(ndem_mpi *m, void **buffer, size_t *length)
         if (he[k].b >= 0) he[k].b = m->gid[he[k].b];
     }
     long pb, hb;
-    part *parts = allgather_bytes(m->size, mine, (long)sizeof(part) * m->owned, &pb);
+    part *parts = ndem_mpi_allgather_bytes(m->size, mine, (long)sizeof(part) * m->owned, &pb);
     ndem_history_entry *hist_all =
-        allgather_bytes(m->size, he, (long)sizeof(ndem_history_entry) * nh, &hb);
+        ndem_mpi_allgather_bytes(m->size, he, (long)sizeof(ndem_history_entry) * nh, &hb);
     free(mine), free(he);
     long n = pb / (long)sizeof(part), nt = hb / (long)sizeof(ndem_history_entry);
     ndem_particle_state *g = realloc(st, sizeof *g * (size_t)(n + 1));

@@ -38,6 +38,7 @@ struct ndem_mpi {
     double halo;   /* ghosts: within this of a slab */
     double margin; /* halo beyond the contact reach: how far pairs may close */
     long owned, count;
+    long total;  /* particles over all ranks (global ids 0..total-1) */
     long *gid;   /* per local creation id */
     float *base; /* 6 per local creation id: shared bodies' slots after the last exchange */
     int *share;  /* per local creation id: copies whose rows act on it (1 or 2) */
@@ -59,6 +60,17 @@ long ndem_mpi_local_of(const part *all, long owned, long count, long gid);
  * global id, h the warm-start entries in global ids (mpi_ckpt.c). */
 int ndem_mpi_rebuild(ndem_mpi *m, long n, const ndem_particle_state *g, long nh,
                      const ndem_history_entry *h, char *err, size_t err_len);
+
+/* Own particles that left the slab to their neighbour, ghosts and
+ * warm-start entries sent anew (collective; mpi.c). */
+int ndem_mpi_migrate(ndem_mpi *m, char *err, size_t err_len);
+/* Every rank's n bytes to every rank, in rank order (malloc'd, *total
+ * bytes); aborts every rank when out of memory. */
+void *ndem_mpi_allgather_bytes(int size, const void *mine, long n, long *total);
+/* The engine's emitter hooks (mpi_emit.c, ndem_decomp_hooks). */
+long ndem_mpi_hook_region(void *ctx, const double lo[3], const double hi[3], double *reach,
+                          double **out);
+int ndem_mpi_hook_emitted(void *ctx, long first, long count);
 
 typedef struct vec {
     void *p;

@@ -19,7 +19,8 @@ int ndem_sim_decompose(ndem_sim *sim, const ndem_decomp_hooks *hooks, long first
     }
     /* the slice that exists: NDEM on particles and static or moving
      * geometry; the others keep state that would need a second owner */
-    if (sim->dem || sim->rigid || sim->emitter_count > 0 || sim->forced_count > 0) return -1;
+    if (sim->dem || sim->rigid || sim->forced_count > 0) return -1;
+    if (sim->emitter_count > 0 && (!hooks->region || !hooks->emitted)) return -1;
     if (!sim->decomp && !(sim->decomp = calloc(1, sizeof *sim->decomp))) return -1;
     sim->decomp->hooks = *hooks;
     sim->decomp->first_ghost = first_ghost;

@@ -542,12 +542,23 @@ typedef struct ndem_decomp_hooks {
     /* The sum of v over all processes, in an order that does not depend
      * on timing (the impact stage's decision, the residuals). */
     double (*sum)(void *ctx, double v);
+    /* Emitters (NULL: a scene with emitters is refused). region: every
+     * process's own particles whose centres lie within *reach of the box
+     * [lo, hi], as x, y, z, radius (4 doubles each, *out malloc'd); the
+     * caller raises *reach to the largest any process asked, so that all
+     * see the same spheres. Returns their count, -1 when out of memory.
+     * emitted: particles first..first+count-1 (creation ids) were just
+     * emitted, the same on every process; the caller keeps those in its
+     * part and may replace the particles (ndem_sim_set_particles) before the
+     * step goes on. 0, or -1. */
+    long (*region)(void *ctx, const double lo[3], const double hi[3], double *reach, double **out);
+    int (*emitted)(void *ctx, long first, long count);
 } ndem_decomp_hooks;
 
 /* Installs the hooks (copied; NULL removes them). Particles with creation
  * id >= first_ghost are ghosts: not counted in the kinetic energy, their
  * geometry contacts not solved here. NDEM only: -1 for smooth DEM, dynamic
- * geometry or emitters. */
+ * geometry, or emitters without the region and emitted hooks. */
 int ndem_sim_decompose(ndem_sim *sim, const ndem_decomp_hooks *hooks, long first_ghost);
 /* Replaces every particle by p[0..count) (creation ids 0..count-1; the
  * first `first_ghost` are this process's own) and the warm-start history by

@@ -19,7 +19,7 @@ export NDEM_TEST_LOGS=${NDEM_TEST_LOGS:-$PWD/build/test-logs}
 # on 2 loaded cores; the rest get the default.
 declare -A limit=([test_api]=400 [test_determinism]=400 [test_physics]=400 [test_dem]=400 [test_solver]=400
                   [test_walls]=300 [test_triaxial]=240
-                  [cli_web.sh]=240 [cli_slurm.sh]=300 [cli_mpi.sh]=400)
+                  [cli_web.sh]=240 [cli_slurm.sh]=300 [cli_mpi.sh]=600)
 default_limit=180
 for kv in ${NDEM_SUITE_LIMITS:-}; do limit[${kv%%=*}]=${kv#*=}; done
 passed=0; failed=0; failed_names=""

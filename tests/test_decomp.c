@@ -52,9 +52,22 @@ static double fake_sum(void *ctx, double v)
     return v; /* one process: its own value */
 }
 
+static long fake_region(void *ctx, const double lo[3], const double hi[3], double *reach,
+                        double **out)
+{
+    (void)ctx, (void)lo, (void)hi, (void)reach;
+    *out = NULL;
+    return 0;
+}
+static int fake_emitted(void *ctx, long first, long count)
+{
+    (void)ctx, (void)first, (void)count;
+    return 0;
+}
+
 static void install(ndem_sim *sim, fake *f, long first_ghost)
 {
-    ndem_decomp_hooks hk = {f, fake_owns, fake_loaded, fake_sweep, fake_sum};
+    ndem_decomp_hooks hk = {f, fake_owns, fake_loaded, fake_sweep, fake_sum, NULL, NULL};
     ck_assert_int_eq(ndem_sim_decompose(sim, &hk, first_ghost), 0);
 }
 
@@ -256,12 +269,15 @@ END_TEST
 START_TEST(the_slice_refuses_what_it_cannot_split)
 {
     fake f = {INFINITY, 0, 0, 0};
-    ndem_decomp_hooks hk = {&f, fake_owns, fake_loaded, fake_sweep, fake_sum};
+    ndem_decomp_hooks hk = {&f, fake_owns, fake_loaded, fake_sweep, fake_sum, NULL, NULL};
     ndem_job *emit = bed_job(", \"emitters\": [{\"min\": [0.02, 0.02, 0.25], \"max\": [0.1, 0.1, "
                              "0.28], \"rate\": 100, \"radius\": {\"min\": 0.005, \"max\": 0.005}, "
                              "\"material\": \"ore\"}]");
     ndem_sim *sim = test_sim(emit);
-    ck_assert_int_eq(ndem_sim_decompose(sim, &hk, 0), -1);
+    ck_assert_int_eq(ndem_sim_decompose(sim, &hk, 0), -1); /* emitters need the two hooks */
+    ndem_decomp_hooks with = hk;
+    with.region = fake_region, with.emitted = fake_emitted;
+    ck_assert_int_eq(ndem_sim_decompose(sim, &with, 0), 0);
     ndem_sim_destroy(sim);
     ndem_job_destroy(emit);
     ndem_job *dem = test_job("{\"scene\": {" TEST_MATERIALS ", \"particles\": [{\"type\": "

@@ -7,6 +7,7 @@
  * creation index one process would give. Everything goes to the two
  * neighbouring ranks only; the outputs' totals and frames go to rank 0.
  * Messages are raw bytes: the ranks are assumed to share one binary layout. */
+#include "mpi_parts.h"
 #include "ndem_mpi.h"
 
 #include <math.h>
@@ -14,42 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { TAG_MIGRATE = 11, TAG_GHOST = 12, TAG_HISTORY = 13, TAG_DV = 14, TAG_V = 15, TAG_N = 16 };
-
-typedef struct part {
-    long gid;
-    ndem_particle_state s;
-} part;
-
-typedef struct hist {
-    long ga, gb; /* global ids; gb < 0: -1 - geometry */
-    ndem_history_entry e;
-} hist;
-
-/* The shared bodies with one neighbour, each list in global id order (both
- * sides agree): mine, this rank's own particles the neighbour holds as
- * ghosts; theirs, this rank's ghosts the neighbour owns. Local creation ids. */
-typedef struct side {
-    int rank; /* MPI_PROC_NULL at the ends */
-    long *mine, n_mine;
-    long *theirs, n_theirs;
-    float *buf_out, *buf_in; /* 6 floats per shared body */
-} side;
-
-struct ndem_mpi {
-    int rank, size, axis;
-    ndem_sim *sim;
-    double *cut;   /* size + 1 slab bounds along axis (-inf, ..., +inf) */
-    double halo;   /* ghosts: within this of a slab */
-    double margin; /* halo beyond the contact reach: how far pairs may close */
-    long owned, count;
-    long *gid;   /* per local creation id */
-    float *base; /* 6 per local creation id: shared bodies' slots after the last exchange */
-    int *share;  /* per local creation id: copies whose rows act on it (1 or 2) */
-    side side[2];
-    ndem_mpi_costs costs;
-};
 
 int ndem_mpi_init(int *argc, char ***argv, char *err, size_t err_len)
 {
@@ -77,6 +42,12 @@ int ndem_mpi_world_rank(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return r;
 }
+int ndem_mpi_world_size(void)
+{
+    int n;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
 int ndem_mpi_rank(const ndem_mpi *m) { return m->rank; }
 int ndem_mpi_size(const ndem_mpi *m) { return m->size; }
 void ndem_mpi_get_costs(const ndem_mpi *m, ndem_mpi_costs *c)
@@ -91,7 +62,6 @@ int ndem_mpi_supported(const ndem_job *job, char *err, size_t err_len)
     const ndem_scene_def *s = &job->scene;
     const char *what = NULL;
     if (s->solver.method != NDEM_METHOD_NDEM) what = "smooth DEM (solver.method \"dem\")";
-    else if (s->emitter_count > 0) what = "emitters";
     else if (job->output.contacts) what = "output.contacts";
     for (int g = 0; !what && g < s->geometry_count; g++)
         if (s->geometry[g].dynamic.enabled) what = "dynamic geometry";
@@ -112,7 +82,7 @@ int ndem_mpi_supported(const ndem_job *job, char *err, size_t err_len)
     return -1;
 }
 
-static int slab_of(const ndem_mpi *m, double x)
+int ndem_mpi_slab_of(const ndem_mpi *m, double x)
 {
     int k = 0;
     while (k < m->size - 1 && x >= m->cut[k + 1]) k++;
@@ -257,7 +227,7 @@ static void hook_sweep(void *ctx, float *slots, const long *where)
 static int hook_owns(void *ctx, const double p[3])
 {
     const ndem_mpi *m = ctx;
-    return slab_of(m, p[m->axis]) == m->rank;
+    return ndem_mpi_slab_of(m, p[m->axis]) == m->rank;
 }
 
 /* Sum over the ranks in rank order on every rank: the same bits everywhere
@@ -275,13 +245,13 @@ static double hook_sum(void *ctx, double v)
 
 /* ---- migration ---- */
 
-static int cmp_part(const void *x, const void *y)
+int ndem_mpi_cmp_part(const void *x, const void *y)
 {
     long a = ((const part *)x)->gid, b = ((const part *)y)->gid;
     return (a > b) - (a < b);
 }
 
-static long find_gid(const part *p, long n, long gid)
+long ndem_mpi_find_gid(const part *p, long n, long gid)
 {
     long lo = 0, hi = n;
     while (lo < hi) {
@@ -294,42 +264,24 @@ static long find_gid(const part *p, long n, long gid)
 
 /* The local creation id of a global id in all (own particles, then
  * ghosts, each sorted), or -1. */
-static long local_of(const part *all, long owned, long count, long gid)
+long ndem_mpi_local_of(const part *all, long owned, long count, long gid)
 {
-    long k = find_gid(all, owned, gid);
+    long k = ndem_mpi_find_gid(all, owned, gid);
     if (k >= 0) return k;
-    k = find_gid(all + owned, count - owned, gid);
+    k = ndem_mpi_find_gid(all + owned, count - owned, gid);
     return k >= 0 ? owned + k : -1;
 }
 
-static int within(const ndem_mpi *m, int slab, double x)
+int ndem_mpi_within(const ndem_mpi *m, int slab, double x)
 {
     return slab >= 0 && slab < m->size && x >= m->cut[slab] - m->halo &&
            x < m->cut[slab + 1] + m->halo;
 }
 
-typedef struct vec {
-    void *p;
-    long n, cap; /* bytes */
-} vec;
-
-static int push(vec *v, const void *x, size_t size)
-{
-    if (v->n + (long)size > v->cap) {
-        long cap = 2 * v->cap + (long)size + 4096;
-        void *q = realloc(v->p, (size_t)cap);
-        if (!q) return -1;
-        v->p = q, v->cap = cap;
-    }
-    memcpy((char *)v->p + v->n, x, size);
-    v->n += (long)size;
-    return 0;
-}
-
 /* Rebuilds this rank's particles: own particles that left the slab go to
  * the neighbour, then ghost copies to each neighbour, then the warm-start
  * entries a neighbour may need. Collective over the ranks. */
-static int migrate(ndem_mpi *m, char *err, size_t err_len)
+int ndem_mpi_migrate(ndem_mpi *m, char *err, size_t err_len)
 {
     double t0 = MPI_Wtime();
     long n = ndem_sim_particle_count(m->sim);
@@ -348,7 +300,7 @@ static int migrate(ndem_mpi *m, char *err, size_t err_len)
     for (long i = 0; i < n; i++) cur[i].gid = m->gid[i], cur[i].s = st[i];
     /* 1. own particles to their new owner */
     for (long i = 0; i < m->owned; i++) {
-        int to = slab_of(m, cur[i].s.x[m->axis]);
+        int to = ndem_mpi_slab_of(m, cur[i].s.x[m->axis]);
         if (to == m->rank) {
             if (push(&keep, &cur[i], sizeof(part))) goto done;
         } else if (to == m->rank - 1 || to == m->rank + 1) {
@@ -367,14 +319,14 @@ static int migrate(ndem_mpi *m, char *err, size_t err_len)
     for (int s = 0; s < 2; s++)
         if (nin[s] > 0 && push(&keep, in[s], (size_t)nin[s])) goto done;
     long owned = keep.n / (long)sizeof(part);
-    qsort(keep.p, (size_t)owned, sizeof(part), cmp_part);
+    qsort(keep.p, (size_t)owned, sizeof(part), ndem_mpi_cmp_part);
     /* 2. ghost copies of own particles near each neighbour's slab */
     const part *own = keep.p;
     for (int s = 0; s < 2; s++) {
         out[s].n = 0;
         int nb = m->rank + (s ? 1 : -1);
         for (long i = 0; i < owned; i++)
-            if (within(m, nb, own[i].s.x[m->axis]) && push(&out[s], &own[i], sizeof(part)))
+            if (ndem_mpi_within(m, nb, own[i].s.x[m->axis]) && push(&out[s], &own[i], sizeof(part)))
                 goto done;
     }
     void *o2[2] = {out[0].p, out[1].p};
@@ -387,7 +339,7 @@ static int migrate(ndem_mpi *m, char *err, size_t err_len)
     memcpy(all, keep.p, sizeof(part) * (size_t)owned);
     for (int s = 0; s < 2; s++)
         if (ng[s] > 0) memcpy(all + owned + (s ? ng[0] : 0), gin[s], sizeof(part) * (size_t)ng[s]);
-    qsort(all + owned, (size_t)(ng[0] + ng[1]), sizeof(part), cmp_part);
+    qsort(all + owned, (size_t)(ng[0] + ng[1]), sizeof(part), ndem_mpi_cmp_part);
     /* the shared lists, in global id order on both sides */
     for (int s = 0; s < 2; s++) {
         side *sd = &m->side[s];
@@ -399,9 +351,9 @@ static int migrate(ndem_mpi *m, char *err, size_t err_len)
         sd->buf_in = malloc(6 * sizeof(float) * (size_t)(most + 1));
         if (!sd->mine || !sd->theirs || !sd->buf_out || !sd->buf_in) goto done;
         const part *sent = out[s].p, *got = gin[s];
-        for (long k = 0; k < nm; k++) sd->mine[k] = find_gid(all, owned, sent[k].gid);
+        for (long k = 0; k < nm; k++) sd->mine[k] = ndem_mpi_find_gid(all, owned, sent[k].gid);
         for (long k = 0; k < ng[s]; k++)
-            sd->theirs[k] = owned + find_gid(all + owned, count - owned, got[k].gid);
+            sd->theirs[k] = owned + ndem_mpi_find_gid(all + owned, count - owned, got[k].gid);
         sd->n_mine = nm;
         sd->n_theirs = ng[s];
     }
@@ -412,8 +364,8 @@ static int migrate(ndem_mpi *m, char *err, size_t err_len)
         if (push(&hkeep, &h, sizeof h)) goto done;
         for (int s = 0; s < 2; s++) {
             int nb = m->rank + (s ? 1 : -1);
-            int near = within(m, nb, st[he[k].a].x[m->axis]) ||
-                       (he[k].b >= 0 && within(m, nb, st[he[k].b].x[m->axis]));
+            int near = ndem_mpi_within(m, nb, st[he[k].a].x[m->axis]) ||
+                       (he[k].b >= 0 && ndem_mpi_within(m, nb, st[he[k].b].x[m->axis]));
             if (near && push(&hout[s], &h, sizeof h)) goto done;
         }
     }
@@ -443,8 +395,8 @@ static int migrate(ndem_mpi *m, char *err, size_t err_len)
     }
     for (long i = 0; i < count; i++) st[i] = all[i].s, m->gid[i] = all[i].gid;
     for (long k = 0; k < nk; k++) {
-        long a = local_of(all, owned, count, hk[k].ga), b = hk[k].gb;
-        if (b >= 0) b = local_of(all, owned, count, b);
+        long a = ndem_mpi_local_of(all, owned, count, hk[k].ga), b = hk[k].gb;
+        if (b >= 0) b = ndem_mpi_local_of(all, owned, count, b);
         if (a < 0 || (hk[k].gb >= 0 && b < 0)) continue; /* not held here */
         ent[used] = hk[k].e;
         ent[used].a = a;
@@ -474,8 +426,8 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, char *err,
-                          size_t err_len)
+ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, const double *cuts,
+                          int resume, char *err, size_t err_len)
 {
     ndem_mpi *m = calloc(1, sizeof *m);
     long n = ndem_sim_particle_count(sim);
@@ -516,8 +468,8 @@ ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, char
     qsort(xs, (size_t)n, sizeof(double), cmp_double);
     m->cut[0] = -INFINITY;
     m->cut[m->size] = INFINITY;
-    for (int k = 1; k < m->size; k++) /* equal particle counts */
-        m->cut[k] = n > 0 ? xs[(long)((double)n * k / m->size)] : (double)k;
+    for (int k = 1; k < m->size; k++) /* equal particle counts, or the checkpoint's */
+        m->cut[k] = cuts ? cuts[k - 1] : n > 0 ? xs[(long)((double)n * k / m->size)] : (double)k;
     for (int k = 1; k + 1 < m->size; k++)
         if (m->cut[k + 1] - m->cut[k] < 2.0 * m->halo + m->margin) {
             snprintf(err, err_len,
@@ -528,14 +480,32 @@ ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, char
         }
     m->side[0].rank = m->rank > 0 ? m->rank - 1 : MPI_PROC_NULL;
     m->side[1].rank = m->rank + 1 < m->size ? m->rank + 1 : MPI_PROC_NULL;
+    ndem_decomp_hooks hooks = {m,
+                               hook_owns,
+                               hook_loaded,
+                               hook_sweep,
+                               hook_sum,
+                               ndem_mpi_hook_region,
+                               ndem_mpi_hook_emitted};
+    m->total = n;
+    if (resume) { /* the whole scene of a checkpoint: rebuilt as the writer did */
+        ndem_history_entry *he = NULL;
+        long nh = ndem_sim_get_history(sim, &he);
+        if (nh < 0) goto oom;
+        int rc =
+            ndem_sim_decompose(sim, &hooks, n) || ndem_mpi_rebuild(m, n, st, nh, he, err, err_len);
+        free(he);
+        if (rc) goto fail;
+        free(st), free(xs);
+        return m;
+    }
     /* every rank made every particle: keep the own ones, then migrate
      * (which finds the ghosts) */
     m->gid = malloc(sizeof(long) * (size_t)(n + 1));
     if (!m->gid) goto oom;
     long own = 0;
     for (long i = 0; i < n; i++)
-        if (slab_of(m, st[i].x[m->axis]) == m->rank) m->gid[own] = i, st[own++] = st[i];
-    ndem_decomp_hooks hooks = {m, hook_owns, hook_loaded, hook_sweep, hook_sum};
+        if (ndem_mpi_slab_of(m, st[i].x[m->axis]) == m->rank) m->gid[own] = i, st[own++] = st[i];
     if (ndem_sim_decompose(sim, &hooks, own)) {
         snprintf(err, err_len, "this scene cannot be decomposed (NDEM on particles only)");
         goto fail;
@@ -544,7 +514,7 @@ ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, char
     m->owned = m->count = own;
     free(st), free(xs);
     st = NULL, xs = NULL;
-    if (migrate(m, err, err_len)) goto fail;
+    if (ndem_mpi_migrate(m, err, err_len)) goto fail;
     return m;
 oom:
     snprintf(err, err_len, "out of memory splitting the scene");
@@ -572,7 +542,7 @@ int ndem_mpi_before_step(ndem_mpi *m, int stop)
     if (all[0] > 0) return (int)all[0];
     if (2.0 * all[1] > m->margin) {
         char err[256] = "";
-        if (migrate(m, err, sizeof err)) {
+        if (ndem_mpi_migrate(m, err, sizeof err)) {
             fprintf(stderr, "ndem: rank %d: %s\n", m->rank, err);
             ndem_mpi_abort(1);
         }
@@ -602,7 +572,16 @@ void ndem_mpi_after_step(ndem_mpi *m)
                       s->wall_narrowphase, s->wall_solve,         s->wall_integrate,
                       s->wall_total,       (double)s->impact_rows};
     memcpy(mx, w, sizeof w);
-    MPI_Reduce(sum, tot, (int)len, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* gathered and added in rank order: the same bits for any reduction
+     * algorithm the MPI library picks (MPI_Reduce does not promise one) */
+    double *each = m->rank == 0 ? malloc(sizeof(double) * (size_t)(len * m->size)) : NULL;
+    if (m->rank == 0 && !each) ndem_mpi_abort(1);
+    MPI_Gather(sum, (int)len, MPI_DOUBLE, each, (int)len, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (long k = 0; m->rank == 0 && k < len; k++) {
+        tot[k] = 0;
+        for (int r = 0; r < m->size; r++) tot[k] += each[len * r + k];
+    }
+    free(each);
     MPI_Reduce(mx, mxo, NMAX, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (m->rank == 0) {
         ndem_step_stats t = *s;

@@ -5,6 +5,7 @@
  * 2 usage error, 3 the job document is malformed or invalid,
  * 4 a file could not be read or written, 130 / 143 stopped by SIGINT /
  * SIGTERM (128 + the signal, as a shell reports a killed command). */
+#include "checkpoint_out.h"
 #include "contacts_out.h"
 #include "frame_json.h"
 #include "job.h"
@@ -54,6 +55,7 @@ static void catch_stop_signals(void)
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ndem run JOB.json [--out DIR] [--threads N] [--quiet] [--no-vtk] [--mpi]\n"
+                "                [--checkpoint-steps N] [--resume]\n"
                 "       ndem run --report URL [--threads N] [--quiet]\n"
                 "       ndem validate JOB.json\n"
                 "       ndem --help | --version\n"
@@ -64,6 +66,8 @@ static void usage(FILE *to)
                 "          secret is in NDEM_REPORT_SECRET; everything goes back to ndemd\n"
                 "          --mpi: one scene over the ranks of `mpirun -np N ndem run JOB --mpi`\n"
                 "          (slabs along the longest axis across gravity; --mpi-axis x|y|z)\n"
+                "          --checkpoint-steps N: DIR/checkpoint.ndck every N steps;\n"
+                "          --resume: go on from DIR's checkpoint (any rank count)\n"
                 "validate  prints every error of the job with its JSON Pointer\n"
                 "\n"
                 "exit codes: 0 ok, 1 simulation failed, 2 usage, 3 invalid job, 4 i/o error,\n"
@@ -203,8 +207,31 @@ typedef struct cli_run {
     progress *pr;
     long total;
     const ndem_sim *sim;
-    int contacts; /* output.contacts: the network with each frame */
+    int contacts;       /* output.contacts: the network with each frame */
+    long ckpt_steps;    /* --checkpoint-steps (0: none) */
+    double *next_frame; /* the run loop's, for the checkpoint */
 } cli_run;
+
+/* The checkpoint files at a step that is due (docs/cli.md, "Checkpoints"):
+ * the state from the caller (one process's or gathered), where the outputs
+ * stand, and an MPI run's cuts. */
+static int write_checkpoint(ndem_output *out, long step, double next_frame, void *state, size_t len,
+                            int ranks, int axis, const double *cuts)
+{
+    ndem_ckpt_meta meta = {step, next_frame, {0}, ranks, axis, (double *)cuts};
+    char err[4400];
+    snprintf(err, sizeof err, "cannot write %s/series.csv: %s", out->dir, strerror(errno));
+    int rc = ndem_output_mark_now(out, &meta.mark) ||
+             ndem_ckpt_write(out->dir, state, len, &meta, err, sizeof err);
+    if (rc) fprintf(stderr, "ndem: checkpoint: %s\n", err);
+    free(state);
+    return rc;
+}
+
+static int checkpoint_due(long every, long step, long total)
+{
+    return every > 0 && step % every == 0 && step < total;
+}
 
 static int cli_stop(void *ctx)
 {
@@ -235,7 +262,12 @@ static int cli_tick(void *ctx, ndem_sim *sim)
 {
     cli_run *r = ctx;
     show_progress(r->pr, ndem_sim_stats(sim), r->total, 0);
-    return 0;
+    long step = ndem_sim_stats(sim)->step;
+    if (!checkpoint_due(r->ckpt_steps, step, r->total)) return 0;
+    void *buf;
+    size_t len;
+    if (ndem_sim_checkpoint(sim, &buf, &len)) return -1;
+    return write_checkpoint(r->out, step, *r->next_frame, buf, len, 1, -1, NULL);
 }
 
 /* ---- `mpirun -np N ndem run JOB --mpi` (cli/mpi.c, docs/scale-out.md):
@@ -247,6 +279,8 @@ typedef struct mpi_run {
     progress *pr;
     long total;
     ndem_sim *sim;
+    long ckpt_steps;
+    double *next_frame;
 } mpi_run;
 
 static int mpi_stop(void *ctx) { return ndem_mpi_before_step(((mpi_run *)ctx)->m, stop_signal); }
@@ -286,7 +320,38 @@ static int mpi_tick(void *ctx, ndem_sim *sim)
 {
     mpi_run *r = ctx;
     if (r->out) show_progress(r->pr, ndem_sim_stats(sim), r->total, 0);
+    long step = ndem_sim_stats(sim)->step; /* the same on every rank */
+    if (!checkpoint_due(r->ckpt_steps, step, r->total)) return 0;
+    void *buf = NULL;
+    size_t len = 0;
+    int rc = ndem_mpi_checkpoint(r->m, &buf, &len); /* every rank: collective */
+    if (r->out &&
+        (rc || write_checkpoint(r->out, step, *r->next_frame, buf, len, ndem_mpi_size(r->m),
+                                ndem_mpi_axis(r->m), ndem_mpi_cuts(r->m))))
+        ndem_mpi_abort(EXIT_IO);
     return 0;
+}
+
+/* --resume: the checkpoint in out_dir restored as the whole scene (NULL
+ * with a message), its description in *meta. */
+static ndem_sim *resume_sim(const ndem_job *job, const char *out_dir, ndem_ckpt_meta *meta,
+                            char *err, size_t err_len)
+{
+    void *state;
+    size_t len;
+    if (ndem_ckpt_read(out_dir, &state, &len, meta, err, err_len)) return NULL;
+    char why[256];
+    ndem_sim *sim = ndem_sim_restore(&job->scene, state, len, why, sizeof why);
+    free(state);
+    if (!sim) snprintf(err, err_len, "cannot resume from %s/checkpoint.ndck: %s", out_dir, why);
+    else if (ndem_sim_stats(sim)->step != meta->step) {
+        snprintf(err, err_len, "%s/checkpoint.ndck is at step %ld, checkpoint.json says %ld",
+                 out_dir, ndem_sim_stats(sim)->step, meta->step);
+        ndem_sim_destroy(sim);
+        sim = NULL;
+    }
+    if (!sim) ndem_ckpt_meta_free(meta);
+    return sim;
 }
 
 /* The ranks' costs into the summary: per rank its particles, migrations and
@@ -334,7 +399,7 @@ static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
 }
 
 static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char *out_dir,
-                       int threads, int quiet, int vtk, int axis)
+                       int threads, int quiet, int vtk, int axis, long ckpt_steps, int resume)
 {
     char err[512];
     if (ndem_mpi_init(argc, argv, err, sizeof err)) {
@@ -355,9 +420,24 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
     }
     /* one thread a rank unless asked: ranks share the cores */
     job->scene.solver.threads = threads > 0 ? threads : 1;
+    /* --resume: every rank restores the whole scene (the directory is
+     * shared), the cuts kept when the rank count and axis are the writer's */
+    ndem_ckpt_meta meta = {0};
+    ndem_sim *sim = NULL;
+    if (resume && !(sim = resume_sim(job, out_dir, &meta, err, sizeof err))) {
+        if (rank == 0) fprintf(stderr, "ndem: %s\n", err);
+        ndem_job_destroy(job);
+        ndem_mpi_finalize();
+        return EXIT_IO;
+    }
+    if (resume && axis < 0) axis = meta.axis;
+    const double *cuts =
+        resume && meta.cuts && meta.ranks == ndem_mpi_world_size() && axis == meta.axis ? meta.cuts
+                                                                                        : NULL;
     ndem_output out, *outp = NULL;
     if (rank == 0) {
-        if (ndem_output_open(&out, out_dir, vtk, &job->scene, err, sizeof err)) {
+        if (ndem_output_open(&out, out_dir, vtk, &job->scene, resume ? &meta.mark : NULL, err,
+                             sizeof err)) {
             fprintf(stderr, "ndem: %s\n", err);
             ndem_mpi_abort(EXIT_IO);
         }
@@ -370,8 +450,10 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
                     strerror(errno));
     }
     catch_stop_signals();
-    ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err); /* the same on every rank */
-    ndem_mpi *m = sim ? ndem_mpi_create(sim, job->scene.gravity, axis, err, sizeof err) : NULL;
+    if (!sim) sim = ndem_sim_create(&job->scene, err, sizeof err); /* the same on every rank */
+    ndem_mpi *m =
+        sim ? ndem_mpi_create(sim, job->scene.gravity, axis, cuts, resume, err, sizeof err) : NULL;
+    ndem_ckpt_meta_free(&meta);
     if (!m) {
         if (rank == 0) fprintf(stderr, "ndem: %s\n", err);
         if (outp) ndem_output_close(outp);
@@ -382,9 +464,13 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
     }
     progress pr = {isatty(fileno(stderr)), quiet, -1e9, omp_get_wtime()};
     long total = ndem_sim_total_steps(sim);
-    double next_frame = job->output.frame_interval;
-    mpi_run mr = {m, outp, &pr, total, sim};
-    mpi_frame(&mr, sim);
+    double next_frame = resume ? meta.next_frame : job->output.frame_interval;
+    mpi_run mr = {m, outp, &pr, total, sim, ckpt_steps, &next_frame};
+    if (!resume) mpi_frame(&mr, sim);
+    else if (rank == 0 && !quiet)
+        fprintf(stderr, "ndem: resuming at step %ld of %ld on %d ranks%s\n",
+                ndem_sim_stats(sim)->step, total, ndem_mpi_size(m),
+                cuts ? " (the checkpoint's slabs)" : " (new slabs)");
     ndem_run_hooks hooks = {&mr, mpi_stop, mpi_row, mpi_frame, mpi_tick};
     int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
                             &next_frame, &hooks);
@@ -443,7 +529,8 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
 static int cmd_run(int argc, char **argv)
 {
     const char *job_path = NULL, *out_dir = "out", *report = NULL;
-    int threads = -1, quiet = 0, vtk = 1, mpi = 0, axis = -1;
+    int threads = -1, quiet = 0, vtk = 1, mpi = 0, axis = -1, resume = 0;
+    long ckpt_steps = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
         else if (!strcmp(argv[i], "--report") && i + 1 < argc) report = argv[++i];
@@ -456,7 +543,16 @@ static int cmd_run(int argc, char **argv)
                 return EXIT_USAGE;
             }
             threads = (int)t;
-        } else if (!strcmp(argv[i], "--quiet")) quiet = 1;
+        } else if (!strcmp(argv[i], "--checkpoint-steps") && i + 1 < argc) {
+            char *end;
+            ckpt_steps = strtol(argv[++i], &end, 10);
+            if (*end || ckpt_steps < 1) {
+                fprintf(stderr, "ndem: --checkpoint-steps wants a positive number, not '%s'\n",
+                        argv[i]);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(argv[i], "--resume")) resume = 1;
+        else if (!strcmp(argv[i], "--quiet")) quiet = 1;
         else if (!strcmp(argv[i], "--no-vtk")) vtk = 0;
         else if (!strcmp(argv[i], "--mpi")) mpi = 1;
         else if (!strcmp(argv[i], "--mpi-axis") && i + 1 < argc) {
@@ -472,6 +568,11 @@ static int cmd_run(int argc, char **argv)
             usage(stderr);
             return EXIT_USAGE;
         }
+    }
+    if (report && (resume || ckpt_steps)) {
+        fprintf(stderr, "ndem: --report takes ndemd's checkpoints, not --resume or "
+                        "--checkpoint-steps\n");
+        return EXIT_USAGE;
     }
     if (report && mpi) {
         fprintf(stderr, "ndem: --mpi runs a job file, not --report\n");
@@ -493,15 +594,27 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "ndem: --mpi-axis goes with --mpi\n");
         return EXIT_USAGE;
     }
-    if (mpi) return cmd_run_mpi(&argc, &argv, job_path, out_dir, threads, quiet, vtk, axis);
+    if (mpi)
+        return cmd_run_mpi(&argc, &argv, job_path, out_dir, threads, quiet, vtk, axis, ckpt_steps,
+                           resume);
     ndem_job *job = NULL;
     int rc = load_job(job_path, &job);
     if (rc) return rc;
     if (threads > 0) job->scene.solver.threads = threads;
     char err[512];
-    ndem_output out;
-    if (ndem_output_open(&out, out_dir, vtk, &job->scene, err, sizeof err)) {
+    ndem_ckpt_meta meta = {0};
+    ndem_sim *sim = NULL;
+    if (resume && !(sim = resume_sim(job, out_dir, &meta, err, sizeof err))) {
         fprintf(stderr, "ndem: %s\n", err);
+        ndem_job_destroy(job);
+        return EXIT_IO;
+    }
+    ndem_ckpt_meta_free(&meta); /* one process needs no cuts */
+    ndem_output out;
+    if (ndem_output_open(&out, out_dir, vtk, &job->scene, resume ? &meta.mark : NULL, err,
+                         sizeof err)) {
+        fprintf(stderr, "ndem: %s\n", err);
+        ndem_sim_destroy(sim);
         ndem_job_destroy(job);
         return EXIT_IO;
     }
@@ -516,7 +629,7 @@ static int cmd_run(int argc, char **argv)
     if (ndem_output_meshes(&out, &job->scene))
         fprintf(stderr, "ndem: warning: cannot write %s/meshes: %s\n", out.dir, strerror(errno));
     catch_stop_signals(); /* from here on a stop leaves whole outputs */
-    ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
+    if (!sim) sim = ndem_sim_create(&job->scene, err, sizeof err);
     if (!sim) {
         fprintf(stderr, "ndem: %s\n", err);
         ndem_output_close(&out);
@@ -525,9 +638,11 @@ static int cmd_run(int argc, char **argv)
     }
     progress pr = {isatty(fileno(stderr)), quiet, -1e9, omp_get_wtime()};
     long total = ndem_sim_total_steps(sim);
-    double next_frame = job->output.frame_interval;
-    cli_run cr = {&out, &pr, total, sim, job->output.contacts};
-    int io_failed = cli_frame(&cr, sim) != 0;
+    double next_frame = resume ? meta.next_frame : job->output.frame_interval;
+    cli_run cr = {&out, &pr, total, sim, job->output.contacts, ckpt_steps, &next_frame};
+    int io_failed = resume ? 0 : cli_frame(&cr, sim) != 0;
+    if (resume && !quiet)
+        fprintf(stderr, "ndem: resuming at step %ld of %ld\n", ndem_sim_stats(sim)->step, total);
     ndem_run_hooks hooks = {&cr, cli_stop, cli_row, cli_frame, cli_tick};
     int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
                             &next_frame, &hooks);

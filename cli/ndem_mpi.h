@@ -20,17 +20,21 @@ void ndem_mpi_finalize(void);
 /* Ends every rank at once (an error on one rank leaves the others waiting). */
 _Noreturn void ndem_mpi_abort(int code);
 int ndem_mpi_world_rank(void);
+int ndem_mpi_world_size(void);
 /* 0 when the job is in the slice the MPI run supports, else -1 with a
  * message naming what is not (emitters, dynamic geometry, ...). */
 int ndem_mpi_supported(const ndem_job *job, char *err, size_t err_len);
 /* Splits the scene of sim (which holds every particle, as ndem_sim_create
  * made them on every rank) into slabs along the longest extent of the
  * particles that is not gravity's main axis (axis 0, 1, 2: that one instead;
- * -1: choose), keeps this rank's particles and
- * ghosts and installs the engine's hooks. NULL with a message (the same on
- * every rank) when the scene cannot be split over this many ranks. */
-ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, char *err,
-                          size_t err_len);
+ * -1: choose), at equal counts or at `cuts` (size - 1 of them, NULL: find
+ * them), keeps this rank's particles and ghosts and installs the engine's
+ * hooks. resume: sim is a restored checkpoint (ndem_sim_restore of the
+ * whole scene), whose warm-start entries go with the particles. NULL with
+ * a message (the same on every rank) when the scene cannot be split over
+ * this many ranks. */
+ndem_mpi *ndem_mpi_create(ndem_sim *sim, const double gravity[3], int axis, const double *cuts,
+                          int resume, char *err, size_t err_len);
 void ndem_mpi_destroy(ndem_mpi *m);
 int ndem_mpi_rank(const ndem_mpi *m);
 int ndem_mpi_size(const ndem_mpi *m);
@@ -54,6 +58,15 @@ typedef struct ndem_mpi_costs {
     double migrate_seconds;  /* wall time migrating */
 } ndem_mpi_costs;
 void ndem_mpi_get_costs(const ndem_mpi *m, ndem_mpi_costs *c);
+/* Collective, at the end of a step: the whole scene (every rank's own
+ * particles and warm-start entries) into one ordinary checkpoint on rank 0
+ * (*buffer, malloc'd; untouched elsewhere), and every rank's slab rebuilt
+ * from it, as a run resumed from it rebuilds them: the same bits after.
+ * 0, or -1 (rank 0 out of memory). */
+int ndem_mpi_checkpoint(ndem_mpi *m, void **buffer, size_t *length);
+/* The size - 1 cuts between the slabs, and the axis they cut. */
+const double *ndem_mpi_cuts(const ndem_mpi *m);
+int ndem_mpi_axis(const ndem_mpi *m);
 /* n doubles from every rank into all (rank 0 only; size * n of them). */
 void ndem_mpi_gather_doubles(const double *mine, int n, double *all);
 

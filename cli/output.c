@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int make_dir(const char *path)
 {
@@ -33,8 +34,22 @@ static FILE *open_in(const ndem_output *o, const char *name, const char *mode)
     return fopen(path, mode);
 }
 
+/* An earlier run's file, cut back to `bytes` and open for appending. */
+static FILE *reopen_at(const ndem_output *o, const char *name, long bytes)
+{
+    FILE *f = open_in(o, name, "r+");
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) || ftell(f) < bytes || ftruncate(fileno(f), (off_t)bytes) ||
+        fseek(f, bytes, SEEK_SET)) {
+        fclose(f);
+        errno = errno ? errno : EINVAL;
+        return NULL;
+    }
+    return f;
+}
+
 int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_def *scene,
-                     char *err, size_t err_len)
+                     const ndem_output_mark *resume, char *err, size_t err_len)
 {
     memset(o, 0, sizeof *o);
     snprintf(o->dir, sizeof o->dir, "%s", dir);
@@ -45,8 +60,15 @@ int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_
         snprintf(err, err_len, "cannot create output directory %s: %s", frames, strerror(errno));
         return -1;
     }
-    o->series = open_in(o, "series.csv", "w");
-    o->frame_index = open_in(o, "frames/index.csv", "w");
+    if (resume) {
+        errno = 0;
+        o->series = reopen_at(o, "series.csv", resume->series_bytes);
+        o->frame_index = reopen_at(o, "frames/index.csv", resume->index_bytes);
+        o->frames = resume->frames;
+    } else {
+        o->series = open_in(o, "series.csv", "w");
+        o->frame_index = open_in(o, "frames/index.csv", "w");
+    }
     if (!o->series || !o->frame_index) {
         snprintf(err, err_len, "cannot write into %s: %s", dir, strerror(errno));
         ndem_output_close(o);
@@ -61,15 +83,25 @@ int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_
         ndem_output_close(o);
         return -1;
     }
-    fputs(header, o->series);
+    if (!resume) fputs(header, o->series);
     free(header);
-    if (vtk && ndem_pv_out_open(&o->pv, dir, scene)) {
+    if (vtk && ndem_pv_out_open(&o->pv, dir, scene, resume ? resume->pvd_bytes : -1)) {
         snprintf(err, err_len, "cannot write into %s/paraview: %s", dir, strerror(errno));
         ndem_output_close(o);
         return -1;
     }
-    fprintf(o->frame_index, "index,step,time,particles,file\n");
+    if (!resume) fprintf(o->frame_index, "index,step,time,particles,file\n");
     return 0;
+}
+
+int ndem_output_mark_now(ndem_output *o, ndem_output_mark *m)
+{
+    if (fflush(o->series) || fflush(o->frame_index)) return -1;
+    m->series_bytes = ftell(o->series);
+    m->index_bytes = ftell(o->frame_index);
+    m->pvd_bytes = o->vtk ? o->pv.tail_at : -1;
+    m->frames = o->frames;
+    return m->series_bytes < 0 || m->index_bytes < 0 ? -1 : 0;
 }
 
 int ndem_output_series_row(ndem_output *o, const ndem_sim *sim)

@@ -22,10 +22,20 @@ typedef struct ndem_output {
     size_t row_cap;
 } ndem_output;
 
+/* Where the files stood at a checkpoint (bytes written, frames), so that a
+ * resumed run cuts them back there and goes on (docs/cli.md, "Checkpoints"). */
+typedef struct ndem_output_mark {
+    long series_bytes, index_bytes, pvd_bytes, frames;
+} ndem_output_mark;
+
 /* Creates DIR (and DIR/frames, DIR/paraview); opens series.csv (with the
- * columns of the scene's named geometry) and frames/index.csv. */
+ * columns of the scene's named geometry) and frames/index.csv. With
+ * `resume`, the files of an earlier run in DIR are cut back to the mark and
+ * appended to instead. */
 int ndem_output_open(ndem_output *o, const char *dir, int vtk, const ndem_scene_def *scene,
-                     char *err, size_t err_len);
+                     const ndem_output_mark *resume, char *err, size_t err_len);
+/* Flushes the files and says where they stand. 0, or -1. */
+int ndem_output_mark_now(ndem_output *o, ndem_output_mark *m);
 /* The row of sim's last step. */
 int ndem_output_series_row(ndem_output *o, const ndem_sim *sim);
 int ndem_output_frame(ndem_output *o, const ndem_sim *sim);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int write_file(void *ctx, const char *name, const char *text, size_t len)
 {
@@ -29,7 +30,7 @@ static int append(ndem_pv_out *p, const char *entries, size_t len)
     return 0;
 }
 
-int ndem_pv_out_open(ndem_pv_out *p, const char *dir, const ndem_scene_def *scene)
+int ndem_pv_out_open(ndem_pv_out *p, const char *dir, const ndem_scene_def *scene, long resume_at)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->dir, sizeof p->dir, "%s/paraview", dir);
@@ -37,6 +38,16 @@ int ndem_pv_out_open(ndem_pv_out *p, const char *dir, const ndem_scene_def *scen
     if (mkdir(p->dir, 0777) && errno != EEXIST) return -1;
     char path[4400];
     snprintf(path, sizeof path, "%s/frames.pvd", p->dir);
+    if (resume_at >= 0) { /* the earlier entries stay; the tags go after them again */
+        p->pvd = fopen(path, "r+");
+        if (!p->pvd) return -1;
+        p->tail_at = resume_at;
+        if (append(p, "", 0) || ftruncate(fileno(p->pvd), (off_t)ftell(p->pvd))) {
+            ndem_pv_out_close(p);
+            return -1;
+        }
+        return 0;
+    }
     p->pvd = fopen(path, "w");
     if (!p->pvd) return -1;
     p->tail_at = (long)strlen(ndem_pvd_head);

@@ -19,8 +19,9 @@ int ndem_sim_decompose(ndem_sim *sim, const ndem_decomp_hooks *hooks, long first
     }
     /* the slice that exists: NDEM on particles and static or moving
      * geometry; the others keep state that would need a second owner */
-    if (sim->dem || sim->rigid || sim->shapes || sim->emitter_count > 0 || sim->forced_count > 0)
+    if (sim->dem || sim->rigid || sim->shapes || sim->forced_count > 0)
         return -1; /* shapes: the general rows' history is keyed, not moved between ranks */
+    if (sim->emitter_count > 0 && (!hooks->region || !hooks->emitted)) return -1;
     if (!sim->decomp && !(sim->decomp = calloc(1, sizeof *sim->decomp))) return -1;
     sim->decomp->hooks = *hooks;
     sim->decomp->first_ghost = first_ghost;
@@ -244,6 +245,41 @@ int ndem_sim_set_particles(ndem_sim *sim, long count, long first_ghost,
         if (count > 0) memcpy(d->x0, b->pos, 3 * sizeof(double) * (size_t)count);
     }
     return 0;
+}
+
+int ndem_sim_checkpoint_of(const ndem_sim *sim, long count, const ndem_particle_state *p,
+                           long history_count, const ndem_history_entry *h, void **buffer,
+                           size_t *length)
+{
+    /* sim's own checkpoint with the particles and history swapped for
+     * these: a scratch copy of the struct whose bodies and history are its
+     * own, everything else (step, geometry, statistics) sim's */
+    ndem_sim tmp = *sim;
+    memset(&tmp.bodies, 0, sizeof tmp.bodies);
+    memset(&tmp.history, 0, sizeof tmp.history);
+    tmp.decomp = NULL;
+    char err[128];
+    int rc = -1;
+    if (ndem_bodies_reserve(&tmp.bodies, count) == 0) {
+        ndem_bodies *b = &tmp.bodies;
+        for (long i = 0; i < count; i++) {
+            memcpy(&b->pos[3 * i], p[i].x, sizeof p[i].x);
+            memcpy(&b->quat[4 * i], p[i].q, sizeof p[i].q);
+            memcpy(&b->vel[6 * i], p[i].v, sizeof p[i].v);
+            b->radius[i] = p[i].radius;
+            b->inv_mass[i] = p[i].inv_mass;
+            b->inv_inertia[i] = p[i].inv_inertia;
+            b->material[i] = p[i].material;
+            b->shape[i] = -1; /* spheres: the decomposed slice */
+            b->id[i] = b->where[i] = i;
+        }
+        b->count = count;
+        if (set_history(&tmp, count, history_count, h, err, sizeof err) == 0)
+            rc = ndem_sim_checkpoint(&tmp, buffer, length);
+    }
+    ndem_bodies_destroy(&tmp.bodies);
+    free(tmp.history.start), free(tmp.history.key), free(tmp.history.lam);
+    return rc;
 }
 
 double ndem_sim_drift(const ndem_sim *sim)

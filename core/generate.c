@@ -1,6 +1,7 @@
 /* generate.c - initial particles (lattice, random fill, explicit list) and
  * emitters. Everything is O(n): random placement and emission test overlap
  * only against nearby spheres found through a cell grid. */
+#include "decomp.h"
 #include "dem.h"
 #include "shape_body.h"
 #include "sim.h"
@@ -143,11 +144,13 @@ static double largest_body_radius(const ndem_bodies *b)
 
 /* Places `count` spheres (count < 0: one attempt run for the emitter) at
  * random spots in [lo, hi] that overlap nothing. Returns the number placed. */
-static long place_random(ndem_sim *sim, const double *lo, const double *hi,
+static long place_random(ndem_sim *sim, ndem_bodies *seen, const double *lo, const double *hi,
                          const ndem_radius_dist *dist, int material, const double *vel,
                          ndem_rng *rng, long count, int attempts)
 {
-    ndem_bodies *b = &sim->bodies;
+    /* seen: the spheres a new one must not overlap (NULL: the simulation's;
+     * a decomposed one passes every process's near the region) */
+    ndem_bodies *b = seen ? seen : &sim->bodies;
     double rmax = fmax(max_radius(dist), largest_body_radius(b));
     double glo[3], ghi[3];
     for (int k = 0; k < 3; k++) {
@@ -176,6 +179,8 @@ static long place_random(ndem_sim *sim, const double *lo, const double *hi,
         }
         if (!ok) break;
         long id = ndem_bodies_add(b, x, r, vel, material, density);
+        if (seen && id >= 0 && ndem_bodies_add(&sim->bodies, x, r, vel, material, density) < 0)
+            id = -1;
         if (id < 0 || occ_insert(&o, id, x)) {
             placed = -1;
             break;
@@ -271,8 +276,8 @@ int ndem_generate_initial(ndem_sim *sim, const ndem_scene_def *def, char *err, s
             ndem_rng rng;
             ndem_rng_seed(&rng, g->seed);
             if (ndem_bodies_reserve(&sim->bodies, sim->bodies.count + g->count)) goto oom;
-            long placed = place_random(sim, g->min, g->max, &g->radius, g->material, g->velocity,
-                                       &rng, g->count, 1000);
+            long placed = place_random(sim, NULL, g->min, g->max, &g->radius, g->material,
+                                       g->velocity, &rng, g->count, 1000);
             if (placed < 0) goto oom;
             if (placed < g->count) {
                 snprintf(err, err_len,
@@ -338,6 +343,30 @@ void ndem_apply_external_forces(ndem_sim *sim)
 
 /* Emitters (run at the start of a step): the rate accrues a debt of
  * particles that is paid whenever a free spot is found. */
+/* A decomposed simulation's emitter sees every process's spheres near its
+ * region (the region hook), so that every process places the same spheres
+ * as one process would (docs/scale-out.md). */
+static int region_seen(const ndem_sim *sim, const ndem_decomp_hooks *hk, const ndem_emitter_def *e,
+                       ndem_bodies *seen)
+{
+    double reach = 2.0 * fmax(max_radius(&e->radius), largest_body_radius(&sim->bodies));
+    double *xr = NULL;
+    long n = hk->region(hk->ctx, e->min, e->max, &reach, &xr);
+    if (n < 0 || ndem_bodies_reserve(seen, n + 1)) {
+        free(xr);
+        return -1;
+    }
+    for (long i = 0; i < n; i++) {
+        double zero[6] = {0};
+        if (ndem_bodies_add(seen, &xr[4 * i], xr[4 * i + 3], zero, 0, 1.0) < 0) {
+            free(xr);
+            return -1;
+        }
+    }
+    free(xr);
+    return 0;
+}
+
 int ndem_emit(ndem_sim *sim)
 {
     double h = sim->solver.time_step;
@@ -351,12 +380,17 @@ int ndem_emit(ndem_sim *sim)
         long want = owed < room ? (long)owed : e->max_count - st->emitted;
         if (want <= 0) continue;
         long before = sim->bodies.count;
-        long placed = place_random(sim, e->min, e->max, &e->radius, e->material, e->velocity,
-                                   &st->rng, want, 20);
+        ndem_bodies seen = {0};
+        const ndem_decomp_hooks *hk = sim->decomp ? &sim->decomp->hooks : NULL;
+        if (hk && region_seen(sim, hk, e, &seen)) return -1;
+        long placed = place_random(sim, hk ? &seen : NULL, e->min, e->max, &e->radius, e->material,
+                                   e->velocity, &st->rng, want, 20);
+        ndem_bodies_destroy(&seen);
         if (placed < 0) return -1;
         ndem_shapes_assign(sim, before, sim->bodies.count, -1 - i, 0);
         st->pending -= (double)placed;
         st->emitted += placed;
+        if (hk && placed > 0 && hk->emitted(hk->ctx, before, placed)) return -1;
     }
     return 0;
 }

@@ -574,12 +574,23 @@ typedef struct ndem_decomp_hooks {
     /* The sum of v over all processes, in an order that does not depend
      * on timing (the impact stage's decision, the residuals). */
     double (*sum)(void *ctx, double v);
+    /* Emitters (NULL: a scene with emitters is refused). region: every
+     * process's own particles whose centres lie within *reach of the box
+     * [lo, hi], as x, y, z, radius (4 doubles each, *out malloc'd); the
+     * caller raises *reach to the largest any process asked, so that all
+     * see the same spheres. Returns their count, -1 when out of memory.
+     * emitted: particles first..first+count-1 (creation ids) were just
+     * emitted, the same on every process; the caller keeps those in its
+     * part and may replace the particles (ndem_sim_set_particles) before the
+     * step goes on. 0, or -1. */
+    long (*region)(void *ctx, const double lo[3], const double hi[3], double *reach, double **out);
+    int (*emitted)(void *ctx, long first, long count);
 } ndem_decomp_hooks;
 
 /* Installs the hooks (copied; NULL removes them). Particles with creation
  * id >= first_ghost are ghosts: not counted in the kinetic energy, their
  * geometry contacts not solved here. NDEM only: -1 for smooth DEM, dynamic
- * geometry or emitters. */
+ * geometry, or emitters without the region and emitted hooks. */
 int ndem_sim_decompose(ndem_sim *sim, const ndem_decomp_hooks *hooks, long first_ghost);
 /* Replaces every particle by p[0..count) (creation ids 0..count-1; the
  * first `first_ghost` are this process's own) and the warm-start history by
@@ -595,6 +606,14 @@ void ndem_sim_get_particles(const ndem_sim *sim, ndem_particle_state *p);
  * frees it) gets the entries, in creation ids. Returns their count, -1
  * when out of memory. */
 long ndem_sim_get_history(const ndem_sim *sim, ndem_history_entry **out);
+/* A checkpoint (ndem_sim_checkpoint's format) of sim with p[0..count) as
+ * its particles (creation ids 0..count-1) and h as its warm-start history:
+ * the whole scene gathered from the processes, which ndem_sim_restore
+ * restores as one simulation. 0, or -1 when out of memory or an entry is
+ * out of range. */
+int ndem_sim_checkpoint_of(const ndem_sim *sim, long count, const ndem_particle_state *p,
+                           long history_count, const ndem_history_entry *h, void **buffer,
+                           size_t *length);
 /* The largest distance a particle moved since ndem_sim_set_particles plus
  * what it moves in one step at its speed now: how far it may be from where
  * the caller last saw it by the end of the next step. */

@@ -52,9 +52,22 @@ static double fake_sum(void *ctx, double v)
     return v; /* one process: its own value */
 }
 
+static long fake_region(void *ctx, const double lo[3], const double hi[3], double *reach,
+                        double **out)
+{
+    (void)ctx, (void)lo, (void)hi, (void)reach;
+    *out = NULL;
+    return 0;
+}
+static int fake_emitted(void *ctx, long first, long count)
+{
+    (void)ctx, (void)first, (void)count;
+    return 0;
+}
+
 static void install(ndem_sim *sim, fake *f, long first_ghost)
 {
-    ndem_decomp_hooks hk = {f, fake_owns, fake_loaded, fake_sweep, fake_sum};
+    ndem_decomp_hooks hk = {f, fake_owns, fake_loaded, fake_sweep, fake_sum, NULL, NULL};
     ck_assert_int_eq(ndem_sim_decompose(sim, &hk, first_ghost), 0);
 }
 
@@ -192,15 +205,79 @@ START_TEST(particles_and_history_survive_a_move)
 }
 END_TEST
 
+/* The gathered checkpoint (ndem_sim_checkpoint_of): particles and entries
+ * given in reversed order come back from ndem_sim_restore as one
+ * simulation of the scene, at the step it was written, with those
+ * particles and entries, impulses turned with their pairs. */
+START_TEST(a_gathered_checkpoint_restores_as_one_simulation)
+{
+    ndem_job *job = bed_job("");
+    ndem_sim *sim = test_sim(job);
+    for (int i = 0; i < STEPS; i++) test_step(sim);
+    long n = ndem_sim_particle_count(sim);
+    ndem_particle_state *p = malloc(sizeof *p * (size_t)n), *r = malloc(sizeof *r * (size_t)n);
+    ndem_particle_state *back = malloc(sizeof *back * (size_t)n);
+    ndem_sim_get_particles(sim, p);
+    ndem_history_entry *h = NULL, *h2 = NULL;
+    long nh = ndem_sim_get_history(sim, &h);
+    ck_assert_int_gt(nh, 500);
+    for (long i = 0; i < n; i++) r[i] = p[n - 1 - i];
+    ndem_history_entry *rh = malloc(sizeof *rh * (size_t)nh);
+    for (long k = 0; k < nh; k++) {
+        rh[k] = h[nh - 1 - k];
+        rh[k].a = n - 1 - rh[k].a;
+        if (rh[k].b >= 0) rh[k].b = n - 1 - rh[k].b;
+    }
+    void *buf = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(ndem_sim_checkpoint_of(sim, n, r, nh, rh, &buf, &len), 0);
+    char err[256];
+    ndem_sim *back_sim = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
+    ck_assert_msg(back_sim != NULL, "%s", err);
+    ck_assert_int_eq(ndem_sim_stats(back_sim)->step, STEPS);
+    ck_assert_int_eq(ndem_sim_particle_count(back_sim), n);
+    ndem_sim_get_particles(back_sim, back);
+    for (long i = 0; i < n; i++) {
+        ck_assert_int_eq(memcmp(back[i].x, r[i].x, sizeof r[i].x), 0);
+        ck_assert_int_eq(memcmp(back[i].v, r[i].v, sizeof r[i].v), 0);
+        ck_assert(back[i].radius == r[i].radius && back[i].material == r[i].material);
+    }
+    ck_assert_int_eq(ndem_sim_get_history(back_sim, &h2), nh);
+    for (long k = 0; k < nh; k++) {
+        h2[k].a = n - 1 - h2[k].a;
+        if (h2[k].b >= 0) h2[k].b = n - 1 - h2[k].b;
+        canonical(&h2[k]);
+        canonical(&h[k]);
+    }
+    qsort(h, (size_t)nh, sizeof *h, cmp_entry);
+    qsort(h2, (size_t)nh, sizeof *h2, cmp_entry);
+    for (long k = 0; k < nh; k++) {
+        ck_assert(h[k].a == h2[k].a && h[k].b == h2[k].b && h[k].feature == h2[k].feature);
+        for (int q = 0; q < 7; q++) ck_assert(h[k].lam[q] == h2[k].lam[q]);
+    }
+    /* an entry out of range: no checkpoint */
+    free(buf);
+    rh[2].b = n + 1;
+    ck_assert_int_eq(ndem_sim_checkpoint_of(sim, n, r, nh, rh, &buf, &len), -1);
+    free(p), free(r), free(back), free(h), free(h2), free(rh);
+    ndem_sim_destroy(back_sim);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 START_TEST(the_slice_refuses_what_it_cannot_split)
 {
     fake f = {INFINITY, 0, 0, 0};
-    ndem_decomp_hooks hk = {&f, fake_owns, fake_loaded, fake_sweep, fake_sum};
+    ndem_decomp_hooks hk = {&f, fake_owns, fake_loaded, fake_sweep, fake_sum, NULL, NULL};
     ndem_job *emit = bed_job(", \"emitters\": [{\"min\": [0.02, 0.02, 0.25], \"max\": [0.1, 0.1, "
                              "0.28], \"rate\": 100, \"radius\": {\"min\": 0.005, \"max\": 0.005}, "
                              "\"material\": \"ore\"}]");
     ndem_sim *sim = test_sim(emit);
-    ck_assert_int_eq(ndem_sim_decompose(sim, &hk, 0), -1);
+    ck_assert_int_eq(ndem_sim_decompose(sim, &hk, 0), -1); /* emitters need the two hooks */
+    ndem_decomp_hooks with = hk;
+    with.region = fake_region, with.emitted = fake_emitted;
+    ck_assert_int_eq(ndem_sim_decompose(sim, &with, 0), 0);
     ndem_sim_destroy(sim);
     ndem_job_destroy(emit);
     ndem_job *dem = test_job("{\"scene\": {" TEST_MATERIALS ", \"particles\": [{\"type\": "
@@ -222,6 +299,7 @@ int main(void)
     tcase_add_test(tc, one_process_decomposed_steps_to_the_same_bits);
     tcase_add_test(tc, a_cut_drops_the_other_sides_contacts);
     tcase_add_test(tc, particles_and_history_survive_a_move);
+    tcase_add_test(tc, a_gathered_checkpoint_restores_as_one_simulation);
     tcase_add_test(tc, the_slice_refuses_what_it_cannot_split);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);

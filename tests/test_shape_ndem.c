@@ -3,6 +3,7 @@
  * plane, the block of Muth et al. on an incline, stick, slide and tip on a
  * slope, mixed pairs), determinism over thread counts and checkpoints. */
 #include "scene.h"
+#include "shape_scenes.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -10,11 +11,6 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-
-#define G 9.81
-#define CUBE                                                                                       \
-    "{\"type\": \"polyhedron\", \"vertices\": [[-1,-1,-1],[1,-1,-1],[1,1,-1],[-1,1,-1],"           \
-    "[-1,-1,1],[1,-1,1],[1,1,1],[-1,1,1]]}"
 
 static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
@@ -25,20 +21,12 @@ static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v
  * the last 0.1 s its height changes by less than 1e-3 of the overlap. */
 START_TEST(cube_rests_on_plane)
 {
-    const double edge = 0.1, rho = 2700, e_mod = 1e8, nu = 0.3;
-    const double r = 0.5 * edge * sqrt(3.0), gap = 1e-3, h = 1e-3;
-    ndem_job *job = test_job(
-        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": %g, "
-        "\"young_modulus\": %g, \"poisson_ratio\": %g}], \"contact_materials\": [{\"materials\": "
-        "[\"s\", \"s\"], \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", \"point\": "
-        "[0,0,0], \"normal\": [0,0,1], \"material\": \"s\"}], \"particles\": [{\"type\": "
-        "\"list\", \"spheres\": [[0,0,%g,%g]], \"shape\": " CUBE "}]}, \"solver\": {\"method\": "
-        "\"ndem\", \"time_step\": %g, \"duration\": 0.5}}",
-        -G, rho, e_mod, nu, 0.5 * edge + gap, r, h);
+    const double h = 1e-3;
+    shape_cube_rest c;
+    ndem_job *job = shape_cube_on_plane("\"method\": \"ndem\"", h, 0.5, &c);
     ndem_sim *sim = test_sim(job);
-    double m = rho * edge * edge * edge, d_eq = 2 * cbrt(3 * edge * edge * edge / (4 * M_PI));
-    double kn = e_mod * sqrt(2 * d_eq) / (3 * (1 - nu * nu)); /* the wall counts as flat: d* = d */
-    double delta = pow(m * G / kn, 2.0 / 3.0), zmin = INFINITY, zmax = -INFINITY;
+    const double edge = c.edge, m = c.m, delta = c.delta;
+    double zmin = INFINITY, zmax = -INFINITY;
     long n = ndem_sim_total_steps(sim), late = n - (long)(0.1 / h + 0.5);
     ndem_frame f;
     for (long k = 0; k < n; k++) {
@@ -87,96 +75,21 @@ END_TEST
  * slides back down at g (sin - mu cos) (mu 0.5, within 2%) or rests (mu
  * above tan 30 = 0.577). NDEM's friction rows are rigid below the cone, so
  * the block sticks at once (no spring turning over, unlike smooth DEM). */
-static void incline(double mu, double want, double h)
-{
-    const double th = M_PI / 6, edge = 0.1, r = 0.5 * edge * sqrt(3.0), v0 = 5;
-    double n[3] = {-sin(th), 0, cos(th)}, up[3] = {cos(th), 0, sin(th)};
-    double x[3];
-    for (int k = 0; k < 3; k++) x[k] = (0.5 * edge + 1e-6) * n[k];
-    ndem_job *job = test_job(
-        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": 2700, "
-        "\"young_modulus\": 1e8}], \"contact_materials\": [{\"materials\": [\"s\", \"s\"], "
-        "\"friction\": %g, \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", "
-        "\"point\": [0,0,0], \"normal\": [%.17g,0,%.17g], \"material\": \"s\"}], \"particles\": "
-        "[{\"type\": \"list\", \"spheres\": [[%.17g,%.17g,%.17g,%.17g]], \"velocities\": "
-        "[[%.17g,0,%.17g]], \"orientations\": [[%.17g,0,%.17g,0]], \"shape\": " CUBE "}]}, "
-        "\"solver\": {\"method\": \"ndem\", \"time_step\": %g, \"duration\": 1.5}}",
-        -G, mu, n[0], n[2], x[0], x[1], x[2], r, v0 * up[0], v0 * up[2], cos(-th / 2), sin(-th / 2),
-        h);
-    ndem_sim *sim = test_sim(job);
-    double t_stop = -1, vend = 0, v_late = 0;
-    long late = (long)(1.25 / h + 0.5);
-    for (long k = 0; k < ndem_sim_total_steps(sim); k++) {
-        test_step(sim);
-        ndem_frame f;
-        test_frame(sim, &f);
-        double v = f.velocities[0] * up[0] + f.velocities[2] * up[2];
-        if (t_stop < 0 && v <= 0) t_stop = f.time;
-        vend = v;
-        if (k + 1 == late) v_late = v;
-        ndem_frame_free(&f);
-    }
-    ck_assert_msg(fabs(t_stop / want - 1) < 0.02, "mu %g: stopped at %g s, want %g", mu, t_stop,
-                  want);
-    if (mu < tan(th)) { /* slides back, from 1.25 s to 1.5 s at g (sin - mu cos) */
-        double acc = (vend - v_late) / 0.25, back = -G * (sin(th) - mu * cos(th));
-        ck_assert_msg(vend < 0 && fabs(acc / back - 1) < 0.02, "mu %g: %g m/s^2 back, want %g", mu,
-                      acc, back);
-    } else {
-        ck_assert_msg(fabs(vend) < 1e-4, "mu %g: still moving at %g m/s", mu, vend);
-    }
-    ndem_sim_destroy(sim);
-    ndem_job_destroy(job);
-}
-
 START_TEST(incline_block)
 {
     static const double mu[3] = {0.5, 0.58, 0.6};
-    double th = M_PI / 6;
-    for (int i = 0; i < 3; i++) incline(mu[i], 5.0 / (G * (sin(th) + mu[i] * cos(th))), 1e-3);
+    double th = M_PI / 6, edge = 0.1;
+    for (int i = 0; i < 3; i++)
+        shape_incline("\"method\": \"ndem\"", CUBE, 0.5 * edge * sqrt(3.0), 0.5 * edge, mu[i],
+                      5.0 / (G * (sin(th) + mu[i] * cos(th))), 1e-3, 1.5, 1e-4);
 }
 END_TEST
 
-/* A box of half extents s (1, 1, k) at rest on a plane tilted by th (about
- * y), friction mu, under NDEM at step h for `duration`: its speed down the
- * slope at t1 and at the end, and the angle between its axis and the
- * plane's normal at the end and its largest. */
+/* A box of half extents s (1, 1, k) on a slope under NDEM (shape_scenes.h). */
 static void on_slope(double th, double mu, double s, double k, double h, double duration, double t1,
                      double *v1, double *v2, double *tilt, double *tilt_max)
 {
-    *tilt_max = 0;
-    const double r = s * sqrt(2.0 + k * k);
-    double n[3] = {-sin(th), 0, cos(th)}, down[3] = {-cos(th), 0, -sin(th)}, x[3];
-    for (int q = 0; q < 3; q++) x[q] = (k * s + 1e-6) * n[q];
-    ndem_job *job = test_job(
-        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": 2700, "
-        "\"young_modulus\": 1e8}], \"contact_materials\": [{\"materials\": [\"s\", \"s\"], "
-        "\"friction\": %g, \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", "
-        "\"point\": [0,0,0], \"normal\": [%.17g,0,%.17g], \"material\": \"s\"}], \"particles\": "
-        "[{\"type\": \"list\", \"spheres\": [[%.17g,%.17g,%.17g,%.17g]], \"orientations\": "
-        "[[%.17g,0,%.17g,0]], \"shape\": {\"type\": \"polyhedron\", \"vertices\": [[-1,-1,-%g],"
-        "[1,-1,-%g],[1,1,-%g],[-1,1,-%g],[-1,-1,%g],[1,-1,%g],[1,1,%g],[-1,1,%g]]}}]}, \"solver\": "
-        "{\"method\": \"ndem\", \"time_step\": %g, \"duration\": %g}}",
-        -G, mu, n[0], n[2], x[0], x[1], x[2], r, cos(-th / 2), sin(-th / 2), k, k, k, k, k, k, k, k,
-        h, duration);
-    ndem_sim *sim = test_sim(job);
-    long at1 = (long)(t1 / h + 0.5);
-    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
-        test_step(sim);
-        ndem_frame f;
-        test_frame(sim, &f);
-        double v = f.velocities[0] * down[0] + f.velocities[2] * down[2];
-        if (i + 1 == at1) *v1 = v;
-        *v2 = v;
-        const double *q = f.orientations; /* the box's axis R e_z against n */
-        double ez[3] = {2 * (q[1] * q[3] + q[0] * q[2]), 2 * (q[2] * q[3] - q[0] * q[1]),
-                        1 - 2 * (q[1] * q[1] + q[2] * q[2])};
-        *tilt = acos(fmin(1.0, ez[0] * n[0] + ez[1] * n[1] + ez[2] * n[2]));
-        *tilt_max = fmax(*tilt_max, *tilt);
-        ndem_frame_free(&f);
-    }
-    ndem_sim_destroy(sim);
-    ndem_job_destroy(job);
+    shape_on_slope("\"method\": \"ndem\"", th, mu, s, k, h, duration, t1, v1, v2, tilt, tilt_max);
 }
 
 /* Validation 2: a cube (mu 0.5) on a slope sticks below atan(0.5) = 26.6
@@ -211,18 +124,8 @@ END_TEST
  * both weights) rest at their Hertz heights within 1%. */
 START_TEST(clump_and_sphere_on_cube_rest)
 {
-    const double e_mod = 1e8, nu = 0.3, rho = 2700, h = 1e-3;
-    const double rs = 0.01; /* the clump: members r 1 at x = +-1.5, bounding radius 0.025 */
-    ndem_job *job = test_job(
-        "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": %g, "
-        "\"young_modulus\": %g, \"poisson_ratio\": %g}], \"contact_materials\": [{\"materials\": "
-        "[\"s\", \"s\"], \"restitution\": 0.2}], \"geometry\": [{\"type\": \"plane\", \"point\": "
-        "[0,0,0], \"normal\": [0,0,1], \"material\": \"s\"}], \"particles\": [{\"type\": "
-        "\"list\", \"spheres\": [[0,0,%g,0.025]], \"shape\": {\"type\": \"clump\", \"spheres\": "
-        "[[-1.5,0,0,1],[1.5,0,0,1]]}}, {\"type\": \"list\", \"spheres\": [[0.2,0,%g,%g]], "
-        "\"shape\": " CUBE "}, {\"type\": \"list\", \"spheres\": [[0.2,0,%g,0.02]]}]}, "
-        "\"solver\": {\"method\": \"ndem\", \"time_step\": %g, \"duration\": 0.5}}",
-        -G, rho, e_mod, nu, rs + 2e-4, 0.05 + 2e-4, 0.05 * sqrt(3.0), 0.1 + 0.02 + 5e-4, h);
+    shape_mixed_rest w;
+    ndem_job *job = shape_mixed_on_plane("\"method\": \"ndem\"", 1e-3, 0.5, &w);
     ndem_sim *sim = test_sim(job);
     for (long k = 0; k < ndem_sim_total_steps(sim); k++) test_step(sim);
     ndem_frame f;
@@ -231,17 +134,9 @@ START_TEST(clump_and_sphere_on_cube_rest)
     ck_assert_int_eq(f.shapes[0], 0);
     ck_assert_int_eq(f.shapes[1], 1);
     ck_assert_int_eq(f.shapes[2], -1);
-    double k_of = 1.0 / (3 * (1 - nu * nu)); /* k_n = E sqrt(2 d*) k_of */
-    double mc = 2 * rho * 4.0 / 3.0 * M_PI * rs * rs * rs;
-    double dc = 2 * cbrt(3 * mc / rho / (4 * M_PI));
-    double kc = e_mod * sqrt(2 * dc) * k_of, delta_c = pow(mc * G / kc, 2.0 / 3.0);
+    const double rs = w.rs, delta_c = w.delta_c, delta_q = w.delta_q, delta_s = w.delta_s;
     ck_assert_msg(fabs((rs - f.positions[2]) / delta_c - 1) < 0.01, "clump sank %g, Hertz %g",
                   rs - f.positions[2], delta_c);
-    double mcube = rho * 1e-3, ms = rho * 4.0 / 3.0 * M_PI * 0.02 * 0.02 * 0.02;
-    double dq = 2 * cbrt(3 * 1e-3 / (4 * M_PI)), ds = 0.04;
-    double kq = e_mod * sqrt(2 * dq) * k_of, dqs = 1.0 / (1.0 / dq + 1.0 / ds);
-    double kqs = e_mod * sqrt(2 * dqs) * k_of;
-    double delta_q = pow((mcube + ms) * G / kq, 2.0 / 3.0), delta_s = pow(ms * G / kqs, 2.0 / 3.0);
     ck_assert_msg(fabs((0.05 - f.positions[5]) / delta_q - 1) < 0.01, "cube sank %g, Hertz %g",
                   0.05 - f.positions[5], delta_q);
     ck_assert_msg(fabs((0.12 - f.positions[8]) / (delta_q + delta_s) - 1) < 0.01,

@@ -10,51 +10,28 @@
 #include "sim.h"
 #include "ckpt3.h"
 #include "testutil.h"
+#include "textbuf.h"
 
 #include <math.h>
 
 static const double G = 9.81;
 
-/* A growing string for the generated documents. */
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void tprintf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tprintf(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = 2 * (t->len + (size_t)n + 1);
-        t->s = realloc(t->s, t->cap);
-        ck_assert_ptr_nonnull(t->s);
-    }
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-}
-
 /* "vertices" and "triangles" of a flat rectangle [x0, x1] x [y0, y1] at
  * z = 0 cut into squares of side `cell`, two triangles each. */
-static void floor_mesh(text *t, double x0, double x1, double y0, double y1, double cell)
+static void floor_mesh(test_text *t, double x0, double x1, double y0, double y1, double cell)
 {
     int nx = (int)lround((x1 - x0) / cell), ny = (int)lround((y1 - y0) / cell);
-    tprintf(t, "\"vertices\": [");
+    test_tprintf(t, "\"vertices\": [");
     for (int j = 0; j <= ny; j++)
         for (int i = 0; i <= nx; i++)
-            tprintf(t, "%s[%.17g, %.17g, 0]", i + j ? ", " : "", x0 + i * cell, y0 + j * cell);
-    tprintf(t, "], \"triangles\": [");
+            test_tprintf(t, "%s[%.17g, %.17g, 0]", i + j ? ", " : "", x0 + i * cell, y0 + j * cell);
+    test_tprintf(t, "], \"triangles\": [");
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++) {
             int a = j * (nx + 1) + i, b = a + 1, c = a + nx + 2, d = a + nx + 1;
-            tprintf(t, "%s[%d, %d, %d], [%d, %d, %d]", i + j ? ", " : "", a, b, c, a, c, d);
+            test_tprintf(t, "%s[%d, %d, %d], [%d, %d, %d]", i + j ? ", " : "", a, b, c, a, c, d);
         }
-    tprintf(t, "]");
+    test_tprintf(t, "]");
 }
 
 /* A closed cube [-h, h]^3 as 12 outward triangles. */
@@ -73,11 +50,11 @@ static void floor_mesh(text *t, double x0, double x1, double y0, double y1, doub
 START_TEST(floor_hits_equal_the_plane)
 {
     const double L = 1.0153;
-    text t = {0};
-    tprintf(&t, "{\"scene\": {" TEST_MATERIALS ", \"geometry\": [{\"type\": \"plane\", "
-                "\"point\": [0, 0, 0], \"normal\": [0, 0, 1]}, {\"type\": \"mesh\", ");
+    test_text t = {0};
+    test_tprintf(&t, "{\"scene\": {" TEST_MATERIALS ", \"geometry\": [{\"type\": \"plane\", "
+                     "\"point\": [0, 0, 0], \"normal\": [0, 0, 1]}, {\"type\": \"mesh\", ");
     floor_mesh(&t, 0, L, 0, L, L / 90);
-    tprintf(&t, "}]}}");
+    test_tprintf(&t, "}]}}");
     ndem_job *job = test_job("%s", t.s);
     free(t.s);
     const ndem_geometry_def *plane = &job->scene.geometry[0], *mesh = &job->scene.geometry[1];
@@ -129,19 +106,21 @@ START_TEST(incline_rolls_across_edges)
     double e_w = 2.0 * 1e7 * 2e11 / (1e7 + 2e11);
     double k = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * (1 - 0.09));
     double delta = pow(m * G * cos(th) / k, 2.0 / 3.0); /* Hertz rest overlap */
-    text t = {0};
-    tprintf(&t,
-            "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": [\"ore\", "
-            "\"steel\"], \"friction\": 0.5, \"rolling_resistance\": 0, \"restitution\": 0.2}],"
-            "\"geometry\": [{\"type\": \"mesh\", \"material\": \"steel\", \"orientation\": "
-            "[%.17g, 0, %.17g, 0], ",
-            cos(th / 2), sin(th / 2));
+    test_text t = {0};
+    test_tprintf(&t,
+                 "{\"scene\": {" TEST_MATERIALS
+                 ", \"contact_materials\": [{\"materials\": [\"ore\", "
+                 "\"steel\"], \"friction\": 0.5, \"rolling_resistance\": 0, \"restitution\": 0.2}],"
+                 "\"geometry\": [{\"type\": \"mesh\", \"material\": \"steel\", \"orientation\": "
+                 "[%.17g, 0, %.17g, 0], ",
+                 cos(th / 2), sin(th / 2));
     floor_mesh(&t, -0.05, 0.45, -0.04, 0.04, 0.02);
-    tprintf(&t,
-            "}], \"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": "
-            "[[%.17g, 0.005, %.17g, %g]]}]}, \"solver\": {\"time_step\": 2e-4, \"duration\": %g, "
-            "\"iterations\": 30}}",
-            (r - delta) * n[0] + 0.003 * s[0], (r - delta) * n[2] + 0.003 * s[2], r, T);
+    test_tprintf(
+        &t,
+        "}], \"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": "
+        "[[%.17g, 0.005, %.17g, %g]]}]}, \"solver\": {\"time_step\": 2e-4, \"duration\": %g, "
+        "\"iterations\": 30}}",
+        (r - delta) * n[0] + 0.003 * s[0], (r - delta) * n[2] + 0.003 * s[2], r, T);
     ndem_job *job = test_job("%s", t.s);
     free(t.s);
     ck_assert_int_eq(job->scene.geometry[0].type, NDEM_GEOMETRY_MESH);
@@ -393,10 +372,10 @@ static void dem_drop(const char *floor, double *z, double *vz_max)
 
 START_TEST(smooth_dem_on_mesh_as_on_plane)
 {
-    text t = {0};
-    tprintf(&t, "{\"type\": \"mesh\", \"material\": \"steel\", ");
+    test_text t = {0};
+    test_tprintf(&t, "{\"type\": \"mesh\", \"material\": \"steel\", ");
     floor_mesh(&t, -0.1, 0.1, -0.1, 0.1, 0.02);
-    tprintf(&t, "}");
+    test_tprintf(&t, "}");
     double z_mesh, z_plane, up_mesh, up_plane;
     dem_drop(t.s, &z_mesh, &up_mesh);
     free(t.s);
@@ -418,14 +397,16 @@ END_TEST
 
 START_TEST(checkpoint_round_trip_with_mesh)
 {
-    text t = {0};
-    tprintf(&t, "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": "
-                "[\"ore\", \"steel\"], \"friction\": 0.5}], \"geometry\": [{\"type\": \"mesh\", "
-                "\"material\": \"steel\", ");
+    test_text t = {0};
+    test_tprintf(&t,
+                 "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": [{\"materials\": "
+                 "[\"ore\", \"steel\"], \"friction\": 0.5}], \"geometry\": [{\"type\": \"mesh\", "
+                 "\"material\": \"steel\", ");
     floor_mesh(&t, 0, 0.1, 0, 0.1, 0.01);
-    tprintf(&t, "}], \"particles\": [{\"type\": \"random\", \"material\": \"ore\", \"min\": "
-                "[0.01, 0.01, 0.005], \"max\": [0.09, 0.09, 0.05], \"count\": 60, \"radius\": "
-                "0.004, \"seed\": 3}]}, \"solver\": {\"time_step\": 5e-4, \"duration\": 0.2}}");
+    test_tprintf(&t,
+                 "}], \"particles\": [{\"type\": \"random\", \"material\": \"ore\", \"min\": "
+                 "[0.01, 0.01, 0.005], \"max\": [0.09, 0.09, 0.05], \"count\": 60, \"radius\": "
+                 "0.004, \"seed\": 3}]}, \"solver\": {\"time_step\": 5e-4, \"duration\": 0.2}}");
     ndem_job *job = test_job("%s", t.s);
     free(t.s);
     ndem_sim *a = test_sim(job);

@@ -5,63 +5,36 @@
  * weight (1%), against the side wall of an inside cylinder, and sliding on
  * a triangulated incline at the analytic plane's g (sin - mu cos) (2%). */
 #include "scene.h"
+#include "shape_scenes.h"
 #include "testutil.h"
+#include "textbuf.h"
 
 #include <check.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define G 9.81
-#define CUBE                                                                                       \
-    "{\"type\": \"polyhedron\", \"vertices\": [[-1,-1,-1],[1,-1,-1],[1,1,-1],[-1,1,-1],"           \
-    "[-1,-1,1],[1,-1,1],[1,1,1],[-1,1,1]]}"
-
-/* A growing string. */
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void tprintf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tprintf(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = 2 * (t->len + (size_t)n + 1);
-        t->s = realloc(t->s, t->cap);
-        ck_assert_ptr_nonnull(t->s);
-    }
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-}
-
 /* A mesh of the rectangle [-u0, u0] x [-w, w] cut into squares of side
  * cell (two triangles each), its u axis along (cos th, 0, sin th): th = 0 a
  * flat tray at z = 0, else an incline whose normal is (-sin th, 0, cos th). */
-static void slab_mesh(text *t, double u0, double w, double cell, double th)
+static void slab_mesh(test_text *t, double u0, double w, double cell, double th)
 {
     int nu = (int)lround(2 * u0 / cell), nw = (int)lround(2 * w / cell);
-    tprintf(t, "{\"type\": \"mesh\", \"material\": \"s\", \"vertices\": [");
+    test_tprintf(t, "{\"type\": \"mesh\", \"material\": \"s\", \"vertices\": [");
     for (int j = 0; j <= nw; j++)
         for (int i = 0; i <= nu; i++) {
             double u = -u0 + i * cell, y = -w + j * cell;
-            tprintf(t, "%s[%.17g, %.17g, %.17g]", i + j ? ", " : "", u * cos(th), y, u * sin(th));
+            test_tprintf(t, "%s[%.17g, %.17g, %.17g]", i + j ? ", " : "", u * cos(th), y,
+                         u * sin(th));
         }
-    tprintf(t, "], \"triangles\": [");
+    test_tprintf(t, "], \"triangles\": [");
     for (int j = 0; j < nw; j++)
         for (int i = 0; i < nu; i++) {
             int a = j * (nu + 1) + i, b = a + 1, c = a + nu + 2, d = a + nu + 1;
-            tprintf(t, "%s[%d, %d, %d], [%d, %d, %d]", i + j ? ", " : "", a, b, c, a, c, d);
+            test_tprintf(t, "%s[%d, %d, %d], [%d, %d, %d]", i + j ? ", " : "", a, b, c, a, c, d);
         }
-    tprintf(t, "]}");
+    test_tprintf(t, "]}");
 }
 
 /* A cube of edge 0.1 (2.7 kg) dropped flat from 1 mm at (x0, y0, 0.05)
@@ -139,7 +112,7 @@ START_TEST(cube_rests_on_mesh_tray)
 {
     /* cells of 0.04: the cube's corners sit on different triangles, and its
      * face spans the shared edges between them */
-    text t = {0};
+    test_text t = {0};
     slab_mesh(&t, 0.2, 0.2, 0.04, 0);
     cube_rests_on("mesh tray", t.s, 0.013, -0.007, "hertz");
     cube_rests_on("mesh tray", t.s, 0.013, -0.007, "hunt_crossley");
@@ -157,7 +130,7 @@ START_TEST(cube_slides_on_mesh_incline)
     double n[3] = {-sin(th), 0, cos(th)}, down[3] = {-cos(th), 0, -sin(th)}, x[3];
     for (int q = 0; q < 3; q++)
         x[q] = (s + 1e-6) * n[q] + 0.3 * cos(th) * (q == 0) + 0.3 * sin(th) * (q == 2);
-    text t = {0};
+    test_text t = {0};
     slab_mesh(&t, 0.5, 0.15, 0.05, th);
     ndem_job *job = test_job(
         "{\"scene\": {\"gravity\": [0,0,%g], \"materials\": [{\"name\": \"s\", \"density\": 2700, "

@@ -213,15 +213,10 @@ oom:
     return -1;
 }
 
-int ndem_sim_set_particles(ndem_sim *sim, long count, long first_ghost,
-                           const ndem_particle_state *p, long history_count,
-                           const ndem_history_entry *h, char *err, size_t err_len)
+/* Puts count particle states into b (reserved for them) as its bodies
+ * 0 .. count - 1, each its own id and place. */
+static void copy_states(ndem_bodies *b, long count, const ndem_particle_state *p)
 {
-    ndem_bodies *b = &sim->bodies;
-    if (ndem_bodies_reserve(b, count)) {
-        snprintf(err, err_len, "out of memory setting the particles");
-        return -1;
-    }
     for (long i = 0; i < count; i++) {
         memcpy(&b->pos[3 * i], p[i].x, sizeof p[i].x);
         memcpy(&b->quat[4 * i], p[i].q, sizeof p[i].q);
@@ -233,6 +228,18 @@ int ndem_sim_set_particles(ndem_sim *sim, long count, long first_ghost,
         b->id[i] = b->where[i] = i;
     }
     b->count = count;
+}
+
+int ndem_sim_set_particles(ndem_sim *sim, long count, long first_ghost,
+                           const ndem_particle_state *p, long history_count,
+                           const ndem_history_entry *h, char *err, size_t err_len)
+{
+    ndem_bodies *b = &sim->bodies;
+    if (ndem_bodies_reserve(b, count)) {
+        snprintf(err, err_len, "out of memory setting the particles");
+        return -1;
+    }
+    copy_states(b, count, p);
     sim->neighbours.valid = 0; /* the lists hold the old indices */
     if (set_history(sim, count, history_count, h, err, err_len)) return -1;
     ndem_decomp *d = sim->decomp;
@@ -262,18 +269,8 @@ int ndem_sim_checkpoint_of(const ndem_sim *sim, long count, const ndem_particle_
     int rc = -1;
     if (ndem_bodies_reserve(&tmp.bodies, count) == 0) {
         ndem_bodies *b = &tmp.bodies;
-        for (long i = 0; i < count; i++) {
-            memcpy(&b->pos[3 * i], p[i].x, sizeof p[i].x);
-            memcpy(&b->quat[4 * i], p[i].q, sizeof p[i].q);
-            memcpy(&b->vel[6 * i], p[i].v, sizeof p[i].v);
-            b->radius[i] = p[i].radius;
-            b->inv_mass[i] = p[i].inv_mass;
-            b->inv_inertia[i] = p[i].inv_inertia;
-            b->material[i] = p[i].material;
-            b->shape[i] = -1; /* spheres: the decomposed slice */
-            b->id[i] = b->where[i] = i;
-        }
-        b->count = count;
+        copy_states(b, count, p);
+        for (long i = 0; i < count; i++) b->shape[i] = -1; /* spheres: the decomposed slice */
         if (set_history(&tmp, count, history_count, h, err, sizeof err) == 0)
             rc = ndem_sim_checkpoint(&tmp, buffer, length);
     }

@@ -10,6 +10,8 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #define G 9.81
 #define CUBE                                                                                       \
@@ -178,6 +180,27 @@ static inline ndem_job *shape_mixed_on_plane(const char *solver, double h, doubl
     want->delta_q = pow((mcube + ms) * G / kq, 2.0 / 3.0);
     want->delta_s = pow(ms * G / kqs, 2.0 / 3.0);
     return job;
+}
+
+/* Runs job to step `at`, checkpoints, restores the checkpoint into a new
+ * simulation and runs that on to step `steps`: its state hash, to compare
+ * with a run never stopped. */
+static inline uint64_t shape_restored_hash(const ndem_job *job, long at, long steps)
+{
+    ndem_sim *sim = test_sim(job);
+    for (long k = 0; k < at; k++) test_step(sim);
+    void *buf;
+    size_t len;
+    ck_assert_int_eq(ndem_sim_checkpoint(sim, &buf, &len), 0);
+    ndem_sim_destroy(sim);
+    char err[256] = "";
+    sim = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
+    ck_assert_msg(sim != NULL, "restore: %s", err);
+    free(buf);
+    for (long k = at; k < steps; k++) test_step(sim);
+    uint64_t hsh = ndem_sim_state_hash(sim);
+    ndem_sim_destroy(sim);
+    return hsh;
 }
 
 #endif

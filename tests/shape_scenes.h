@@ -182,6 +182,30 @@ static inline ndem_job *shape_mixed_on_plane(const char *solver, double h, doubl
     return job;
 }
 
+/* Runs the mixed pairs to the end into *f (the caller frees it): the
+ * shape indices are the clump's, the cube's and none, and the clump and
+ * the cube sink by their Hertz overlaps within 1%; the sphere on the cube
+ * is left to the caller. */
+static inline void shape_mixed_rest_run(const char *solver, double h, double duration,
+                                        ndem_frame *f, shape_mixed_rest *w)
+{
+    ndem_job *job = shape_mixed_on_plane(solver, h, duration, w);
+    ndem_sim *sim = test_sim(job);
+    for (long k = 0; k < ndem_sim_total_steps(sim); k++) test_step(sim);
+    test_frame(sim, f);
+    ck_assert_ptr_nonnull(f->shapes);
+    ck_assert_int_eq(f->shapes[0], 0);
+    ck_assert_int_eq(f->shapes[1], 1);
+    ck_assert_int_eq(f->shapes[2], -1);
+    const double rs = w->rs, delta_c = w->delta_c, delta_q = w->delta_q;
+    ck_assert_msg(fabs((rs - f->positions[2]) / delta_c - 1) < 0.01, "clump sank %g, Hertz %g",
+                  rs - f->positions[2], delta_c);
+    ck_assert_msg(fabs((0.05 - f->positions[5]) / delta_q - 1) < 0.01, "cube sank %g, Hertz %g",
+                  0.05 - f->positions[5], delta_q);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+
 /* Runs job to step `at`, checkpoints, restores the checkpoint into a new
  * simulation and runs that on to step `steps`: its state hash, to compare
  * with a run never stopped. */

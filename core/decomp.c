@@ -226,6 +226,7 @@ static void copy_states(ndem_bodies *b, long count, const ndem_particle_state *p
         b->inv_inertia[i] = p[i].inv_inertia;
         b->material[i] = p[i].material;
         b->id[i] = b->where[i] = i;
+        b->shape[i] = -1; /* decomposed scenes are spheres: reserve leaves new slots unset */
     }
     b->count = count;
 }
@@ -270,7 +271,6 @@ int ndem_sim_checkpoint_of(const ndem_sim *sim, long count, const ndem_particle_
     if (ndem_bodies_reserve(&tmp.bodies, count) == 0) {
         ndem_bodies *b = &tmp.bodies;
         copy_states(b, count, p);
-        for (long i = 0; i < count; i++) b->shape[i] = -1; /* spheres: the decomposed slice */
         if (set_history(&tmp, count, history_count, h, err, sizeof err) == 0)
             rc = ndem_sim_checkpoint(&tmp, buffer, length);
     }

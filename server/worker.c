@@ -470,14 +470,18 @@ void ndem_pool_wake(ndem_pool *p)
 
 #define CANCEL_HELD_WAIT 10.0 /* seconds: a scancel, then Slurm's last word (remote.c) */
 
-/* 1 once job id is recorded cancelled, within seconds; 0 when it is not
- * (its cancel is then answered as a running job's). */
+/* 1 once job id is recorded cancelled without having run a step, within
+ * seconds; 0 when it is not (its cancel is then answered as a running
+ * job's). The step tells a held job from one that Slurm had started just
+ * before ndemd's last poll saw it RUNNING: that one is cancelled too, but
+ * as a running job is (202). */
 static int cancelled_within(ndem_db *db, const char *id, double seconds)
 {
     for (double until = ndem_mono() + seconds; ndem_mono() < until;) {
         ndem_job_row row;
         if (ndem_db_get(db, id, &row)) return 0;
-        int finished = ndem_job_row_finished(&row), cancelled = !strcmp(row.status, "cancelled");
+        int finished = ndem_job_row_finished(&row),
+            cancelled = !strcmp(row.status, "cancelled") && row.step == 0;
         ndem_job_row_free(&row);
         if (finished) return cancelled;
         nanosleep(&(struct timespec){0, 20000000L}, NULL);

@@ -195,31 +195,10 @@ static void check_source(ndem_jc *c, const ndem_job *job, const char *place, int
                           "radius), not a uniform distribution");
     if (bonded) ndem_jc_error_ptr(c, ptr, "bonds join spheres, not shaped particles");
     const ndem_scene_def *s = &job->scene;
-    if (s->solver.method != NDEM_METHOD_NDEM) return; /* smooth DEM: every geometry */
-    for (int g = 0; g < s->geometry_count; g++) {
-        const ndem_geometry_def *geo = &s->geometry[g];
-        if (geo->walls.enabled || geo->dynamic.enabled) {
-            /* NDEM's walls and dynamic bodies are proxy rows (rigid.c) the general rows do not
-             * feed */
-            ndem_jc_error_ptr(c, ptr,
-                              "shaped particles meet walls and dynamic geometry under \"method\": "
-                              "\"dem\" only in this version; /scene/geometry/%d has %s "
-                              "(docs/shapes.md)",
-                              g, geo->walls.enabled ? "walls" : "\"dynamic\"");
-            break;
-        }
-        if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
-            continue;
-        ndem_jc_error_ptr(c, ptr,
-                          "under \"method\": \"ndem\" shaped particles touch planes and inside "
-                          "boxes only in this version (\"dem\" takes every geometry); "
-                          "/scene/geometry/%d is a %s (docs/shapes.md)",
-                          g,
-                          geo->type == NDEM_GEOMETRY_BOX        ? "solid box"
-                          : geo->type == NDEM_GEOMETRY_CYLINDER ? "cylinder"
-                                                                : "mesh");
-        break;
-    }
+    char why[256];
+    if (ndem_shapes_geometry_refused(s->solver.method, s->geometry, s->geometry_count, why,
+                                     sizeof why))
+        ndem_jc_error_ptr(c, ptr, "%s", why);
 }
 
 /* 1 when material m is the material of a shaped generator or emitter. */

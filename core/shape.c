@@ -414,3 +414,34 @@ const ndem_shape *ndem_shape_table_get(const ndem_shape_table *t, int index)
 {
     return index >= 0 && index < t->count ? &t->shapes[index] : NULL;
 }
+
+int ndem_shapes_geometry_refused(ndem_method method, const ndem_geometry_def *geometry, int count,
+                                 char *why, size_t len)
+{
+    if (method != NDEM_METHOD_NDEM) return 0; /* smooth DEM: every geometry type */
+    for (int g = 0; g < count; g++) {
+        const ndem_geometry_def *geo = &geometry[g];
+        if (geo->walls.enabled || geo->dynamic.enabled) {
+            /* NDEM solves walls and dynamic bodies through proxy rows
+             * (rigid.c), which the general rows do not feed yet */
+            snprintf(why, len,
+                     "shaped particles meet walls and dynamic geometry under \"method\": \"dem\" "
+                     "only in this version; /scene/geometry/%d has %s (docs/shapes.md)",
+                     g, geo->walls.enabled ? "walls" : "\"dynamic\"");
+            return 1;
+        }
+        if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
+            continue;
+        /* the general rows take a geometry contact as the feature's plane */
+        snprintf(why, len,
+                 "under \"method\": \"ndem\" shaped particles touch planes and inside boxes "
+                 "only in this version (\"dem\" takes every geometry); /scene/geometry/%d is a "
+                 "%s (docs/shapes.md)",
+                 g,
+                 geo->type == NDEM_GEOMETRY_BOX        ? "solid box"
+                 : geo->type == NDEM_GEOMETRY_CYLINDER ? "cylinder"
+                                                       : "mesh");
+        return 1;
+    }
+    return 0;
+}

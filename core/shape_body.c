@@ -152,37 +152,6 @@ static int scene_supported(const ndem_sim *sim, const ndem_scene_def *def, char 
                                          err_len);
 }
 
-int ndem_shapes_geometry_refused(ndem_method method, const ndem_geometry_def *geometry, int count,
-                                 char *why, size_t len)
-{
-    if (method != NDEM_METHOD_NDEM) return 0; /* smooth DEM: every geometry type */
-    for (int g = 0; g < count; g++) {
-        const ndem_geometry_def *geo = &geometry[g];
-        if (geo->walls.enabled || geo->dynamic.enabled) {
-            /* NDEM solves walls and dynamic bodies through proxy rows
-             * (rigid.c), which the general rows do not feed yet */
-            snprintf(why, len,
-                     "shaped particles meet walls and dynamic geometry under \"method\": \"dem\" "
-                     "only in this version; /scene/geometry/%d has %s (docs/shapes.md)",
-                     g, geo->walls.enabled ? "walls" : "\"dynamic\"");
-            return 1;
-        }
-        if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
-            continue;
-        /* the general rows take a geometry contact as the feature's plane */
-        snprintf(why, len,
-                 "under \"method\": \"ndem\" shaped particles touch planes and inside boxes "
-                 "only in this version (\"dem\" takes every geometry); /scene/geometry/%d is a "
-                 "%s (docs/shapes.md)",
-                 g,
-                 geo->type == NDEM_GEOMETRY_BOX        ? "solid box"
-                 : geo->type == NDEM_GEOMETRY_CYLINDER ? "cylinder"
-                                                       : "mesh");
-        return 1;
-    }
-    return 0;
-}
-
 /* Each solid box as a polyhedron: its corners about its centre. */
 static int solid_boxes(const ndem_sim *sim, ndem_shapes *s, char *err, size_t err_len)
 {

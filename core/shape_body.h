@@ -60,12 +60,6 @@ typedef struct ndem_shapes {
  * Returns 0 or -1. */
 int ndem_shapes_create(const struct ndem_sim *sim, const ndem_scene_def *def, ndem_shapes **out,
                        char *err, size_t err_len);
-/* 1, with the first reason in why, when some of the count geometry cannot
- * meet shaped particles under method (NDEM: walls, dynamic bodies, and
- * types other than planes and inside boxes); 0 when all can. The job
- * parser gives the same reason at the shape's pointer. */
-int ndem_shapes_geometry_refused(ndem_method method, const ndem_geometry_def *geometry, int count,
-                                 char *why, size_t len);
 void ndem_shapes_destroy(ndem_shapes *s);
 
 /* Gives bodies [first, end), just created by generator or emitter `source`

@@ -65,8 +65,8 @@ static double body_size(const ndem_sim *sim, long i)
     return t >= 0 ? sim->shapes->t[t].d_eq : 2.0 * sim->bodies.radius[i];
 }
 
-/* The two colliders of pair k in collider order; p, q and the pair's
- * material, d* and reach of the margin. */
+/* The two colliders of pair k in collider order (cq unset for geometry);
+ * p, q and the pair's material, d* and reach of the margin. */
 typedef struct pair_setup {
     ndem_shape ball_p, ball_q;
     ndem_collider cp, cq;
@@ -92,18 +92,13 @@ static void setup_pair(const ndem_sim *sim, ndem_contact_key key, pair_setup *s)
         double dv[3] = {vq[0] - vp[0], vq[1] - vp[1], vq[2] - vp[2]};
         reach += h * (ndem_norm(dv) + ndem_norm(&vp[3]) * b->radius[s->p] +
                       ndem_norm(&vq[3]) * b->radius[s->q]);
-    } else { /* the feature's plane (a plane, an inside box's face), as dem_shape.c */
+    } else { /* geometry: its points come from dem_shape_geo.c's table */
         ndem_contact_geom gm;
         ndem_contact_geometry(sim, key, &gm);
-        double x[3], nn[3], ug[3];
-        for (int d = 0; d < 3; d++) {
-            x[d] = b->pos[3 * a + d] + (b->radius[a] - gm.delta) * gm.n[d];
-            nn[d] = -gm.n[d];
-        }
+        double ug[3];
         s->p = a;
         s->q = -1;
         ndem_shapes_collider(sim, a, &s->ball_p, &s->cp);
-        ndem_collider_plane(&s->cq, x, nn);
         s->material_q = gm.material_b;
         s->d_eff = body_size(sim, a);
         const double *vp = &b->vel[6 * a];
@@ -317,7 +312,9 @@ int ndem_general_prepare(ndem_sim *sim)
         ndem_gpair *pr = &g->pair[k];
         setup_pair(sim, pr->key, &s);
         ndem_contact_point *pts = &g->pts[NDEM_CONTACT_POINTS * k];
-        pr->count = ndem_shape_collide(&s.cp, &s.cq, s.margin, pts);
+        /* one narrow phase for both methods: smooth DEM's against geometry */
+        pr->count = s.q >= 0 ? ndem_shape_collide(&s.cp, &s.cq, s.margin, pts)
+                             : ndem_dem_shape_geometry_points(sim, pr->key, &s.cp, s.margin, pts);
         pr->touching = 0;
         for (int j = 0; j < pr->count; j++) pr->touching += pts[j].depth > 0;
     }

@@ -40,7 +40,7 @@ void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int m
 void ndem_job_read_shape(ndem_jc *c, const cJSON *item, ndem_job *job,
                          ndem_particle_shape_def *out);
 /* Once the scene is read: what the engine cannot run with a shape yet (a
- * uniform radius, bonds, geometry other than planes and inside boxes), at
+ * uniform radius, bonds, under NDEM walls and dynamic geometry), at
  * the shape's pointer. */
 void ndem_job_check_shapes(ndem_jc *c, const ndem_job *job);
 

@@ -176,7 +176,7 @@ void ndem_dem_shape_force(const ndem_sim *sim, long k, double *out, double *ener
     }
     ndem_contact_point pts[NDEM_CONTACT_POINTS];
     int np = particle ? ndem_shape_collide(&ca, &cb, 0.0, pts)
-                      : ndem_dem_shape_geometry_points(sim, key, &ca, pts);
+                      : ndem_dem_shape_geometry_points(sim, key, &ca, 0.0, pts);
     int touching = 0;
     for (int j = 0; j < np; j++) touching += pts[j].depth > 0;
     if (touching == 0) return;

@@ -17,11 +17,14 @@ int ndem_dem_shape_pair(const struct ndem_sim *sim, ndem_contact_key key);
 void ndem_dem_shape_force(const struct ndem_sim *sim, long k, double *out, double *energy);
 /* The contact points of shaped particle key.a (placed as collider ca)
  * against geometry key.b for the contact's feature (dem_shape_geo.c): n
- * from the particle into the geometry; returns how many. */
+ * from the particle into the geometry, points apart by less than margin
+ * too (negative depth; smooth DEM passes 0, NDEM its speculative reach);
+ * returns how many. The one narrow phase against geometry of both methods. */
 struct ndem_collider;
 struct ndem_contact_point;
 int ndem_dem_shape_geometry_points(const struct ndem_sim *sim, ndem_contact_key key,
-                                   const struct ndem_collider *ca, struct ndem_contact_point *out);
+                                   const struct ndem_collider *ca, double margin,
+                                   struct ndem_contact_point *out);
 /* Before the forces: room for this step's histories (0, or -1: out of memory). */
 int ndem_dem_shape_reserve(struct ndem_sim *sim);
 /* After the forces (and the dem's own history swap): this step's points

@@ -121,12 +121,12 @@ static void keep(ndem_contact_point *out, int *n, const ndem_contact_point *p)
  * geometry's sphere test: a point per touching feature (side_only: only
  * through a cylinder's side, normal across its axis). */
 static void probe(const ndem_geometry_def *g, const double *x, double r, unsigned id, int side_only,
-                  ndem_contact_point *out, int *n)
+                  double margin, ndem_contact_point *out, int *n)
 {
     ndem_geo_hit hits[NDEM_GEO_HITS];
-    int m = ndem_geometry_ops_of(g)->collide(g, x, r, 0.0, hits);
+    int m = ndem_geometry_ops_of(g)->collide(g, x, r, margin, hits);
     for (int h = 0; h < m; h++) {
-        if (!(hits[h].delta > 0)) continue;
+        if (!(hits[h].delta > -margin)) continue;
         if (side_only && fabs(ndem_dot(hits[h].n, g->axis)) > 1e-6) continue;
         ndem_contact_point p;
         /* the hit's n points from the sphere into the geometry; the point
@@ -144,7 +144,7 @@ static void probe(const ndem_geometry_def *g, const double *x, double r, unsigne
  * across a solid cylinder touches it inside its edges, never at a vertex
  * (the caps are flat: their deepest points are vertices). */
 static void probe_polyhedron(const ndem_geometry_def *g, const ndem_collider *c,
-                             const ndem_polyhedron *p, unsigned member, int edges,
+                             const ndem_polyhedron *p, unsigned member, int edges, double margin,
                              ndem_contact_point *out, int *n)
 {
     for (int v = 0; v < p->n_vertices; v++) {
@@ -153,7 +153,7 @@ static void probe_polyhedron(const ndem_geometry_def *g, const ndem_collider *c,
         for (int i = 0; i < 3; i++)
             w[i] = c->x[i] + c->rot[3 * i] * l[0] + c->rot[3 * i + 1] * l[1] +
                    c->rot[3 * i + 2] * l[2];
-        probe(g, w, 0.0, tag(member, (unsigned)v), 0, out, n);
+        probe(g, w, 0.0, tag(member, (unsigned)v), 0, margin, out, n);
     }
     for (int e = 0; edges && e < p->n_edges; e++) {
         double w[2][3];
@@ -175,59 +175,60 @@ static void probe_polyhedron(const ndem_geometry_def *g, const ndem_collider *c,
         if (t <= 0 || t >= 1) continue; /* an end: a vertex already */
         double x[3];
         for (int i = 0; i < 3; i++) x[i] = w[0][i] + t * d[i];
-        probe(g, x, 0.0, tag(member, (unsigned)(p->n_vertices + e)), 1, out, n);
+        probe(g, x, 0.0, tag(member, (unsigned)(p->n_vertices + e)), 1, margin, out, n);
     }
 }
 
 /* Every probe of collider c (reference frame). */
 static void probe_shape(const ndem_geometry_def *g, const ndem_collider *c, int edges,
-                        ndem_contact_point *out, int *n)
+                        double margin, ndem_contact_point *out, int *n)
 {
     const ndem_shape *s = c->shape;
-    if (s->type == NDEM_SHAPE_POLYHEDRON) probe_polyhedron(g, c, &s->poly, 0, edges, out, n);
+    if (s->type == NDEM_SHAPE_POLYHEDRON)
+        probe_polyhedron(g, c, &s->poly, 0, edges, margin, out, n);
     for (int k = 0; k < s->n_pieces; k++)
-        probe_polyhedron(g, c, &s->pieces[k].poly, (unsigned)k + 1, edges, out, n);
+        probe_polyhedron(g, c, &s->pieces[k].poly, (unsigned)k + 1, edges, margin, out, n);
     for (int m = 0; m < s->n_spheres; m++) {
         const double *l = s->spheres + 4 * m;
         double w[3];
         for (int i = 0; i < 3; i++)
             w[i] = c->x[i] + c->rot[3 * i] * l[0] + c->rot[3 * i + 1] * l[1] +
                    c->rot[3 * i + 2] * l[2];
-        probe(g, w, l[3], (unsigned)m, 0, out, n);
+        probe(g, w, l[3], (unsigned)m, 0, margin, out, n);
     }
 }
 
 /* 1 when key is the contact that takes all of the geometry's points: the
- * lowest feature the bounding sphere touches now. */
-static int takes_all(const ndem_sim *sim, ndem_contact_key key)
+ * lowest feature the bounding sphere touches now (within the margin). */
+static int takes_all(const ndem_sim *sim, ndem_contact_key key, double margin)
 {
     const ndem_bodies *b = &sim->bodies;
     ndem_geo_hit hits[NDEM_GEO_HITS];
     int m = ndem_geometry_collide(&sim->geometry[key.b], &sim->pose[key.b], &b->pos[3 * key.a],
-                                  b->radius[key.a], 0.0, hits);
+                                  b->radius[key.a], margin, hits);
     int low = -1;
     for (int h = 0; h < m; h++)
-        if (hits[h].delta > 0 && (low < 0 || hits[h].feature < low)) low = hits[h].feature;
+        if (hits[h].delta > -margin && (low < 0 || hits[h].feature < low)) low = hits[h].feature;
     return low == key.feature;
 }
 
 static int by_probes(const ndem_sim *sim, ndem_contact_key key, const ndem_collider *ca,
-                     ndem_contact_point *out)
+                     double margin, ndem_contact_point *out)
 {
-    if (!takes_all(sim, key)) return 0;
+    if (!takes_all(sim, key, margin)) return 0;
     const ndem_geometry_def *g = &sim->geometry[key.b];
     ref_frame f = {&sim->pose[key.b], sim->pose[key.b].rotate || sim->pose[key.b].offset};
     ndem_collider c;
     collider_to_ref(&f, ca, &c);
     int n = 0;
-    probe_shape(g, &c, !g->inside, out, &n);
+    probe_shape(g, &c, !g->inside, margin, out, &n);
     points_to_world(&f, out, n);
     return n;
 }
 
 /* A solid box: its polyhedron (shape_body.c built it) at its centre. */
 static int solid_box(const ndem_sim *sim, ndem_contact_key key, const ndem_collider *ca,
-                     ndem_contact_point *out)
+                     double margin, ndem_contact_point *out)
 {
     const ndem_geometry_def *g = &sim->geometry[key.b];
     ref_frame f = {&sim->pose[key.b], sim->pose[key.b].rotate || sim->pose[key.b].offset};
@@ -236,7 +237,7 @@ static int solid_box(const ndem_sim *sim, ndem_contact_key key, const ndem_colli
     double centre[3], id[4] = {1, 0, 0, 0};
     for (int i = 0; i < 3; i++) centre[i] = 0.5 * (g->min[i] + g->max[i]);
     ndem_collider_place(&box, &sim->shapes->boxes[key.b], centre, id);
-    int n = ndem_shape_collide(&c, &box, 0.0, out);
+    int n = ndem_shape_collide(&c, &box, margin, out);
     points_to_world(&f, out, n);
     return n;
 }
@@ -244,7 +245,7 @@ static int solid_box(const ndem_sim *sim, ndem_contact_key key, const ndem_colli
 /* The feature's plane: a plane, a face of an inside box (each face its own
  * contact, its plane through the bounding sphere's hit). */
 static int feature_plane(const ndem_sim *sim, ndem_contact_key key, const ndem_collider *ca,
-                         ndem_contact_point *out)
+                         double margin, ndem_contact_point *out)
 {
     const ndem_bodies *b = &sim->bodies;
     ndem_contact_geom g;
@@ -256,14 +257,14 @@ static int feature_plane(const ndem_sim *sim, ndem_contact_key key, const ndem_c
     }
     ndem_collider cb;
     ndem_collider_plane(&cb, p, nn);
-    return ndem_shape_collide(ca, &cb, 0.0, out);
+    return ndem_shape_collide(ca, &cb, margin, out);
 }
 
 static int box_points(const ndem_sim *sim, ndem_contact_key key, const ndem_collider *ca,
-                      ndem_contact_point *out)
+                      double margin, ndem_contact_point *out)
 {
-    return sim->geometry[key.b].inside ? feature_plane(sim, key, ca, out)
-                                       : solid_box(sim, key, ca, out);
+    return sim->geometry[key.b].inside ? feature_plane(sim, key, ca, margin, out)
+                                       : solid_box(sim, key, ca, margin, out);
 }
 
 /* A mesh feature (each its own contact, as for spheres): a coplanar
@@ -271,7 +272,7 @@ static int box_points(const ndem_sim *sim, ndem_contact_key key, const ndem_coll
  * triangles; an edge or a vertex: its point nearest the particle's centre
  * (the bounding sphere's hit) as a point against the shape. */
 static int mesh_points(const ndem_sim *sim, ndem_contact_key key, const ndem_collider *ca,
-                       ndem_contact_point *out)
+                       double margin, ndem_contact_point *out)
 {
     const ndem_bodies *b = &sim->bodies;
     const ndem_geometry_def *geo = &sim->geometry[key.b];
@@ -285,12 +286,12 @@ static int mesh_points(const ndem_sim *sim, ndem_contact_key key, const ndem_col
         ndem_collider point;
         static const double id[4] = {1, 0, 0, 0};
         ndem_collider_place(&point, &ball, q, id);
-        return ndem_shape_collide(ca, &point, 0.0, out);
+        return ndem_shape_collide(ca, &point, margin, out);
     }
     double nn[3] = {-g.n[0], -g.n[1], -g.n[2]};
     ndem_collider plane;
     ndem_collider_plane(&plane, q, nn);
-    int n = ndem_shape_collide(ca, &plane, 0.0, out), kept = 0;
+    int n = ndem_shape_collide(ca, &plane, margin, out), kept = 0;
     ref_frame f = {&sim->pose[key.b], sim->pose[key.b].rotate || sim->pose[key.b].offset};
     for (int k = 0; k < n; k++) {
         double xr[3];
@@ -301,7 +302,7 @@ static int mesh_points(const ndem_sim *sim, ndem_contact_key key, const ndem_col
 }
 
 typedef int (*geo_points_fn)(const ndem_sim *sim, ndem_contact_key key, const ndem_collider *ca,
-                             ndem_contact_point *out);
+                             double margin, ndem_contact_point *out);
 
 static const geo_points_fn geo_points[] = {
     [NDEM_GEOMETRY_PLANE] = feature_plane,
@@ -311,9 +312,9 @@ static const geo_points_fn geo_points[] = {
 };
 
 int ndem_dem_shape_geometry_points(const ndem_sim *sim, ndem_contact_key key,
-                                   const ndem_collider *ca, ndem_contact_point *out)
+                                   const ndem_collider *ca, double margin, ndem_contact_point *out)
 {
     int t = (int)sim->geometry[key.b].type;
     if (t < 0 || t >= (int)(sizeof geo_points / sizeof geo_points[0]) || !geo_points[t]) return 0;
-    return geo_points[t](sim, key, ca, out);
+    return geo_points[t](sim, key, ca, margin, out);
 }

@@ -29,7 +29,7 @@ void ndem_general_destroy(ndem_general *g)
 {
     if (!g) return;
     free(g->pair), free(g->row), free(g->pts), free(g->iw), free(g->order), free(g->mask);
-    free(g->res), free(g->hist), free(g->next);
+    free(g->res), free(g->hist), free(g->next), free(g->blk);
     free(g);
 }
 
@@ -65,8 +65,8 @@ static double body_size(const ndem_sim *sim, long i)
     return t >= 0 ? sim->shapes->t[t].d_eq : 2.0 * sim->bodies.radius[i];
 }
 
-/* The two colliders of pair k in collider order; p, q and the pair's
- * material, d* and reach of the margin. */
+/* The two colliders of pair k in collider order (cq unset for geometry);
+ * p, q and the pair's material, d* and reach of the margin. */
 typedef struct pair_setup {
     ndem_shape ball_p, ball_q;
     ndem_collider cp, cq;
@@ -92,18 +92,13 @@ static void setup_pair(const ndem_sim *sim, ndem_contact_key key, pair_setup *s)
         double dv[3] = {vq[0] - vp[0], vq[1] - vp[1], vq[2] - vp[2]};
         reach += h * (ndem_norm(dv) + ndem_norm(&vp[3]) * b->radius[s->p] +
                       ndem_norm(&vq[3]) * b->radius[s->q]);
-    } else { /* the feature's plane (a plane, an inside box's face), as dem_shape.c */
+    } else { /* geometry: its points come from dem_shape_geo.c's table */
         ndem_contact_geom gm;
         ndem_contact_geometry(sim, key, &gm);
-        double x[3], nn[3], ug[3];
-        for (int d = 0; d < 3; d++) {
-            x[d] = b->pos[3 * a + d] + (b->radius[a] - gm.delta) * gm.n[d];
-            nn[d] = -gm.n[d];
-        }
+        double ug[3];
         s->p = a;
         s->q = -1;
         ndem_shapes_collider(sim, a, &s->ball_p, &s->cp);
-        ndem_collider_plane(&s->cq, x, nn);
         s->material_q = gm.material_b;
         s->d_eff = body_size(sim, a);
         const double *vp = &b->vel[6 * a];
@@ -317,16 +312,22 @@ int ndem_general_prepare(ndem_sim *sim)
         ndem_gpair *pr = &g->pair[k];
         setup_pair(sim, pr->key, &s);
         ndem_contact_point *pts = &g->pts[NDEM_CONTACT_POINTS * k];
-        pr->count = ndem_shape_collide(&s.cp, &s.cq, s.margin, pts);
+        /* one narrow phase for both methods: smooth DEM's against geometry */
+        pr->count = s.q >= 0 ? ndem_shape_collide(&s.cp, &s.cq, s.margin, pts)
+                             : ndem_dem_shape_geometry_points(sim, pr->key, &s.cp, s.margin, pts);
         pr->touching = 0;
         for (int j = 0; j < pr->count; j++) pr->touching += pts[j].depth > 0;
     }
-    long rows = 0;
+    long rows = 0, blk = 0;
     for (long k = 0; k < np; k++) {
         g->pair[k].first = rows;
         rows += g->pair[k].count;
+        g->pair[k].blk = blk;
+        blk += ndem_general_block_size(g->pair[k].count);
     }
-    if (ndem_ensure((void **)&g->row, &g->row_cap, rows, sizeof *g->row)) return -1;
+    if (ndem_ensure((void **)&g->row, &g->row_cap, rows, sizeof *g->row) ||
+        ndem_ensure((void **)&g->blk, &g->blk_cap, blk, sizeof *g->blk))
+        return -1;
     g->row_count = rows;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, np))
     for (long k = 0; k < np; k++) {
@@ -336,18 +337,18 @@ int ndem_general_prepare(ndem_sim *sim)
         for (int j = 0; j < pr->count; j++)
             prepare_point(sim, pr, &s, &g->pts[NDEM_CONTACT_POINTS * k + j],
                           &g->row[pr->first + j]);
+        if (ndem_general_block_size(pr->count) > 0) {
+            const double *im = sim->bodies.inv_mass;
+            ndem_general_block_form(&g->row[pr->first], pr->count,
+                                    im[s.p] + (s.q >= 0 ? im[s.q] : 0.0), &g->blk[pr->blk]);
+        }
     }
     return color_pairs(sim);
 }
 
 /* ---- the sweep ---- */
 
-/* A body's state in the solve: its velocity slot (float, shared with the
- * SIMD rows) in double; geometry has none. */
-typedef struct body_v {
-    double v[3], w[3], im;
-    int slot;
-} body_v;
+typedef ndem_general_body body_v;
 
 /* Body i from its slot, or (i < 0) geometry moving at ug. */
 static void load_body(const ndem_sim *sim, int i, const double ug[3], body_v *o)
@@ -371,34 +372,14 @@ static void store_body(ndem_sim *sim, const body_v *o)
     for (int d = 0; d < 3; d++) (*s)[d] = (float)o->v[d], (*s)[3 + d] = (float)o->w[d];
 }
 
-/* Relative velocity of q against p at the point along t[e]. */
-static double rel_vel(const ndem_grow *r, const body_v *P, const body_v *Q, int e)
-{
-    const double *t = r->t[e];
-    return t[0] * (Q->v[0] - P->v[0]) + t[1] * (Q->v[1] - P->v[1]) + t[2] * (Q->v[2] - P->v[2]) +
-           ndem_dot(r->jq[e], Q->w) - ndem_dot(r->jp[e], P->w);
-}
-
-/* An impulse d along t[e] on q, -d on p. */
-static void apply(const ndem_grow *r, body_v *P, body_v *Q, int e, double d)
-{
-    if (d == 0.0) return;
-    for (int k = 0; k < 3; k++) {
-        P->v[k] -= P->im * d * r->t[e][k];
-        P->w[k] -= d * r->mp[e][k];
-        Q->v[k] += Q->im * d * r->t[e][k];
-        Q->w[k] += d * r->mq[e][k];
-    }
-}
-
 /* One point's rows in the stage (solver.c's solve_packet, one lane with
  * vector lever arms); res: its residuals added. */
 static void solve_point(ndem_grow *r, body_v *P, body_v *Q, int st, double *res)
 {
     if (st == NDEM_GENERAL_WARM) {
-        apply(r, P, Q, 0, r->s * r->lam[0]);
-        apply(r, P, Q, 1, r->lam[1]);
-        apply(r, P, Q, 2, r->lam[2]);
+        ndem_general_apply(r, P, Q, 0, r->s * r->lam[0]);
+        ndem_general_apply(r, P, Q, 1, r->lam[1]);
+        ndem_general_apply(r, P, Q, 2, r->lam[2]);
         return;
     }
     int impact = st == NDEM_GENERAL_IMPACT;
@@ -407,26 +388,26 @@ static void solve_point(ndem_grow *r, body_v *P, body_v *Q, int st, double *res)
     double rn, ln, F;
     const double *inv = impact ? r->inv_k : r->inv_d;
     if (impact) { /* Newton's impact law on unregularised rows */
-        rn = rel_vel(r, P, Q, 0) - r->v_target;
+        rn = ndem_general_rel_vel(r, P, Q, 0) - r->v_target;
         ln = ndem_max(L[0] - rn * inv[0], 0.0);
-        apply(r, P, Q, 0, ln - L[0]);
+        ndem_general_apply(r, P, Q, 0, ln - L[0]);
         F = ln;
     } else {
-        rn = r->s * rel_vel(r, P, Q, 0) - r->q_n + r->sig_n * L[0];
+        rn = r->s * ndem_general_rel_vel(r, P, Q, 0) - r->q_n + r->sig_n * L[0];
         ln = ndem_max(L[0] - rn * inv[0], 0.0);
-        apply(r, P, Q, 0, r->s * (ln - L[0]));
+        ndem_general_apply(r, P, Q, 0, r->s * (ln - L[0]));
         F = r->s * ln; /* the physical normal impulse bounds friction */
     }
     L[0] = ln;
-    double r1 = rel_vel(r, P, Q, 1), r2 = rel_vel(r, P, Q, 2);
+    double r1 = ndem_general_rel_vel(r, P, Q, 1), r2 = ndem_general_rel_vel(r, P, Q, 2);
     double l1 = L[1] - r1 * inv[1], l2 = L[2] - r2 * inv[2];
     double lim = r->mu * F, len = sqrt(l1 * l1 + l2 * l2);
     if (len > lim) {
         double f = lim > 0 ? lim / len : 0.0;
         l1 *= f, l2 *= f;
     }
-    apply(r, P, Q, 1, l1 - L[1]);
-    apply(r, P, Q, 2, l2 - L[2]);
+    ndem_general_apply(r, P, Q, 1, l1 - L[1]);
+    ndem_general_apply(r, P, Q, 2, l2 - L[2]);
     L[1] = l1, L[2] = l2;
     if (res) res[0] += fabs(rn), res[1] += sqrt(r1 * r1 + r2 * r2);
 }
@@ -439,6 +420,26 @@ static void solve_pair(ndem_sim *sim, long k, int st, int want_residual)
     body_v P, Q;
     load_body(sim, r0->p, r0->ug, &P); /* p is a particle: ug unread */
     double res[2] = {0, 0};
+    /* a block where every point touches or none does (a face on a face); a
+     * pair rocking on an edge, part apart, keeps the point sweep */
+    if (st == NDEM_GENERAL_CONTINUOUS && ndem_general_block_size(pr->count) > 0 &&
+        (pr->touching == pr->count || pr->touching == 0)) {
+        /* the block (rows_general_block.c): geometry as each point's
+         * surface velocity, a particle loaded once */
+        body_v qs[NDEM_GENERAL_BLOCK];
+        int per_point = r0->q < 0;
+        for (int j = 0; j < (per_point ? pr->count : 1); j++)
+            load_body(sim, r0[j].q, r0[j].ug, &qs[j]);
+        if (ndem_general_block_solve(r0, pr->count, &g->blk[pr->blk], &P, qs, per_point,
+                                     want_residual ? res : NULL)) {
+            store_body(sim, &qs[0]);
+            store_body(sim, &P);
+            if (want_residual) g->res[2 * k] = res[0], g->res[2 * k + 1] = res[1];
+            return;
+        }
+        /* (no memory of a failed block within the step: a landing face's
+         * first sweeps give way, and its later ones must not) */
+    }
     /* The impact stage passes over a pair's points three times a sweep: its
      * ten sweeps left the impulses of a face's four corners uneven, and a
      * cube landing flat at 5 m/s (e 0.5) spinning at 0.02 rad/s (30 passes:

@@ -33,12 +33,18 @@ typedef struct ndem_grow {
     unsigned id;           /* the point's persistent id (shape_collide.h) */
 } ndem_grow;
 
-/* A contact of a shaped particle: its points [first, first + count). */
+/* A contact of a shaped particle: its points [first, first + count);
+ * blk: its Delassus block's offset in ndem_general.blk (pairs of 2 to
+ * NDEM_GENERAL_BLOCK points). */
 typedef struct ndem_gpair {
     ndem_contact_key key;
-    long first;
+    long first, blk;
     int count, touching;
 } ndem_gpair;
+
+/* Pairs of up to this many points are solved as a block in the
+ * continuous stage (rows_general_block.c). */
+#define NDEM_GENERAL_BLOCK 4
 
 /* Warm-start history entry: keyed by creation ids, so the reorder needs no
  * remap; impulses on q as world vectors. */
@@ -68,7 +74,52 @@ typedef struct ndem_general {
     long res_cap;
     ndem_ghist *hist, *next; /* last step's, sorted; this step's being built */
     long hist_count, hist_cap, next_cap;
+    double *blk; /* the pairs' Delassus blocks (packed lower triangles) */
+    long blk_cap;
 } ndem_general;
+
+/* A body's state in the solve: its velocity slot (float, shared with the
+ * SIMD rows) in double; geometry has none (im 0, the point's surface
+ * velocity). */
+typedef struct ndem_general_body {
+    double v[3], w[3], im;
+    int slot;
+} ndem_general_body;
+
+/* Relative velocity of q against p at row r's point along t[e]. */
+static inline double ndem_general_rel_vel(const ndem_grow *r, const ndem_general_body *P,
+                                          const ndem_general_body *Q, int e)
+{
+    const double *t = r->t[e], *jq = r->jq[e], *jp = r->jp[e];
+    return t[0] * (Q->v[0] - P->v[0]) + t[1] * (Q->v[1] - P->v[1]) + t[2] * (Q->v[2] - P->v[2]) +
+           (jq[0] * Q->w[0] + jq[1] * Q->w[1] + jq[2] * Q->w[2]) -
+           (jp[0] * P->w[0] + jp[1] * P->w[1] + jp[2] * P->w[2]);
+}
+
+/* An impulse d along t[e] on q, -d on p. */
+static inline void ndem_general_apply(const ndem_grow *r, ndem_general_body *P,
+                                      ndem_general_body *Q, int e, double d)
+{
+    if (d == 0.0) return;
+    for (int k = 0; k < 3; k++) {
+        P->v[k] -= P->im * d * r->t[e][k];
+        P->w[k] -= d * r->mp[e][k];
+        Q->v[k] += Q->im * d * r->t[e][k];
+        Q->w[k] += d * r->mq[e][k];
+    }
+}
+
+/* The block of a pair of count points (rows_general_block.c): doubles it
+ * takes (0 outside 2 to NDEM_GENERAL_BLOCK points); formed from its rows
+ * (imp_imq: both bodies' inverse masses summed). */
+long ndem_general_block_size(int count);
+void ndem_general_block_form(const ndem_grow *r0, int count, double imp_imq, double *a);
+/* One continuous sweep of the pair's rows as a block on P and Q (Q[j] per
+ * point for geometry, q_per_point set); res: residuals added. 1 when
+ * solved, 0 when the pair must take the point sweep (sliding, or a
+ * singular block): nothing is changed then. */
+int ndem_general_block_solve(ndem_grow *r0, int count, const double *a, ndem_general_body *P,
+                             ndem_general_body *Q, int q_per_point, double *res);
 
 /* Created with the scene when it runs NDEM with shapes (sim.c). */
 ndem_general *ndem_general_create(void);

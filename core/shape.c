@@ -430,18 +430,6 @@ int ndem_shapes_geometry_refused(ndem_method method, const ndem_geometry_def *ge
                      g, geo->walls.enabled ? "walls" : "\"dynamic\"");
             return 1;
         }
-        if (geo->type == NDEM_GEOMETRY_PLANE || (geo->type == NDEM_GEOMETRY_BOX && geo->inside))
-            continue;
-        /* the general rows take a geometry contact as the feature's plane */
-        snprintf(why, len,
-                 "under \"method\": \"ndem\" shaped particles touch planes and inside boxes "
-                 "only in this version (\"dem\" takes every geometry); /scene/geometry/%d is a "
-                 "%s (docs/shapes.md)",
-                 g,
-                 geo->type == NDEM_GEOMETRY_BOX        ? "solid box"
-                 : geo->type == NDEM_GEOMETRY_CYLINDER ? "cylinder"
-                                                       : "mesh");
-        return 1;
     }
     return 0;
 }

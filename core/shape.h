@@ -101,8 +101,8 @@ int ndem_shape_table_add(ndem_shape_table *t, ndem_shape *s);
 const ndem_shape *ndem_shape_table_get(const ndem_shape_table *t, int index);
 
 /* 1, with the first reason in why, when some of the count geometry cannot
- * meet shaped particles under method (NDEM: walls, dynamic bodies, and
- * types other than planes and inside boxes); 0 when all can. The job
+ * meet shaped particles under method (NDEM: walls and dynamic bodies;
+ * every geometry type is met by both methods); 0 when all can. The job
  * parser gives the same reason at the shape's pointer. */
 int ndem_shapes_geometry_refused(ndem_method method, const ndem_geometry_def *geometry, int count,
                                  char *why, size_t len);

@@ -56,7 +56,7 @@ typedef struct ndem_shapes {
  * Refuses, with a message naming the generator or emitter, what this
  * version cannot run: a smooth-DEM model other than hertz and
  * hunt_crossley, a uniform radius distribution, a bad shape, and under NDEM
- * walls, dynamic geometry and geometry other than planes and inside boxes.
+ * walls and dynamic geometry.
  * Returns 0 or -1. */
 int ndem_shapes_create(const struct ndem_sim *sim, const ndem_scene_def *def, ndem_shapes **out,
                        char *err, size_t err_len);

@@ -82,14 +82,14 @@ START_TEST(valid_shapes_refused_at_their_pointer)
     expect_only(DOC(", 'geometry': [{'type': 'plane', 'point': [0,0,-1], 'normal': [0,0,1], "
                     "'dynamic': {'mass': 10, 'lock': ['rx', 'ry', 'rz']}}], " SHAPED_GEN),
                 P, "/scene/geometry/0 has \"dynamic\"");
-    /* the general rows take a geometry contact as its feature's plane:
-     * under NDEM a cylinder (or solid box, mesh) is refused, where smooth
-     * DEM takes it (shape_limits_at_their_pointer) */
-    expect_only(DOC(", 'geometry': [{'type': 'cylinder', 'center': [0,0,0], 'axis': [0,0,1], "
-                    "'radius': 2, 'length': 2, 'inside': true}], " SHAPED_GEN),
-                P, "/scene/geometry/0 is a cylinder");
-    expect_only(DOC(", 'geometry': [{'type': 'box', 'min': [5,5,5], 'max': [6,6,6]}], " SHAPED_GEN),
-                P, "/scene/geometry/0 is a solid box");
+    /* every geometry type takes shapes under NDEM too (test_shape_ndem's
+     * geometry tests): an inside cylinder, a solid box, a solid cylinder */
+    ok = parse_ok(DOC(", 'geometry': [{'type': 'cylinder', 'center': [0,0,0], 'axis': [0,0,1], "
+                      "'radius': 2, 'length': 2, 'inside': true}, {'type': 'box', 'min': [5,5,5], "
+                      "'max': [6,6,6]}, {'type': 'cylinder', 'center': [9,9,9], 'axis': [0,0,1], "
+                      "'radius': 1, 'length': 1}], " SHAPED_GEN));
+    ck_assert_int_eq(ok->scene.geometry_count, 3);
+    ndem_job_destroy(ok);
 #undef SHAPED_GEN
     /* nor the smooth-DEM laws other than hertz and hunt_crossley */
     expect_only(DEM_DOC("luding", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "

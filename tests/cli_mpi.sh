@@ -154,8 +154,8 @@ print("2x2x1: owned %s, ghosts %s, messages per exchange %s" % ([e["owned"] for 
       [e["ghosts"] for e in r], [round(e["messages_per_sweep"], 2) for e in r]), file=sys.stderr)
 ok = s["mpi"]["ranks"] == 4 and sum(e["owned"] for e in r) == 2000
 ok = ok and all(abs(e["owned"] - 500) <= 50 and e["ghosts"] > 0 for e in r)
-# one message to each of the 3 neighbours per exchange (more with the stages' handshake)
-ok = ok and all(3 <= e["messages_per_sweep"] < 7 for e in r)
+# two messages to each of the 3 neighbours per sweep (a little more: the stages' handshake)
+ok = ok and all(6 <= e["messages_per_sweep"] < 7 for e in r)
 sys.exit(0 if ok else 1)
 PY
 python3 - "$tmp/one" "$tmp/foura" > "$tmp/compare4.txt" <<'PY'
@@ -294,6 +294,8 @@ import json, sys
 s = json.load(open(sys.argv[1] + "/summary.json"))
 sys.exit(0 if all(r["owned"] > 0 for r in s["mpi"]["per_rank"]) else 1)
 PY
+# (on 4 slabs, --mpi-axis z on 4 ranks, the compression is 10.7% off: outside
+# the single process's 10%, docs/scale-out.md; not asserted)
 check "column on 2 ranks holds its Hertz height" python3 - "$tmp/col" <<'PY'
 import json, math, sys
 d = json.load(open("bench/column-25.json"))
@@ -310,8 +312,8 @@ h = 2 * r * n - (n * w / k_w) ** (2 / 3) - sum(((n - k) * w / k_pp) ** (2 / 3) f
 c = 2 * r * n - h
 p, rad = f["positions"], f["radii"]
 top = max(p[3 * i + 2] + rad[i] for i in range(n))
-print("column: Hertz compression %.4f mm, 2 ranks %.4f mm, kinetic energy %.3g J"
-      % (1e3 * c, 1e3 * (2 * r * n - top), s["kinetic_energy"]), file=sys.stderr)
+print("column: Hertz compression %.4f mm, %d ranks %.4f mm, kinetic energy %.3g J"
+      % (1e3 * c, s["mpi"]["ranks"], 1e3 * (2 * r * n - top), s["kinetic_energy"]), file=sys.stderr)
 sys.exit(0 if abs(top - h) / c < 0.10 and s["kinetic_energy"] < 1e-12 else 1)
 PY
 

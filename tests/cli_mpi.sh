@@ -238,7 +238,7 @@ check "--mpi-balance heap: contacts within 4% of 1 process" rel "$c1" "$c2" 0.04
 
 # geometry loads summed over the ranks (each contact solved by one rank):
 # the bin's vertical force over the last 0.1 s carries the bed's weight
-for run in one twoa; do
+for run in one twoa foura; do
   check "bed ($run): the bin carries the bed's weight within 0.5%" python3 - "$tmp/$run" <<'PY'
 import csv, json, math, sys
 d = sys.argv[1]
@@ -363,6 +363,19 @@ ok = s["steps"] == 200 and s["particles"] == 2000 and s["status"] == "succeeded"
 ok = ok and len(rows) == 201 and [int(r.split(",")[0]) for r in rows[1:]] == list(range(1, 201))
 sys.exit(0 if ok else 1)
 PY
+# on 2 x 2 x 1 the same: the run's last checkpoint (step 160, the grid and
+# its 3 cuts in checkpoint.json) resumed on that grid ends with its bits
+mpi4 "$bin" run "$tmp/ck.json" --mpi --mpi-grid 2x2x1 --out "$tmp/ckg" --quiet --checkpoint-steps 40 > /dev/null
+check "2x2x1 ranks with checkpoints run the bed" test $? -eq 0
+check "2x2x1: the checkpoint names its grid and 3 cuts" python3 - "$tmp/ckg" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1] + "/checkpoint.json"))
+sys.exit(0 if m["step"] == 160 and m["ranks"] == 4 and m["grid"] == [2, 2, 1] and len(m["cuts"]) == 3 else 1)
+PY
+cp -r "$tmp/ckg" "$tmp/ckg2"
+mpi4 "$bin" run "$tmp/ck.json" --mpi --out "$tmp/ckg2" --resume --checkpoint-steps 40 > /dev/null 2> "$tmp/resumeg.err"
+check "2x2x1 resumes its own checkpoint on its grid" grep -q "resuming at step 160 of 200 on 4 ranks (the checkpoint's blocks)" "$tmp/resumeg.err"
+check "2x2x1 resumed: final state identical to the run never stopped" cmp -s "$tmp/ckg/final.json" "$tmp/ckg2/final.json"
 # and on another grid: 4 ranks as 2 x 2 x 1, the cuts made anew
 cp -r "$tmp/cka" "$tmp/ck4"
 mpi4 "$bin" run "$tmp/ck.json" --mpi --mpi-grid 2x2x1 --out "$tmp/ck4" --resume > /dev/null 2> "$tmp/resume4.err"

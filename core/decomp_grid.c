@@ -136,6 +136,19 @@ static double of_key(uint64_t k)
     return x;
 }
 
+/* a trial cut of the bisection: its key and its index */
+typedef struct trial {
+    uint64_t mid;
+    int j;
+} trial;
+
+static int trial_order(const void *x, const void *y)
+{
+    const trial *p = x, *q = y;
+    if (p->mid != q->mid) return p->mid < q->mid ? -1 : 1;
+    return (p->j > q->j) - (p->j < q->j);
+}
+
 int ndem_grid_balance(ndem_grid *g, long n, const double *x, ndem_grid_sum_fn sum, void *ctx)
 {
     int *grp = calloc((size_t)n + 1, sizeof *grp); /* each point's group at this level */
@@ -144,8 +157,10 @@ int ndem_grid_balance(ndem_grid *g, long n, const double *x, ndem_grid_sum_fn su
     long *target = malloc(sizeof(long) * (size_t)(most + 1));
     uint64_t *lo = malloc(sizeof(uint64_t) * (size_t)(most + 1));
     uint64_t *hi = malloc(sizeof(uint64_t) * (size_t)(most + 1));
+    trial *tr = malloc(sizeof *tr * (size_t)(most + 1));
+    long *acc = malloc(sizeof(long) * (size_t)(most + 1));
     int rc = -1;
-    if (!grp || !cnt || !target || !lo || !hi) goto done;
+    if (!grp || !cnt || !target || !lo || !hi || !tr || !acc) goto done;
     for (int a = 0; a < 3; a++) {
         int ng = groups(g, a), d = g->dims[a], nc = ng * (d - 1);
         if (a > 0) /* the groups of this level: the blocks of the last */
@@ -169,14 +184,29 @@ int ndem_grid_balance(ndem_grid *g, long n, const double *x, ndem_grid_sum_fn su
         /* the largest key c with at most target keys below it: the
          * target-th smallest coordinate (0-based) of the group */
         for (int round = 0; round < 64; round++) {
-            for (int c = 0; c < nc; c++) cnt[c] = 0;
+            /* each group's trial cuts in order: a point counts below the
+             * cuts from the first above it on, one binary search each */
+            for (int j = 0; j < nc; j++) tr[j].mid = lo[j] + (hi[j] - lo[j]) / 2, tr[j].j = j;
+            for (int k = 0; k < ng; k++)
+                qsort(&tr[k * (d - 1)], (size_t)(d - 1), sizeof *tr, trial_order);
+            for (int j = 0; j < nc; j++) acc[j] = 0;
             for (long i = 0; i < n; i++) {
                 uint64_t key = key_of(x[3 * i + a]);
-                for (int c = 0; c < d - 1; c++) {
-                    int j = grp[i] * (d - 1) + c;
-                    cnt[j] += key < lo[j] + (hi[j] - lo[j]) / 2;
+                const trial *t = &tr[grp[i] * (d - 1)];
+                int l = 0, h = d - 1;
+                while (l < h) {
+                    int m = (l + h) / 2;
+                    if (t[m].mid > key) h = m;
+                    else l = m + 1;
                 }
+                if (l < d - 1) acc[grp[i] * (d - 1) + l]++;
             }
+            for (int k = 0; k < ng; k++)
+                for (int c = 0; c < d - 1; c++) {
+                    int p = k * (d - 1) + c;
+                    if (c > 0) acc[p] += acc[p - 1];
+                    cnt[tr[p].j] = acc[p];
+                }
             sum(ctx, cnt, nc);
             for (int j = 0; j < nc; j++) {
                 uint64_t mid = lo[j] + (hi[j] - lo[j]) / 2;
@@ -191,7 +221,7 @@ int ndem_grid_balance(ndem_grid *g, long n, const double *x, ndem_grid_sum_fn su
     }
     rc = 0;
 done:
-    free(grp), free(cnt), free(target), free(lo), free(hi);
+    free(grp), free(cnt), free(target), free(lo), free(hi), free(tr), free(acc);
     return rc;
 }
 

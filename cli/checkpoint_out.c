@@ -1,6 +1,7 @@
 /* checkpoint_out.c - the checkpoint files of `ndem run` (checkpoint_out.h). */
 #include "checkpoint_out.h"
 
+#include "decomp_grid.h"
 #include "job.h"
 
 #include <cjson/cJSON.h>
@@ -51,9 +52,10 @@ int ndem_ckpt_write(const char *dir, const void *state, size_t len, const ndem_c
     cJSON_AddNumberToObject(o, "pvd_bytes", (double)m->mark.pvd_bytes);
     cJSON_AddNumberToObject(o, "ranks", m->ranks);
     if (m->cuts) {
-        cJSON_AddNumberToObject(o, "axis", m->axis);
+        cJSON *grid = cJSON_AddArrayToObject(o, "grid");
+        for (int a = 0; a < 3; a++) cJSON_AddItemToArray(grid, cJSON_CreateNumber(m->grid[a]));
         cJSON *cuts = cJSON_AddArrayToObject(o, "cuts");
-        for (int k = 0; k + 1 < m->ranks; k++) {
+        for (int k = 0; k < m->n_cuts; k++) {
             char buf[64];
             snprintf(buf, sizeof buf, "%a", m->cuts[k]);
             cJSON_AddItemToArray(cuts, cJSON_CreateString(buf));
@@ -100,15 +102,30 @@ int ndem_ckpt_read(const char *dir, void **state, size_t *len, ndem_ckpt_meta *m
     m->mark.index_bytes = get_long(o, "index_bytes", &bad);
     m->mark.pvd_bytes = get_long(o, "pvd_bytes", &bad);
     m->ranks = (int)get_long(o, "ranks", &bad);
-    m->axis = -1;
     bad |= get_exact(cJSON_GetObjectItemCaseSensitive(o, "next_frame"), &m->next_frame) != 0;
     const cJSON *cuts = cJSON_GetObjectItemCaseSensitive(o, "cuts");
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(o, "grid");
     if (!bad && cuts) {
         int k = 0;
-        m->axis = (int)get_long(o, "axis", &bad);
-        bad |= !cJSON_IsArray(cuts) || cJSON_GetArraySize(cuts) != m->ranks - 1 || m->axis < 0 ||
-               m->axis > 2;
-        m->cuts = bad ? NULL : malloc(sizeof(double) * (size_t)m->ranks);
+        if (grid) { /* blocks along x, y, z */
+            bad |= !cJSON_IsArray(grid) || cJSON_GetArraySize(grid) != 3;
+            for (int a = 0; !bad && a < 3; a++) {
+                const cJSON *d = cJSON_GetArrayItem(grid, a);
+                m->grid[a] = cJSON_IsNumber(d) ? d->valueint : 0;
+                bad |= m->grid[a] < 1;
+            }
+        } else { /* before the grid: slabs along "axis" */
+            int axis = (int)get_long(o, "axis", &bad);
+            bad |= axis < 0 || axis > 2;
+            for (int a = 0; !bad && a < 3; a++) m->grid[a] = a == axis ? m->ranks : 1;
+        }
+        if (!bad) {
+            ndem_grid g;
+            bad = m->grid[0] * m->grid[1] * m->grid[2] != m->ranks || ndem_grid_init(&g, m->grid);
+            if (!bad) m->n_cuts = ndem_grid_cut_count(&g), ndem_grid_free(&g);
+        }
+        bad |= !cJSON_IsArray(cuts) || cJSON_GetArraySize(cuts) != m->n_cuts;
+        m->cuts = bad ? NULL : malloc(sizeof(double) * (size_t)(m->n_cuts + 1));
         const cJSON *c;
         cJSON_ArrayForEach(c, cuts) if (m->cuts && get_exact(c, &m->cuts[k++])) bad = 1;
         if (!bad && !m->cuts) bad = 1;

@@ -15,8 +15,9 @@ typedef struct ndem_ckpt_meta {
     double next_frame;
     ndem_output_mark mark;
     int ranks;    /* 1: one process */
-    int axis;     /* an MPI run's slab axis, else -1 */
-    double *cuts; /* ranks - 1 of them (malloc'd), NULL for one process */
+    int grid[3];  /* an MPI run's blocks along x, y, z (ndem_grid), else 0s */
+    int n_cuts;   /* ndem_grid_cut_count of that grid */
+    double *cuts; /* n_cuts of them (malloc'd), NULL for one process */
 } ndem_ckpt_meta;
 
 /* Writes both files (each to a temporary name, then renamed: the state

@@ -2,7 +2,7 @@
  * runs every emitter with the same random state against every rank's
  * spheres near its region, so all place the same spheres one process would,
  * with the global ids one process gives them (after every particle there
- * was); each rank keeps those in its slab and migrates, which sends the
+ * was); each rank keeps those in its block and migrates, which sends the
  * ghosts on. */
 #include "mpi_parts.h"
 
@@ -29,10 +29,10 @@ long ndem_mpi_hook_region(void *ctx, const double lo[3], const double hi[3], dou
         memcpy(&mine[4 * n], x, 3 * sizeof(double));
         mine[4 * n++ + 3] = st[i].radius;
     }
-    long bytes;
-    *out = ndem_mpi_allgather_bytes(m->size, mine, 4 * (long)sizeof(double) * n, &bytes);
+    long got;
+    *out = ndem_mpi_allgather(m->size, mine, n, 4 * sizeof(double), &got);
     free(st), free(mine);
-    return bytes / (4 * (long)sizeof(double));
+    return got;
 }
 
 int ndem_mpi_hook_emitted(void *ctx, long first, long count)
@@ -49,13 +49,13 @@ int ndem_mpi_hook_emitted(void *ctx, long first, long count)
     int rc = -1;
     if (!st || !keep || !to || !gid || nh < 0) goto done;
     ndem_sim_get_particles(m->sim, st);
-    /* own, the new ones in this slab (global ids after every particle
+    /* own, the new ones in this block (global ids after every particle
      * there was, in emission order: one process's creation ids), ghosts */
     long k = 0;
     for (long i = 0; i < owned; i++) to[i] = k, gid[k] = m->gid[i], keep[k++] = st[i];
     for (long i = first; i < n; i++) {
         to[i] = -1;
-        if (ndem_mpi_slab_of(m, st[i].x[m->axis]) != m->rank) continue;
+        if (ndem_mpi_owner(m, st[i].x) != m->rank) continue;
         to[i] = k, gid[k] = m->total + (i - first), keep[k++] = st[i];
     }
     long own = k;

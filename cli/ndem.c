@@ -7,6 +7,7 @@
  * SIGTERM (128 + the signal, as a shell reports a killed command). */
 #include "checkpoint_out.h"
 #include "contacts_out.h"
+#include "decomp_grid.h"
 #include "frame_json.h"
 #include "job.h"
 #include "job_shapes.h"
@@ -65,7 +66,9 @@ static void usage(FILE *to)
                 "          --report: the job of ndemd's Slurm executor behind URL, whose\n"
                 "          secret is in NDEM_REPORT_SECRET; everything goes back to ndemd\n"
                 "          --mpi: one scene over the ranks of `mpirun -np N ndem run JOB --mpi`\n"
-                "          (slabs along the longest axis across gravity; --mpi-axis x|y|z)\n"
+                "          (blocks at equal particle counts, the least cut area across gravity;\n"
+                "          --mpi-grid PXxPYxPZ, --mpi-axis x|y|z for slabs; --mpi-balance N:\n"
+                "          new cuts every N steps)\n"
                 "          --checkpoint-steps N: DIR/checkpoint.ndck every N steps;\n"
                 "          --resume: go on from DIR's checkpoint (any rank count)\n"
                 "validate  prints every error of the job with its JSON Pointer\n"
@@ -216,15 +219,26 @@ typedef struct cli_run {
  * the state from the caller (one process's or gathered), where the outputs
  * stand, and an MPI run's cuts. */
 static int write_checkpoint(ndem_output *out, long step, double next_frame, void *state, size_t len,
-                            int ranks, int axis, const double *cuts)
+                            int ranks, const ndem_grid *grid)
 {
-    ndem_ckpt_meta meta = {step, next_frame, {0}, ranks, axis, (double *)cuts};
+    ndem_ckpt_meta meta = {step, next_frame, {0}, ranks, {0, 0, 0}, 0, NULL};
+    if (grid) {
+        memcpy(meta.grid, grid->dims, sizeof meta.grid);
+        meta.n_cuts = ndem_grid_cut_count(grid);
+        meta.cuts = malloc(sizeof(double) * (size_t)(meta.n_cuts + 1));
+        if (!meta.cuts) {
+            fprintf(stderr, "ndem: checkpoint: out of memory\n");
+            free(state);
+            return -1;
+        }
+        ndem_grid_get_cuts(grid, meta.cuts);
+    }
     char err[4400];
     snprintf(err, sizeof err, "cannot write %s/series.csv: %s", out->dir, strerror(errno));
     int rc = ndem_output_mark_now(out, &meta.mark) ||
              ndem_ckpt_write(out->dir, state, len, &meta, err, sizeof err);
     if (rc) fprintf(stderr, "ndem: checkpoint: %s\n", err);
-    free(state);
+    free(state), free(meta.cuts);
     return rc;
 }
 
@@ -267,11 +281,11 @@ static int cli_tick(void *ctx, ndem_sim *sim)
     void *buf;
     size_t len;
     if (ndem_sim_checkpoint(sim, &buf, &len)) return -1;
-    return write_checkpoint(r->out, step, *r->next_frame, buf, len, 1, -1, NULL);
+    return write_checkpoint(r->out, step, *r->next_frame, buf, len, 1, NULL);
 }
 
 /* ---- `mpirun -np N ndem run JOB --mpi` (cli/mpi.c, docs/scale-out.md):
- * every rank steps its slab; rank 0 writes the outputs from the totals and
+ * every rank steps its block; rank 0 writes the outputs from the totals and
  * the frames gathered at output steps. An error on one rank ends all. ---- */
 typedef struct mpi_run {
     ndem_mpi *m;
@@ -302,8 +316,9 @@ static int mpi_frame(void *ctx, ndem_sim *sim)
     mpi_run *r = ctx;
     (void)sim;
     ndem_frame f;
-    if (ndem_mpi_gather_frame(r->m, &f)) {
-        fprintf(stderr, "ndem: out of memory gathering a frame\n");
+    char err[256];
+    if (ndem_mpi_gather_frame(r->m, &f, err, sizeof err)) {
+        fprintf(stderr, "ndem: %s\n", err);
         ndem_mpi_abort(EXIT_SIM);
     }
     if (!r->out) return 0;
@@ -325,9 +340,8 @@ static int mpi_tick(void *ctx, ndem_sim *sim)
     void *buf = NULL;
     size_t len = 0;
     int rc = ndem_mpi_checkpoint(r->m, &buf, &len); /* every rank: collective */
-    if (r->out &&
-        (rc || write_checkpoint(r->out, step, *r->next_frame, buf, len, ndem_mpi_size(r->m),
-                                ndem_mpi_axis(r->m), ndem_mpi_cuts(r->m))))
+    if (r->out && (rc || write_checkpoint(r->out, step, *r->next_frame, buf, len,
+                                          ndem_mpi_size(r->m), ndem_mpi_grid(r->m))))
         ndem_mpi_abort(EXIT_IO);
     return 0;
 }
@@ -360,7 +374,7 @@ static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
 {
     ndem_mpi_costs c;
     ndem_mpi_get_costs(m, &c);
-    enum { N = 10 };
+    enum { N = 11 };
     double mine[N] = {(double)c.owned,
                       (double)c.ghosts,
                       (double)c.migrations,
@@ -370,7 +384,8 @@ static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
                       c.migrate_messages,
                       (double)c.sweeps,
                       steps > 0 ? 1e3 * c.exchange_seconds / (double)steps : 0,
-                      steps > 0 ? 1e3 * c.migrate_seconds / (double)steps : 0};
+                      steps > 0 ? 1e3 * c.migrate_seconds / (double)steps : 0,
+                      (double)c.rebalances};
     int size = ndem_mpi_size(m), rank = ndem_mpi_rank(m);
     double *all = rank == 0 ? malloc(sizeof mine * (size_t)size) : NULL;
     if (rank == 0 && !all) ndem_mpi_abort(EXIT_SIM);
@@ -389,7 +404,8 @@ static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
                                    "migration_messages",
                                    "sweeps",
                                    "exchange_ms_per_step",
-                                   "migration_ms_per_step"};
+                                   "migration_ms_per_step",
+                                   "rebalances"};
     for (int r = 0; r < size; r++) {
         cJSON *e = cJSON_CreateObject();
         for (int k = 0; k < N; k++) cJSON_AddNumberToObject(e, names[k], all[N * r + k]);
@@ -398,8 +414,15 @@ static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
     free(all);
 }
 
+/* How the MPI run is cut: --mpi-grid, --mpi-axis, --mpi-balance. */
+typedef struct mpi_layout {
+    int dims[3]; /* 0s: automatic */
+    int axis;    /* -1, or slabs along this axis */
+    long balance_steps;
+} mpi_layout;
+
 static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char *out_dir,
-                       int threads, int quiet, int vtk, int axis, long ckpt_steps, int resume)
+                       int threads, int quiet, int vtk, mpi_layout lay, long ckpt_steps, int resume)
 {
     char err[512];
     if (ndem_mpi_init(argc, argv, err, sizeof err)) {
@@ -430,10 +453,15 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
         ndem_mpi_finalize();
         return EXIT_IO;
     }
-    if (resume && axis < 0) axis = meta.axis;
+    int size = ndem_mpi_world_size(), *d = lay.dims;
+    if (lay.axis >= 0) d[0] = d[1] = d[2] = 1, d[lay.axis] = size;
+    /* not told otherwise, a resume keeps the checkpoint's grid if it fits */
+    if (resume && d[0] < 1 && meta.cuts && meta.ranks == size)
+        memcpy(d, meta.grid, sizeof meta.grid);
     const double *cuts =
-        resume && meta.cuts && meta.ranks == ndem_mpi_world_size() && axis == meta.axis ? meta.cuts
-                                                                                        : NULL;
+        resume && meta.cuts && meta.ranks == size && !memcmp(d, meta.grid, sizeof meta.grid)
+            ? meta.cuts
+            : NULL;
     ndem_output out, *outp = NULL;
     if (rank == 0) {
         if (ndem_output_open(&out, out_dir, vtk, &job->scene, resume ? &meta.mark : NULL, err,
@@ -451,8 +479,9 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
     }
     catch_stop_signals();
     if (!sim) sim = ndem_sim_create(&job->scene, err, sizeof err); /* the same on every rank */
-    ndem_mpi *m =
-        sim ? ndem_mpi_create(sim, job->scene.gravity, axis, cuts, resume, err, sizeof err) : NULL;
+    ndem_mpi *m = sim ? ndem_mpi_create(sim, job->scene.gravity, d, cuts, lay.balance_steps, resume,
+                                        err, sizeof err)
+                      : NULL;
     ndem_ckpt_meta_free(&meta);
     if (!m) {
         if (rank == 0) fprintf(stderr, "ndem: %s\n", err);
@@ -470,7 +499,7 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
     else if (rank == 0 && !quiet)
         fprintf(stderr, "ndem: resuming at step %ld of %ld on %d ranks%s\n",
                 ndem_sim_stats(sim)->step, total, ndem_mpi_size(m),
-                cuts ? " (the checkpoint's slabs)" : " (new slabs)");
+                cuts ? " (the checkpoint's blocks)" : " (new blocks)");
     ndem_run_hooks hooks = {&mr, mpi_stop, mpi_row, mpi_frame, mpi_tick};
     int end = ndem_run_loop(sim, job->scene.solver.time_step, job->output.frame_interval,
                             &next_frame, &hooks);
@@ -481,7 +510,10 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
     int stopped_by = end > 0 ? end : 0;
     double wall = omp_get_wtime() - pr.start;
     ndem_frame f;
-    if (ndem_mpi_gather_frame(m, &f)) ndem_mpi_abort(EXIT_SIM);
+    if (ndem_mpi_gather_frame(m, &f, err, sizeof err)) {
+        fprintf(stderr, "ndem: %s\n", err);
+        ndem_mpi_abort(EXIT_SIM);
+    }
     ndem_step_stats last = *ndem_sim_stats(sim); /* rank 0: the totals */
     cJSON *costs = rank == 0 ? cJSON_CreateObject() : NULL;
     mpi_costs_json(costs, m, wall, last.step);
@@ -529,7 +561,8 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
 static int cmd_run(int argc, char **argv)
 {
     const char *job_path = NULL, *out_dir = "out", *report = NULL;
-    int threads = -1, quiet = 0, vtk = 1, mpi = 0, axis = -1, resume = 0;
+    int threads = -1, quiet = 0, vtk = 1, mpi = 0, resume = 0;
+    mpi_layout lay = {{0, 0, 0}, -1, 0};
     long ckpt_steps = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
@@ -561,7 +594,23 @@ static int cmd_run(int argc, char **argv)
                 fprintf(stderr, "ndem: --mpi-axis wants x, y or z, not '%s'\n", a);
                 return EXIT_USAGE;
             }
-            axis = a[0] - 'x';
+            lay.axis = a[0] - 'x';
+        } else if (!strcmp(argv[i], "--mpi-grid") && i + 1 < argc) {
+            if (ndem_grid_parse(argv[++i], lay.dims)) {
+                fprintf(stderr,
+                        "ndem: --mpi-grid wants PXxPYxPZ (blocks along x, y, z, e.g. "
+                        "2x2x1), not '%s'\n",
+                        argv[i]);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(argv[i], "--mpi-balance") && i + 1 < argc) {
+            char *end;
+            lay.balance_steps = strtol(argv[++i], &end, 10);
+            if (*end || lay.balance_steps < 1) {
+                fprintf(stderr, "ndem: --mpi-balance wants a positive number of steps, not '%s'\n",
+                        argv[i]);
+                return EXIT_USAGE;
+            }
         } else if (argv[i][0] != '-' && !job_path) job_path = argv[i];
         else {
             fprintf(stderr, "ndem: unknown or incomplete option '%s'\n", argv[i]);
@@ -590,12 +639,20 @@ static int cmd_run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (axis >= 0 && !mpi) {
-        fprintf(stderr, "ndem: --mpi-axis goes with --mpi\n");
+    const char *mpi_opt = lay.axis >= 0       ? "--mpi-axis"
+                          : lay.dims[0] > 0   ? "--mpi-grid"
+                          : lay.balance_steps ? "--mpi-balance"
+                                              : NULL;
+    if (mpi_opt && !mpi) {
+        fprintf(stderr, "ndem: %s goes with --mpi\n", mpi_opt);
+        return EXIT_USAGE;
+    }
+    if (lay.axis >= 0 && lay.dims[0] > 0) {
+        fprintf(stderr, "ndem: --mpi-axis A is --mpi-grid with the ranks along A: give one\n");
         return EXIT_USAGE;
     }
     if (mpi)
-        return cmd_run_mpi(&argc, &argv, job_path, out_dir, threads, quiet, vtk, axis, ckpt_steps,
+        return cmd_run_mpi(&argc, &argv, job_path, out_dir, threads, quiet, vtk, lay, ckpt_steps,
                            resume);
     ndem_job *job = NULL;
     int rc = load_job(job_path, &job);

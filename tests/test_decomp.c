@@ -4,7 +4,11 @@
  * a pair given the other way round keeps its impulses, one "process" that
  * owns everything and exchanges nothing steps to the bits of an ordinary
  * simulation, a cut drops the contacts of the other side, and the slice
- * refuses what it cannot split. tests/cli_mpi.sh runs the MPI side. */
+ * refuses what it cannot split. The grid of blocks (decomp_grid.h): every
+ * point has one block, neighbours across faces, edges and corners, cuts at
+ * equal counts (slabs as before, a bed on one side balanced), the grid
+ * chosen from the rank count. tests/cli_mpi.sh runs the MPI side. */
+#include "decomp_grid.h"
 #include "scene.h"
 #include "testutil.h"
 
@@ -291,6 +295,146 @@ START_TEST(the_slice_refuses_what_it_cannot_split)
 }
 END_TEST
 
+/* n points uniform in [lo, hi] (a fixed LCG: the same points everywhere) */
+static double *points(long n, const double lo[3], const double hi[3], unsigned seed)
+{
+    double *x = malloc(3 * sizeof(double) * (size_t)n);
+    ck_assert_ptr_nonnull(x);
+    for (long i = 0; i < 3 * n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = lo[i % 3] + (hi[i % 3] - lo[i % 3]) * ((seed >> 8) / 16777216.0);
+    }
+    return x;
+}
+
+static void no_sum(void *ctx, long *counts, int n) { (void)ctx, (void)counts, (void)n; }
+
+static void owned_counts(const ndem_grid *g, long n, const double *x, long *cnt)
+{
+    for (int b = 0; b < ndem_grid_size(g); b++) cnt[b] = 0;
+    for (long i = 0; i < n; i++) {
+        int b = ndem_grid_owner(g, &x[3 * i]);
+        double lo[3], hi[3];
+        ndem_grid_box(g, b, lo, hi);
+        for (int a = 0; a < 3; a++) /* the owner's box holds the point */
+            ck_assert(x[3 * i + a] >= lo[a] && x[3 * i + a] < hi[a]);
+        ck_assert(ndem_grid_within(g, b, &x[3 * i], 0));
+        cnt[b]++;
+    }
+}
+
+START_TEST(a_grid_of_blocks_has_neighbours_across_faces_edges_and_corners)
+{
+    long n = 27000;
+    double lo[3] = {0, 0, 0}, hi[3] = {0.3, 0.3, 0.3};
+    double *x = points(n, lo, hi, 7);
+    ndem_grid g;
+    ck_assert_int_eq(ndem_grid_init(&g, (int[3]){3, 3, 3}), 0);
+    ck_assert_int_eq(ndem_grid_balance(&g, n, x, no_sum, NULL), 0);
+    long cnt[27];
+    owned_counts(&g, n, x, cnt);
+    for (int b = 0; b < 27; b++) ck_assert_int_eq(cnt[b], 1000); /* n / 27 each, exactly */
+    /* halo 1 cm against blocks of about 10 cm: the centre block (1, 1, 1)
+     * has all 26 around it, a corner block the 7 of its octant */
+    int centre = (1 * 3 + 1) * 3 + 1, around = 0, corner = 0;
+    for (int b = 0; b < 27; b++) {
+        around += b != centre && ndem_grid_near(&g, centre, b, 0.01);
+        corner += b != 0 && ndem_grid_near(&g, 0, b, 0.01);
+        ck_assert_int_eq(ndem_grid_near(&g, 0, b, 0.01), ndem_grid_near(&g, b, 0, 0.01));
+    }
+    ck_assert_int_eq(around, 26);
+    ck_assert_int_eq(corner, 7);
+    /* a point just past a corner of block 0 lies within the halo of 0 and
+     * of the 7 blocks that meet there */
+    double lo0[3], hi0[3], p[3];
+    ndem_grid_box(&g, 0, lo0, hi0);
+    for (int a = 0; a < 3; a++) p[a] = hi0[a] + 0.001;
+    int holders = 0;
+    for (int b = 0; b < 27; b++) holders += ndem_grid_within(&g, b, p, 0.01);
+    ck_assert_int_eq(holders, 8);
+    /* the cuts go through a checkpoint and come back */
+    int nc = ndem_grid_cut_count(&g);
+    ck_assert_int_eq(nc, 2 + 3 * 2 + 9 * 2);
+    double *c = malloc(sizeof(double) * (size_t)nc);
+    ndem_grid_get_cuts(&g, c);
+    ndem_grid h;
+    ck_assert_int_eq(ndem_grid_init(&h, g.dims), 0);
+    ndem_grid_set_cuts(&h, c);
+    for (long i = 0; i < n; i++)
+        ck_assert_int_eq(ndem_grid_owner(&h, &x[3 * i]), ndem_grid_owner(&g, &x[3 * i]));
+    free(c), free(x);
+    ndem_grid_free(&g), ndem_grid_free(&h);
+}
+END_TEST
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+START_TEST(one_axis_is_the_slabs_cut_at_equal_counts)
+{
+    long n = 2001;
+    double lo[3] = {0, 0, 0}, hi[3] = {0.2, 0.1, 0.5};
+    double *x = points(n, lo, hi, 3), *xs = malloc(sizeof(double) * (size_t)n);
+    ndem_grid g;
+    ck_assert_int_eq(ndem_grid_init(&g, (int[3]){4, 1, 1}), 0);
+    ck_assert_int_eq(ndem_grid_balance(&g, n, x, no_sum, NULL), 0);
+    for (long i = 0; i < n; i++) xs[i] = x[3 * i];
+    qsort(xs, (size_t)n, sizeof(double), cmp_d);
+    double c[3];
+    ck_assert_int_eq(ndem_grid_cut_count(&g), 3);
+    ndem_grid_get_cuts(&g, c);
+    /* the slabs' rule: the (n k / size)-th smallest x, to the bit */
+    for (int k = 1; k < 4; k++) ck_assert(c[k - 1] == xs[(long)((double)n * k / 4)]);
+    free(x), free(xs);
+    ndem_grid_free(&g);
+}
+END_TEST
+
+START_TEST(cuts_balance_a_bed_that_sits_on_one_side)
+{
+    /* 4000 points in the left quarter of a 0.2 m bin, half of them in its
+     * front tenth: 2 x 2 blocks own 1000 each (equal fixed cuts would put
+     * every point in the two left blocks) */
+    long n = 4000;
+    double lo[3] = {0, 0, 0}, hi[3] = {0.05, 0.1, 0.3}, hi2[3] = {0.05, 0.01, 0.3};
+    double *x = points(n, lo, hi, 11), *y = points(n / 2, lo, hi2, 5);
+    memcpy(x, y, 3 * sizeof(double) * (size_t)(n / 2));
+    ndem_grid g;
+    ck_assert_int_eq(ndem_grid_init(&g, (int[3]){2, 2, 1}), 0);
+    ck_assert_int_eq(ndem_grid_balance(&g, n, x, no_sum, NULL), 0);
+    long cnt[4];
+    owned_counts(&g, n, x, cnt);
+    for (int b = 0; b < 4; b++) ck_assert(labs(cnt[b] - n / 4) <= n / 40); /* within 10% */
+    free(x), free(y);
+    ndem_grid_free(&g);
+}
+END_TEST
+
+START_TEST(the_grid_follows_the_rank_count_and_the_scene)
+{
+    int d[3];
+    double bed[3] = {0.2, 0.1, 0.5}, cube[3] = {1, 1, 1};
+    ndem_grid_auto_dims(2, bed, 2, d); /* the slab across the longest axis but gravity's */
+    ck_assert(d[0] == 2 && d[1] == 1 && d[2] == 1);
+    ndem_grid_auto_dims(4, bed, 2, d); /* 2 x 2 and 4 x 1 cut the same area: the first */
+    ck_assert(d[0] == 2 && d[1] == 2 && d[2] == 1);
+    ndem_grid_auto_dims(8, cube, -1, d);
+    ck_assert(d[0] == 2 && d[1] == 2 && d[2] == 2);
+    ndem_grid_auto_dims(8, cube, 2, d);
+    ck_assert(d[0] * d[1] == 8 && d[2] == 1);
+    ndem_grid_auto_dims(1, cube, 2, d);
+    ck_assert(d[0] == 1 && d[1] == 1 && d[2] == 1);
+    ck_assert_int_eq(ndem_grid_parse("2x2x1", d), 0);
+    ck_assert(d[0] == 2 && d[1] == 2 && d[2] == 1);
+    ck_assert_int_eq(ndem_grid_parse("2x2", d), -1);
+    ck_assert_int_eq(ndem_grid_parse("2x0x1", d), -1);
+    ck_assert_int_eq(ndem_grid_parse("2x2x1y", d), -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decomp");
@@ -301,6 +445,10 @@ int main(void)
     tcase_add_test(tc, particles_and_history_survive_a_move);
     tcase_add_test(tc, a_gathered_checkpoint_restores_as_one_simulation);
     tcase_add_test(tc, the_slice_refuses_what_it_cannot_split);
+    tcase_add_test(tc, a_grid_of_blocks_has_neighbours_across_faces_edges_and_corners);
+    tcase_add_test(tc, one_axis_is_the_slabs_cut_at_equal_counts);
+    tcase_add_test(tc, cuts_balance_a_bed_that_sits_on_one_side);
+    tcase_add_test(tc, the_grid_follows_the_rank_count_and_the_scene);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

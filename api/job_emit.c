@@ -191,6 +191,7 @@ static void emit_walls(ndem_jw *w, const ndem_walls_def *d)
     }
     ndem_jw_end(w);
     ndem_jw_knumber(w, "start", d->start);
+    ndem_jw_knumber(w, "ramp", d->ramp);
     ndem_jw_knumber(w, "max_speed", d->max_speed);
     ndem_jw_end(w);
 }

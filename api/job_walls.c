@@ -4,7 +4,8 @@
 
 #include <string.h>
 
-static const char *const walls_keys[] = {"mass", "stress", "velocity", "start", "max_speed", NULL};
+static const char *const walls_keys[] = {"mass", "stress",    "velocity", "start",
+                                         "ramp", "max_speed", NULL};
 
 /* "velocity": three entries, each an inward speed or null (stress-controlled) */
 static void read_velocity(ndem_jc *c, const cJSON *d, ndem_walls_def *w)
@@ -47,6 +48,7 @@ void ndem_job_read_walls(ndem_jc *c, const cJSON *item, ndem_geometry_def *g)
         ndem_jc_numbers(c, d, "stress", 3, w->stress, &ndem_jc_nonneg, NDEM_JC_REQUIRED);
         read_velocity(c, d, w);
         ndem_jc_number(c, d, "start", &w->start, &ndem_jc_nonneg, 0);
+        ndem_jc_number(c, d, "ramp", &w->ramp, &ndem_jc_nonneg, 0);
         w->max_speed = NDEM_WALLS_MAX_SPEED;
         ndem_jc_number(c, d, "max_speed", &w->max_speed, &ndem_jc_positive, 0);
     }

@@ -127,6 +127,7 @@ typedef struct ndem_walls_def {
     double velocity[3]; /* m/s inward, where driven[k] */
     int driven[3];      /* 1: velocity[k] applies from start on */
     double start;       /* s */
+    double ramp;        /* s: driven speed from 0 to velocity (0: at once) */
     double max_speed;   /* m/s: the stress-controlled walls' inward speed cap (0: none) */
 } ndem_walls_def;
 

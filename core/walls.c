@@ -36,10 +36,11 @@ int ndem_walls_init(ndem_sim *sim, int gi, ndem_rigid_body *six, char *err, size
                  gi);
         return -1;
     }
-    if (!(w->mass > 0) || !isfinite(w->mass) || !(w->start >= 0) || !isfinite(w->start)) {
+    if (!(w->mass > 0) || !isfinite(w->mass) || !(w->start >= 0) || !isfinite(w->start) ||
+        !(w->ramp >= 0) || !isfinite(w->ramp)) {
         snprintf(err, err_len,
                  "geometry %d: the walls' mass must be positive and finite, "
-                 "their start non-negative and finite",
+                 "their start and ramp non-negative and finite",
                  gi);
         return -1;
     }
@@ -70,8 +71,13 @@ void ndem_walls_mode(const ndem_sim *sim, ndem_rigid_body *bd, double t)
     const ndem_walls_def *w = &sim->geometry[bd->geometry].walls;
     int k = bd->feature / 2;
     if (w->driven[k] && t >= w->start) {
+        /* the ramp: the speed at the step's midpoint, so that the wall has
+         * moved velocity * ramp / 2 by the ramp's end (a step into a stiff
+         * sample would be an impulse) */
+        double h = sim->solver.time_step, f = 1.0;
+        if (w->ramp > 0) f = fmin(1.0, (t - w->start + 0.5 * h) / w->ramp);
         bd->inv_mass = 0.0;
-        bd->v[k] = inward(bd) * w->velocity[k];
+        bd->v[k] = inward(bd) * w->velocity[k] * f;
     } else {
         bd->inv_mass = 1.0 / w->mass;
     }

@@ -165,6 +165,46 @@ START_TEST(driven_pair_closes_at_its_speed)
 }
 END_TEST
 
+/* A driven pair's ramp: from `start` its speed grows linearly to
+ * `velocity` over `ramp` (the speed at each step's midpoint), so the face
+ * has moved v R / 2 by the ramp's end and v (t - start - R / 2) after it.
+ * An empty cell without stress: nothing else moves. */
+START_TEST(driven_pair_ramps_its_speed)
+{
+    const double v = 0.01, t0 = 0.1, R = 0.2, h = 0.005;
+    ndem_job *job = test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"geometry\": [{\"type\": \"box\", \"name\": \"cell\", "
+        "\"inside\": true, \"min\": [0, 0, 0], \"max\": [1, 1, 1], \"material\": \"steel\", "
+        "\"walls\": {\"mass\": 100, \"stress\": [0, 0, 0], \"velocity\": [null, null, %g], "
+        "\"start\": %g, \"ramp\": %g}}]}, \"solver\": {\"iterations\": 10, \"time_step\": %g, "
+        "\"duration\": 1}}",
+        v, t0, R, h);
+    ndem_sim *sim = test_sim(job);
+    const ndem_geometry_def *g = ndem_sim_geometry(sim, 0);
+    const ndem_rigid_body *w = &sim->rigid->body[sim->rigid->first[0]];
+    long n0 = lround(t0 / h), nr = lround(R / h);
+    for (long i = 0; i < n0; i++) test_step(sim);
+    ck_assert_double_eq(g->min[2], 0.0); /* still before start */
+    for (long i = 0; i < nr; i++) {
+        test_step(sim);
+        /* the step's speed: v (i + 1/2) h / R, then the next's */
+        double next = fmin(1.0, ((double)i + 1.5) * h / R);
+        ck_assert_double_eq_tol(w[4].v[2], v * next, 1e-15);
+        ck_assert_double_eq_tol(w[5].v[2], -v * next, 1e-15);
+    }
+    ck_assert_double_eq_tol(g->min[2], v * R / 2.0, 1e-15);
+    ck_assert_double_eq_tol(g->max[2], 1.0 - v * R / 2.0, 1e-15);
+    for (long i = 0; i < 40; i++) test_step(sim);
+    ck_assert_double_eq_tol(g->min[2], v * R / 2.0 + v * 40.0 * h, 1e-14);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_double_eq(g->min[k], 0.0);
+        ck_assert_double_eq(g->max[k], 1.0);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* ---- (c) an empty cell: Newton's second law ---- */
 
 /* Walls of mass M under stress [S, 0, 0]: the x walls accelerate inward at
@@ -366,6 +406,10 @@ START_TEST(walls_errors_name_their_pointer)
     expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'velocity': [null, 1]}}",
                  W "/velocity", "");
     expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'start': -1}}", W "/start", "");
+    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'ramp': -0.5}}", W "/ramp",
+                 ">= 0");
+    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'ramp': 'x'}}", W "/ramp",
+                 "number");
     expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'push': 1}}", W "/push",
                  "unknown");
     expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'max_speed': 0}}", W "/max_speed",
@@ -393,7 +437,7 @@ START_TEST(walls_round_trip)
 {
     ndem_job *job = parse_ok(DOC(", 'geometry': [" CELL "'name': 'cell', 'walls': {'mass': 100, "
                                  "'stress': [100, 100, 50], 'velocity': [null, null, 0.01], "
-                                 "'start': 2, 'max_speed': 0.02}}]"));
+                                 "'start': 2, 'ramp': 0.5, 'max_speed': 0.02}}]"));
     const ndem_walls_def *w = &job->scene.geometry[0].walls;
     ck_assert(w->enabled);
     ck_assert_double_eq(w->mass, 100);
@@ -402,6 +446,7 @@ START_TEST(walls_round_trip)
     ck_assert_double_eq(w->velocity[2], 0.01);
     ck_assert_double_eq(w->start, 2);
     ck_assert_double_eq(w->max_speed, 0.02);
+    ck_assert_double_eq(w->ramp, 0.5);
     char *text = ndem_job_to_json(job);
     ck_assert_ptr_nonnull(text);
     ck_assert_msg(strstr(text, "\"velocity\": [null, null, 0.01]") != NULL, "%s", text);
@@ -418,6 +463,7 @@ START_TEST(walls_round_trip)
     /* without max_speed: the documented default */
     job = parse_ok(DOC(", 'geometry': [" CELL "'walls': {'mass': 1, 'stress': [1, 1, 1]}}]"));
     ck_assert_double_eq(job->scene.geometry[0].walls.max_speed, NDEM_WALLS_MAX_SPEED);
+    ck_assert_double_eq(job->scene.geometry[0].walls.ramp, 0.0); /* at once */
     ndem_job_destroy(job);
 }
 END_TEST
@@ -604,6 +650,10 @@ START_TEST(engine_refuses_bad_walls)
     g.walls.mass = 0;
     ck_assert_ptr_null(ndem_sim_create(&scene, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "mass"));
+    g.walls.mass = 1;
+    g.walls.ramp = -1;
+    ck_assert_ptr_null(ndem_sim_create(&scene, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "ramp"));
     ndem_job_destroy(job);
 }
 END_TEST
@@ -615,6 +665,7 @@ int main(void)
     tcase_add_test(tc, hydrostatic_sample_carries_the_stress);
     tcase_add_test(tc, hydrostatic_sample_carries_the_stress_dem);
     tcase_add_test(tc, driven_pair_closes_at_its_speed);
+    tcase_add_test(tc, driven_pair_ramps_its_speed);
     tcase_add_test(tc, empty_cell_walls_accelerate_ndem);
     tcase_add_test(tc, empty_cell_walls_accelerate_dem);
     tcase_add_test(tc, driven_pair_shrinks_the_side_area);

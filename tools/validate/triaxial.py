@@ -163,21 +163,25 @@ def prep_measure(d):
 def metrics(series_path, start):
     """The curve (strain, deviator, side stresses) from the start of the
     drive, and the means between 10 % and 25 % strain."""
-    curve, dev, side, mdev, mside = [], [], [], [], []
-    lz0 = None
+    curve, dev, side, mdev, mside, ldev = [], [], [], [], [], []
+    lz0 = lxy0 = None
     with open(series_path, encoding="utf-8") as f:
         for r in csv.DictReader(f):
             t = float(r["time"])
             if t < start - 1e-9:
                 continue
             lz = float(r["cell_size_z"])
+            lxy = float(r["cell_size_x"]) + float(r["cell_size_y"])
             if lz0 is None:
-                lz0 = lz
+                lz0, lxy0 = lz, lxy
             eps = 1.0 - lz / lz0
             sx, sy, sz = (float(r["cell_stress_" + k]) for k in "xyz")
             # the seed's sigma_i = f_i / A_i: the motors' reading
             mx, my, mz = (float(r.get("cell_motor_stress_" + k, "nan")) for k in "xyz")
             curve.append((eps, sz - SIGMA, sx, sy, mz - SIGMA))
+            # the paper's words, "lateral strain": the sides' mean growth
+            if STRAIN[0] <= lxy / lxy0 - 1.0 <= STRAIN[1]:
+                ldev.append(sz - SIGMA)
             if STRAIN[0] <= eps <= STRAIN[1]:
                 dev.append(sz - SIGMA)
                 side.append(0.5 * (sx + sy))
@@ -188,6 +192,7 @@ def metrics(series_path, start):
     return {"deviator": sum(dev) / len(dev), "side": sum(side) / len(side),
             "side_min": min(side), "side_max": max(side), "samples": len(dev),
             "deviator_motor": sum(mdev) / len(mdev), "side_motor": sum(mside) / len(mside),
+            "deviator_lateral": sum(ldev) / len(ldev) if ldev else None,
             "curve": curve[::5]}
 
 
@@ -259,12 +264,17 @@ def plot_deviator(head, lc, work, out, label):
     # the paper's 1 +- 0.2 kPa
     s += "set object 1 rect from graph 0, first 800 to graph 1, first 1200 fc rgb '#dddddd' " \
          "fs solid 0.5 noborder behind\n"
+    # the sweep's walls (the lightest of the pass, triaxial.study), then the others' points
+    with open(f, encoding="utf-8") as fh:
+        masses = sorted({float(r["mass_kg"]) for r in csv.DictReader(fh)})
+    sweep = masses[0] if masses else 1.0
     s += "plot " + ", ".join(
-        "'%s' using 3:((strcol(2) eq \"%s\" && $1 < 10) ? $4 : 1/0) with linespoints %s "
-        "title '%s, light walls'" % (f, v, lc(v), v) for v in ("warm", "cold"))
-    s += ", '%s' using 3:($1 >= 10 ? $4 : 1/0) with points pt 7 lc rgb 'black' " \
-         "title 'warm, 100 kg walls'\n" % f
-    return s
+        "'%s' using 3:((strcol(2) eq \"%s\" && $1 == %g) ? $4 : 1/0) with linespoints %s "
+        "title '%s, walls of %g kg'" % (f, v, sweep, lc(v), v, sweep) for v in ("warm", "cold"))
+    for m in masses[1:]:
+        s += ", '%s' using 3:($1 == %g ? $4 : 1/0) with points pt 7 lc rgb 'black' " \
+             "title 'warm, walls of %g kg'" % (f, m, m)
+    return s + "\n"
 
 
 def plot_curve(head, lc, work, out, label):

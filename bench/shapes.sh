@@ -4,26 +4,29 @@
 # beside the same beds of spheres (bench/make_scenes.py: cubes-*, spheres-*),
 # NDEM and smooth DEM (hertz), on 2 threads by default.
 #
-# usage: bash bench/shapes.sh [--threads N] [--steps N] [--settle] [NDEM_BIN]
+# usage: bash bench/shapes.sh [--threads N] [--steps N] [--settle] [NDEM_BIN] [SCENE ...]
 #   packed beds (cubes face to face, spheres touching, 10^4 and 10^5): N
 #   steps (default 5) under NDEM (the bed's step) and smooth DEM (hertz, the
 #   stable step "auto"). Per step: wall ms (series.csv, steps 2..N), and CPU
 #   ms of the process ((CPU of N steps - CPU of 1 step) / (N - 1): the
 #   set-up and the first list build drop out, and a loaded machine shows
-#   less in it than in wall time); touching particle pairs at the end.
+#   less in it than in wall time); touching particle pairs at the end (those
+#   overlapping: the packed cubes touch at zero depth and count none).
+#   SCENE: a subset by name (default: all four).
 #   --settle: also the poured 10^4 beds through bench/run.sh (2 s, NDEM).
 # Needs only bash, awk and sed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 bin="$root/build/release/ndem"
-threads=2 settle=0 steps=5
+threads=2 settle=0 steps=5 scenes=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --threads) threads="$2"; shift ;;
         --steps) steps="$2"; shift ;;
         --settle) settle=1 ;;
         -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        cubes-*|spheres-*) scenes+=("$1") ;;
         *) bin="$1" ;;
     esac
     shift
@@ -33,8 +36,8 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/ndem-shapes.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# job with duration k steps of h: k + 0.5 steps (ceil(duration / h) = k)
-with_steps() { sed -E "s/\"duration\"[[:space:]]*:[[:space:]]*[0-9.eE+-]+/\"duration\": $(awk -v h="$2" -v k="$3" 'BEGIN { printf "%.9g", (k + 0.5) * h }')/" "$1"; }
+# job with duration k steps of h: k - 0.5 steps (ceil(duration / h) = k)
+with_steps() { sed -E "s/\"duration\"[[:space:]]*:[[:space:]]*[0-9.eE+-]+/\"duration\": $(awk -v h="$2" -v k="$3" 'BEGIN { printf "%.9g", (k - 0.5) * h }')/" "$1"; }
 step_of() { sed -nE 's/.*"time_step"[[:space:]]*:[[:space:]]*([0-9.eE+-]+).*/\1/p' "$1" | head -1; }
 # CPU seconds (user + system) of one run; the run's outputs in $2
 cpu_run() {
@@ -46,7 +49,8 @@ cpu_run() {
 echo "ndem bench-shapes: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), load:$(uptime | sed 's/.*load average://')"
 echo "binary: $bin, $threads threads, $steps steps"
 printf '%-20s %-6s %9s %9s %9s %8s %10s %8s %8s\n' scene method "step s" "wall ms" "CPU ms" pairs "CPU us/pair" narrow solve
-for scene in cubes-10k-lattice spheres-10k-lattice cubes-100k spheres-100k; do
+[ ${#scenes[@]} -gt 0 ] || scenes=(cubes-10k-lattice spheres-10k-lattice cubes-100k spheres-100k)
+for scene in "${scenes[@]}"; do
     for method in ndem dem; do
         base="$work/$scene-$method.json"
         if [ "$method" = dem ]; then
@@ -57,7 +61,7 @@ for scene in cubes-10k-lattice spheres-10k-lattice cubes-100k spheres-100k; do
             cp "$here/$scene.json" "$base"
         fi
         # one step: the set-up's CPU, and the stable step "auto" resolves to
-        with_steps "$base" 1e-9 0 > "$work/one.json"
+        with_steps "$base" 1e-9 1 > "$work/one.json"
         c1=$(cpu_run "$work/one.json" "$work/one-$scene-$method") || continue
         h=$(step_of "$work/one-$scene-$method/job.json")
         with_steps "$base" "$h" "$steps" > "$work/n.json"

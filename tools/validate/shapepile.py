@@ -114,10 +114,11 @@ def blocks(res, cfg, table):
     if all(k in got for k in PILES):
         c, s, sr = (got[k][2] for k in PILES)
         find = ("the cube pile stands at %.1f degrees, the spheres of the same material at %.1f "
-                "(%s), the ore spheres with rolling resistance at %.1f: the cube pile is %s." % (
-                    c, s, "they roll out over the plane into one layer" if s == 0.0
-                    else "a pile", sr,
-                    "the steepest" if c > s and c > sr else "**not** the steepest"))
+                "(%s): the cubes stand %s. The ore spheres, whose rolling resistance 0.32 stands "
+                "in for the pellets' shape, stand at %.1f, %s the cubes." % (
+                    c, s, "they roll out over the floor, at most two layers deep" if s == 0.0
+                    else "a pile", "steeper" if c > s else "**not** steeper", sr,
+                    "above" if sr > c else "below"))
     return {"shapepile_count": str(res["count"]),
             "shapepile_table": table(["pile", "particles", "angle (deg)", "top above base (mm)",
                                       "flank rings", "ms/step", "wall s"], rows),

@@ -51,7 +51,7 @@ REL := $(BUILD)/release$(if $(filter 1,$(NATIVE)),-native)
 SAN := $(BUILD)/asan
 DEPS_STAMP := $(BUILD)/.deps
 
-.PHONY: all deps test run bench bench-peers lint format fuzz clean check-tests ci-extra test-slurm
+.PHONY: all deps test run bench bench-shapes bench-peers lint format fuzz clean check-tests ci-extra test-slurm
 
 all: $(REL)/ndem $(REL)/ndemd
 
@@ -167,6 +167,12 @@ web/vendor/versions.json: $(WEB_NPM) web/build.mjs $(wildcard examples/*.json)
 
 bench: $(REL)/ndem
 	bash bench/run.sh $(REL)/ndem
+
+# Shaped particles' cost: packed beds of 10^4 and 10^5 cubes beside the same
+# beds of spheres, NDEM and smooth DEM, 2 threads (bench/shapes.sh,
+# docs/performance.md); SHAPES_ARGS: more options (--settle, --threads N).
+bench-shapes: $(REL)/ndem
+	bash bench/shapes.sh $(SHAPES_ARGS) $(REL)/ndem
 
 # LIGGGHTS beside ndem on the same bed (bench/peers.sh, docs/performance.md);
 # BENCH_PEERS_LARGE=1: bed-100k; PEERS_ARGS: more options (--duration S, ...).

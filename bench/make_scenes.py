@@ -17,6 +17,7 @@ Standard library only.
 """
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -217,12 +218,70 @@ def drum():
     }
 
 
+# ---- cubes-10k, spheres-10k; cubes-100k, spheres-100k: shapes' cost ----
+# (make bench-shapes, bench/shapes.sh, docs/performance.md "Shaped
+# particles"). cubes-10k: bed-10k with every particle a cube whose bounding
+# sphere is the sphere's (edge 2 r / sqrt 3), poured and settled for 2 s;
+# spheres-10k: the same bed of spheres. All without rolling resistance
+# (a shaped particle's material may not set it). The 10^5 beds (and the
+# 10^4 ones named -lattice) start packed on a lattice (50 x 50 x 40, 25 x 25
+# x 16, of one radius, R) so that a few steps measure a
+# settled bed: cubes face to face (spacing: the edge), spheres touching
+# (spacing 2 R); one time step of the bed, SHAPE_LATTICE_STEPS of them.
+CUBE = {"type": "polyhedron",
+        "vertices": [[x, y, z] for z in (-1, 1) for y in (-1, 1) for x in (-1, 1)]}
+SHAPE_LATTICE = {10000: (25, 25, 16), 100000: (50, 50, 40)}
+SHAPE_LATTICE_STEPS = 20
+
+
+def no_rolling(job):
+    for cm in job["scene"]["contact_materials"]:
+        del cm["rolling_resistance"]
+    return job
+
+
+def shape_bed(count, cube):
+    job = no_rolling(bed(count))
+    job["name"] = "%s-%dk" % ("cubes" if cube else "spheres", count // 1000)
+    if cube:
+        job["scene"]["particles"][0]["shape"] = CUBE
+    return job
+
+
+def shape_lattice(count, cube):
+    nx, ny, nz = SHAPE_LATTICE[count]
+    s = rnd(2 * R / math.sqrt(3) if cube else 2 * R)
+    lo = rnd(R + 0.0005)
+    hi = [rnd(lo + (n - 0.5) * s) for n in (nx, ny, nz)]  # past the last centre, short of the next
+    box = [rnd(2 * lo + (n - 1) * s) for n in (nx, ny, nz)]
+    particles = {"type": "lattice", "min": [lo] * 3, "max": hi, "spacing": s, "radius": R,
+                 "material": "ore"}
+    if cube:
+        particles["shape"] = CUBE
+    duration = rnd(SHAPE_LATTICE_STEPS * BED_TIME_STEP)
+    job = no_rolling({
+        "name": "%s-%dk%s" % ("cubes" if cube else "spheres", count // 1000,
+                              "-lattice" if count < 100000 else ""),
+        "scene": scene([{"type": "box", "min": [0, 0, 0], "max": box, "inside": True,
+                         "material": "steel"}], [particles], twisting=0.0),
+        "solver": solver(BED_TIME_STEP, duration, BED_ITERATIONS),
+        "output": {"frame_interval": duration},
+    })
+    return job
+
+
 SCENES = {
     "bed-10k.json": lambda: bed(10000),
     "bed-100k.json": lambda: bed(100000),
     "column-25.json": column,
     "drum.json": drum,
     "pile.json": pile,
+    "cubes-10k.json": lambda: shape_bed(10000, True),
+    "spheres-10k.json": lambda: shape_bed(10000, False),
+    "cubes-10k-lattice.json": lambda: shape_lattice(10000, True),
+    "spheres-10k-lattice.json": lambda: shape_lattice(10000, False),
+    "cubes-100k.json": lambda: shape_lattice(100000, True),
+    "spheres-100k.json": lambda: shape_lattice(100000, False),
 }
 
 

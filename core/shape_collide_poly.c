@@ -1,10 +1,11 @@
 /* shape_collide_poly.c - convex polyhedron against convex polyhedron.
  *
- * 1. Bounding spheres, then libccd's GJK on the shapes (a inflated by the
- *    margin): most pairs the broad phase offers that do not touch stop here
- *    after a few support calls.
+ * 1. Bounding spheres, then the face axes of both (a face plane with the
+ *    other body beyond the margin rules the pair out, exactly), then
+ *    libccd's GJK on the shapes (a inflated by the margin): most pairs the
+ *    broad phase offers that do not touch stop here.
  * 2. The separating-axis test, exact for polyhedra: the face normals of
- *    both and the cross products of those edge pairs that form a face of
+ *    both (from step 1) and the cross products of those edge pairs that form a face of
  *    the Minkowski difference (D. Gregorius, "The Separating Axis Test
  *    between Convex Polyhedra", GDC 2013: the arcs of the two edges cross on
  *    the Gauss map). The axis of least overlap is the penetration normal and
@@ -50,7 +51,7 @@ static size_t place_size(const ndem_collider *c)
     return 3 * (size_t)p->n_vertices + 4 * (size_t)p->n_faces + 9 * (size_t)p->n_edges;
 }
 
-/* Places c's polyhedron into buf (place_size doubles). */
+/* Places c's polyhedron into buf (place_size doubles), all but the arcs. */
 static void place(const ndem_collider *c, double *buf, placed *out)
 {
     const ndem_polyhedron *p = &c->shape->poly;
@@ -67,13 +68,20 @@ static void place(const ndem_collider *c, double *buf, placed *out)
         /* a vertex of the face lies on its plane */
         out->d[f] = ndem_dot(n, out->v + 3 * p->face_vertices[p->face_start[f]]);
     }
+    world_point(c, c->shape->mass.centroid, out->c);
+}
+
+/* The edges' Gauss-map arcs, which only the edge query reads: placed once
+ * the cheaper tests have not ruled the pair out. */
+static void place_arcs(placed *out)
+{
+    const ndem_polyhedron *p = out->p;
     for (int e = 0; e < p->n_edges; e++) { /* side by side: the edge loop reads only these */
         double *arc = out->arc + 9 * e;
         memcpy(arc, out->n + 3 * p->edge_faces[2 * e], 3 * sizeof *arc);
         memcpy(arc + 3, out->n + 3 * p->edge_faces[2 * e + 1], 3 * sizeof *arc);
         ndem_cross(arc + 3, arc, arc + 6);
     }
-    world_point(c, c->shape->mass.centroid, out->c);
 }
 
 static double support_dot(const placed *q, const double *dir, int *arg)
@@ -185,21 +193,32 @@ static void edge_query(const placed *a, const placed *b, axis *best)
     }
 }
 
-/* The axis of least overlap; faces win ties (stabler manifolds). */
-static void sat(const placed *a, const placed *b, double tol, axis *out)
-{
+/* The faces' separations, which alone can rule a pair out. */
+typedef struct face_axes {
     int fa, fb;
     double sa, sb;
-    face_query(a, b, &fa, &sa);
-    face_query(b, a, &fb, &sb);
+} face_axes;
+
+static void face_queries(const placed *a, const placed *b, face_axes *f)
+{
+    face_query(a, b, &f->fa, &f->sa);
+    face_query(b, a, &f->fb, &f->sb);
+}
+
+/* The axis of least overlap given the face queries; faces win ties
+ * (stabler manifolds). Places the arcs. */
+static void sat_finish(placed *a, placed *b, const face_axes *f, double tol, axis *out)
+{
+    place_arcs(a);
+    place_arcs(b);
     axis e;
     edge_query(a, b, &e);
-    if (sb > sa + tol) {
-        out->kind = 1, out->fa = fb, out->fb = -1, out->sep = sb;
-        for (int i = 0; i < 3; i++) out->n[i] = -b->n[3 * fb + i];
+    if (f->sb > f->sa + tol) {
+        out->kind = 1, out->fa = f->fb, out->fb = -1, out->sep = f->sb;
+        for (int i = 0; i < 3; i++) out->n[i] = -b->n[3 * f->fb + i];
     } else {
-        out->kind = 0, out->fa = fa, out->fb = -1, out->sep = sa;
-        memcpy(out->n, a->n + 3 * fa, sizeof out->n);
+        out->kind = 0, out->fa = f->fa, out->fb = -1, out->sep = f->sa;
+        memcpy(out->n, a->n + 3 * f->fa, sizeof out->n);
     }
     if (e.fa >= 0 && e.sep > out->sep + tol) *out = e, out->kind = 2;
 }
@@ -328,11 +347,17 @@ static void segment_closest(const double *p0, const double *p1, const double *q0
     for (int i = 0; i < 3; i++) cp[i] = p0[i] + s * d1[i], cq[i] = q0[i] + t * d2[i];
 }
 
+/* Doubles of a pair that live on the stack (two hulls of up to 40 faces,
+ * 60 edges); bigger pairs allocate. */
+enum { PLACE_STACK = 1536 };
+
+/* Places both; *buf is stack, or malloc'd when the pair needs more (the
+ * caller frees it when it is not stack). */
 static int placed_pair(const ndem_collider *a, const ndem_collider *b, placed *pa, placed *pb,
-                       double **buf)
+                       double *stack, double **buf)
 {
     size_t na = place_size(a), nb = place_size(b);
-    *buf = malloc((na + nb) * sizeof **buf);
+    *buf = na + nb <= PLACE_STACK ? stack : malloc((na + nb) * sizeof **buf);
     if (!*buf) return -1;
     place(a, *buf, pa);
     place(b, *buf + na, pb);
@@ -342,11 +367,13 @@ static int placed_pair(const ndem_collider *a, const ndem_collider *b, placed *p
 int ndem_polyhedra_axis(const ndem_collider *a, const ndem_collider *b, double n[3], double *depth)
 {
     placed pa, pb;
-    double *buf;
-    if (placed_pair(a, b, &pa, &pb, &buf)) return -1;
+    double stack[PLACE_STACK], *buf;
+    if (placed_pair(a, b, &pa, &pb, stack, &buf)) return -1;
     axis ax;
-    sat(&pa, &pb, 1e-12 * (a->shape->radius + b->shape->radius), &ax);
-    free(buf);
+    face_axes f;
+    face_queries(&pa, &pb, &f);
+    sat_finish(&pa, &pb, &f, 1e-12 * (a->shape->radius + b->shape->radius), &ax);
+    if (buf != stack) free(buf);
     memcpy(n, ax.n, sizeof ax.n);
     *depth = -ax.sep;
     return ax.kind;
@@ -359,13 +386,17 @@ int ndem_collide_polyhedra(const ndem_collider *a, const ndem_collider *b, doubl
     double reach = a->shape->radius + b->shape->radius + margin;
     if (ndem_dot(d, d) > reach * reach) return 0;
     placed pa, pb;
-    double *buf;
-    if (placed_pair(a, b, &pa, &pb, &buf)) return 0;
+    double stack[PLACE_STACK], *buf;
+    if (placed_pair(a, b, &pa, &pb, stack, &buf)) return 0;
     int n = 0;
     pa.margin = margin;
-    if (gjk_overlap(&pa, &pb)) {
+    /* A face plane with the other body farther than the margin beyond it
+     * bounds the distance from below: GJK would find them apart too. */
+    face_axes f;
+    face_queries(&pa, &pb, &f);
+    if (f.sa <= margin && f.sb <= margin && gjk_overlap(&pa, &pb)) {
         axis ax;
-        sat(&pa, &pb, 1e-12 * (a->shape->radius + b->shape->radius), &ax);
+        sat_finish(&pa, &pb, &f, 1e-12 * (a->shape->radius + b->shape->radius), &ax);
         if (ax.sep <= margin) {
             if (ax.kind == 0) {
                 n = face_manifold(&pa, ax.fa, &pb, 0, margin, out);
@@ -383,6 +414,6 @@ int ndem_collide_polyhedra(const ndem_collider *a, const ndem_collider *b, doubl
             }
         }
     }
-    free(buf);
+    if (buf != stack) free(buf);
     return n;
 }

@@ -18,7 +18,7 @@ export NDEM_TEST_LOGS=${NDEM_TEST_LOGS:-$PWD/build/test-logs}
 # Seconds per suite: about four times what each takes under the sanitizers
 # on 2 loaded cores; the rest get the default.
 declare -A limit=([test_api]=400 [test_restart]=400 [test_determinism]=400 [test_physics]=400 [test_dem]=600 [test_solver]=400
-                  [test_walls]=300 [test_triaxial]=600 [test_mesh_contact]=360 [test_rigid]=360
+                  [test_walls]=300 [test_triaxial]=600 [test_shape_pile]=400 [test_mesh_contact]=360 [test_rigid]=360
                   [cli_web.sh]=240 [cli_slurm.sh]=300 [cli_mpi.sh]=600)
 default_limit=180
 for kv in ${NDEM_SUITE_LIMITS:-}; do limit[${kv%%=*}]=${kv#*=}; done

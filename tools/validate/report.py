@@ -5,6 +5,7 @@ that name (tables, numbers, the list of runs). Standard library only."""
 import datetime
 import re
 
+import shapepile
 import triaxial
 
 
@@ -182,7 +183,7 @@ def provenance(results, cfgs, meta):
                  meta["machine"], meta["elapsed"]),
              "- every run: release build, one OpenMP thread, `nice`, on a machine shared with "
              "other work (wall times are indicative only)"]
-    for k in ("column", "probe", "creep", "drum", "pile", "triaxial"):
+    for k in ("column", "probe", "creep", "drum", "pile", "triaxial", "shapepile"):
         if k not in cfgs:
             lines.append("- %s: not run" % k)
             continue
@@ -194,6 +195,7 @@ def provenance(results, cfgs, meta):
             "probe": 7,
             "creep": meta["creep_variants"],
             "triaxial": 2 * len(cfg["triaxial_iterations"]) + len(cfg["triaxial_masses"]) - 1,
+            "shapepile": len(shapepile.PILES),
         }[k]
         r = results.get(k) or {}
         got = {
@@ -203,6 +205,7 @@ def provenance(results, cfgs, meta):
             "probe": len(r.get("res", {})),
             "creep": len(r.get("rows", [])),
             "triaxial": len(r.get("rows", [])),
+            "shapepile": len(r.get("rows", [])),
         }[k]
         label, work = meta["sources"][k]
         wall, _, first, last = meta["times"][k]
@@ -227,7 +230,7 @@ def settings(cfgs, meta):
 
 def write(template, out, results, cfgs, meta):
     blocks = {"provenance": provenance(results, cfgs, meta), "settings": settings(cfgs, meta)}
-    for k in ("column", "probe", "creep", "drum", "pile", "triaxial"):
+    for k in ("column", "probe", "creep", "drum", "pile", "triaxial", "shapepile"):
         lab = meta["sources"].get(k, ("not run", ""))[0]
         blocks["source_" + k] = "(%s pass)" % lab
     blocks["pile_count"] = str(cfgs["pile"]["pile_count"] if "pile" in cfgs else "")
@@ -239,6 +242,7 @@ def write(template, out, results, cfgs, meta):
     blocks.update(drum_blocks(results.get("drum"), cfgs.get("drum")))
     blocks.update(creep_blocks(results.get("creep")))
     blocks.update(triaxial.blocks(results.get("triaxial"), cfgs.get("triaxial"), table))
+    blocks.update(shapepile.blocks(results.get("shapepile"), cfgs.get("shapepile"), table))
     with open(template, encoding="utf-8") as f:
         text = f.read()
     missing = set(re.findall(r"\{\{(\w+)\}\}", text)) - set(blocks)

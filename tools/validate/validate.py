@@ -39,6 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import make_scenes as ms  # noqa: E402  (the standard scenes' materials and solver)
 import triaxial  # noqa: E402  (tools/validate/triaxial.py: section 4.4)
+import shapepile  # noqa: E402  (tools/validate/shapepile.py: issue 18's validation 5)
 
 # ---- the study's settings: full (the paper's where affordable) and quick ----
 FULL = {
@@ -63,6 +64,7 @@ FULL = {
     "drum_average": 2.0,            # the paper's 2 s
     "drum_iterations": [10, 25, 50, 100, 200, 500],
     **triaxial.FULL,
+    **shapepile.FULL,
 }
 QUICK = {
     "column_counts": [5, 10, 25, 50],
@@ -84,11 +86,12 @@ QUICK = {
     "drum_average": 1.0,
     "drum_iterations": [10, 50, 200],
     **triaxial.QUICK,
+    **shapepile.QUICK,
 }
 # MEDIUM: the QUICK pass with the paper's pile shrunk to 1000 spheres (about
 # 15 minutes): the pile's creep, probe and formation at a size where a
 # pile has a bulk; the triaxial cell at 1000 spheres up to 1000 iterations
-MEDIUM = dict(QUICK, pile_count=1000, **triaxial.MEDIUM)
+MEDIUM = dict(QUICK, pile_count=1000, **triaxial.MEDIUM, **shapepile.MEDIUM)
 PASSES = {"full": FULL, "medium": MEDIUM, "quick": QUICK}  # in the page's order of preference
 VARIANTS = {  # name: (warm_start, environment, solver fields)
     "warm": (True, {}, {}),
@@ -594,7 +597,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="the same as --pass quick")
     ap.add_argument("--pass", dest="pass_", choices=list(PASSES), default="full")
-    ap.add_argument("--only", default="column,probe,creep,drum,pile,triaxial")
+    ap.add_argument("--only", default="column,probe,creep,drum,pile,triaxial,shapepile")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--ndem", default=os.path.join(ROOT, "build/release/ndem"))
@@ -620,9 +623,10 @@ def main():
     only = args.only.split(",")
     studies = {"column": study_column, "probe": study_probe, "creep": study_creep,
                "drum": study_drum, "pile": study_pile,
-               "triaxial": lambda r, c: triaxial.study(r, c, write_csv)}
+               "triaxial": lambda r, c: triaxial.study(r, c, write_csv),
+               "shapepile": lambda r, c: shapepile.study(r, c, ms, read_final, write_csv)}
     results, cfgs, sources = {}, {}, {}
-    for name in ("column", "probe", "creep", "drum", "pile", "triaxial"):  # cheapest first
+    for name in ("column", "probe", "creep", "drum", "pile", "triaxial", "shapepile"):  # cheapest first
         if name in only:
             run.say("study %s" % name)
             results[name], cfgs[name] = studies[name](run, cfg), cfg
@@ -644,7 +648,8 @@ def main():
                 "creep": lambda c: "creep-%d-" % c["pile_count"],
                 "drum": lambda c: "drum-%d-" % c["drum_count"],
                 "pile": lambda c: "pile-%d-" % c["pile_count"],
-                "triaxial": lambda c: "triaxial-%d-" % c["triaxial_count"]}
+                "triaxial": lambda c: "triaxial-%d-" % c["triaxial_count"],
+                "shapepile": lambda c: "shapepile-%d-" % c["shapepile_count"]}
     times = {k: run_times(sources[k][1], prefixes[k](cfgs[k])) for k in sources}
     import plots  # tools/validate/plots.py: gnuplot
     import report  # tools/validate/report.py: docs/validation.md

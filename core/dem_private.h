@@ -47,7 +47,21 @@ struct ndem_dem {
     ndem_damp_table *dashpot; /* hertz, per material pair: its step damping (dem_models.c) */
     double *hertz;            /* hertz: NDEM_DEM_HERTZ per material pair */
     long dashpot_count;
+    int lanes; /* the hertz law in vector lanes (dem_lanes.c); NDEM_DEM_LANES=0: scalar */
 };
+
+/* Last step's history of contact k (key): at index k itself when the
+ * contact list did not change (the contact skin keeps it for many steps),
+ * else searched among body a's. Keys are unique, so both find the same. */
+static inline const double *ndem_dem_hist_find(const ndem_dem *d, long k0, ndem_contact_key key)
+{
+    if (key.a >= d->hist_bodies) return NULL;
+    if (k0 < d->hist_count && ndem_key_same(d->hist_key[k0], key))
+        return &d->hist[NDEM_DEM_HIST * k0];
+    for (long k = d->hist_start[key.a]; k < d->hist_start[key.a + 1]; k++)
+        if (ndem_key_same(d->hist_key[k], key)) return &d->hist[NDEM_DEM_HIST * k];
+    return NULL;
+}
 
 /* One contact k: force and torques (NDEM_DEM_FORCE numbers: force on a,
  * torque on a, torque on b, then the contact network's), the history for the next step, and its
@@ -55,6 +69,12 @@ struct ndem_dem {
  * contacts run in parallel. */
 void ndem_dem_contact_force(const struct ndem_sim *sim, long k, double *out, double *hist_out,
                             double *energy);
+/* Whether the scene's law has a lane kernel (hertz without van der Waals). */
+int ndem_dem_lanes_usable(const struct ndem_sim *sim);
+/* Contacts [lo, hi) into force, next and energy: particle pairs of plain
+ * spheres in packets of NDEM_DLANES lanes, the others and the remainder by
+ * ndem_dem_contact_force; the same bits either way (dem_lanes.c). */
+void ndem_dem_lanes_range(const struct ndem_sim *sim, long lo, long hi);
 /* One bond: adds its forces and torques to the bodies' sums (serial, bond order). */
 void ndem_dem_bond_force(struct ndem_sim *sim, long k);
 

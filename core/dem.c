@@ -111,7 +111,7 @@ ndem_dem *ndem_dem_create(const ndem_sim *sim)
     }
     /* NDEM_DEM_LANES=0: the scalar law everywhere (tests compare the bits) */
     const char *lanes = getenv("NDEM_DEM_LANES");
-    d->lanes = ndem_dem_lanes_usable(sim) && !(lanes && !strcmp(lanes, "0"));
+    d->lanes = lanes && !strcmp(lanes, "0") ? 0 : ndem_dem_lanes_usable(sim);
     return d;
 }
 

@@ -204,22 +204,22 @@ DV_INLINE void hertz_lanes(const packet *p, double h, packet_out *o)
     st(o->touch, ndem_dv_sel(open, zero, bc(1.0)));
 }
 
-/* Compiled for AVX-512, AVX2 and baseline x86-64 as the solver's sweep is
- * (solver.c), chosen by sim->isa (NDEM_ISA): the same bits on each. */
+/* Compiled for AVX-512 and AVX2 as the solver's sweep is (solver.c), chosen
+ * by sim->isa (NDEM_ISA): the same bits on each. Baseline x86-64 (SSE2) has
+ * no copy: split into SSE registers the kernel took 1.8 times the scalar
+ * law's CPU (docs/performance.md), so there the scalar law runs. */
 #define NDEM_DEFINE_HERTZ(name, ...)                                                               \
     __VA_ARGS__ static void name(const packet *p, double h, packet_out *o) { hertz_lanes(p, h, o); }
-NDEM_DEFINE_HERTZ(hertz_base)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(NDEM_NO_CLONES)
 NDEM_DEFINE_HERTZ(hertz_v3, __attribute__((target("arch=x86-64-v3"))))
 NDEM_DEFINE_HERTZ(hertz_v4, __attribute__((target("arch=x86-64-v4"))))
-static void (*const hertz_variants[])(const packet *, double, packet_out *) = {hertz_base, hertz_v3,
-                                                                               hertz_v4};
+#define NDEM_LANE_COPIES 3
 #else
-static void (*const hertz_variants[])(const packet *, double, packet_out *) = {hertz_base};
+#define NDEM_LANE_COPIES 1
 #endif
 
 /* Lane l of the packet: contact k's bodies, pair constants and last springs. */
-static void gather(const ndem_sim *sim, packet *p, int l, long k)
+static void hertz_gather(const ndem_sim *sim, packet *p, int l, long k)
 {
     const ndem_bodies *b = &sim->bodies;
     const ndem_dem *d = sim->dem;
@@ -257,21 +257,38 @@ static void scatter(ndem_dem *d, const packet *p, const packet_out *o)
     }
 }
 
+/* The models with a lane kernel: how a packet's lane is filled, and the
+ * kernel per instruction-set copy (index sim->isa). A model not listed, or
+ * without a copy for the CPU's (NULL), keeps the scalar law. */
+static const struct lane_model {
+    ndem_contact_model model;
+    void (*gather)(const ndem_sim *, packet *, int, long);
+    void (*law[NDEM_LANE_COPIES])(const packet *, double, packet_out *);
+} lane_models[] = {
+#if NDEM_LANE_COPIES == 3
+    {NDEM_MODEL_HERTZ, hertz_gather, {NULL, hertz_v3, hertz_v4}},
+#else
+    {NDEM_MODEL_HERTZ, hertz_gather, {NULL}},
+#endif
+};
+
 int ndem_dem_lanes_usable(const ndem_sim *sim)
 {
-    if (sim->solver.contact_model != NDEM_MODEL_HERTZ) return 0;
     for (int i = 0; i < sim->materials.count * sim->materials.count; i++)
         if (sim->materials.pairs[i].hamaker > 0) return 0; /* van der Waals: scalar */
-    return 1;
+    const int isa = sim->isa >= 0 && sim->isa < NDEM_LANE_COPIES ? sim->isa : 0;
+    for (int m = 0; m < (int)(sizeof lane_models / sizeof *lane_models); m++)
+        if (lane_models[m].model == sim->solver.contact_model)
+            return lane_models[m].law[isa] ? m + 1 : 0;
+    return 0;
 }
 
 void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
 {
     ndem_dem *d = sim->dem;
     const ndem_contacts *c = &sim->contacts;
-    const int isa =
-        sim->isa >= 0 && sim->isa < (int)(sizeof hertz_variants / sizeof *hertz_variants) ? sim->isa
-                                                                                          : 0;
+    const struct lane_model *lm = &lane_models[d->lanes - 1];
+    const int isa = sim->isa >= 0 && sim->isa < NDEM_LANE_COPIES ? sim->isa : 0;
     const int bonds = d->bond_count > 0;
     packet p;
     packet_out o;
@@ -283,9 +300,9 @@ void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
                                    &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
             continue;
         }
-        gather(sim, &p, fill++, k);
+        lm->gather(sim, &p, fill++, k);
         if (fill < L) continue;
-        hertz_variants[isa](&p, sim->solver.time_step, &o);
+        lm->law[isa](&p, sim->solver.time_step, &o);
         scatter(d, &p, &o);
         fill = 0;
     }

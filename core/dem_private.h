@@ -47,7 +47,7 @@ struct ndem_dem {
     ndem_damp_table *dashpot; /* hertz, per material pair: its step damping (dem_models.c) */
     double *hertz;            /* hertz: NDEM_DEM_HERTZ per material pair */
     long dashpot_count;
-    int lanes; /* the hertz law in vector lanes (dem_lanes.c); NDEM_DEM_LANES=0: scalar */
+    int lanes; /* the law's lane kernel (ndem_dem_lanes_usable), 0: scalar (NDEM_DEM_LANES=0) */
 };
 
 /* Last step's history of contact k (key): at index k itself when the
@@ -69,7 +69,9 @@ static inline const double *ndem_dem_hist_find(const ndem_dem *d, long k0, ndem_
  * contacts run in parallel. */
 void ndem_dem_contact_force(const struct ndem_sim *sim, long k, double *out, double *hist_out,
                             double *energy);
-/* Whether the scene's law has a lane kernel (hertz without van der Waals). */
+/* The scene's model's lane kernel: 1 + its entry in dem_lanes.c's table, or
+ * 0 when it has none for the CPU's instruction set (sim->isa), or a pair has
+ * van der Waals: the scalar law. */
 int ndem_dem_lanes_usable(const struct ndem_sim *sim);
 /* Contacts [lo, hi) into force, next and energy: particle pairs of plain
  * spheres in packets of NDEM_DLANES lanes, the others and the remainder by

@@ -1,7 +1,7 @@
 /* test_dem_lanes.c - smooth DEM's hertz law in vector lanes (dem_lanes.c,
  * issue 15): every contact's force, torques, history and energies are the
- * bits of the scalar law (NDEM_DEM_LANES=0), step by step, on every
- * instruction-set variant the CPU runs, in a scene whose packets mix
+ * bits of the scalar law (NDEM_DEM_LANES=0), step by step, on each copy of
+ * the kernel the CPU runs (AVX2, AVX-512), in a scene whose packets mix
  * material pairs, first and last contact steps, sliding and rolling cuts,
  * wall contacts (scalar) and open listed pairs. */
 #include "dem_private.h"
@@ -125,16 +125,21 @@ static int same_contacts(const ndem_sim *x, const ndem_sim *y)
 
 START_TEST(lanes_give_the_scalar_law_bits)
 {
-    static const char *names[] = {"base", "v3", "v4"};
+    static const char *names[] = {"v3", "v4"}; /* the copies of the kernel */
     char err[256];
     ndem_job *job = mixed_job();
     setenv("NDEM_DEM_LANES", "0", 1);
     ndem_sim *ref = test_sim(job);
     unsetenv("NDEM_DEM_LANES");
     ck_assert_int_eq(ref->dem->lanes, 0);
-    ndem_sim *lanes[3] = {NULL, NULL, NULL};
+    /* baseline x86-64 has no copy: the scalar law */
+    setenv("NDEM_ISA", "base", 1);
+    ndem_sim *base = test_sim(job);
+    ck_assert_int_eq(base->dem->lanes, 0);
+    ndem_sim_destroy(base);
+    ndem_sim *lanes[2] = {NULL, NULL};
     int ran = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 2; i++) {
         if (ndem_solver_isa(names[i], err, sizeof err) < 0) {
             fprintf(stderr, "dem lanes variant %s skipped: %s\n", names[i], err);
             continue;
@@ -145,14 +150,19 @@ START_TEST(lanes_give_the_scalar_law_bits)
         ran++;
     }
     unsetenv("NDEM_ISA");
-    ck_assert_int_ge(ran, 1);
+    if (ran == 0) { /* no AVX2: the lanes never run on this CPU */
+        fprintf(stderr, "dem lanes: no kernel copy for this CPU, nothing to compare\n");
+        ndem_sim_destroy(ref);
+        ndem_job_destroy(job);
+        return;
+    }
     seen s = {0};
     last_springs last = {0};
     for (int step = 0; step < STEPS; step++) {
         keep_last(ref->dem, &last);
         test_step(ref);
         tally(ref, &last, &s);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 2; i++) {
             if (!lanes[i]) continue;
             test_step(lanes[i]);
             ck_assert_msg(same_contacts(ref, lanes[i]),
@@ -160,7 +170,7 @@ START_TEST(lanes_give_the_scalar_law_bits)
                           names[i]);
         }
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 2; i++)
         if (lanes[i]) {
             ck_assert_uint_eq(ndem_sim_state_hash(lanes[i]), ndem_sim_state_hash(ref));
             ndem_sim_destroy(lanes[i]);

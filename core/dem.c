@@ -109,6 +109,9 @@ ndem_dem *ndem_dem_create(const ndem_sim *sim)
         ndem_dem_destroy(d);
         return NULL;
     }
+    /* NDEM_DEM_LANES=0: the scalar law everywhere (tests compare the bits) */
+    const char *lanes = getenv("NDEM_DEM_LANES");
+    d->lanes = lanes && !strcmp(lanes, "0") ? 0 : ndem_dem_lanes_usable(sim);
     return d;
 }
 
@@ -156,19 +159,6 @@ static long bond_find(const ndem_dem *d, int a, int b)
     if (lo < d->bond_count && d->bond_a[lo] == a && d->bond_b[lo] == b && !d->bond_broken[lo])
         return lo;
     return -1;
-}
-
-/* Last step's history of contact k (key): at index k itself when the
- * contact list did not change (the contact skin keeps it for many steps),
- * else searched among body a's. Keys are unique, so both find the same. */
-static const double *hist_find(const ndem_dem *d, long k0, ndem_contact_key key)
-{
-    if (key.a >= d->hist_bodies) return NULL;
-    if (k0 < d->hist_count && ndem_key_same(d->hist_key[k0], key))
-        return &d->hist[NDEM_DEM_HIST * k0];
-    for (long k = d->hist_start[key.a]; k < d->hist_start[key.a + 1]; k++)
-        if (ndem_key_same(d->hist_key[k], key)) return &d->hist[NDEM_DEM_HIST * k];
-    return NULL;
 }
 
 /* Keeps a spring in the tangent plane of the new normal, with its length
@@ -422,7 +412,7 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
         ut[q] = u[q] - vn * n[q];
         wr[q] = w_rel[q] - wn * n[q];
     }
-    const double *old = hist_find(sim->dem, k, key);
+    const double *old = ndem_dem_hist_find(sim->dem, k, key);
     if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
     hist_out[7] = 1;
     double spring[3] = {0, 0, 0}, roll[3] = {0, 0, 0};

@@ -36,6 +36,7 @@ double ndem_dem_discrete_damping(double zeta, double omega_h);
  * iteration beyond): the hertz dashpot's zeta is a constant of the material
  * pair, and the iteration's six acos/exp rounds per contact and step were a
  * third of a smooth-DEM step (docs/performance.md). */
+#define NDEM_DAMP_NODES 2048
 typedef struct ndem_damp_table {
     double zeta, inv_step, end;
     double *g; /* b / (omega h) at the nodes */

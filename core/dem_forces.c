@@ -20,6 +20,8 @@
 
 /* contacts ahead of the one computed whose body b is prefetched */
 #define NDEM_DEM_AHEAD 6
+/* contacts per chunk of the lane kernel's loop (packets fill within one) */
+#define NDEM_DEM_CHUNK 512
 #if defined(__GNUC__)
 #define NDEM_PREFETCH(p) __builtin_prefetch(p)
 #else
@@ -163,17 +165,26 @@ int ndem_dem_forces(ndem_sim *sim)
     long nc = c->count, nb = sim->bodies.count;
     if (reserve_arrays(d, nc, nb)) return -1;
     const double *pos = sim->bodies.pos, *vel = sim->bodies.vel;
+    if (d->lanes) { /* the hertz law in lanes, over chunks of contacts (dem_lanes.c) */
+        long chunks = (nc + NDEM_DEM_CHUNK - 1) / NDEM_DEM_CHUNK;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
-    for (long k = 0; k < nc; k++) {
-        /* body b of a later contact is anywhere in the arrays: its position
-         * and velocity are fetched ahead (a comes in order) */
-        if (k + NDEM_DEM_AHEAD < nc && ndem_key_is_particle(c->key[k + NDEM_DEM_AHEAD])) {
-            int pb = c->key[k + NDEM_DEM_AHEAD].b;
-            NDEM_PREFETCH(&pos[3 * pb]);
-            NDEM_PREFETCH(&vel[6 * pb]);
+        for (long ch = 0; ch < chunks; ch++) {
+            long lo = ch * NDEM_DEM_CHUNK, hi = lo + NDEM_DEM_CHUNK < nc ? lo + NDEM_DEM_CHUNK : nc;
+            ndem_dem_lanes_range(sim, lo, hi);
         }
-        ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
-                               &d->energy[3 * k]);
+    } else {
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nc))
+        for (long k = 0; k < nc; k++) {
+            /* body b of a later contact is anywhere in the arrays: its position
+             * and velocity are fetched ahead (a comes in order) */
+            if (k + NDEM_DEM_AHEAD < nc && ndem_key_is_particle(c->key[k + NDEM_DEM_AHEAD])) {
+                int pb = c->key[k + NDEM_DEM_AHEAD].b;
+                NDEM_PREFETCH(&pos[3 * pb]);
+                NDEM_PREFETCH(&vel[6 * pb]);
+            }
+            ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k],
+                                   &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
+        }
     }
     books(sim);
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, nb))

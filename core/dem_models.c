@@ -165,8 +165,8 @@ double ndem_dem_discrete_damping(double zeta, double omega_h)
  * DAMP_NODES equal steps up to where b passes `cap` (beyond, the callers clamp;
  * the exact iteration still answers there) and read back by cubic Lagrange
  * interpolation on the four nearest nodes: about 30 flops in place of six
- * acos/exp rounds per contact and step. */
-#define DAMP_NODES 2048
+ * acos/exp rounds per contact and step (dem_lanes.c reads it lane by lane). */
+#define DAMP_NODES NDEM_DAMP_NODES
 
 int ndem_damp_table_init(ndem_damp_table *t, double zeta, double cap)
 {

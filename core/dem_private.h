@@ -47,7 +47,21 @@ struct ndem_dem {
     ndem_damp_table *dashpot; /* hertz, per material pair: its step damping (dem_models.c) */
     double *hertz;            /* hertz: NDEM_DEM_HERTZ per material pair */
     long dashpot_count;
+    int lanes; /* the law's lane kernel (ndem_dem_lanes_usable), 0: scalar (NDEM_DEM_LANES=0) */
 };
+
+/* Last step's history of contact k (key): at index k itself when the
+ * contact list did not change (the contact skin keeps it for many steps),
+ * else searched among body a's. Keys are unique, so both find the same. */
+static inline const double *ndem_dem_hist_find(const ndem_dem *d, long k0, ndem_contact_key key)
+{
+    if (key.a >= d->hist_bodies) return NULL;
+    if (k0 < d->hist_count && ndem_key_same(d->hist_key[k0], key))
+        return &d->hist[NDEM_DEM_HIST * k0];
+    for (long k = d->hist_start[key.a]; k < d->hist_start[key.a + 1]; k++)
+        if (ndem_key_same(d->hist_key[k], key)) return &d->hist[NDEM_DEM_HIST * k];
+    return NULL;
+}
 
 /* One contact k: force and torques (NDEM_DEM_FORCE numbers: force on a,
  * torque on a, torque on b, then the contact network's), the history for the next step, and its
@@ -55,6 +69,14 @@ struct ndem_dem {
  * contacts run in parallel. */
 void ndem_dem_contact_force(const struct ndem_sim *sim, long k, double *out, double *hist_out,
                             double *energy);
+/* The scene's model's lane kernel: 1 + its entry in dem_lanes.c's table, or
+ * 0 when it has none for the CPU's instruction set (sim->isa), or a pair has
+ * van der Waals: the scalar law. */
+int ndem_dem_lanes_usable(const struct ndem_sim *sim);
+/* Contacts [lo, hi) into force, next and energy: particle pairs of plain
+ * spheres in packets of NDEM_DLANES lanes, the others and the remainder by
+ * ndem_dem_contact_force; the same bits either way (dem_lanes.c). */
+void ndem_dem_lanes_range(const struct ndem_sim *sim, long lo, long hi);
 /* One bond: adds its forces and torques to the bodies' sums (serial, bond order). */
 void ndem_dem_bond_force(struct ndem_sim *sim, long k);
 

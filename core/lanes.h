@@ -97,4 +97,42 @@ static inline void ndem_scatter(ndem_f8 *vs, const int *slot, const ndem_fv in[8
     for (int l = 0; l < fill; l++) vs[slot[l]] = l < 8 ? lo[l] : hi[l - 8];
 }
 
+/* Eight float64 lanes: smooth DEM's force law over packets of contacts
+ * (dem_lanes.c). Same rule as above: each lane performs the scalar code's
+ * IEEE operations in the same order, so the bits match the scalar law's on
+ * every instruction set. Always inlined, so that the per-ISA copies of the
+ * kernel compile them for their own target. */
+#define NDEM_DLANES 4
+
+typedef double ndem_dv __attribute__((vector_size(NDEM_DLANES * sizeof(double))));
+typedef long long ndem_dm __attribute__((vector_size(NDEM_DLANES * sizeof(long long))));
+
+#define NDEM_DV_INLINE static inline __attribute__((always_inline))
+
+/* m ? a : b per lane (m from a comparison) */
+NDEM_DV_INLINE ndem_dv ndem_dv_sel(ndem_dm m, ndem_dv a, ndem_dv b)
+{
+    return (ndem_dv)((m & (ndem_dm)a) | (~m & (ndem_dm)b));
+}
+
+NDEM_DV_INLINE ndem_dv ndem_dv_sqrt(ndem_dv a)
+{
+    for (int l = 0; l < NDEM_DLANES; l++) a[l] = __builtin_sqrt(a[l]);
+    return a;
+}
+
+/* vec.h's ndem_dot and ndem_cross, lane by lane (the same order) */
+NDEM_DV_INLINE ndem_dv ndem_dv_dot(const ndem_dv *a, const ndem_dv *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+NDEM_DV_INLINE void ndem_dv_cross(const ndem_dv *a, const ndem_dv *b, ndem_dv *out)
+{
+    ndem_dv x = a[1] * b[2] - a[2] * b[1];
+    ndem_dv y = a[2] * b[0] - a[0] * b[2];
+    ndem_dv z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x, out[1] = y, out[2] = z;
+}
+
 #endif

@@ -91,13 +91,7 @@ int ndem_mpi_rebuild(ndem_mpi *m, long n, const ndem_particle_state *g, long nh,
         ent[used].b = b;
         used++;
     }
-    long *gid = realloc(m->gid, sizeof(long) * (size_t)(count + 1));
-    if (gid) m->gid = gid;
-    float *base = realloc(m->base, 6 * sizeof(float) * (size_t)(count + 1));
-    if (base) m->base = base;
-    int *share = realloc(m->share, sizeof(int) * (size_t)(count + 1));
-    if (share) m->share = share;
-    if (!gid || !base || !share) goto done;
+    if (ndem_mpi_reserve_local(m, count)) goto done;
     for (long i = 0; i < count; i++) st[i] = all[i].s, m->gid[i] = all[i].gid;
     err[0] = 0;
     rc = ndem_sim_set_particles(m->sim, count, owned, st, used, ent, err, err_len);

@@ -43,6 +43,17 @@ static int side_of(const ndem_mpi *m, int r)
     return -1;
 }
 
+int ndem_mpi_reserve_local(ndem_mpi *m, long count)
+{
+    long *gid = realloc(m->gid, sizeof(long) * (size_t)(count + 1));
+    if (gid) m->gid = gid;
+    float *base = realloc(m->base, 6 * sizeof(float) * (size_t)(count + 1));
+    if (base) m->base = base;
+    int *share = realloc(m->share, sizeof(int) * (size_t)(count + 1));
+    if (share) m->share = share;
+    return gid && base && share ? 0 : -1;
+}
+
 int ndem_mpi_index_shared(ndem_mpi *m)
 {
     unsigned char *mark = calloc((size_t)m->owned + 1, 1);
@@ -242,13 +253,8 @@ int ndem_mpi_migrate(ndem_mpi *m, char *err, size_t err_len)
     ndem_history_entry *ent = malloc(sizeof *ent * (size_t)(nk + 1));
     ndem_particle_state *ps = realloc(st, sizeof *ps * (size_t)(count + 1));
     if (ps) st = ps;
-    long *gid = realloc(m->gid, sizeof(long) * (size_t)(count + 1));
-    if (gid) m->gid = gid;
-    float *base = realloc(m->base, 6 * sizeof(float) * (size_t)(count + 1));
-    if (base) m->base = base;
-    int *share = realloc(m->share, sizeof(int) * (size_t)(count + 1));
-    if (share) m->share = share;
-    if (!ent || !ps || !gid || !base || !share) {
+    int grown = ndem_mpi_reserve_local(m, count);
+    if (!ent || !ps || grown) {
         free(ent);
         goto done;
     }

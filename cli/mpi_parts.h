@@ -63,6 +63,9 @@ int ndem_mpi_within(const ndem_mpi *m, int r, const double p[3]);
 int ndem_mpi_set_neighbours(ndem_mpi *m, int all);
 /* m->shared from the neighbours' `mine` lists. 0 or -1. */
 int ndem_mpi_index_shared(ndem_mpi *m);
+/* gid, base and share grown to hold count local particles (+1, so that
+ * none is empty). 0 or -1 (out of memory; what did grow is kept). */
+int ndem_mpi_reserve_local(ndem_mpi *m, long count);
 int ndem_mpi_cmp_part(const void *x, const void *y);
 /* The index of gid in p[0..n) sorted by gid, or -1. */
 long ndem_mpi_find_gid(const part *p, long n, long gid);

@@ -119,8 +119,8 @@ static const method_field fields[] = {
     {AT_CONTACT_MATERIALS, "rolling_resistance", V_NDEM | V_HERTZ | V_LUDING,
      PAIR_D(rolling_resistance)},
     /* particle shapes: the engine runs them with these laws so far (docs/shapes.md) */
-    {AT_PARTICLES, "shape", V_NDEM | V_HERTZ | V_HUNT_CROSSLEY, NEUTRAL_NONE_OBJECT, 0},
-    {AT_EMITTERS, "shape", V_NDEM | V_HERTZ | V_HUNT_CROSSLEY, NEUTRAL_NONE_OBJECT, 0},
+    {AT_PARTICLES, "shape", V_NDEM | V_HERTZ | V_LINEAR | V_HUNT_CROSSLEY, NEUTRAL_NONE_OBJECT, 0},
+    {AT_EMITTERS, "shape", V_NDEM | V_HERTZ | V_LINEAR | V_HUNT_CROSSLEY, NEUTRAL_NONE_OBJECT, 0},
     /* NDEM only */
     {AT_CONTACT_MATERIALS, "adhesion", V_NDEM, PAIR_D(adhesion)},
     {AT_CONTACT_MATERIALS, "adhesive_overlap", V_NDEM, PAIR_D(adhesive_overlap)},

@@ -30,6 +30,19 @@ static double body_size(const ndem_sim *sim, long i)
     return t >= 0 ? sim->shapes->t[t].d_eq : 2.0 * sim->bodies.radius[i];
 }
 
+/* The linear law's k_n (Woo eq. 3, as dem.c for spheres): a connector of
+ * the two bodies' volume-equivalent radii in series, of cross-section
+ * pi min(l)^2; against geometry the other length is the body's own. */
+static double linear_stiffness(const ndem_sim *sim, long a, ndem_contact_key key, int mb)
+{
+    if (sim->solver.contact_model != NDEM_MODEL_LINEAR) return 0;
+    double la = 0.5 * body_size(sim, a);
+    double lb = ndem_key_is_particle(key) ? 0.5 * body_size(sim, key.b) : la;
+    double l = fmin(la, lb), area = M_PI * l * l;
+    double ea = sim->materials.young[sim->bodies.material[a]], eb = sim->materials.young[mb];
+    return 1.0 / (la / (ea * area) + lb / (eb * area));
+}
+
 /* Last step's points of the contact with this key, or NULL. */
 static const double *old_points(const ndem_sim *sim, ndem_contact_key key)
 {
@@ -66,7 +79,8 @@ typedef struct point_in {
     double m;     /* the pair's effective mass over the points */
     double split; /* 1 / points */
     double d_eff;
-    int pair; /* material pair index */
+    double kn_linear; /* linear: the pair's Woo connector stiffness (before the split) */
+    int pair;         /* material pair index */
 } point_in;
 
 /* One point: normal force, friction on a, energies; hist: its history in
@@ -110,6 +124,22 @@ static void point_law(const ndem_sim *sim, const point_in *p, const double *old,
         double gt = ndem_min(2.0 * sqrt(m * kt), 0.15 * m / h);
         for (int q = 0; q < 3; q++) ft[q] = kt * spring[q] + gt * p->ut[q];
         limit(ft, lim);
+    } else if (sim->solver.contact_model == NDEM_MODEL_LINEAR) {
+        /* dem.c's linear law per point: k_n split among the points, the
+         * dashpot of the point's mass share mapped onto e, a tangential
+         * spring k_t = stiffness_ratio k_n cut at mu f_n; no clamp, as for
+         * spheres (the dashpot's pull at the end is what gives e) */
+        double kn = p->split * p->kn_linear;
+        double dashpot = m / h * step_damping(sim->dem->damp[p->pair] * sqrt(m * kn), kn, m, h);
+        fn = kn * delta + dashpot * p->ddelta;
+        *dissip += fabs((fn - kn * delta) * p->ddelta * h);
+        *elastic += 0.5 * kn * delta * delta;
+        kt = pp->stiffness_ratio * kn;
+        u_old = 0.5 * kt * ndem_dot(spring, spring);
+        for (int q = 0; q < 3; q++) spring[q] += p->ut[q] * h;
+        for (int q = 0; q < 3; q++) ft[q] = kt * spring[q];
+        limit(ft, pp->friction * fmax(fn, 0.0));
+        for (int q = 0; q < 3; q++) spring[q] = kt > 0 ? ft[q] / kt : 0;
     } else { /* hertz, AGX eq. 35.1 with Tsuji's dashpot and Mindlin's spring */
         double kn = p->split * ndem_hertz_stiffness(pp->young_modulus, nu, p->d_eff);
         double sd = sqrt(delta), ktan = 1.5 * kn * sd;
@@ -186,6 +216,7 @@ void ndem_dem_shape_force(const ndem_sim *sim, long k, double *out, double *ener
                    .m = m_eff / touching,
                    .split = 1.0 / touching,
                    .d_eff = d_eff,
+                   .kn_linear = linear_stiffness(sim, a, key, mb),
                    .pair = b->material[a] * sim->materials.count + mb};
     const double *xb = particle ? &b->pos[3 * key.b] : xa;
     double fsum = 0, deepest = 0, elastic = 0, dissip = 0;

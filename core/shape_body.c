@@ -141,11 +141,11 @@ static int scene_supported(const ndem_sim *sim, const ndem_scene_def *def, char 
 {
     const ndem_solver_def *sv = &def->solver;
     if (sv->method == NDEM_METHOD_DEM && sv->contact_model != NDEM_MODEL_HERTZ &&
-        sv->contact_model != NDEM_MODEL_HUNT_CROSSLEY) {
+        sv->contact_model != NDEM_MODEL_HUNT_CROSSLEY && sv->contact_model != NDEM_MODEL_LINEAR) {
         snprintf(err, err_len,
                  "particle shapes run with \"method\": \"ndem\", or \"dem\" with "
-                 "\"contact_model\" \"hertz\" or \"hunt_crossley\", only in this version "
-                 "(docs/shapes.md)");
+                 "\"contact_model\" \"hertz\", \"hunt_crossley\" or \"linear\", only in this "
+                 "version (docs/shapes.md)");
         return 0;
     }
     return !ndem_shapes_geometry_refused(sv->method, sim->geometry, sim->geometry_count, err,

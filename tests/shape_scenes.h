@@ -20,8 +20,9 @@
 
 /* The cube dropped flat on a plane and what theory says of its rest. */
 typedef struct shape_cube_rest {
-    double edge, m; /* edge length, mass */
-    double delta;   /* the Hertz overlap of its weight on its 4 corners */
+    double edge, m;      /* edge length, mass */
+    double delta;        /* the Hertz overlap of its weight on its 4 corners */
+    double delta_linear; /* the linear law's: m g / k_n (Woo's connector, k_n = E pi r_eq / 2) */
 } shape_cube_rest;
 
 /* A 0.1 m cube 1 mm above a plane (restitution 0.2) under `solver` at step
@@ -45,6 +46,8 @@ static inline ndem_job *shape_cube_on_plane(const char *solver, double h, double
     want->edge = edge;
     want->m = m;
     want->delta = pow(m * G / kn, 2.0 / 3.0);
+    /* two lengths r_eq = d_eq / 2 in series, cross-section pi r_eq^2 */
+    want->delta_linear = m * G / (e_mod * M_PI * 0.25 * d_eq);
     return job;
 }
 

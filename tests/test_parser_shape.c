@@ -91,14 +91,14 @@ START_TEST(valid_shapes_refused_at_their_pointer)
     ck_assert_int_eq(ok->scene.geometry_count, 3);
     ndem_job_destroy(ok);
 #undef SHAPED_GEN
-    /* nor the smooth-DEM laws other than hertz and hunt_crossley */
+    /* nor the smooth-DEM laws other than hertz, linear and hunt_crossley */
     expect_only(DEM_DOC("luding", ", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
                                   "[1,1,1], 'count': 2, 'shape': {'type': 'polyhedron', "
                                   "'vertices': " CUBE "}}]"),
                 P,
                 "is not supported by \"contact_model\": \"luding\" yet; it runs with \"method\": "
                 "\"ndem\" or \"method\": \"dem\" with \"contact_model\" \"hertz\" or "
-                "\"hunt_crossley\"");
+                "\"linear\" or \"hunt_crossley\"");
     /* no shape: spheres as before */
     ndem_job *job = parse_ok(DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
                                  "[1,1,1], 'count': 2}]"));

@@ -18,6 +18,19 @@
     "{\"type\": \"polyhedron\", \"vertices\": [[-1,-1,-1],[1,-1,-1],[1,1,-1],[-1,1,-1],"           \
     "[-1,-1,1],[1,-1,1],[1,1,1],[-1,1,1]]}"
 
+/* The seed's non-convex block (Muth et al., section 6): an L of volume
+ * 0.001 m^3 (2.7 kg), a compound of a base 2a x a x a and an upright
+ * a x a x a on its back half (3 a^3 = 0.001), sent up the incline lying on
+ * its base: the stop does not depend on the shape of a block sliding on a
+ * face, so it stops at the cube's times within 2% and slides back or rests
+ * as the cube does. Its centre of mass is 5a/6 above the base (body frame:
+ * base z in [-a, 0], centroid at z = -a/6); its bounding radius about the
+ * body-frame origin |(a, a/2, a)| = 1.5 a. */
+#define L_BLOCK                                                                                    \
+    "{\"type\": \"compound\", \"pieces\": [[[-1,-0.5,-1],[1,-0.5,-1],[1,0.5,-1],[-1,0.5,-1],"      \
+    "[-1,-0.5,0],[1,-0.5,0],[1,0.5,0],[-1,0.5,0]], [[-1,-0.5,0],[0,-0.5,0],[0,0.5,0],[-1,0.5,0],"  \
+    "[-1,-0.5,1],[0,-0.5,1],[0,0.5,1],[-1,0.5,1]]]}"
+
 /* The cube dropped flat on a plane and what theory says of its rest. */
 typedef struct shape_cube_rest {
     double edge, m;      /* edge length, mass */

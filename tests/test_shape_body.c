@@ -203,19 +203,8 @@ START_TEST(incline_block)
 }
 END_TEST
 
-/* The seed's non-convex block (Muth et al., section 6): an L of volume
- * 0.001 m^3 (2.7 kg), a compound of a base 2a x a x a and an upright
- * a x a x a on its back half (3 a^3 = 0.001), sent up the incline lying on
- * its base: the stop does not depend on the shape of a block sliding on a
- * face, so it stops at the cube's times within 2% and slides back or rests
- * as the cube does. Its centre of mass is 5a/6 above the base (body frame:
- * base z in [-a, 0], centroid at z = -a/6); its bounding radius about the
- * body-frame origin |(a, a/2, a)| = 1.5 a. */
-#define L_BLOCK                                                                                    \
-    "{\"type\": \"compound\", \"pieces\": [[[-1,-0.5,-1],[1,-0.5,-1],[1,0.5,-1],[-1,0.5,-1],"      \
-    "[-1,-0.5,0],[1,-0.5,0],[1,0.5,0],[-1,0.5,0]], [[-1,-0.5,0],[0,-0.5,0],[0,0.5,0],[-1,0.5,0],"  \
-    "[-1,-0.5,1],[0,-0.5,1],[0,0.5,1],[-1,0.5,1]]]}"
-
+/* The seed's non-convex block, L_BLOCK (shape_scenes.h): it stops at the
+ * cube's times within 2% and slides back or rests as the cube does. */
 START_TEST(incline_l_block)
 {
     static const double mu[3] = {0.5, 0.58, 0.6};

@@ -116,7 +116,8 @@ $(REL)/tests/%: tests/%.c $(wildcard tests/*.h) $(REL)/libndem.a
 	@mkdir -p $(dir $@)
 	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) -Itests $< $(REL)/libndem.a $(LIBS) $(CHECK_LIBS) $(TEST_LIBS) -o $@
 
-REL_TEST_BINS := $(REL)/tests/test_physics $(REL)/tests/test_dem $(REL)/tests/test_determinism \
+REL_TEST_BINS := $(REL)/tests/test_physics $(REL)/tests/test_dem $(REL)/tests/test_dem_laws \
+                 $(REL)/tests/test_determinism \
                  $(REL)/tests/test_shape_ndem
 
 check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndemd $(REL)/ndem

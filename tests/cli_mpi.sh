@@ -2,7 +2,8 @@
 # One scene over 2 MPI ranks (`mpirun -np 2 ndem run JOB --mpi`,
 # docs/scale-out.md) against one process: a bed of 2000 spheres settles to
 # the same heights (top within 0.5%, mean within 1%; measured 0.3% and 0.7%)
-# and contacts (within 4%; measured 2.8%: issue 17 asks 0.5% and 2%), two
+# and contacts (within 4%; measured 2.8%: issue 17 asks 0.5% and 2%, which
+# bench/bed-10k.json meets on 2 ranks and is checked with them), two
 # 2-rank runs give the same bits, a 25-sphere column cut across its height
 # into two slabs holds its Hertz height, and the refusals say what to do.
 # 4 oversubscribed ranks as a 2 x 2 x 1 grid of blocks settle the bed as one
@@ -132,6 +133,33 @@ read -r _ _ _ _ _ _ _ _ k1 < <(sed -n 1p "$tmp/compare.txt")
 read -r _ _ _ _ _ _ _ _ k2 < <(sed -n 2p "$tmp/compare.txt")
 check "bed: kinetic energy on 2 ranks below 5 times 1 process's" \
   python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) < 5 * float(sys.argv[1]) else 1)" "$k1" "$k2"
+
+# bench/bed-10k.json over its 2 s on 2 ranks against one process, with the
+# issue's own measures: mean and top (99th percentile) heights within 0.5%,
+# contacts within 2% (measured -0.28%, -0.32%, +1.85%; deterministic for a
+# rank count, docs/scale-out.md)
+"$bin" run bench/bed-10k.json --out "$tmp/b10one" --threads 1 --quiet --no-vtk > /dev/null
+check "1 process runs bed-10k" test $? -eq 0
+mpi "$bin" run bench/bed-10k.json --mpi --out "$tmp/b10two" --quiet --no-vtk > /dev/null
+check "2 ranks run bed-10k" test $? -eq 0
+python3 - "$tmp/b10one" "$tmp/b10two" > "$tmp/compare10k.txt" <<'PY'
+import json, sys
+def bed(d):
+    f = json.load(open(d + "/final.json"))
+    s = json.load(open(d + "/summary.json"))
+    p, r = f["positions"], f["radii"]
+    z = sorted(p[3 * i + 2] + r[i] for i in range(len(r)))
+    mean = sum(p[3 * i + 2] for i in range(len(r))) / len(r)
+    return mean, z[int(0.99 * len(z))], s["contacts"]
+print("%.9g %.9g %d" % bed(sys.argv[1]))
+print("%.9g %.9g %d" % bed(sys.argv[2]))
+PY
+cat "$tmp/compare10k.txt"
+read -r m1 t1 c1 < <(sed -n 1p "$tmp/compare10k.txt")
+read -r m2 t2 c2 < <(sed -n 2p "$tmp/compare10k.txt")
+check "bed-10k: mean height on 2 ranks within 0.5% of 1 process" rel "$m1" "$m2" 0.005
+check "bed-10k: top height on 2 ranks within 0.5% of 1 process" rel "$t1" "$t2" 0.005
+check "bed-10k: contacts on 2 ranks within 2% of 1 process" rel "$c1" "$c2" 0.02
 
 # a 2 x 2 x 1 grid of blocks on 4 oversubscribed ranks: neighbours across
 # faces and the edge where all four meet (a body there has up to 4 copies);

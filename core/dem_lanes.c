@@ -118,8 +118,9 @@ DV_INLINE ndem_dv edge_force(ndem_dv delta, ndem_dv v, ndem_dm first, ndem_dv in
 }
 
 /* The packet's law: dem.c's ndem_dem_contact_force and hertz_law for
- * touching particle pairs without van der Waals, as lanes. */
-DV_INLINE void hertz_lanes(const packet *p, double h, packet_out *o)
+ * touching particle pairs without van der Waals, as lanes. Unused where no
+ * instruction-set copy is compiled (clang's fuzz build, NDEM_NO_CLONES). */
+DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, double h, packet_out *o)
 {
     ndem_dv d[3], n[3], va[3], wa[3], vb[3], wb[3];
     for (int q = 0; q < 3; q++) {

@@ -104,7 +104,11 @@ ok = ok and sum(r["owned"] for r in s["mpi"]["per_rank"]) == 2000
 ok = ok and all(r["ghosts"] > 0 and r["bytes_per_sweep"] > 0 for r in s["mpi"]["per_rank"])
 sys.exit(0 if ok else 1)
 PY
-python3 - "$tmp/one" "$tmp/twoa" > "$tmp/compare.txt" <<'PY'
+# A settled bed's figures, one line a run directory: mean centre height,
+# top (99th percentile of sphere tops), contacts, kinetic energy, spheres;
+# then, to stderr, LABEL's second run against the first in percent.
+beds() { # beds LABEL DIR1 DIR2
+  python3 - "$@" <<'PY'
 import json, sys
 def bed(d):
     f = json.load(open(d + "/final.json"))
@@ -112,25 +116,24 @@ def bed(d):
     p, r = f["positions"], f["radii"]
     z = sorted(p[3 * i + 2] + r[i] for i in range(len(r)))
     mean = sum(p[3 * i + 2] for i in range(len(r))) / len(r)
-    top = z[int(0.99 * len(z))]  # the 99th percentile of sphere tops
-    return mean, top, s["contacts"], s["kinetic_energy"]
-one, two = bed(sys.argv[1]), bed(sys.argv[2])
-print("one: mean %.6f top %.6f contacts %d ke %.3g" % one)
-print("two: mean %.6f top %.6f contacts %d ke %.3g" % two)
-print("mean %.3f%% top %.3f%% contacts %.3f%%" % tuple(
-    100 * abs(b - a) / a for a, b in zip(one[:3], two[:3])))
+    return mean, z[int(0.99 * len(z))], s["contacts"], s["kinetic_energy"], len(r)
+a, b = bed(sys.argv[2]), bed(sys.argv[3])
+for x in (a, b):
+    print("%.9g %.9g %d %.9g %d" % x)
+print("%s: mean %+.3f%% top %+.3f%% contacts %+.3f%% ke %.3g against %.3g" % ((sys.argv[1],) + tuple(
+    100 * (y - x) / x for x, y in zip(a[:3], b[:3])) + (b[3], a[3])), file=sys.stderr)
 PY
-cat "$tmp/compare.txt"
+}
 rel() { python3 -c "import sys; a, b, tol = map(float, sys.argv[1:]); sys.exit(0 if abs(b - a) <= tol * abs(a) else 1)" "$@"; }
-read -r _ _ m1 _ t1 _ c1 _ _ < <(sed -n 1p "$tmp/compare.txt")
-read -r _ _ m2 _ t2 _ c2 _ _ < <(sed -n 2p "$tmp/compare.txt")
+
+beds "bed, 2 ranks" "$tmp/one" "$tmp/twoa" > "$tmp/compare.txt"
+read -r m1 t1 c1 k1 _ < <(sed -n 1p "$tmp/compare.txt")
+read -r m2 t2 c2 k2 _ < <(sed -n 2p "$tmp/compare.txt")
 check "bed: mean height on 2 ranks within 1% of 1 process" rel "$m1" "$m2" 0.01
 check "bed: top height on 2 ranks within 0.5% of 1 process" rel "$t1" "$t2" 0.005
 check "bed: contacts on 2 ranks within 4% of 1 process" rel "$c1" "$c2" 0.04
 # at rest like one process: summed at full mass, the bodies both ranks act
 # on overshot and the bed kept 77 times one process's kinetic energy
-read -r _ _ _ _ _ _ _ _ k1 < <(sed -n 1p "$tmp/compare.txt")
-read -r _ _ _ _ _ _ _ _ k2 < <(sed -n 2p "$tmp/compare.txt")
 check "bed: kinetic energy on 2 ranks below 5 times 1 process's" \
   python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) < 5 * float(sys.argv[1]) else 1)" "$k1" "$k2"
 
@@ -142,21 +145,9 @@ check "bed: kinetic energy on 2 ranks below 5 times 1 process's" \
 check "1 process runs bed-10k" test $? -eq 0
 mpi "$bin" run bench/bed-10k.json --mpi --out "$tmp/b10two" --quiet --no-vtk > /dev/null
 check "2 ranks run bed-10k" test $? -eq 0
-python3 - "$tmp/b10one" "$tmp/b10two" > "$tmp/compare10k.txt" <<'PY'
-import json, sys
-def bed(d):
-    f = json.load(open(d + "/final.json"))
-    s = json.load(open(d + "/summary.json"))
-    p, r = f["positions"], f["radii"]
-    z = sorted(p[3 * i + 2] + r[i] for i in range(len(r)))
-    mean = sum(p[3 * i + 2] for i in range(len(r))) / len(r)
-    return mean, z[int(0.99 * len(z))], s["contacts"]
-print("%.9g %.9g %d" % bed(sys.argv[1]))
-print("%.9g %.9g %d" % bed(sys.argv[2]))
-PY
-cat "$tmp/compare10k.txt"
-read -r m1 t1 c1 < <(sed -n 1p "$tmp/compare10k.txt")
-read -r m2 t2 c2 < <(sed -n 2p "$tmp/compare10k.txt")
+beds "bed-10k, 2 ranks" "$tmp/b10one" "$tmp/b10two" > "$tmp/compare10k.txt"
+read -r m1 t1 c1 _ < <(sed -n 1p "$tmp/compare10k.txt")
+read -r m2 t2 c2 _ < <(sed -n 2p "$tmp/compare10k.txt")
 check "bed-10k: mean height on 2 ranks within 0.5% of 1 process" rel "$m1" "$m2" 0.005
 check "bed-10k: top height on 2 ranks within 0.5% of 1 process" rel "$t1" "$t2" 0.005
 check "bed-10k: contacts on 2 ranks within 2% of 1 process" rel "$c1" "$c2" 0.02
@@ -186,23 +177,9 @@ ok = ok and all(abs(e["owned"] - 500) <= 50 and e["ghosts"] > 0 for e in r)
 ok = ok and all(6 <= e["messages_per_sweep"] < 7 for e in r)
 sys.exit(0 if ok else 1)
 PY
-python3 - "$tmp/one" "$tmp/foura" > "$tmp/compare4.txt" <<'PY'
-import json, sys
-def bed(d):
-    f = json.load(open(d + "/final.json"))
-    s = json.load(open(d + "/summary.json"))
-    p, r = f["positions"], f["radii"]
-    z = sorted(p[3 * i + 2] + r[i] for i in range(len(r)))
-    mean = sum(p[3 * i + 2] for i in range(len(r))) / len(r)
-    return mean, z[int(0.99 * len(z))], s["contacts"], s["kinetic_energy"]
-one, four = bed(sys.argv[1]), bed(sys.argv[2])
-print("%.9g %.9g %d %.9g" % one)
-print("%.9g %.9g %d %.9g" % four)
-print("2x2x1: mean %+.3f%% top %+.3f%% contacts %+.3f%% ke %.3g" % (tuple(
-    100 * (b - a) / a for a, b in zip(one[:3], four[:3])) + (four[3],)), file=sys.stderr)
-PY
-read -r m1 t1 c1 k1 < <(sed -n 1p "$tmp/compare4.txt")
-read -r m4 t4 c4 k4 < <(sed -n 2p "$tmp/compare4.txt")
+beds 2x2x1 "$tmp/one" "$tmp/foura" > "$tmp/compare4.txt"
+read -r m1 t1 c1 k1 _ < <(sed -n 1p "$tmp/compare4.txt")
+read -r m4 t4 c4 k4 _ < <(sed -n 2p "$tmp/compare4.txt")
 check "2x2x1: mean height within 1% of 1 process" rel "$m1" "$m4" 0.01
 check "2x2x1: top height within 1% of 1 process" rel "$t1" "$t4" 0.01
 check "2x2x1: contacts within 4% of 1 process" rel "$c1" "$c4" 0.04
@@ -242,23 +219,9 @@ print("heap: owned with the first cuts %s, with --mpi-balance 100 %s" % (fixed, 
 spread = lambda c: (max(c) - min(c)) / (sum(c) / len(c))
 sys.exit(0 if sum(bal) == 1600 and spread(bal) <= 0.1 and spread(fixed) > 0.2 else 1)
 PY
-python3 - "$tmp/pour1" "$tmp/poura" > "$tmp/comparep.txt" <<'PY'
-import json, sys
-def bed(d):
-    f = json.load(open(d + "/final.json"))
-    s = json.load(open(d + "/summary.json"))
-    p, r = f["positions"], f["radii"]
-    z = sorted(p[3 * i + 2] + r[i] for i in range(len(r)))
-    mean = sum(p[3 * i + 2] for i in range(len(r))) / len(r)
-    return mean, z[int(0.99 * len(z))], s["contacts"], len(r)
-one, two = bed(sys.argv[1]), bed(sys.argv[2])
-print("%.9g %.9g %d %d" % one)
-print("%.9g %.9g %d %d" % two)
-print("heap, --mpi-balance: mean %+.3f%% top %+.3f%% contacts %+.3f%%" % tuple(
-    100 * (b - a) / a for a, b in zip(one[:3], two[:3])), file=sys.stderr)
-PY
-read -r m1 t1 c1 n1 < <(sed -n 1p "$tmp/comparep.txt")
-read -r m2 t2 c2 n2 < <(sed -n 2p "$tmp/comparep.txt")
+beds "heap, --mpi-balance" "$tmp/pour1" "$tmp/poura" > "$tmp/comparep.txt"
+read -r m1 t1 c1 _ n1 < <(sed -n 1p "$tmp/comparep.txt")
+read -r m2 t2 c2 _ n2 < <(sed -n 2p "$tmp/comparep.txt")
 check "--mpi-balance heap: every sphere poured" test "$n1" -eq 1600 -a "$n2" -eq 1600
 check "--mpi-balance heap: mean height within 1% of 1 process" rel "$m1" "$m2" 0.01
 check "--mpi-balance heap: top of the heap within 3% of 1 process" rel "$t1" "$t2" 0.03

@@ -292,13 +292,17 @@ static int neighbours_build(ndem_sim *sim, double skin, double rmax)
     ndem_neighbours *nl = &sim->neighbours;
     const ndem_bodies *b = &sim->bodies;
     long n = b->count;
-    if (ndem_ensure((void **)&nl->start, &nl->start_capacity, n + 1, sizeof(long)) ||
-        ndem_ensure((void **)&nl->x0, &nl->x0_capacity, 3 * n, sizeof(double)))
-        return -1;
+    if (ndem_ensure((void **)&nl->start, &nl->start_capacity, n + 1, sizeof(long))) return -1;
+    /* The last build's positions are not read by a build: their memory goes
+     * back first and the grid takes its place, so a build (the step's peak
+     * memory) does not hold both (24 B a body; docs/performance.md). */
+    free(nl->x0);
+    nl->x0 = NULL;
+    nl->x0_capacity = 0;
     nl->valid = 0;
     int rc = sim->solver.broad_phase == NDEM_BROAD_PHASE_LLL ? ndem_lll_lists(sim, skin, rmax, nl)
                                                              : grid_lists(sim, skin, rmax);
-    if (rc) return -1;
+    if (rc || ndem_ensure((void **)&nl->x0, &nl->x0_capacity, 3 * n, sizeof(double))) return -1;
     if (n > 0) /* an empty scene has no arrays yet: memcpy must not see NULL */
         memcpy(nl->x0, b->pos, 3 * sizeof(double) * (size_t)n);
     nl->bodies = n;
@@ -363,6 +367,14 @@ int ndem_neighbours_update(ndem_sim *sim, double *geometry_skin)
     double skin = fmin(0.05 * rmax + top[2] + top[3], 2.0 * rmax); /* nothing moved yet */
     /* capped: rebuilt every step anyway, so no margin */
     return neighbours_build(sim, capped ? skin : skin + NDEM_LIST_MARGIN * rmin, rmax);
+}
+
+void ndem_neighbours_drop(ndem_neighbours *nl)
+{
+    nl->valid = 0;
+    free(nl->j), free(nl->x0);
+    nl->j = NULL, nl->x0 = NULL;
+    nl->count = nl->capacity = nl->x0_capacity = 0;
 }
 
 void ndem_neighbours_destroy(ndem_neighbours *nl)

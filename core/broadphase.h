@@ -81,6 +81,9 @@ int ndem_broadphase_build(struct ndem_sim *sim, double skin, double rmax);
  * below d / v, AGX 35.7). */
 int ndem_neighbours_update(struct ndem_sim *sim, double *geometry_skin);
 void ndem_neighbours_destroy(ndem_neighbours *nl);
+/* Marks the lists stale and gives back their pairs and build positions (the
+ * reorder, whose indices they no longer match, needs the memory first). */
+void ndem_neighbours_drop(ndem_neighbours *nl);
 void ndem_grid_destroy(ndem_grid *g);
 
 #endif

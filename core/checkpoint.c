@@ -128,7 +128,7 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
     if (hb > 0) put(&w, h->start, sizeof(long) * (size_t)(hb + 1));
     for (int64_t k = 0; k < hc; k++) {
         int two[NDEM_KEY_INTS];
-        ndem_key_put(h->key[k], two);
+        ndem_key_put(ndem_key_with_a(0, h->key[k]), two); /* a is not stored */
         put(&w, two, sizeof two);
     }
     for (int64_t k = 0; k < 7 * hc; k++) { /* stored as doubles (format 2) */
@@ -277,8 +277,9 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     for (int64_t k = 0; k < hc; k++) {
         int two[NDEM_KEY_INTS];
         get(&r, two, sizeof(int) * (size_t)key_ints);
-        /* a from start, below */
-        h->key[k] = key_ints == 1 ? ndem_key_unpack3(0, two[0]) : ndem_key_get(0, two);
+        /* a from start */
+        h->key[k] =
+            ndem_hist_key_of(key_ints == 1 ? ndem_key_unpack3(0, two[0]) : ndem_key_get(0, two));
     }
     for (int64_t k = 0; k < 7 * hc && !r.failed; k++) {
         double v;
@@ -289,13 +290,12 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
         if (h->start[i] < 0 || h->start[i] > h->start[i + 1] || h->start[i + 1] > hc) r.failed = 1;
         else
             for (long k = h->start[i]; k < h->start[i + 1]; k++) {
-                ndem_contact_key *key = &h->key[k];
-                key->a = (int)i;
+                ndem_contact_key key = ndem_key_with_a((int)i, h->key[k]);
                 /* the reorder indexes bodies by b: it must be one */
-                long top = ndem_key_is_particle(*key) ? n : sim->geometry_count;
-                if (key->b < 0 || key->b >= top) r.failed = 1;
-                else if (!ndem_key_is_particle(*key) &&
-                         key->feature >= ndem_geometry_feature_count(&sim->geometry[key->b]))
+                long top = ndem_key_is_particle(key) ? n : sim->geometry_count;
+                if (key.b < 0 || key.b >= top) r.failed = 1;
+                else if (!ndem_key_is_particle(key) &&
+                         key.feature >= ndem_geometry_feature_count(&sim->geometry[key.b]))
                     r.failed = 1;
             }
     get(&r, &sim->stats, sizeof sim->stats);

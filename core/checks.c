@@ -166,8 +166,9 @@ void ndem_check_history(const ndem_sim *sim)
     check_csr(h->start, h->bodies, h->count, "history");
     for (long a = 0; a < h->bodies; a++)
         for (long k = h->start[a]; k < h->start[a + 1]; k++) {
-            check_key(sim, a, h->key[k], "history");
-            NDEM_CHECK(k == h->start[a] || ndem_key_before(h->key[k - 1], h->key[k]),
+            check_key(sim, a, ndem_key_with_a((int)a, h->key[k]), "history");
+            NDEM_CHECK(k == h->start[a] || ndem_key_before(ndem_key_with_a((int)a, h->key[k - 1]),
+                                                           ndem_key_with_a((int)a, h->key[k])),
                        "history of body %ld not sorted at %ld", a, k);
         }
 }

@@ -89,7 +89,7 @@ int ndem_pair_block_push(ndem_pair_block *blk, int key)
 int ndem_key_block_grow(ndem_key_block *blk)
 {
     long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
-    ndem_contact_key *k = realloc(blk->key, sizeof *k * (size_t)cap);
+    ndem_hist_key *k = realloc(blk->key, sizeof *k * (size_t)cap);
     if (!k) return -1;
     blk->key = k;
     blk->capacity = cap;
@@ -151,9 +151,10 @@ int ndem_contacts_join(ndem_sim *sim, long nblocks)
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
     for (long bi = 0; bi < nblocks; bi++) {
         const ndem_key_block *blk = &c->blocks[bi];
-        long lo = bi * NDEM_PAIR_BLOCK;
-        if (blk->count > 0)
-            memcpy(&c->key[start[lo]], blk->key, sizeof *blk->key * (size_t)blk->count);
+        long lo = bi * NDEM_PAIR_BLOCK, hi = lo + NDEM_PAIR_BLOCK < n ? lo + NDEM_PAIR_BLOCK : n;
+        for (long i = lo; i < hi; i++)
+            for (long k = start[i]; k < start[i + 1]; k++)
+                c->key[k] = ndem_key_with_a((int)i, blk->key[k - start[lo]]);
     }
     return 0;
 }
@@ -256,7 +257,6 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
     free(c->impact_lam);
     free(c->impact_lanes);
     free(c->color_mask);
-    free(c->island);
     for (long i = 0; i < c->block_capacity; i++) free(c->blocks[i].key);
     free(c->blocks);
     ndem_contact_skin_destroy(&c->skin);

@@ -23,6 +23,21 @@ typedef struct ndem_contact_key {
 #define NDEM_KEY_PARTICLE (-1)
 
 static inline int ndem_key_is_particle(ndem_contact_key k) { return k.feature < 0; }
+
+/* A key without body a, for arrays in CSR form by a (the warm-start history):
+ * a is the row the entry sits in, so storing it again would cost 4 bytes an
+ * entry. */
+typedef struct ndem_hist_key {
+    int b, feature;
+} ndem_hist_key;
+static inline ndem_hist_key ndem_hist_key_of(ndem_contact_key k)
+{
+    return (ndem_hist_key){k.b, k.feature};
+}
+static inline ndem_contact_key ndem_key_with_a(int a, ndem_hist_key k)
+{
+    return (ndem_contact_key){a, k.b, k.feature};
+}
 static inline int ndem_key_same(ndem_contact_key x, ndem_contact_key y)
 {
     return x.b == y.b && x.feature == y.feature && x.a == y.a;
@@ -68,10 +83,11 @@ typedef uint64_t ndem_color_mask;
 #define NDEM_COLOR_SETS (NDEM_COLORS + 1)
 #define NDEM_COLOR_MASK_FULL (~(ndem_color_mask)0)
 
-/* Keys found by one block of NDEM_PAIR_BLOCK bodies in the narrow phase (contacts.c). */
+/* Keys found by one block of NDEM_PAIR_BLOCK bodies in the narrow phase
+ * (contacts.c), without a: the join takes it from the per-body counts. */
 #define NDEM_PAIR_BLOCK 512
 typedef struct ndem_key_block {
-    ndem_contact_key *key;
+    ndem_hist_key *key;
     long count, capacity;
 } ndem_key_block;
 
@@ -121,21 +137,22 @@ typedef struct ndem_contacts {
     long block_capacity;
     int color_count;                       /* sets in use: colours, then the overflow set if any */
     long color_start[NDEM_COLOR_SETS + 1]; /* set c: packets [color_start[c], color_start[c+1]) */
-    ndem_color_mask *color_mask;           /* per body, colouring scratch */
+    /* per body, the colouring's masks; the impact stage's union-find (2 ints a
+     * body, solver.c) reuses the buffer: the two never run at once */
+    ndem_color_mask *color_mask;
     long mask_capacity;
-    int *island; /* per body: union-find parent for the impact stage */
-    long island_capacity;
     ndem_contact_skin skin; /* smooth DEM only */
 } ndem_contacts;
 
 /* Warm-start history: last step's contacts in pair order with their
- * impulses as world vectors, so a rotated tangent basis can be re-projected. */
+ * impulses as world vectors, so a rotated tangent basis can be re-projected.
+ * Entry k belongs to body a when start[a] <= k < start[a + 1]. */
 typedef struct ndem_history {
     long bodies; /* bodies covered by start */
     long count;
-    long *start; /* bodies + 1 */
-    ndem_contact_key *key;
-    float *lam; /* 7 per contact: normal, friction vector, rolling vector */
+    long *start;        /* bodies + 1 */
+    ndem_hist_key *key; /* b and feature; a from start */
+    float *lam;         /* 7 per contact: normal, friction vector, rolling vector */
     long capacity, start_capacity;
 } ndem_history;
 
@@ -156,7 +173,7 @@ int ndem_key_block_grow(ndem_key_block *blk);
 static inline int ndem_key_block_push(ndem_key_block *blk, ndem_contact_key key)
 {
     if (blk->count == blk->capacity && ndem_key_block_grow(blk)) return -1;
-    blk->key[blk->count++] = key;
+    blk->key[blk->count++] = ndem_hist_key_of(key);
     return 0;
 }
 /* A per-body candidate source: body i's candidates are j[start[i] .. start[i + 1]),

@@ -131,14 +131,15 @@ long ndem_sim_get_history(const ndem_sim *sim, ndem_history_entry **out)
     const long *id = sim->bodies.id;
     *out = malloc(sizeof **out * (size_t)(h->count + 1));
     if (!*out) return -1;
-    for (long k = 0; k < h->count; k++) {
-        ndem_contact_key key = h->key[k];
-        ndem_history_entry *e = &(*out)[k];
-        e->a = id[key.a];
-        e->b = ndem_key_is_particle(key) ? id[key.b] : -1 - (long)key.b;
-        e->feature = key.feature;
-        memcpy(e->lam, &h->lam[7 * k], sizeof e->lam);
-    }
+    for (long a = 0; a < h->bodies; a++)
+        for (long k = h->start[a]; k < h->start[a + 1]; k++) {
+            ndem_contact_key key = ndem_key_with_a((int)a, h->key[k]);
+            ndem_history_entry *e = &(*out)[k];
+            e->a = id[key.a];
+            e->b = ndem_key_is_particle(key) ? id[key.b] : -1 - (long)key.b;
+            e->feature = key.feature;
+            memcpy(e->lam, &h->lam[7 * k], sizeof e->lam);
+        }
     return h->count;
 }
 
@@ -159,7 +160,7 @@ static int set_history(ndem_sim *sim, long n, long count, const ndem_history_ent
     ndem_history *h = &sim->history;
     if (ndem_ensure((void **)&h->start, &h->start_capacity, n + 1, sizeof(long))) goto oom;
     if (count + 1 > h->capacity) {
-        ndem_contact_key *kb = realloc(h->key, sizeof *kb * (size_t)(count + 1));
+        ndem_hist_key *kb = realloc(h->key, sizeof *kb * (size_t)(count + 1));
         if (kb) h->key = kb;
         float *lam = realloc(h->lam, 7 * sizeof(float) * (size_t)(count + 1));
         if (lam) h->lam = lam;
@@ -196,7 +197,7 @@ static int set_history(ndem_sim *sim, long n, long count, const ndem_history_ent
     qsort(it, (size_t)m, sizeof *it, key_order);
     for (long i = 0; i <= n; i++) h->start[i] = 0;
     for (long k = 0; k < m; k++) {
-        h->key[k] = it[k].key;
+        h->key[k] = ndem_hist_key_of(it[k].key);
         const float *src = e[it[k].from].lam;
         float *dst = &h->lam[7 * k];
         dst[0] = src[0];

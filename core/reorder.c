@@ -72,7 +72,7 @@ static void swap_bodies(ndem_bodies *b, long i, long j)
 static long history_owner(const ndem_history *h, const long *new_of_old, long a, long k)
 {
     long na = new_of_old[a];
-    ndem_contact_key key = h->key[k];
+    ndem_contact_key key = ndem_key_with_a((int)a, h->key[k]);
     return ndem_key_is_particle(key) && new_of_old[key.b] < na ? new_of_old[key.b] : na;
 }
 
@@ -97,9 +97,8 @@ static int remap_history(ndem_history *h, const long *new_of_old, long n)
         for (long k = h->start[a]; k < h->start[a + 1]; k++) {
             long owner = history_owner(h, new_of_old, a, k);
             dest[k] = start[owner]++;
-            ndem_contact_key *key = &h->key[k];
-            key->a = (int)owner;
-            if (!ndem_key_is_particle(*key)) continue;
+            ndem_hist_key *key = &h->key[k]; /* its a is now owner's row */
+            if (key->feature >= 0) continue; /* a geometry feature: b is no body */
             if (owner == new_of_old[a]) {
                 key->b = (int)new_of_old[key->b];
             } else {
@@ -116,7 +115,7 @@ static int remap_history(ndem_history *h, const long *new_of_old, long n)
             memcpy(t, &h->lam[7 * k], sizeof t);
             memcpy(&h->lam[7 * k], &h->lam[7 * d], sizeof t);
             memcpy(&h->lam[7 * d], t, sizeof t);
-            ndem_contact_key key = h->key[k];
+            ndem_hist_key key = h->key[k];
             h->key[k] = h->key[d], h->key[d] = key;
             dest[k] = dest[d], dest[d] = d;
         }
@@ -141,7 +140,9 @@ int ndem_bodies_reorder(ndem_sim *sim)
         for (int k = 0; k < 3; k++)
             if (b->pos[3 * i + k] < lo[k]) lo[k] = b->pos[3 * i + k];
     double inv = rmax > 0 ? 0.5 / rmax : 1.0;
-    sim->neighbours.valid = 0; /* the lists hold old indices */
+    /* the lists hold old indices: stale from here, and their memory goes
+     * back before the reorder's own arrays come (the reorder step's peak) */
+    ndem_neighbours_drop(&sim->neighbours);
     sort_item *order = malloc(sizeof(sort_item) * (size_t)n);
     long *new_of_old = malloc(sizeof(long) * (size_t)n);
     if (!order || !new_of_old) {

@@ -130,7 +130,7 @@ static int history_find(const ndem_history *hist, ndem_contact_key key)
 {
     if (key.a >= hist->bodies) return -1;
     for (long k = hist->start[key.a]; k < hist->start[key.a + 1]; k++)
-        if (ndem_key_same(hist->key[k], key)) return (int)k;
+        if (hist->key[k].b == key.b && hist->key[k].feature == key.feature) return (int)k;
     return -1;
 }
 
@@ -300,7 +300,7 @@ int ndem_contacts_store_history(ndem_sim *sim)
     if (ndem_ensure((void **)&h->start, &h->start_capacity, nb + 1, sizeof(long))) return -1;
     if (c->count > h->capacity) {
         long cap = c->count + c->count / 2 + 256;
-        ndem_contact_key *kb = realloc(h->key, sizeof *kb * (size_t)cap);
+        ndem_hist_key *kb = realloc(h->key, sizeof *kb * (size_t)cap);
         if (kb) h->key = kb;
         float *lam = realloc(h->lam, 7 * sizeof(float) * (size_t)cap);
         if (lam) h->lam = lam;
@@ -308,7 +308,6 @@ int ndem_contacts_store_history(ndem_sim *sim)
         h->capacity = cap;
     }
     memcpy(h->start, c->start, sizeof(long) * (size_t)(nb + 1));
-    if (c->count > 0) memcpy(h->key, c->key, sizeof *h->key * (size_t)c->count);
     h->bodies = nb;
     h->count = c->count;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
@@ -316,6 +315,7 @@ int ndem_contacts_store_history(ndem_sim *sim)
         long at = c->slot[k];
         const ndem_packet *r = &c->packets[at / NDEM_LANES];
         int l = (int)(at % NDEM_LANES);
+        h->key[k] = ndem_hist_key_of(c->key[k]);
         float nf[3], tf[3], *o = &h->lam[7 * k];
         double n[3], t1[3], t2[3], lam[6];
         for (int q = 0; q < 3; q++) nf[q] = r->n[q][l];

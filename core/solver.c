@@ -372,13 +372,10 @@ static long impact_islands(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     long nb = sim->bodies.count + (sim->rigid ? sim->rigid->count : 0); /* bodies next */
-    if (2 * nb > c->island_capacity) {
-        int *p = realloc(c->island, 2 * sizeof(int) * (size_t)nb);
-        if (!p) return -1; /* keep every row: the unrestricted stage */
-        c->island = p;
-        c->island_capacity = 2 * nb;
-    }
-    int *parent = c->island, *hit = c->island + nb;
+    /* the colour masks' buffer: 2 ints a body fit in a mask's 8 bytes */
+    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, nb, sizeof(ndem_color_mask)))
+        return -1; /* keep every row: the unrestricted stage */
+    int *parent = (int *)c->color_mask, *hit = parent + nb;
     for (long i = 0; i < nb; i++) parent[i] = (int)i, hit[i] = 0;
     for (long k = 0; k < c->count; k++) {
         if (c->cold[c->slot[k]].impact == 0) continue;

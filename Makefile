@@ -51,7 +51,7 @@ REL := $(BUILD)/release$(if $(filter 1,$(NATIVE)),-native)
 SAN := $(BUILD)/asan
 DEPS_STAMP := $(BUILD)/.deps
 
-.PHONY: all deps test run bench bench-shapes bench-peers lint format fuzz clean check-tests ci-extra test-slurm
+.PHONY: all deps test run bench bench-large bench-shapes bench-peers lint format fuzz clean check-tests ci-extra test-slurm
 
 all: $(REL)/ndem $(REL)/ndemd
 
@@ -168,6 +168,15 @@ web/vendor/versions.json: $(WEB_NPM) web/build.mjs $(wildcard examples/*.json)
 
 bench: $(REL)/ndem
 	bash bench/run.sh $(REL)/ndem
+
+# The scaling curve: bed-100k scaled to 10^3, 10^4, 10^5 and 10^6 particles
+# (generated into build/bench-large by bench/make_scenes.py --bed), 0.5 s each,
+# measured over the last 0.1 s (bench/large.sh, docs/performance.md). The 10^6
+# bed needs about 1 GB; the default run takes a few minutes on 2 quiet cores.
+# LARGE_ARGS: more options (--threads N, --duration S, --counts "...", --keep).
+# Not part of `make test`.
+bench-large: $(REL)/ndem
+	bash bench/large.sh $(LARGE_ARGS) $(REL)/ndem
 
 # Shaped particles' cost: packed beds of 10^4 and 10^5 cubes beside the same
 # beds of spheres, NDEM and smooth DEM, 2 threads (bench/shapes.sh,

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """bench/make_scenes.py - writes the standard scenes of bench/README.md.
 
-usage: python3 bench/make_scenes.py [--out DIR] [--check]
+usage: python3 bench/make_scenes.py [--out DIR] [--check] [--bed COUNT [--duration S]]
   --out DIR  write into DIR instead of bench/
   --check    write nothing; exit 1 naming each file in bench/ (or DIR) that
              differs from what this script would write
+  --bed N    write only bed-N.json: bed-100k scaled to N particles (the same
+             density, the side times sqrt(N / 10^5)), for make bench-large;
+             not a committed scene (--duration: its simulated time)
 
 The scenes are job documents (docs/job.md). Every number comes from a named
 parameter below, derived from the experiments of Wang, Servin and Berglund,
@@ -97,13 +100,17 @@ BED_ITERATIONS = 25
 BED_FRAME_INTERVAL = 0.5
 
 
-def bed(count):
-    hi = rnd(MARGIN + BED_SIDE[count])
+def bed(count, scaled=False):
+    """The committed beds; scaled: bed-100k's region scaled to `count`
+    particles at its density (bench/large.sh's curve)."""
+    side = BED_SIDE[100000] * math.sqrt(count / 100000.0) if scaled else BED_SIDE[count]
+    hi = rnd(MARGIN + side)
     box = rnd(hi + MARGIN)
     return {
         "name": "bed-%d" % count,
         "scene": scene(
-            [{"type": "box", "min": [0, 0, 0], "max": [box, box, BED_BOX_HEIGHT[count]],
+            [{"type": "box", "min": [0, 0, 0],
+              "max": [box, box, BED_BOX_HEIGHT[100000 if scaled else count]],
               "inside": True, "material": "steel"}],
             [{"type": "random", "min": [rnd(MARGIN)] * 3, "max": [hi, hi, BED_TOP],
               "count": count, "radius": BIDISPERSE, "material": "ore", "seed": 1}],
@@ -306,7 +313,17 @@ def main():
     ap = argparse.ArgumentParser(description="Writes the standard scenes of bench/README.md.")
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--bed", type=int, help="write only bed-N.json, bed-100k scaled to N")
+    ap.add_argument("--duration", type=float, default=BED_DURATION)
     args = ap.parse_args()
+    if args.bed:
+        # bed-100k scaled (bench/large.sh): 10^3 .. 10^6 particles at one density
+        job = bed(args.bed, scaled=True)
+        job["solver"]["duration"] = args.duration
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "bed-%d.json" % args.bed), "w", encoding="utf-8") as f:
+            f.write(dump(job) + "\n")
+        return 0
     differ = []
     for name, make in SCENES.items():
         text = dump(make()) + "\n"

@@ -75,7 +75,8 @@ static void mem_breakdown(const ndem_sim *sim)
     mem_line("contacts key", (double)c->count, (double)c->capacity, sizeof *c->key, n, &s);
     mem_line("contacts slot", (double)c->count, (double)c->capacity, sizeof *c->slot, n, &s);
     mem_line("contacts start", (double)n + 1, (double)c->start_capacity, sizeof *c->start, n, &s);
-    mem_line("narrow-phase key blocks", (double)kb, (double)kbc, sizeof *c->key, n, &s);
+    mem_line("narrow-phase key blocks (b, feature)", (double)kb, (double)kbc, sizeof(ndem_hist_key), n,
+             &s);
     mem_line("packets", (double)c->packet_count, (double)c->packet_capacity, sizeof(ndem_packet), n,
              &s);
     mem_line("cold rows", (double)rows, (double)c->packet_capacity * NDEM_LANES,

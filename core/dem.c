@@ -233,35 +233,6 @@ static double step_damping(double g, double k, double m, double h)
     return k > 0 ? ndem_dem_discrete_damping(zeta, wh) : g * h / m;
 }
 
-/* A contact's first and last step (issue 14): the impulse h f of a step
- * stands for the force over [t - h/2, t + h/2], but a contact begins or ends
- * within a step, and a full step of dashpot there moves e by about kappa b
- * (dem_models.c). So the dashpot of those steps is scaled by the share of the
- * interval the contact spans: the first step (no history) touches since
- * delta / ddelta, 1/2 + delta / (h ddelta); the last (receding, and parting
- * before the next step at the approach speed v' this step's force leaves)
- * parts delta / |v'| after t, 1/2 + delta / (h |v'|). Both within (1/2, 3/2];
- * 1 in between. The spring's share of the same error is (omega h)^2 / 8. */
-typedef struct dem_edge {
-    double delta, ddelta, h, inv_m;
-    int first;
-} dem_edge;
-
-/* The normal force fel + g ddelta with the dashpot g scaled for the edges;
- * clamp: never pulls. */
-static double edge_normal_force(const dem_edge *e, double fel, double g, int clamp)
-{
-    double s = 1.0, v = e->ddelta;
-    if (e->first && v > 0 && e->delta < v * e->h) {
-        s = 0.5 + e->delta / (v * e->h);
-    } else if (!e->first && v < 0) {
-        double f = fel + g * v, vn = v - e->h * e->inv_m * (clamp && f < 0 ? 0 : f);
-        if (vn < 0 && e->delta < -vn * e->h) s = 0.5 + e->delta / (-vn * e->h);
-    }
-    double fn = fel + s * g * v;
-    return clamp && fn < 0 ? 0.0 : fn;
-}
-
 /* Energy a spring-dashpot-slider lost this step: the work h f . rate the
  * relative motion did on it less what its spring stored (u_new - u_old). */
 static double spring_loss(const double *f, const double *rate, double h, double u_old, double u_new)
@@ -273,8 +244,8 @@ static double spring_loss(const double *f, const double *rate, double h, double 
 typedef struct hertz_in {
     const ndem_pair_params *pp;
     double m_eff, inv_m, delta, ddelta, r_eff;
-    int pair;             /* material pair index */
-    const dem_edge *edge; /* the contact's first or last step */
+    int pair;                  /* material pair index */
+    const ndem_dem_edge *edge; /* the contact's first or last step */
 } hertz_in;
 
 /* AGX eq. (35.1): the Hertz normal force with Tsuji's dashpot, a Mindlin
@@ -300,7 +271,7 @@ static void hertz_law(const ndem_sim *sim, const hertz_in *in, const double *ut,
         gc <= 0 ? 0
                 : ndem_damp_table_eval(&sim->dem->dashpot[in->pair], h * sqrt(1.5) * q * in->inv_m);
     double dashpot = in->m_eff * ndem_min(bh, 0.25) / h;
-    double fel = ksd * delta, fn = edge_normal_force(in->edge, fel, dashpot, 1);
+    double fel = ksd * delta, fn = ndem_dem_edge_force(in->edge, fel, dashpot, 1);
     double dissip = (fn - fel) * ddelta * h; /* the dashpot as applied */
     double elastic = 0.4 * fel * delta;      /* integral of k_n delta^(3/2) */
     /* Mindlin: k_t = 8 G* sqrt(R* delta), G* = G / (2 (2 - nu)) */
@@ -423,7 +394,7 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
         rotate_into_plane(roll, n);
     }
     double fn, kt, r_eff = 0.5 * d_eff, excess, dissip = 0, elastic = 0;
-    const dem_edge edge = {delta, ddelta, h, inv_m, old == NULL};
+    const ndem_dem_edge edge = {delta, ddelta, h, inv_m, old == NULL};
     double ft[3], mr[3] = {0, 0, 0};
     double nu = pp->poisson_ratio;
     if (sim->solver.contact_model == NDEM_MODEL_HUNT_CROSSLEY) {
@@ -440,7 +411,7 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
          * that forms at a crawl (v0 -> 0) gets a dashpot no explicit step
          * can hold (this law ties the damping to v0, Muth et al.) */
         double dashpot = m_eff / h * ndem_min(step_damping(gc, ktan, m_eff, h), 0.25);
-        fn = edge_normal_force(&edge, kn * dn, dashpot, 1);
+        fn = ndem_dem_edge_force(&edge, kn * dn, dashpot, 1);
         dissip += (fn - kn * dn) * ddelta * h; /* the dashpot as applied (never pulling) */
         elastic = kn * dn * delta / (ex + 1.0);
         kt = pp->stiffness_ratio * ktan;
@@ -486,7 +457,7 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
         double zeta = 0.5 * pair_damping(sim, b->material[a], mb);
         double gn =
             m_eff / h * ndem_min(step_damping(2.0 * zeta * sqrt(m_eff * kn), kn, m_eff, h), 0.25);
-        fn = edge_normal_force(&edge, kn * delta, gn, 1); /* only while it pushes */
+        fn = ndem_dem_edge_force(&edge, kn * delta, gn, 1); /* only while it pushes */
         dissip += (fn - kn * delta) * ddelta * h;
         elastic = 0.5 * kn * delta * delta;
         kt = pp->stiffness_ratio * kn;
@@ -558,7 +529,7 @@ void ndem_dem_contact_force(const ndem_sim *sim, long k, double *out, double *hi
         double fel = kn * delta;
         /* no clamp: the dashpot may pull at the end of a contact, which is
          * what gives the restitution e exactly (LIGGGHTS' limitForce off) */
-        fn = edge_normal_force(&edge, fel, gamma, 0);
+        fn = ndem_dem_edge_force(&edge, fel, gamma, 0);
         dissip += fabs((fn - fel) * ddelta * h);
         kt = pp->stiffness_ratio * kn;
         /* incremental tangential force (the history holds the force) */

@@ -99,7 +99,7 @@ DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh)
     return ld(out);
 }
 
-/* dem.c's edge_normal_force with clamp: the dashpot g scaled for a
+/* ndem_dem_edge_force (dem_private.h) with clamp: the dashpot g scaled for a
  * contact's first and last step, and never pulling */
 DV_INLINE ndem_dv edge_force(ndem_dv delta, ndem_dv v, ndem_dm first, ndem_dv inv_m, double h,
                              ndem_dv fel, ndem_dv g)

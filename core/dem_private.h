@@ -63,6 +63,38 @@ static inline const double *ndem_dem_hist_find(const ndem_dem *d, long k0, ndem_
     return NULL;
 }
 
+/* A contact's first and last step (issue 14): the impulse h f of a step
+ * stands for the force over [t - h/2, t + h/2], but a contact begins or ends
+ * within a step, and a full step of dashpot there moves e by about kappa b
+ * (dem_models.c). So the dashpot of those steps is scaled by the share of the
+ * interval the contact spans: the first step (no history) touches since
+ * delta / ddelta, 1/2 + delta / (h ddelta); the last (receding, and parting
+ * before the next step at the approach speed v' this step's force leaves)
+ * parts delta / |v'| after t, 1/2 + delta / (h |v'|). Both within (1/2, 3/2];
+ * 1 in between. The spring's share of the same error is (omega h)^2 / 8.
+ * Every normal force goes through it: a sphere contact's (dem.c; dem_lanes.c
+ * has its lane copy) and each point of a shaped contact (dem_shape.c, with
+ * the point's depth, speed, history and mass share). */
+typedef struct ndem_dem_edge {
+    double delta, ddelta, h, inv_m; /* inv_m: 1 / the mass the force moves */
+    int first;                      /* 1: no history (the contact's first step) */
+} ndem_dem_edge;
+
+/* The normal force fel + g ddelta with the dashpot g scaled for the edges;
+ * clamp: never pulls. */
+static inline double ndem_dem_edge_force(const ndem_dem_edge *e, double fel, double g, int clamp)
+{
+    double s = 1.0, v = e->ddelta;
+    if (e->first && v > 0 && e->delta < v * e->h) {
+        s = 0.5 + e->delta / (v * e->h);
+    } else if (!e->first && v < 0) {
+        double f = fel + g * v, vn = v - e->h * e->inv_m * (clamp && f < 0 ? 0 : f);
+        if (vn < 0 && e->delta < -vn * e->h) s = 0.5 + e->delta / (-vn * e->h);
+    }
+    double fn = fel + s * g * v;
+    return clamp && fn < 0 ? 0.0 : fn;
+}
+
 /* One contact k: force and torques (NDEM_DEM_FORCE numbers: force on a,
  * torque on a, torque on b, then the contact network's), the history for the next step, and its
  * elastic energy, dissipation of this step and overlap (dem.c). Reads only last step's history:

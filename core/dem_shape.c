@@ -5,8 +5,10 @@
  * both bodies with the torques of the real lever arms. The pair's stiffness
  * is split among its points (a face lying on a face is not n times stiffer
  * than the law says) and the Hertz size d* is the volume-equivalent diameter
- * of a shaped body. Laws: hertz and hunt_crossley; no rolling resistance
- * (a flat face resists rolling by its points' lever arms). */
+ * of a shaped body. Laws: hertz, linear and hunt_crossley, each point's
+ * normal force with the first and last step's share (ndem_dem_edge_force);
+ * no rolling resistance (a flat face resists rolling by its points' lever
+ * arms). */
 #include "dem_private.h"
 #include "dem_shape.h"
 #include "shape_body.h"
@@ -100,6 +102,9 @@ static void point_law(const ndem_sim *sim, const point_in *p, const double *old,
         for (int q = 0; q < 3 && l2 > 0; q++) spring[q] *= len / l2;
     }
     double u_old, u_new;
+    /* the point's own first and last step (a point new to the manifold is
+     * a first step; its mass share m moves it) */
+    const ndem_dem_edge edge = {delta, p->ddelta, h, 1.0 / m, old == NULL};
     if (sim->solver.contact_model == NDEM_MODEL_HUNT_CROSSLEY) {
         double kn =
             p->split * (pp->stiffness > 0 ? pp->stiffness
@@ -110,7 +115,7 @@ static void point_law(const ndem_sim *sim, const point_in *p, const double *old,
         double ktan = ex * kn * pow(delta, ex - 1.0);
         double gc = kn * dn * sim->dem->damp[p->pair] / v0;
         double dashpot = m / h * ndem_min(step_damping(gc, ktan, m, h), 0.25);
-        fn = fmax(kn * dn + dashpot * p->ddelta, 0.0);
+        fn = ndem_dem_edge_force(&edge, kn * dn, dashpot, 1);
         *dissip += (fn - kn * dn) * p->ddelta * h;
         *elastic += kn * dn * delta / (ex + 1.0);
         kt = pp->stiffness_ratio * ktan;
@@ -131,7 +136,7 @@ static void point_law(const ndem_sim *sim, const point_in *p, const double *old,
          * spheres (the dashpot's pull at the end is what gives e) */
         double kn = p->split * p->kn_linear;
         double dashpot = m / h * step_damping(sim->dem->damp[p->pair] * sqrt(m * kn), kn, m, h);
-        fn = kn * delta + dashpot * p->ddelta;
+        fn = ndem_dem_edge_force(&edge, kn * delta, dashpot, 0);
         *dissip += fabs((fn - kn * delta) * p->ddelta * h);
         *elastic += 0.5 * kn * delta * delta;
         kt = pp->stiffness_ratio * kn;
@@ -147,7 +152,7 @@ static void point_law(const ndem_sim *sim, const point_in *p, const double *old,
         double bh =
             gc <= 0 ? 0 : ndem_damp_table_eval(&sim->dem->dashpot[p->pair], h * sqrt(ktan / m));
         double dashpot = m / h * ndem_min(bh, 0.25);
-        fn = fmax(kn * delta * sd + dashpot * p->ddelta, 0.0);
+        fn = ndem_dem_edge_force(&edge, kn * delta * sd, dashpot, 1);
         *dissip += (fn - kn * delta * sd) * p->ddelta * h;
         *elastic += 0.4 * kn * delta * delta * sd;
         double gmod = pp->young_modulus / (2.0 * (1.0 + nu));

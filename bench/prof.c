@@ -5,6 +5,7 @@
  * build: see docs/performance.md (not part of the engine or of make). */
 #include "job.h"
 #include "ndem.h"
+#include "sim.h" /* the lists' build count (internal) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
         return 1;
     }
     double wall = 0, ws = 0, wn = 0, wb = 0;
+    long builds0 = sim->neighbours.builds, impact_steps = 0, impact_rows = 0;
     for (long i = 0; i < steps; i++) {
         if (ndem_sim_step(sim) != NDEM_OK) {
             fprintf(stderr, "prof: %s\n", ndem_sim_error(sim));
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
         const ndem_step_stats *s = ndem_sim_stats(sim);
         wall += s->wall_total, ws += s->wall_solve, wn += s->wall_narrowphase;
         wb += s->wall_broadphase;
+        impact_steps += s->impacts > 0;
+        impact_rows += s->impact_rows;
     }
     const ndem_step_stats *s = ndem_sim_stats(sim);
     printf("step %ld rows %ld contacts %ld colors %d impacts %ld: %.2f ms/step (broad %.2f narrow "
@@ -63,6 +67,9 @@ int main(int argc, char **argv)
            s->step, s->rows, s->contacts, s->colors, s->impacts, 1e3 * wall / (double)steps,
            1e3 * wb / (double)steps, 1e3 * wn / (double)steps, 1e3 * ws / (double)steps,
            (unsigned long long)ndem_sim_state_hash(sim));
+    printf("list builds %ld, steps with impacts %ld, impact rows per step %.0f (of %ld steps)\n",
+           sim->neighbours.builds - builds0, impact_steps, (double)impact_rows / (double)steps,
+           steps);
     if (strcmp(argv[3], "settle") == 0) {
         void *buf = NULL;
         size_t n = 0;

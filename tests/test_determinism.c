@@ -274,6 +274,42 @@ START_TEST(fast_bodies_searched_afresh_equal_a_fresh_search)
 }
 END_TEST
 
+/* measure() checks the bodies in parallel: the particle named when the whole
+ * cloud leaves the scene's bounds in one step is the first in body order,
+ * on any thread count, as the serial loop named it. */
+START_TEST(first_escaping_particle_is_named_on_any_thread_count)
+{
+    char first[256] = "";
+    long step0 = -1;
+    setenv("NDEM_PARALLEL_MIN", "16", 1);
+    for (int threads = 1; threads <= 3; threads++) {
+        ndem_job *job = test_job(
+            "{\"scene\": {" TEST_MATERIALS ", \"particles\": [{\"type\": \"lattice\", "
+            "\"min\": [0, 0, 0], \"max\": [0.1, 0.1, 0.1], \"spacing\": 0.02, \"count\": 200, "
+            "\"radius\": 0.005, \"material\": \"ore\"}]}, "
+            "\"solver\": {\"time_step\": 0.002, \"duration\": 5.0, \"threads\": %d}}",
+            threads);
+        ndem_sim *sim = test_sim(job);
+        ndem_status st = NDEM_OK;
+        long step = 0;
+        while (st == NDEM_OK && step < 2500) st = ndem_sim_step(sim), step++;
+        ck_assert_int_eq(st, NDEM_ERR_ESCAPED);
+        const char *msg = ndem_sim_error(sim);
+        ck_assert_ptr_nonnull(strstr(msg, "left the scene bounds"));
+        if (threads == 1) {
+            snprintf(first, sizeof first, "%s", msg);
+            step0 = step;
+        }
+        ck_assert_int_eq(step, step0);
+        ck_assert_str_eq(msg, first);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+    }
+    unsetenv("NDEM_PARALLEL_MIN");
+    fprintf(stderr, "escape: %s\n", first);
+}
+END_TEST
+
 START_TEST(checkpoint_restore_equals_uninterrupted)
 {
     uint64_t straight = run_hash(2, STEPS, NULL);
@@ -348,6 +384,7 @@ int main(void)
     tcase_add_test(tc, solver_variants_give_the_same_bits);
     tcase_add_test(tc, kept_neighbour_lists_equal_a_fresh_search);
     tcase_add_test(tc, fast_bodies_searched_afresh_equal_a_fresh_search);
+    tcase_add_test(tc, first_escaping_particle_is_named_on_any_thread_count);
     tcase_add_test(tc, checkpoint_restore_equals_uninterrupted);
     tcase_add_test(tc, checkpoint_refuses_what_it_cannot_restore);
     suite_add_tcase(s, tc);

@@ -8,7 +8,7 @@
  * build: see docs/performance.md (not part of the engine or of make). */
 #include "job.h"
 #include "ndem.h"
-#include "sim.h" /* the breakdown reads the engine's arrays */
+#include "sim.h" /* the breakdown reads the engine's arrays, the lists' build count */
 
 #include <malloc.h>
 #include <stdio.h>
@@ -137,7 +137,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "prof: %s\n", err);
         return 1;
     }
-    double wall = 0, ws = 0, wn = 0, wb = 0;
+    double wall = 0, ws = 0, wn = 0, wb = 0, wi = 0;
+    long builds0 = sim->neighbours.builds, impact_steps = 0, impact_rows = 0;
     if (mem) mem_reset_peak();
     for (long i = 0; i < steps; i++) {
         long builds = sim->neighbours.builds;
@@ -149,13 +150,19 @@ int main(int argc, char **argv)
         const ndem_step_stats *s = ndem_sim_stats(sim);
         wall += s->wall_total, ws += s->wall_solve, wn += s->wall_narrowphase;
         wb += s->wall_broadphase;
+        wi += s->wall_integrate;
+        impact_steps += s->impacts > 0;
+        impact_rows += s->impact_rows;
     }
     const ndem_step_stats *s = ndem_sim_stats(sim);
     printf("step %ld rows %ld contacts %ld colors %d impacts %ld: %.2f ms/step (broad %.2f narrow "
-           "%.2f solve %.2f) hash %016llx\n",
+           "%.2f solve %.2f integrate %.2f) hash %016llx\n",
            s->step, s->rows, s->contacts, s->colors, s->impacts, 1e3 * wall / (double)steps,
            1e3 * wb / (double)steps, 1e3 * wn / (double)steps, 1e3 * ws / (double)steps,
-           (unsigned long long)ndem_sim_state_hash(sim));
+           1e3 * wi / (double)steps, (unsigned long long)ndem_sim_state_hash(sim));
+    printf("list builds %ld, steps with impacts %ld, impact rows per step %.0f (of %ld steps)\n",
+           sim->neighbours.builds - builds0, impact_steps, (double)impact_rows / (double)steps,
+           steps);
     if (mem) mem_breakdown(sim);
     if (strcmp(argv[3], "settle") == 0) {
         void *buf = NULL;

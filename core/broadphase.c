@@ -331,6 +331,7 @@ int ndem_neighbours_update(ndem_sim *sim, double *geometry_skin)
     const double h = sim->solver.time_step;
     long n = b->count;
     int fresh = !nl->valid || nl->bodies != n;
+    if (nl->extra_count > 0 && ndem_fast_bodies_reset(nl, n)) return -1; /* last step's */
     /* the two largest e (displacements counted) and h|v| (a new build) */
     double top[4] = {0.0, 0.0, 0.0, 0.0}, rmin = INFINITY, rmax = 0.0;
 #pragma omp parallel num_threads(ndem_threads_for(sim, n))
@@ -365,6 +366,12 @@ int ndem_neighbours_update(ndem_sim *sim, double *geometry_skin)
     int capped = need > 2.0 * rmax;
     if (!fresh && !capped && need <= nl->skin) return 0;
     double skin = fmin(0.05 * rmax + top[2] + top[3], 2.0 * rmax); /* nothing moved yet */
+    /* a few rattlers: searched afresh, the lists kept (broadphase_fast.c),
+     * where a fresh search would not be capped either */
+    if (!fresh && 0.05 * rmax + top[2] + top[3] <= 2.0 * rmax) {
+        int kept = ndem_fast_bodies_keep(sim, rmax, top[2]);
+        if (kept) return kept < 0 ? -1 : 0;
+    }
     /* capped: rebuilt every step anyway, so no margin */
     return neighbours_build(sim, capped ? skin : skin + NDEM_LIST_MARGIN * rmin, rmax);
 }
@@ -382,6 +389,8 @@ void ndem_neighbours_destroy(ndem_neighbours *nl)
     free(nl->start);
     free(nl->j);
     free(nl->x0);
+    free(nl->extra);
+    free(nl->extra_first);
     for (long i = 0; i < nl->block_capacity; i++) free(nl->blocks[i].key);
     free(nl->blocks);
     memset(nl, 0, sizeof *nl);

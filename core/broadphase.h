@@ -69,8 +69,16 @@ typedef struct ndem_neighbours {
     ndem_pair_block *blocks;
     long block_capacity;
     long builds; /* how many times the lists were built */
-    long tested; /* pairs the last build with big bodies tested for reach (its
-                  * work); not counted (0) in a build without big bodies */
+    /* Fast bodies (broadphase_fast.c): this step's pairs of the few bodies
+     * searched afresh, (a < b) sorted; extra_first[i]: body i's first pair
+     * as a, or -1 (every entry -1 between steps that have none). */
+    int *extra;
+    long extra_count, extra_capacity;
+    long *extra_first;
+    long extra_first_capacity;
+    long fast_steps; /* steps the lists served with fast bodies searched afresh */
+    long tested;     /* pairs the last build with big bodies tested for reach (its
+                      * work); not counted (0) in a build without big bodies */
 } ndem_neighbours;
 
 /* The grid for pairs within skin (rmax: the largest radius, ndem_within). */
@@ -84,6 +92,13 @@ void ndem_neighbours_destroy(ndem_neighbours *nl);
 /* Marks the lists stale and gives back their pairs and build positions (the
  * reorder, whose indices they no longer match, needs the memory first). */
 void ndem_neighbours_drop(ndem_neighbours *nl);
+/* The few fastest bodies (rattlers) searched afresh, when leaving them out
+ * keeps the other bodies within the lists' skin (broadphase_fast.c): 1 when
+ * the lists serve this step so, 0 when they must be rebuilt, -1 when out of
+ * memory. vmax: the largest h |v|. */
+int ndem_fast_bodies_keep(struct ndem_sim *sim, double rmax, double vmax);
+/* Forgets the last step's fast-body pairs; -1 when out of memory. */
+int ndem_fast_bodies_reset(ndem_neighbours *nl, long bodies);
 void ndem_grid_destroy(ndem_grid *g);
 
 #endif

@@ -190,10 +190,27 @@ static int search_body(const ndem_sim *sim, long i, const int *cj, long m, ndem_
     const ndem_bodies *b = &sim->bodies;
     double h = sim->solver.time_step;
     int failed = ndem_body_geometry_contacts(sim, i, *(const double *)arg, blk);
-    for (long k = 0; k < m; k++)
-        if (pair_contact(b, i, cj[k], h))
-            failed |=
-                ndem_key_block_push(blk, (ndem_contact_key){(int)i, cj[k], NDEM_KEY_PARTICLE});
+    const ndem_neighbours *nl = &sim->neighbours;
+    long e = nl->extra_count > 0 ? nl->extra_first[i] : -1, ee = nl->extra_count;
+    if (e < 0) { /* the usual body: its list */
+        for (long k = 0; k < m; k++)
+            if (pair_contact(b, i, cj[k], h))
+                failed |=
+                    ndem_key_block_push(blk, (ndem_contact_key){(int)i, cj[k], NDEM_KEY_PARTICLE});
+        return failed;
+    }
+    for (long k = 0; k < m || (e < ee && nl->extra[2 * e] == i);) {
+        /* the list and the fast bodies' pairs (broadphase_fast.c), merged by j */
+        int j;
+        if (e >= ee || nl->extra[2 * e] != i) j = cj[k++];
+        else if (k >= m || nl->extra[2 * e + 1] < cj[k]) j = nl->extra[2 * e++ + 1];
+        else {
+            j = cj[k++];
+            if (nl->extra[2 * e + 1] == j) e++; /* in both */
+        }
+        if (pair_contact(b, i, j, h))
+            failed |= ndem_key_block_push(blk, (ndem_contact_key){(int)i, j, NDEM_KEY_PARTICLE});
+    }
     return failed;
 }
 

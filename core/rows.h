@@ -83,5 +83,9 @@ int ndem_sweep_order(const char *name, char *err, size_t err_len);
 /* NDEM_WARM_ROWS: NULL, "" or "all" (0), or "normal" (1: the warm start
  * keeps last step's normal impulses only), else -1 with a message. */
 int ndem_warm_rows_switch(const char *value, char *err, size_t err_len);
+/* NDEM_IMPACT_REACH: NULL, "" or "island" (0: the impact stage sweeps every
+ * island with an impacting contact), or a number of contacts N >= 1 (the rows
+ * within N contacts of an impacting one, solver.c), else -1 with a message. */
+int ndem_impact_reach_switch(const char *value, char *err, size_t err_len);
 
 #endif

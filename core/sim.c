@@ -146,7 +146,11 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     sim->sweep_order = sim->isa < 0 ? -1 : ndem_sweep_order(getenv("NDEM_SWEEP"), err, err_len);
     sim->warm_normal_only =
         sim->sweep_order < 0 ? -1 : ndem_warm_rows_switch(getenv("NDEM_WARM_ROWS"), err, err_len);
+    sim->impact_reach = sim->warm_normal_only < 0
+                            ? -1
+                            : ndem_impact_reach_switch(getenv("NDEM_IMPACT_REACH"), err, err_len);
     if (sim->isa < 0 || sim->sweep_order < 0 || sim->warm_normal_only < 0 ||
+        sim->impact_reach < 0 ||
         ndem_overflow_switch(getenv("NDEM_OVERFLOW"), &sim->overflow_all, err, err_len)) {
         ndem_sim_destroy(sim);
         return NULL;
@@ -261,6 +265,7 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_general_destroy(sim->general);
     ndem_decomp_destroy(sim->decomp);
     free(sim->forced);
+    free(sim->body_energy);
     free(sim);
 }
 

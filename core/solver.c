@@ -403,6 +403,72 @@ static long impact_islands(ndem_sim *sim)
     return kept;
 }
 
+int ndem_impact_reach_switch(const char *value, char *err, size_t err_len)
+{
+    if (!value || !value[0] || !strcmp(value, "island")) return 0;
+    char *end = NULL;
+    long n = strtol(value, &end, 10);
+    if (end != value && !*end && n >= 1 && n <= 1000000) return (int)n;
+    snprintf(err, err_len,
+             "NDEM_IMPACT_REACH=%s: not a setting (\"island\", a number of contacts from 1 "
+             "to 1000000, or unset)",
+             value);
+    return -1;
+}
+
+/* The impact stage within `reach` contacts of an impacting one
+ * (NDEM_IMPACT_REACH=N): hop counts from the bodies of impacting contacts
+ * over touching particle pairs, relaxed in pair order until they hold (each
+ * pass carries them at least one contact further, so at most reach + 1
+ * passes matter; counts are capped at reach). A touching row stays when one
+ * of its bodies is fewer than `reach` contacts away: reach 1 keeps the rows
+ * of the impacting bodies. "The impact forces are propagated instantaneously
+ * in the contact network" (AGX 35.3), through "impact iterations" that set
+ * how far (AGX 35.5.2): each iteration of a Jacobi sweep carries an impulse
+ * one contact further. Serial and order independent, so deterministic.
+ * Spheres and static geometry only (ndem_solve_impact). */
+static long impact_reach(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    long nb = sim->bodies.count;
+    const int reach = sim->impact_reach;
+    if (nb > c->island_capacity) {
+        int *p = realloc(c->island, sizeof(int) * (size_t)nb);
+        if (!p) return -1;
+        c->island = p;
+        c->island_capacity = nb;
+    }
+    int *hops = c->island;
+    for (long i = 0; i < nb; i++) hops[i] = reach;
+    for (long k = 0; k < c->count; k++)
+        if (c->cold[c->slot[k]].impact == 2) {
+            ndem_contact_key key = c->key[k];
+            hops[key.a] = 0;
+            if (ndem_key_is_particle(key)) hops[key.b] = 0;
+        }
+    for (int pass = 0, changed = 1; changed && pass <= reach; pass++) {
+        changed = 0;
+        for (long k = 0; k < c->count; k++) {
+            ndem_contact_key key = c->key[k];
+            if (!ndem_key_is_particle(key) || c->cold[c->slot[k]].impact == 0) continue;
+            int ha = hops[key.a], hb = hops[key.b];
+            if (ha + 1 < hb) hops[key.b] = ha + 1, changed = 1;
+            else if (hb + 1 < ha) hops[key.a] = hb + 1, changed = 1;
+        }
+    }
+    long kept = 0;
+    for (long k = 0; k < c->count; k++) {
+        ndem_row_cold *r = &c->cold[c->slot[k]];
+        if (r->impact == 0) continue;
+        ndem_contact_key key = c->key[k];
+        int h = hops[key.a];
+        if (ndem_key_is_particle(key) && hops[key.b] < h) h = hops[key.b];
+        if (h < reach) kept++;
+        else r->impact = 0;
+    }
+    return kept;
+}
+
 /* Impact stage inputs per packet: which lanes take part, their targets. */
 static int impact_packets(ndem_sim *sim)
 {
@@ -486,7 +552,9 @@ void ndem_solve_impact(ndem_sim *sim)
     /* decomposed: every process sweeps (and exchanges) when any has an impact */
     const ndem_decomp *d = sim->decomp;
     long any = d ? (long)d->hooks.sum(d->hooks.ctx, (double)impacts) : impacts;
-    long impact_rows = any > 0 ? impact_islands(sim) : 0;
+    /* within a reach of contacts (spheres, static geometry), else by islands */
+    int by_reach = sim->impact_reach > 0 && !d && !sim->rigid && !sim->general;
+    long impact_rows = any == 0 ? 0 : by_reach ? impact_reach(sim) : impact_islands(sim);
     int skip = 0;
     if (any > 0 && impact_packets(sim)) {
         impacts = 0; /* out of memory: skip the impact stage this step */

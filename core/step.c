@@ -43,41 +43,66 @@ static void integrate(ndem_sim *sim)
     if (sim->rigid) ndem_rigid_integrate(sim); /* dynamic geometry: by its new velocities */
 }
 
-/* Kinetic energy, contact counts and the first bad particle, in body order so
- * the figures do not depend on the thread count. */
+/* The first particle with a non-finite state or outside the scene's
+ * bounds: its message; NDEM_OK when body i is fine. */
+static ndem_status body_check(ndem_sim *sim, long i)
+{
+    const ndem_bodies *b = &sim->bodies;
+    const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
+    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) && isfinite(v[1]) &&
+          isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) && isfinite(v[5]))) {
+        snprintf(sim->error, sizeof sim->error,
+                 "particle %ld has a non-finite state at t = %.6g s (step %ld); "
+                 "reduce the time step",
+                 b->id[i], sim->time, sim->step);
+        return NDEM_ERR_NONFINITE;
+    }
+    for (int k = 0; k < 3; k++)
+        if (x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]) {
+            snprintf(sim->error, sizeof sim->error,
+                     "particle %ld left the scene bounds at t = %.6g s (step %ld), "
+                     "position (%.4g, %.4g, %.4g)",
+                     b->id[i], sim->time, sim->step, x[0], x[1], x[2]);
+            return NDEM_ERR_ESCAPED;
+        }
+    return NDEM_OK;
+}
+
+/* Kinetic energy, contact counts and the first bad particle. Each body's
+ * energy is computed in parallel and summed in body order, so the figures
+ * are those of a serial loop for any thread count. */
 static ndem_status measure(ndem_sim *sim)
 {
     const ndem_bodies *b = &sim->bodies;
-    double ke = 0;
-    for (long i = 0; i < b->count; i++) {
+    long n = b->count, first_bad = n;
+    if (ndem_ensure((void **)&sim->body_energy, &sim->body_energy_capacity, n, sizeof(double)))
+        return NDEM_ERR_MEMORY;
+    double *e = sim->body_energy;
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))                    \
+    reduction(min                                                                                  \
+              : first_bad)
+    for (long i = 0; i < n; i++) {
+        e[i] = 0.0;
         if (ndem_decomp_is_ghost(sim->decomp, b->id[i])) continue; /* its owner counts it */
         const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
         /* a particle with locked rotation has inv_inertia 0 and no spin */
         double m = 1.0 / b->inv_mass[i], in = b->inv_inertia[i] > 0 ? 1.0 / b->inv_inertia[i] : 0;
         if (sim->shapes && b->shape[i] >= 0) /* full inertia */
-            ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
-                  ndem_shapes_rot_energy(sim, i);
+            e[i] = 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                   ndem_shapes_rot_energy(sim, i);
         else
-            ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
-                  0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
-        if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
-              isfinite(v[1]) && isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) &&
-              isfinite(v[5]))) {
-            snprintf(sim->error, sizeof sim->error,
-                     "particle %ld has a non-finite state at t = %.6g s (step %ld); "
-                     "reduce the time step",
-                     b->id[i], sim->time, sim->step);
-            return NDEM_ERR_NONFINITE;
-        }
-        for (int k = 0; k < 3; k++)
-            if (x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]) {
-                snprintf(sim->error, sizeof sim->error,
-                         "particle %ld left the scene bounds at t = %.6g s (step %ld), "
-                         "position (%.4g, %.4g, %.4g)",
-                         b->id[i], sim->time, sim->step, x[0], x[1], x[2]);
-                return NDEM_ERR_ESCAPED;
-            }
+            e[i] = 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                   0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        int ok = isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
+                 isfinite(v[1]) && isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) &&
+                 isfinite(v[5]);
+        for (int k = 0; k < 3 && ok; k++)
+            ok = !(x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]);
+        if (!ok && i < first_bad) first_bad = i;
     }
+    if (first_bad < n) return body_check(sim, first_bad);
+    double ke = 0;
+    for (long i = 0; i < n; i++) ke += e[i];
     int bad = ndem_rigid_bad(sim->rigid);
     if (bad >= 0) {
         snprintf(sim->error, sizeof sim->error,
@@ -93,7 +118,9 @@ static ndem_status measure(ndem_sim *sim)
     if (sim->dem) return NDEM_OK; /* contact counts come from dem.c */
     const ndem_contacts *c = &sim->contacts;
     long touching = 0, geo = 0;
-    double maxov = 0;
+    double maxov = 0; /* counts and a maximum: the same for any split */
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))            \
+    reduction(+ : touching, geo) reduction(max : maxov)
     for (long p = 0; p < c->packet_count; p++)
         for (int l = 0; l < c->fill[p]; l++) {
             const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];

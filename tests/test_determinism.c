@@ -226,6 +226,90 @@ START_TEST(kept_neighbour_lists_equal_a_fresh_search)
 }
 END_TEST
 
+/* A resting bed and three bodies falling onto it: the fallers alone outrun
+ * the lists' skin, and the lists are kept with the fallers searched afresh
+ * each step (broadphase_fast.c). The states must equal those of a fresh
+ * search every step. */
+static ndem_job *rattler_scene(void)
+{
+    return test_job(
+        "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
+        "{\"materials\": [\"ore\", \"ore\"], \"friction\": 0.5, \"restitution\": 0.5},"
+        "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.5, \"restitution\": 0.5}],"
+        "\"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.25, 0.25, 0.6], "
+        "\"inside\": true, \"material\": \"steel\"}],"
+        "\"particles\": [{\"type\": \"lattice\", \"min\": [0.006, 0.006, 0.006], \"max\": "
+        "[0.244, 0.244, 0.1], \"spacing\": 0.012, \"count\": 1500, \"radius\": 0.006, "
+        "\"material\": \"ore\"},"
+        "{\"type\": \"random\", \"min\": [0.05, 0.05, 0.2], \"max\": [0.2, 0.2, 0.3], "
+        "\"count\": 3, \"radius\": 0.006, \"material\": \"ore\", \"seed\": 5}]},"
+        "\"solver\": {\"time_step\": 0.002, \"iterations\": 20, \"duration\": 1.0, "
+        "\"threads\": 2}}");
+}
+
+START_TEST(fast_bodies_searched_afresh_equal_a_fresh_search)
+{
+    uint64_t hash[2];
+    long builds[2], fast[2];
+    const long steps = 150;
+    for (int fresh = 0; fresh < 2; fresh++) {
+        ndem_job *job = rattler_scene();
+        ndem_sim *sim = test_sim(job);
+        for (long i = 0; i < steps; i++) {
+            if (fresh) sim->neighbours.valid = 0;
+            test_step(sim);
+        }
+        hash[fresh] = ndem_sim_state_hash(sim);
+        builds[fresh] = sim->neighbours.builds;
+        fast[fresh] = sim->neighbours.fast_steps;
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+    }
+    ck_assert_int_eq(builds[1], steps);
+    ck_assert_int_eq(fast[1], 0);
+    /* the fallers were searched afresh for many steps, the lists kept */
+    ck_assert_int_gt(fast[0], steps / 3);
+    ck_assert_int_lt(builds[0], steps / 10);
+    ck_assert_uint_eq(hash[0], hash[1]);
+}
+END_TEST
+
+/* measure() checks the bodies in parallel: the particle named when the whole
+ * cloud leaves the scene's bounds in one step is the first in body order,
+ * on any thread count, as the serial loop named it. */
+START_TEST(first_escaping_particle_is_named_on_any_thread_count)
+{
+    char first[256] = "";
+    long step0 = -1;
+    setenv("NDEM_PARALLEL_MIN", "16", 1);
+    for (int threads = 1; threads <= 3; threads++) {
+        ndem_job *job = test_job(
+            "{\"scene\": {" TEST_MATERIALS ", \"particles\": [{\"type\": \"lattice\", "
+            "\"min\": [0, 0, 0], \"max\": [0.1, 0.1, 0.1], \"spacing\": 0.02, \"count\": 200, "
+            "\"radius\": 0.005, \"material\": \"ore\"}]}, "
+            "\"solver\": {\"time_step\": 0.002, \"duration\": 5.0, \"threads\": %d}}",
+            threads);
+        ndem_sim *sim = test_sim(job);
+        ndem_status st = NDEM_OK;
+        long step = 0;
+        while (st == NDEM_OK && step < 2500) st = ndem_sim_step(sim), step++;
+        ck_assert_int_eq(st, NDEM_ERR_ESCAPED);
+        const char *msg = ndem_sim_error(sim);
+        ck_assert_ptr_nonnull(strstr(msg, "left the scene bounds"));
+        if (threads == 1) {
+            snprintf(first, sizeof first, "%s", msg);
+            step0 = step;
+        }
+        ck_assert_int_eq(step, step0);
+        ck_assert_str_eq(msg, first);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+    }
+    unsetenv("NDEM_PARALLEL_MIN");
+    fprintf(stderr, "escape: %s\n", first);
+}
+END_TEST
+
 START_TEST(checkpoint_restore_equals_uninterrupted)
 {
     uint64_t straight = run_hash(2, STEPS, NULL);
@@ -299,6 +383,8 @@ int main(void)
     tcase_add_test(tc, dem_threaded_loops_do_not_change_states);
     tcase_add_test(tc, solver_variants_give_the_same_bits);
     tcase_add_test(tc, kept_neighbour_lists_equal_a_fresh_search);
+    tcase_add_test(tc, fast_bodies_searched_afresh_equal_a_fresh_search);
+    tcase_add_test(tc, first_escaping_particle_is_named_on_any_thread_count);
     tcase_add_test(tc, checkpoint_restore_equals_uninterrupted);
     tcase_add_test(tc, checkpoint_refuses_what_it_cannot_restore);
     suite_add_tcase(s, tc);

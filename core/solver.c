@@ -432,13 +432,10 @@ static long impact_reach(ndem_sim *sim)
     ndem_contacts *c = &sim->contacts;
     long nb = sim->bodies.count;
     const int reach = sim->impact_reach;
-    if (nb > c->island_capacity) {
-        int *p = realloc(c->island, sizeof(int) * (size_t)nb);
-        if (!p) return -1;
-        c->island = p;
-        c->island_capacity = nb;
-    }
-    int *hops = c->island;
+    /* the colour masks' buffer, as impact_islands uses it */
+    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, nb, sizeof(ndem_color_mask)))
+        return -1;
+    int *hops = (int *)c->color_mask;
     for (long i = 0; i < nb; i++) hops[i] = reach;
     for (long k = 0; k < c->count; k++)
         if (c->cold[c->slot[k]].impact == 2) {

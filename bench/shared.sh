@@ -108,7 +108,8 @@ run_jobs() {
 import json, sys, time, urllib.error, urllib.request
 api, limit, ids = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
 def get(path, data=None):
-    with urllib.request.urlopen(api + path, data) as r:
+    req = urllib.request.Request(api + path, data, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as r:
         return json.load(r)
 until = time.time() + limit
 while True:
@@ -118,7 +119,7 @@ while True:
     if time.time() > until:  # too slow: stop them, measure the steps they made
         for i in left:
             try:
-                get("/api/v1/jobs/%s/cancel" % i, b"")
+                get("/api/v1/jobs/%s/cancel" % i, b"{}")
             except urllib.error.HTTPError:  # 409: it ended meanwhile
                 pass
         until = float("inf")
@@ -148,7 +149,10 @@ one() {
     esac
     start_daemon "$workers" "$threads" "$policy" "$budget"
     case "$case" in busy*) yes > /dev/null & busy=$! ;; esac
-    r=$(run_jobs "$jobs")
+    if ! r=$(run_jobs "$jobs"); then  # a failed run: no numbers, counted as failed
+        r=
+        { echo "shared: $case $threads $policy failed; ndemd's log ends:"; tail -5 "$work/ndemd.log"; } >&2
+    fi
     [ -n "$busy" ] && { kill "$busy"; wait "$busy" 2>/dev/null || true; busy=; }
     stop_daemon
     echo "$r"
@@ -173,7 +177,11 @@ import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     f = line.split()
-    rows.setdefault((f[0], int(f[1]), f[2]), []).append([float(x) for x in f[3:]])
+    runs = rows.setdefault((f[0], int(f[1]), f[2]), [])
+    if len(f) > 3:
+        runs.append([float(x) for x in f[3:]])
+failed = {k: v for k, v in rows.items() if not v}
+rows = {k: v for k, v in rows.items() if v}
 def summary(runs):
     # per job: the median of the rounds; steps per second: the jobs' sum
     per_job = [statistics.median(r[j] for r in runs) for j in range(len(runs[0]))]
@@ -189,4 +197,6 @@ for (case, t, p), (per_job, rate, lo, hi) in sorted(table.items()):
     print("%-14s %7d %-9s %-17s %8.1f %15s %7.0f%%" % (
         case, t, p, " ".join("%.1f" % x for x in per_job), rate, "%.1f..%.1f" % (lo, hi),
         100 * rate / best[case]))
+for k in failed:
+    print("failed in every round: %s %d %s" % k)
 EOF

@@ -168,6 +168,7 @@ int main(int argc, char **argv)
     int rc = ndem_config_load(&app.cfg, argc, argv, stderr);
     if (rc) return rc > 0 ? 0 : 2;
     choose_wait_policy(&app.cfg, argv);
+    const char *cores_from = app.cfg.cores > 0 ? "--cores" : "the CPUs ndemd may run on";
     choose_cores(&app.cfg);
     raise_fd_limit(&app.cfg);
     app.parse_budget.limit = app.cfg.parse_budget;
@@ -258,12 +259,11 @@ int main(int argc, char **argv)
     if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld (--threads)", app.cfg.threads);
     const char *wait = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
     ndem_log("ndemd: listening on http://%s:%d (streams on ws://%s:%d), data in %s, "
-             "%ld worker(s), threads per job: %s, at most %ld core(s) / running jobs "
-             "(--cores %ld), OpenMP waits: OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s, "
-             "authentication %s",
+             "%ld worker(s), threads per job: %s, at most %ld core(s) / running jobs (%s), "
+             "OpenMP waits: OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s, authentication %s",
              app.cfg.http_host, ndem_http_port(app.http), app.cfg.ws_host,
              ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads, app.cfg.cores,
-             app.cfg.cores, wait ? wait : "(unset)", spin ? spin : "(unset)",
+             cores_from, wait ? wait : "(unset)", spin ? spin : "(unset)",
              app.cfg.auth ? "on (bearer tokens)" : "off");
 
     for (;;) {

@@ -272,6 +272,16 @@ static void apply_budget(run *r)
              running, r->w->pool->cfg->cores);
 }
 
+/* The job's steps are over: its threads go to the others at their next
+ * step, not after its files are synced (which can take seconds). */
+static void leave_budget(worker *w)
+{
+    pthread_mutex_lock(&w->pool->lock);
+    w->sharing = 0;
+    pthread_mutex_unlock(&w->pool->lock);
+    atomic_store(&w->threads, 0);
+}
+
 /* ---- the hooks of the shared run loop (api/run.h) ---- */
 enum { RUN_CANCELLED = 1, RUN_STOPPING = 2, RUN_OUTPUT_FAILED = 3 };
 
@@ -375,6 +385,7 @@ static void run_job(worker *w, const ndem_job_row *row)
     ndem_run_hooks hooks = {&r, run_stop, run_row, run_frame, run_tick};
     int end = ndem_run_loop(r.sim, r.job->scene.solver.time_step, r.job->output.frame_interval,
                             &r.resume.next_frame, &hooks);
+    leave_budget(w);
     const char *status = "succeeded";
     const char *error = NULL;
     if (end == RUN_CANCELLED) {
@@ -397,10 +408,7 @@ static void run_job(worker *w, const ndem_job_row *row)
     }
     finish(&r, status, error, ndem_mono() - t0);
 out:
-    pthread_mutex_lock(&p->lock);
-    w->sharing = 0; /* the others' next steps take its threads */
-    pthread_mutex_unlock(&p->lock);
-    atomic_store(&w->threads, 0);
+    leave_budget(w);
     ndem_store_end(p->store, row->id);
     w->rate = 0;
     free(r.series);

@@ -52,8 +52,10 @@ START_TEST(two_jobs_share_the_cores_and_keep_their_results)
     td_start(&d, "--workers", "2", "--cores", "2", "--threads", "2", "--progress-interval", "0.05",
              (char *)NULL);
     ck_assert_int_eq(td_log_count(&d, "at most 2 core(s) / running jobs (--cores)"), 1);
-    /* a alone; then b and c at once, c twice as long: it ends alone */
-    char *shrt = td_long_job_doc("short", 0.2, 0.01), *full = td_long_job_doc("full", 0.4, 0.02);
+    /* a alone; then c and b at once, c four times as long: it ends alone. c
+     * goes first: a submission can take a second on a loaded disk, and c
+     * still runs when b starts */
+    char *shrt = td_long_job_doc("short", 0.4, 0.02), *full = td_long_job_doc("full", 1.6, 0.08);
     char a[64], b[64], c[64];
     td_submit(&d, full, a);
     const int two[] = {2};
@@ -61,9 +63,10 @@ START_TEST(two_jobs_share_the_cores_and_keep_their_results)
     td_wait_status(&d, a, "succeeded", 120);
     ck_assert(has_line(&d, a, "2 thread(s) per step (1 running job(s) share 2 core(s))"));
     ck_assert(!has_line(&d, a, "1 thread(s) per step"));
-
-    td_submit(&d, shrt, b);
+    /* both workers idle, so that b and c start together */
+    wait_threads(&d, 0, NULL, 60);
     td_submit(&d, full, c);
+    td_submit(&d, shrt, b);
     const int ones[] = {1, 1};
     wait_threads(&d, 2, ones, 60);
     td_wait_status(&d, b, "succeeded", 120);
@@ -91,7 +94,7 @@ START_TEST(the_remainder_goes_to_the_first_worker_and_a_job_keeps_its_own_limit)
     td_daemon d;
     td_start(&d, "--workers", "2", "--cores", "3", "--progress-interval", "0.05", (char *)NULL);
     char *own = td_long_job_doc("own", 0.4, 0.1); /* solver.threads 1 */
-    char *any = td_long_job_doc("any", 0.4, 0.1);
+    char *any = td_long_job_doc("any", 1.6, 0.4);
     char *p = strstr(any, "\"threads\": 1");
     ck_assert_ptr_nonnull(p);
     p[11] = '0'; /* "threads": 0: any number */

@@ -360,6 +360,10 @@ const char *ndem_sim_error(const ndem_sim *sim);
 const ndem_step_stats *ndem_sim_stats(const ndem_sim *sim);
 long ndem_sim_particle_count(const ndem_sim *sim);
 long ndem_sim_total_steps(const ndem_sim *sim); /* ceil(duration / h) */
+/* OpenMP threads of the next steps (0: the runtime's default), for a daemon
+ * that shares its cores between jobs; results do not depend on it. */
+void ndem_sim_set_threads(ndem_sim *sim, int threads);
+int ndem_sim_threads(const ndem_sim *sim);
 
 /* A copy of the particle state, in creation order. Arrays owned by the frame:
  * release with ndem_frame_free. */

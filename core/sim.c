@@ -286,6 +286,12 @@ const char *ndem_sim_error(const ndem_sim *sim) { return sim->error; }
 const ndem_step_stats *ndem_sim_stats(const ndem_sim *sim) { return &sim->stats; }
 long ndem_sim_particle_count(const ndem_sim *sim) { return sim->bodies.count; }
 long ndem_sim_total_steps(const ndem_sim *sim) { return sim->total_steps; }
+int ndem_sim_threads(const ndem_sim *sim) { return sim->threads; }
+
+void ndem_sim_set_threads(ndem_sim *sim, int threads)
+{
+    sim->threads = threads > 0 ? threads : omp_get_max_threads();
+}
 int ndem_sim_geometry_count(const ndem_sim *sim) { return sim->geometry_count; }
 
 const ndem_geometry_def *ndem_sim_geometry(const ndem_sim *sim, int g)

@@ -41,6 +41,13 @@ static const opt options[] = {
      "jobs run at the same time (one worker thread each)"},
     {"threads", OPT_LONG, "0", 0, 1024, "NDEM_THREADS", offsetof(ndem_config, threads), 0,
      "OpenMP threads per job (0: the job's solver.threads)"},
+    {"cores", OPT_LONG, "0", 0, 4096, "NDEM_CORES", offsetof(ndem_config, cores), 0,
+     "cores the running jobs share: each gets at most cores / running jobs threads, set anew "
+     "every step (0: the CPUs ndemd may run on)"},
+    {"omp-spin", OPT_LONG, "1000", -1, 1e12, "NDEM_OMP_SPIN", offsetof(ndem_config, omp_spin), 0,
+     "GOMP_SPINCOUNT ndemd sets when neither it nor OMP_WAIT_POLICY is in the environment: how "
+     "long an idle OpenMP thread spins before it sleeps (0: not at all, as PASSIVE; -1: the "
+     "runtime's default)"},
     {"http-threads", OPT_LONG, "4", 1, 256, "NDEM_HTTP_THREADS",
      offsetof(ndem_config, http_threads), 0, "threads answering HTTP requests"},
     {"max-body", OPT_LONG, "8388608", 1024, 1073741824, "NDEM_MAX_BODY",

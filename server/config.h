@@ -11,6 +11,8 @@ typedef struct ndem_config {
     char web[1024];              /* static files served at / */
     long workers;                /* jobs run at once */
     long threads;                /* OpenMP threads per job; 0 = the job's solver.threads */
+    long cores;                  /* the running jobs' thread budget; 0 = the CPUs we may use */
+    long omp_spin;               /* GOMP_SPINCOUNT to set; -1 = the runtime's default */
     long http_threads;           /* libmicrohttpd thread pool */
     long max_body;               /* bytes of a request body */
     long parse_budget;           /* bytes of job documents being parsed at once */

@@ -9,6 +9,7 @@
  * in plain code, not in a signal handler. It goes in reverse: stop
  * accepting requests, let each worker checkpoint its job and put it back in
  * the queue (one step at most), drain the disk writer, close the streams. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "app.h"
 #include "jobdir.h"
 #include "log.h"
@@ -21,7 +22,7 @@
 #include <malloc.h>
 #endif
 #include <fcntl.h>
-#include <omp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,19 +45,32 @@ static int make_dirs(const char *path)
     return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-/* Several jobs on too few cores: OpenMP's spinning barriers would take each
- * other's cores and a step could take many times longer. The runtime reads
- * OMP_WAIT_POLICY once, when it loads, so ndemd sets it and re-executes
- * itself (same pid, same arguments). A policy set by the user is kept. */
+/* An idle OpenMP thread spins, then sleeps. Spinning forever (ACTIVE)
+ * takes the core of a thread another job or process needs, and a barrier
+ * can then wait a whole time slice; never spinning (PASSIVE) costs a job
+ * alone more than twice its step (docs/performance.md, "Session 10").
+ * ndemd bounds the spin instead (--omp-spin). The runtime reads
+ * GOMP_SPINCOUNT once, when it loads, so ndemd sets it and re-executes
+ * itself (same pid, same arguments). A setting of the user's is kept. */
 static void choose_wait_policy(const ndem_config *cfg, char **argv)
 {
-    if (getenv("OMP_WAIT_POLICY")) return;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long per_job = cfg->threads > 0 ? cfg->threads : cores;
-    if (cores < 1 || cfg->workers * per_job <= cores) return;
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || cfg->omp_spin < 0) return;
+    char spin[32];
+    snprintf(spin, sizeof spin, "%ld", cfg->omp_spin);
+    setenv("GOMP_SPINCOUNT", spin, 1);
     execv("/proc/self/exe", argv);
-    /* exec failed: go on with spinning barriers */
+    /* exec failed: go on with the runtime's default */
+}
+
+/* --cores 0: the CPUs this process may run on (taskset, cgroups' cpusets),
+ * not every CPU of the machine. */
+static void choose_cores(ndem_config *cfg)
+{
+    if (cfg->cores > 0) return;
+    cpu_set_t set;
+    long n = sched_getaffinity(0, sizeof set, &set) ? 0 : CPU_COUNT(&set);
+    if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->cores = n > 0 ? n : 1;
 }
 
 /* Every HTTP and stream connection is a descriptor: take the hard limit,
@@ -154,6 +168,8 @@ int main(int argc, char **argv)
     int rc = ndem_config_load(&app.cfg, argc, argv, stderr);
     if (rc) return rc > 0 ? 0 : 2;
     choose_wait_policy(&app.cfg, argv);
+    const char *cores_from = app.cfg.cores > 0 ? "--cores" : "the CPUs ndemd may run on";
+    choose_cores(&app.cfg);
     raise_fd_limit(&app.cfg);
     app.parse_budget.limit = app.cfg.parse_budget;
     app.started = ndem_mono();
@@ -238,17 +254,17 @@ int main(int argc, char **argv)
     if (!(app.http = ndem_http_start(app.cfg.http_host, app.cfg.http_port, &http, ndem_routes,
                                      ndem_static_file, &app, err, sizeof err)))
         goto fail;
-    /* say what a job will get, not the name of the setting */
-    char threads[96];
-    snprintf(threads, sizeof threads, "each job's solver.threads (0 = %d, OpenMP's default)",
-             omp_get_max_threads());
+    /* say what a job will get, not the names of the settings */
+    char threads[64] = "each job's solver.threads";
     if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld (--threads)", app.cfg.threads);
-    const char *wait = getenv("OMP_WAIT_POLICY");
+    const char *wait = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
     ndem_log("ndemd: listening on http://%s:%d (streams on ws://%s:%d), data in %s, "
-             "%ld worker(s), threads per job: %s, OMP_WAIT_POLICY=%s, authentication %s",
+             "%ld worker(s), threads per job: %s, at most %ld core(s) / running jobs (%s), "
+             "OpenMP waits: OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s, authentication %s",
              app.cfg.http_host, ndem_http_port(app.http), app.cfg.ws_host,
-             ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads,
-             wait ? wait : "(runtime default)", app.cfg.auth ? "on (bearer tokens)" : "off");
+             ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads, app.cfg.cores,
+             cores_from, wait ? wait : "(unset)", spin ? spin : "(unset)",
+             app.cfg.auth ? "on (bearer tokens)" : "off");
 
     for (;;) {
         struct timespec tick = {1, 0};

@@ -384,6 +384,7 @@ static void health(void *ctx, ndem_request *req)
             cJSON_AddNullToObject(w, "seconds_since_step");
         }
         cJSON_AddBoolToObject(w, "stuck", ws[i].stuck);
+        cJSON_AddNumberToObject(w, "threads", ws[i].threads);
         stuck += ws[i].stuck;
         cJSON_AddItemToArray(states, w);
     }

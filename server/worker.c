@@ -1,6 +1,7 @@
 /* worker.c - the worker pool: --workers threads, each taking the oldest
  * queued job (an atomic claim in SQLite, so no job ever runs twice at once)
- * and running it to its end with --threads OpenMP threads.
+ * and running it to its end with --threads OpenMP threads, within the
+ * thread budget (--cores) that the running jobs share.
  *
  * A worker runs the loop of `ndem run` (api/run.c, shared): a frame at t = 0 and at
  * every output.frame_interval of simulated time, a series row per step.
@@ -45,6 +46,8 @@ typedef struct worker {
     int started;
     char id[NDEM_ID_LEN + 1]; /* the running job, "" when idle (pool lock) */
     atomic_int cancel;
+    int sharing;              /* runs a job here: counts in the thread budget (pool lock) */
+    atomic_int threads;       /* OpenMP threads of its job's next step; 0 when idle */
     _Atomic double rate;      /* steps per second of the running job */
     _Atomic double last_step; /* ndem_mono() of its last step (or of the claim) */
 } worker;
@@ -73,6 +76,7 @@ typedef struct run {
     ndem_sim *sim;
     ndem_resume resume;
     long total;
+    int want;              /* threads the job asks for (--threads, solver.threads); 0: any */
     ndem_series_cols cols; /* the named geometry's series columns */
     char *series;
     size_t series_len, series_cap;
@@ -234,6 +238,50 @@ static int start_sim(run *r, char *err, size_t err_len)
     return 0;
 }
 
+/* This job's share of --cores: cores / running jobs (the remainder to the
+ * first workers), at least 1, at most what the job asks for. Total threads
+ * then never exceed the cores, so a spinning barrier never waits for a
+ * thread of ours that has no core. */
+static int budget_threads(const run *r, long *running)
+{
+    ndem_pool *p = r->w->pool;
+    long n = 0, rank = 0;
+    pthread_mutex_lock(&p->lock);
+    for (long i = 0; i < p->count; i++)
+        if (p->workers[i].sharing) {
+            if (&p->workers[i] == r->w) rank = n;
+            n++;
+        }
+    pthread_mutex_unlock(&p->lock);
+    if (n < 1) n = 1;
+    long share = p->cfg->cores / n + (rank < p->cfg->cores % n);
+    if (r->want > 0 && share > r->want) share = r->want;
+    *running = n;
+    return share < 1 ? 1 : (int)share;
+}
+
+/* Sets the job's team size for its next step when its share changed (a job
+ * started or ended), and says so once per change. */
+static void apply_budget(run *r)
+{
+    long running;
+    int n = budget_threads(r, &running);
+    if (r->sim) ndem_sim_set_threads(r->sim, n);
+    if (atomic_exchange(&r->w->threads, n) == n) return;
+    ndem_log("job %s: %d thread(s) per step (%ld running job(s) share %ld core(s))", r->row->id, n,
+             running, r->w->pool->cfg->cores);
+}
+
+/* The job's steps are over: its threads go to the others at their next
+ * step, not after its files are synced (which can take seconds). */
+static void leave_budget(worker *w)
+{
+    pthread_mutex_lock(&w->pool->lock);
+    w->sharing = 0;
+    pthread_mutex_unlock(&w->pool->lock);
+    atomic_store(&w->threads, 0);
+}
+
 /* ---- the hooks of the shared run loop (api/run.h) ---- */
 enum { RUN_CANCELLED = 1, RUN_STOPPING = 2, RUN_OUTPUT_FAILED = 3 };
 
@@ -246,6 +294,7 @@ static int run_stop(void *ctx)
     /* a write failed or the output passed its budget: stop at once */
     if (ndem_store_error(r->w->pool->store, r->row->id, why, sizeof why)) return RUN_OUTPUT_FAILED;
     if (atomic_load(&r->w->pool->stopping)) return RUN_STOPPING;
+    apply_budget(r); /* at a step boundary: the team size may change */
     return 0;
 }
 
@@ -316,6 +365,12 @@ static void run_job(worker *w, const ndem_job_row *row)
         return;
     }
     if (p->cfg->threads > 0) r.job->scene.solver.threads = (int)p->cfg->threads;
+    r.want = r.job->scene.solver.threads;
+    pthread_mutex_lock(&p->lock);
+    w->sharing = 1;
+    pthread_mutex_unlock(&p->lock);
+    apply_budget(&r); /* creation runs threaded too */
+    r.job->scene.solver.threads = atomic_load(&w->threads);
     if (ndem_series_cols_init(&r.cols, &r.job->scene) || start_sim(&r, err, sizeof err)) {
         if (!err[0]) snprintf(err, sizeof err, "out of memory");
         finish(&r, "failed", err, ndem_mono() - t0);
@@ -330,6 +385,7 @@ static void run_job(worker *w, const ndem_job_row *row)
     ndem_run_hooks hooks = {&r, run_stop, run_row, run_frame, run_tick};
     int end = ndem_run_loop(r.sim, r.job->scene.solver.time_step, r.job->output.frame_interval,
                             &r.resume.next_frame, &hooks);
+    leave_budget(w);
     const char *status = "succeeded";
     const char *error = NULL;
     if (end == RUN_CANCELLED) {
@@ -352,6 +408,7 @@ static void run_job(worker *w, const ndem_job_row *row)
     }
     finish(&r, status, error, ndem_mono() - t0);
 out:
+    leave_budget(w);
     ndem_store_end(p->store, row->id);
     w->rate = 0;
     free(r.series);
@@ -588,6 +645,7 @@ int ndem_pool_workers(ndem_pool *p, ndem_worker_state *out, long max)
         if (ws->job[0]) {
             ws->idle_seconds = now - atomic_load(&p->workers[i].last_step);
             ws->stuck = ws->idle_seconds > p->cfg->stuck_after;
+            ws->threads = atomic_load(&p->workers[i].threads);
         }
     }
     pthread_mutex_unlock(&p->lock);

@@ -48,6 +48,7 @@ typedef struct ndem_worker_state {
     char job[NDEM_ID_LEN + 1]; /* "" when idle */
     double idle_seconds;       /* wall seconds since its job's last step (or its claim) */
     int stuck;                 /* a job, and no step for longer than --stuck-after */
+    int threads;               /* OpenMP threads of its job's next step (0: none, or Slurm) */
 } ndem_worker_state;
 /* Fills up to max states, one per worker; the number filled. */
 int ndem_pool_workers(ndem_pool *p, ndem_worker_state *out, long max);

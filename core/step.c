@@ -178,14 +178,13 @@ static ndem_status stage_history(ndem_sim *sim)
     return status_of(ndem_contacts_store_history(sim) || ndem_general_store_history(sim));
 }
 
-/* smooth DEM: contact forces, then symplectic Euler (dem.c) */
+/* smooth DEM: contact forces and symplectic Euler's velocities (dem_forces.c) */
 static ndem_status stage_forces(ndem_sim *sim)
 {
     if (sim->shapes && ndem_dem_shape_reserve(sim)) return NDEM_ERR_MEMORY;
     if (ndem_dem_forces(sim)) return NDEM_ERR_MEMORY;
     if (sim->shapes) ndem_dem_shape_keep(sim); /* the points' springs, as the dem's */
-    ndem_dem_accelerate(sim);
-    if (sim->rigid) ndem_rigid_dem(sim); /* explicit, from the same step's loads */
+    if (sim->rigid) ndem_rigid_dem(sim);       /* explicit, from the same step's loads */
     return NDEM_OK;
 }
 

@@ -226,7 +226,8 @@ static void pair_order_sums(const ndem_sim *sim, double *ref)
 }
 
 /* The books (elastic and dissipated energy, contact counts, deepest overlap)
- * summed per chunk of contacts on the threads, then chunk by chunk: the same
+ * summed per chunk of contacts on the threads, then chunk by chunk, and the
+ * kinetic energy per chunk of bodies (integrate, step.c): the same
  * bits on 1 and 3 threads at every step, the counts and overlap exactly those
  * of the contacts, the energies their pair-order sums to rounding; and each
  * body's sum is the pair-order sum both at steps whose contacts are last
@@ -253,6 +254,7 @@ START_TEST(books_per_chunk_do_not_depend_on_threads)
         ck_assert_msg(a->elastic_energy == b->elastic_energy &&
                           a->dissipated_energy == b->dissipated_energy &&
                           a->max_overlap == b->max_overlap && a->contacts == b->contacts &&
+                          a->kinetic_energy == b->kinetic_energy &&
                           a->geometry_contacts == b->geometry_contacts,
                       "step %ld: the books differ on 1 and 3 threads", s);
         const ndem_contacts *c = &three->contacts;
@@ -273,6 +275,16 @@ START_TEST(books_per_chunk_do_not_depend_on_threads)
         ck_assert_msg(fabs(b->elastic_energy - elastic) <= 1e-13 * scale,
                       "step %ld: elastic energy %.17g, pair-order sum %.17g", s, b->elastic_energy,
                       elastic);
+        const ndem_bodies *bd = &three->bodies;
+        double ke = 0;
+        for (long i = 0; i < nb; i++) {
+            const double *v = &bd->vel[6 * i];
+            ke += 0.5 / bd->inv_mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                  0.5 / bd->inv_inertia[i] * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        }
+        ck_assert_msg(fabs(b->kinetic_energy - ke) <= 1e-13 * ke,
+                      "step %ld: kinetic energy %.17g, body-order sum %.17g", s, b->kinetic_energy,
+                      ke);
         pair_order_sums(three, ref);
         ck_assert_msg(memcmp(ref, three->dem->acc, sizeof(double) * 6 * (size_t)nb) == 0,
                       "step %ld: a body's sum differs from the pair-order sum", s);

@@ -124,6 +124,8 @@ void ndem_dem_destroy(ndem_dem *d)
     free(d->next);
     free(d->as_b_start);
     free(d->as_b);
+    free(d->book);
+    free(d->geo_at);
     free(d->force);
     free(d->energy);
     free(d->acc);
@@ -727,27 +729,4 @@ void ndem_dem_bond_force(ndem_sim *sim, long k)
         d->acc[6 * a + 3 + q] += la * ta[q] + torque[q];
         d->acc[6 * c + 3 + q] += lb * ta[q] - torque[q];
     }
-}
-
-/* Symplectic Euler: v += h (f / m + g), w += h tau / I; positions follow in
- * the engine's common integrator. */
-void ndem_dem_accelerate(ndem_sim *sim)
-{
-    ndem_bodies *b = &sim->bodies;
-    const double h = sim->solver.time_step;
-    const double *acc = sim->dem->acc;
-    for (long i = 0; i < b->count; i++) {
-        double *v = &b->vel[6 * i];
-        if (sim->shapes && b->shape[i] >= 0) { /* full inertia and the gyroscopic term */
-            for (int q = 0; q < 3; q++)
-                v[q] += h * (acc[6 * i + q] * b->inv_mass[i] + sim->gravity[q]);
-            ndem_shapes_turn(sim, i, &acc[6 * i + 3], h);
-            continue;
-        }
-        for (int q = 0; q < 3; q++) {
-            v[q] += h * (acc[6 * i + q] * b->inv_mass[i] + sim->gravity[q]);
-            v[3 + q] += h * acc[6 * i + 3 + q] * b->inv_inertia[i];
-        }
-    }
-    ndem_apply_external_forces(sim);
 }

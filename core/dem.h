@@ -11,10 +11,10 @@ typedef struct ndem_dem ndem_dem;
 
 ndem_dem *ndem_dem_create(const struct ndem_sim *sim);
 void ndem_dem_destroy(ndem_dem *d);
-/* Forces of every contact found this step; keeps the spring history. */
+/* Forces of every contact found this step, each body's sum of them and its
+ * new velocity (symplectic Euler, and the generators' external forces);
+ * keeps the spring history (dem_forces.c). */
 int ndem_dem_forces(struct ndem_sim *sim);
-/* Velocities from the summed forces and gravity (symplectic Euler). */
-void ndem_dem_accelerate(struct ndem_sim *sim);
 /* Van der Waals attraction (magnitude) and potential of two spheres of
  * radius r at surface gap g (libgran). */
 double ndem_vdw_force(double hamaker, double r, double g);

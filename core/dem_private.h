@@ -20,6 +20,14 @@
  * k_t / sqrt(R* delta) = 8 G / (2 (2 - nu)) (dem.c) */
 #define NDEM_DEM_HERTZ 2
 
+/* A chunk of contacts' part of the step's books (dem_forces.c): summed in
+ * pair order within the chunk, then chunk by chunk in chunk order. */
+typedef struct ndem_dem_book {
+    double elastic, dissip, maxov;
+    long touching, geo;
+    long listed_geo; /* geometry contacts listed (touching or not): their indices in geo_at */
+} ndem_dem_book;
+
 struct ndem_dem {
     long hist_bodies, hist_count, start_cap;
     long key_cap, hist_cap, next_cap; /* capacities of hist_key, hist, next (contacts) */
@@ -38,6 +46,11 @@ struct ndem_dem {
     long *as_b_start; /* bodies + 1 */
     int *as_b;
     long as_b_start_cap, as_b_cap;
+    int as_b_ok;         /* as_b is that of the history's keys (hist_key, hist_count) */
+    ndem_dem_book *book; /* per chunk of contacts */
+    long book_cap;
+    int *geo_at; /* per chunk from its first contact's index: its geometry contacts */
+    long geo_at_cap;
     double dissipated; /* cumulative, J */
     long bond_count, bond_cap;
     int *bond_a, *bond_b; /* bonded pairs, sorted by (a, b) */

@@ -126,6 +126,7 @@ int ndem_dem_state_read(ndem_sim *sim, const unsigned char *p, size_t len, int k
     if (d->hist_start[0] != 0) return -1;
     d->hist_bodies = hb;
     d->hist_count = hc;
+    d->as_b_ok = 0; /* built on the first step */
     d->start_cap = hb + 1;
     d->hist_cap = d->key_cap = hc + 1;
     d->cap = 0;

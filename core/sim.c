@@ -265,7 +265,6 @@ void ndem_sim_destroy(ndem_sim *sim)
     ndem_general_destroy(sim->general);
     ndem_decomp_destroy(sim->decomp);
     free(sim->forced);
-    free(sim->body_energy);
     free(sim);
 }
 

@@ -24,6 +24,10 @@
 
 struct ndem_dem;
 
+/* chunks of the bodies whose kinetic energies are summed apart, then in
+ * chunk order: a fixed count, so the sum does not depend on the threads */
+#define NDEM_MEASURE_CHUNKS 64
+
 struct ndem_sim {
     ndem_solver_def solver;
     double gravity[3];
@@ -33,8 +37,6 @@ struct ndem_sim {
     int overflow_all;     /* every row in the serial overflow set (NDEM_OVERFLOW=all, rows.c) */
     int sweep_order;      /* colour order of the sweeps (NDEM_SWEEP, solver.c) */
     int warm_normal_only; /* warm-start the normal rows only (NDEM_WARM_ROWS=normal, rows.c) */
-    double *body_energy;  /* each body's kinetic energy of the step (step.c, measure) */
-    long body_energy_capacity;
     int impact_reach;         /* 0: impact stage on islands; N: within N contacts (solver.c) */
     struct ndem_probe *probe; /* attached for one ndem_sim_probe_step, else NULL */
     ndem_material_table materials;
@@ -62,6 +64,10 @@ struct ndem_sim {
     long total_steps;
     uint64_t scene_hash;
     ndem_step_stats stats;
+    /* integrate's books for measure (step.c): per fixed chunk of bodies, the
+     * kinetic energy and the first particle with a bad state (-1: none) */
+    double measure_ke[NDEM_MEASURE_CHUNKS];
+    long measure_bad[NDEM_MEASURE_CHUNKS];
     struct ndem_dem *dem;       /* smooth DEM state (dem.c); NULL for NDEM */
     struct ndem_rigid *rigid;   /* dynamic geometry (rigid.c); NULL when there is none */
     struct ndem_shapes *shapes; /* shape templates (shape_body.c); NULL: all plain spheres */

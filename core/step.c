@@ -15,27 +15,66 @@
 #include <omp.h>
 #include <stdio.h>
 
+/* A particle's kinetic energy (0 for a ghost: its owner counts it). */
+static inline double body_energy(const ndem_sim *sim, long i)
+{
+    const ndem_bodies *b = &sim->bodies;
+    if (ndem_decomp_is_ghost(sim->decomp, b->id[i])) return 0.0;
+    const double *v = &b->vel[6 * i];
+    /* a particle with locked rotation has inv_inertia 0 and no spin */
+    double m = 1.0 / b->inv_mass[i], in = b->inv_inertia[i] > 0 ? 1.0 / b->inv_inertia[i] : 0;
+    if (sim->shapes && b->shape[i] >= 0) /* full inertia */
+        return 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + ndem_shapes_rot_energy(sim, i);
+    return 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+           0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+}
+
+/* Why particle i's state is bad: 1 non-finite, 2 outside the scene bounds,
+ * 0 fine (ghosts are their owner's to check). */
+static inline int body_bad(const ndem_sim *sim, long i)
+{
+    const ndem_bodies *b = &sim->bodies;
+    if (ndem_decomp_is_ghost(sim->decomp, b->id[i])) return 0;
+    const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
+    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) && isfinite(v[1]) &&
+          isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) && isfinite(v[5])))
+        return 1;
+    for (int k = 0; k < 3; k++)
+        if (x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]) return 2;
+    return 0;
+}
+
 /* x += h v_new; orientation turned by the new angular velocity; geometry
- * posed at the new time (geometry_pose.c). */
+ * posed at the new time (geometry_pose.c). The same pass books each body
+ * for measure, per fixed chunk of bodies (no second pass, no serial one). */
 static void integrate(ndem_sim *sim)
 {
     ndem_bodies *b = &sim->bodies;
     double h = sim->solver.time_step;
-#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, b->count))
-    for (long i = 0; i < b->count; i++) {
-        double *x = &b->pos[3 * i], *v = &b->vel[6 * i], *q = &b->quat[4 * i];
-        for (int k = 0; k < 3; k++) x[k] += h * v[k];
-        double w = ndem_norm(&v[3]);
-        if (w * h > 1e-12) {
-            double half = 0.5 * w * h, s = sin(half) / w;
-            double dq[4] = {cos(half), v[3] * s, v[4] * s, v[5] * s};
-            double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
-                           dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
-                           dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
-                           dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
-            double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-            for (int k = 0; k < 4; k++) q[k] = r[k] / len;
+    long n = b->count, per = (n + NDEM_MEASURE_CHUNKS - 1) / NDEM_MEASURE_CHUNKS;
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
+    for (long ch = 0; ch < NDEM_MEASURE_CHUNKS; ch++) {
+        double ke = 0;
+        long bad = -1, end = (ch + 1) * per < n ? (ch + 1) * per : n;
+        for (long i = ch * per; i < end; i++) {
+            double *x = &b->pos[3 * i], *v = &b->vel[6 * i], *q = &b->quat[4 * i];
+            for (int k = 0; k < 3; k++) x[k] += h * v[k];
+            double w = ndem_norm(&v[3]);
+            if (w * h > 1e-12) {
+                double half = 0.5 * w * h, s = sin(half) / w;
+                double dq[4] = {cos(half), v[3] * s, v[4] * s, v[5] * s};
+                double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
+                               dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
+                               dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
+                               dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
+                double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+                for (int k = 0; k < 4; k++) q[k] = r[k] / len;
+            }
+            ke += body_energy(sim, i);
+            if (bad < 0 && body_bad(sim, i)) bad = i;
         }
+        sim->measure_ke[ch] = ke;
+        sim->measure_bad[ch] = bad;
     }
     double t = (double)(sim->step + 1) * h; /* the clock after this step */
     for (int g = 0; g < sim->geometry_count; g++)
@@ -43,62 +82,32 @@ static void integrate(ndem_sim *sim)
     if (sim->rigid) ndem_rigid_integrate(sim); /* dynamic geometry: by its new velocities */
 }
 
-/* The first particle with a non-finite state or outside the scene's
- * bounds: its message; NDEM_OK when body i is fine. */
-static ndem_status body_check(ndem_sim *sim, long i)
-{
-    const ndem_bodies *b = &sim->bodies;
-    const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
-    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) && isfinite(v[1]) &&
-          isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) && isfinite(v[5]))) {
-        snprintf(sim->error, sizeof sim->error,
-                 "particle %ld has a non-finite state at t = %.6g s (step %ld); "
-                 "reduce the time step",
-                 b->id[i], sim->time, sim->step);
-        return NDEM_ERR_NONFINITE;
-    }
-    for (int k = 0; k < 3; k++)
-        if (x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]) {
-            snprintf(sim->error, sizeof sim->error,
-                     "particle %ld left the scene bounds at t = %.6g s (step %ld), "
-                     "position (%.4g, %.4g, %.4g)",
-                     b->id[i], sim->time, sim->step, x[0], x[1], x[2]);
-            return NDEM_ERR_ESCAPED;
-        }
-    return NDEM_OK;
-}
-
-/* Kinetic energy, contact counts and the first bad particle. Each body's
- * energy is computed in parallel and summed in body order, so the figures
- * are those of a serial loop for any thread count. */
+/* Kinetic energy (integrate's chunks in chunk order), contact counts and the
+ * first bad particle in body order: figures that do not depend on the
+ * thread count. */
 static ndem_status measure(ndem_sim *sim)
 {
     const ndem_bodies *b = &sim->bodies;
-    long n = b->count, first_bad = n;
-    if (ndem_ensure((void **)&sim->body_energy, &sim->body_energy_capacity, n, sizeof(double)))
-        return NDEM_ERR_MEMORY;
-    double *e = sim->body_energy;
-#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))                    \
-    reduction(min                                                                                  \
-              : first_bad)
-    for (long i = 0; i < n; i++) {
-        e[i] = 0.0;
-        if (ndem_decomp_is_ghost(sim->decomp, b->id[i])) continue; /* its owner counts it */
-        const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
-        /* a particle with locked rotation has inv_inertia 0 and no spin */
-        double m = 1.0 / b->inv_mass[i], in = b->inv_inertia[i] > 0 ? 1.0 / b->inv_inertia[i] : 0;
-        if (sim->shapes && b->shape[i] >= 0) /* full inertia */
-            e[i] = 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
-                   ndem_shapes_rot_energy(sim, i);
-        else
-            e[i] = 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
-                   0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
-        int ok = isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
-                 isfinite(v[1]) && isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) &&
-                 isfinite(v[5]);
-        for (int k = 0; k < 3 && ok; k++)
-            ok = !(x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]);
-        if (!ok && i < first_bad) first_bad = i;
+    double ke = 0;
+    long first = -1;
+    for (int ch = 0; ch < NDEM_MEASURE_CHUNKS; ch++) {
+        ke += sim->measure_ke[ch];
+        if (first < 0) first = sim->measure_bad[ch];
+    }
+    if (first >= 0) {
+        const double *x = &b->pos[3 * first];
+        if (body_bad(sim, first) == 1) {
+            snprintf(sim->error, sizeof sim->error,
+                     "particle %ld has a non-finite state at t = %.6g s (step %ld); "
+                     "reduce the time step",
+                     b->id[first], sim->time, sim->step);
+            return NDEM_ERR_NONFINITE;
+        }
+        snprintf(sim->error, sizeof sim->error,
+                 "particle %ld left the scene bounds at t = %.6g s (step %ld), "
+                 "position (%.4g, %.4g, %.4g)",
+                 b->id[first], sim->time, sim->step, x[0], x[1], x[2]);
+        return NDEM_ERR_ESCAPED;
     }
     if (first_bad < n) return body_check(sim, first_bad);
     double ke = 0;
@@ -205,14 +214,13 @@ static ndem_status stage_history(ndem_sim *sim)
     return status_of(ndem_contacts_store_history(sim) || ndem_general_store_history(sim));
 }
 
-/* smooth DEM: contact forces, then symplectic Euler (dem.c) */
+/* smooth DEM: contact forces and symplectic Euler's velocities (dem_forces.c) */
 static ndem_status stage_forces(ndem_sim *sim)
 {
     if (sim->shapes && ndem_dem_shape_reserve(sim)) return NDEM_ERR_MEMORY;
     if (ndem_dem_forces(sim)) return NDEM_ERR_MEMORY;
     if (sim->shapes) ndem_dem_shape_keep(sim); /* the points' springs, as the dem's */
-    ndem_dem_accelerate(sim);
-    if (sim->rigid) ndem_rigid_dem(sim); /* explicit, from the same step's loads */
+    if (sim->rigid) ndem_rigid_dem(sim);       /* explicit, from the same step's loads */
     return NDEM_OK;
 }
 

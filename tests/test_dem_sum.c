@@ -1,7 +1,8 @@
 /* test_dem_sum.c - the threaded smooth-DEM force step (issue 15): each body's
  * threaded sum equals the serial sum over the contacts in pair order bit for
- * bit, the hertz dashpot's table agrees with the iteration it replaces, and
- * the contact skin (contact_skin.c) misses no touching pair. */
+ * bit, the hertz dashpot's table agrees with the iteration it replaces, the
+ * contact skin (contact_skin.c) misses no touching pair, and the books summed
+ * per chunk of contacts do not depend on the thread count. */
 #include "dem_private.h"
 #include "scene.h"
 #include "sim.h" /* internal: the contacts and the per-contact forces */
@@ -204,6 +205,112 @@ START_TEST(contact_skin_misses_no_touching_pair)
 }
 END_TEST
 
+/* Body i's force and torque as the engine before issue 15 summed them: the
+ * contacts in pair order, force and torque to a, minus the force and b's
+ * torque to b. */
+static void pair_order_sums(const ndem_sim *sim, double *ref)
+{
+    const ndem_contacts *c = &sim->contacts;
+    const double *force = sim->dem->force;
+    memset(ref, 0, sizeof(double) * 6 * (size_t)sim->bodies.count);
+    for (long k = 0; k < c->count; k++) {
+        const double *f = &force[NDEM_DEM_FORCE * k];
+        ndem_contact_key key = c->key[k];
+        for (int q = 0; q < 6; q++) ref[6 * key.a + q] += f[q];
+        if (!ndem_key_is_particle(key)) continue;
+        for (int q = 0; q < 3; q++) {
+            ref[6 * key.b + q] -= f[q];
+            ref[6 * key.b + 3 + q] += f[6 + q];
+        }
+    }
+}
+
+/* The books (elastic and dissipated energy, contact counts, deepest overlap)
+ * summed per chunk of contacts on the threads, then chunk by chunk, and the
+ * kinetic energy per chunk of bodies (integrate, step.c): the same
+ * bits on 1 and 3 threads at every step, the counts and overlap exactly those
+ * of the contacts, the energies their pair-order sums to rounding; and each
+ * body's sum is the pair-order sum both at steps whose contacts are last
+ * step's (the as-b CSR kept) and at steps whose contacts changed (rebuilt). */
+START_TEST(books_per_chunk_do_not_depend_on_threads)
+{
+    const long steps = 800;
+    setenv("NDEM_PARALLEL_MIN", "64", 1);
+    ndem_job *job = falling_job();
+    job->scene.solver.threads = 1;
+    ndem_sim *one = test_sim(job);
+    job->scene.solver.threads = 3;
+    ndem_sim *three = test_sim(job);
+    unsetenv("NDEM_PARALLEL_MIN");
+    long nb = three->bodies.count, kept = 0, changed = 0, max_chunks = 0;
+    double *ref = malloc(sizeof(double) * 6 * (size_t)nb);
+    ndem_contact_key *last = NULL;
+    long last_count = -1;
+    ck_assert_ptr_nonnull(ref);
+    for (long s = 0; s < steps; s++) {
+        test_step(one);
+        test_step(three);
+        const ndem_step_stats *a = ndem_sim_stats(one), *b = ndem_sim_stats(three);
+        ck_assert_msg(a->elastic_energy == b->elastic_energy &&
+                          a->dissipated_energy == b->dissipated_energy &&
+                          a->max_overlap == b->max_overlap && a->contacts == b->contacts &&
+                          a->kinetic_energy == b->kinetic_energy &&
+                          a->geometry_contacts == b->geometry_contacts,
+                      "step %ld: the books differ on 1 and 3 threads", s);
+        const ndem_contacts *c = &three->contacts;
+        const double *e = three->dem->energy;
+        double elastic = 0, scale = 0, maxov = 0;
+        long touching = 0, geo = 0;
+        for (long k = 0; k < c->count; k++) {
+            elastic += e[3 * k], scale += fabs(e[3 * k]);
+            if (e[3 * k + 2] > 0) {
+                touching++;
+                geo += !ndem_key_is_particle(c->key[k]);
+                maxov = fmax(maxov, e[3 * k + 2]);
+            }
+        }
+        ck_assert_int_eq(b->contacts, touching);
+        ck_assert_int_eq(b->geometry_contacts, geo);
+        ck_assert(b->max_overlap == maxov);
+        ck_assert_msg(fabs(b->elastic_energy - elastic) <= 1e-13 * scale,
+                      "step %ld: elastic energy %.17g, pair-order sum %.17g", s, b->elastic_energy,
+                      elastic);
+        const ndem_bodies *bd = &three->bodies;
+        double ke = 0;
+        for (long i = 0; i < nb; i++) {
+            const double *v = &bd->vel[6 * i];
+            ke += 0.5 / bd->inv_mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                  0.5 / bd->inv_inertia[i] * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        }
+        ck_assert_msg(fabs(b->kinetic_energy - ke) <= 1e-13 * ke,
+                      "step %ld: kinetic energy %.17g, body-order sum %.17g", s, b->kinetic_energy,
+                      ke);
+        pair_order_sums(three, ref);
+        ck_assert_msg(memcmp(ref, three->dem->acc, sizeof(double) * 6 * (size_t)nb) == 0,
+                      "step %ld: a body's sum differs from the pair-order sum", s);
+        int same = last_count == c->count &&
+                   (c->count == 0 || memcmp(last, c->key, sizeof *last * (size_t)c->count) == 0);
+        kept += same, changed += !same;
+        long chunks = (c->count + 511) / 512;
+        max_chunks = chunks > max_chunks ? chunks : max_chunks;
+        last = realloc(last, sizeof *last * (size_t)(c->count + 1));
+        ck_assert_ptr_nonnull(last);
+        memcpy(last, c->key, sizeof *last * (size_t)c->count);
+        last_count = c->count;
+    }
+    ck_assert_uint_eq(ndem_sim_state_hash(one), ndem_sim_state_hash(three));
+    /* both paths ran many times, over more than one chunk */
+    ck_assert_int_gt(kept, 100);
+    ck_assert_int_gt(changed, 100);
+    ck_assert_int_ge(max_chunks, 2);
+    free(last);
+    free(ref);
+    ndem_sim_destroy(one);
+    ndem_sim_destroy(three);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dem_sum");
@@ -212,6 +319,7 @@ int main(void)
     tcase_add_test(tc, per_body_sums_equal_the_serial_pair_order_sum);
     tcase_add_test(tc, hertz_dashpot_table_matches_the_iteration);
     tcase_add_test(tc, contact_skin_misses_no_touching_pair);
+    tcase_add_test(tc, books_per_chunk_do_not_depend_on_threads);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -4,8 +4,9 @@
  * Contact generation reuses the shapes' narrow phase: a body is the convex
  * polyhedron of its corners (a box's 8; a cylinder's rim points, RIM per
  * rim; a closed mesh's hull of its vertices), placed at its pose; the
- * geometry is a plane collider (a plane, a face of an inside box) or a
- * polyhedron (a solid box), one function per geometry type in a table.
+ * geometry is a plane collider (a plane, a face of an inside box), a
+ * polyhedron (a solid box), or the hull's vertices probe it (a drum, a
+ * mesh), one function per geometry type in a table.
  * Each pair keeps at most NDEM_MANIFOLD_POINTS points (the shapes' reduce).
  *
  * Rows are the general rows' (rows_general.h): per point a normal row
@@ -20,6 +21,7 @@
  * one sweep) and nothing to checkpoint. */
 #include "rigid_contact.h"
 
+#include "geometry.h"
 #include "geometry_mesh.h"
 #include "loads.h"
 #include "mesh.h"
@@ -196,6 +198,11 @@ static int solid_box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_c
     return n;
 }
 
+/* A cylinder: a drum (inside) by probes; a solid one not yet (a probe
+ * inside it has no direction out). */
+static int cylinder_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                           double margin, ndem_contact_point *out);
+
 static int box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
                       double margin, ndem_contact_point *out)
 {
@@ -203,10 +210,71 @@ static int box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collide
                                               : solid_box_points(sim, pr, body, margin, out);
 }
 
-/* Static geometry a body touches, by type; NULL: not yet (docs/engine.md). */
+/* An inside cylinder, a mesh: each hull vertex as a probe, a sphere of
+ * radius 0 through the geometry's own test (its closest features, each a
+ * point). Vertex against surface only: a body resting on a mesh's ridge by
+ * an edge is felt at the edge's ends only. */
+static int probe_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                        double margin, ndem_contact_point *out)
+{
+    const ndem_polyhedron *poly = &body->shape->poly;
+    const int mesh = sim->geometry[pr->geometry].type == NDEM_GEOMETRY_MESH;
+    /* a mesh's probes reach rp beyond: a vertex that crossed a face (two
+     * -sided, below) is found that deep */
+    const double rp = mesh ? 0.1 * sim->rigid->contact->d_eq[pr->body] : 0.0;
+    int k = 0;
+    for (int v = 0; v < poly->n_vertices; v++) {
+        const double *l = poly->vertices + 3 * v;
+        double x[3];
+        for (int i = 0; i < 3; i++)
+            x[i] = body->x[i] + body->rot[3 * i] * l[0] + body->rot[3 * i + 1] * l[1] +
+                   body->rot[3 * i + 2] * l[2];
+        ndem_geo_hit hits[NDEM_GEO_HITS];
+        int n = ndem_geometry_collide(&sim->geometry[pr->geometry], &sim->pose[pr->geometry], x, rp,
+                                      margin, hits);
+        for (int j = 0; j < n; j++) {
+            ndem_contact_point c = {.depth = hits[j].delta - rp,
+                                    .id = (unsigned)v * 2654435761u ^ (unsigned)hits[j].feature};
+            double *hn = hits[j].n, foot[3], side = 0.0;
+            /* a mesh's faces are two-sided (pushed back to the probe's
+             * side): a vertex that crossed is on the centre of mass's
+             * other side, and overlaps by its distance */
+            for (int i = 0; i < 3; i++) foot[i] = x[i] - c.depth * hn[i];
+            for (int i = 0; i < 3; i++) side += (body->x[i] - foot[i]) * hn[i];
+            if (mesh && side > 0.0) {
+                c.depth = -c.depth;
+                for (int i = 0; i < 3; i++) hn[i] = -hn[i];
+            }
+            if (c.depth <= -margin) continue;
+            for (int i = 0; i < 3; i++) {
+                c.n[i] = hn[i];
+                c.x[i] = x[i] - 0.5 * c.depth * hn[i];
+            }
+            if (k < NDEM_CONTACT_POINTS) {
+                out[k++] = c;
+                continue;
+            }
+            int low = 0; /* full: the deepest stay */
+            for (int t = 1; t < k; t++)
+                if (out[t].depth < out[low].depth) low = t;
+            if (out[low].depth < c.depth) out[low] = c;
+        }
+    }
+    return k;
+}
+
+static int cylinder_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                           double margin, ndem_contact_point *out)
+{
+    return sim->geometry[pr->geometry].inside ? probe_points(sim, pr, body, margin, out) : 0;
+}
+
+/* Static geometry a body touches, by type (docs/engine.md). */
 static const geo_points_fn geo_points[NDEM_GEOMETRY_MESH + 1] = {
     [NDEM_GEOMETRY_PLANE] = plane_points,
     [NDEM_GEOMETRY_BOX] = box_points,
+    [NDEM_GEOMETRY_CYLINDER] = cylinder_points,
+    [NDEM_GEOMETRY_MESH] = probe_points,
 };
 
 /* ---- creation ---- */
@@ -220,7 +288,22 @@ static int pair_points(const ndem_sim *sim, const rc_pair *pr, double margin,
     ndem_collider body;
     ndem_collider_place(&body, &sim->rigid->contact->shape[pr->body], p->to, p->q);
     memcpy(body.rot, p->rot, sizeof body.rot);
-    int n = geo_points[sim->geometry[pr->geometry].type](sim, pr, &body, margin, pts);
+    const ndem_geometry_def *g = &sim->geometry[pr->geometry];
+    int n = geo_points[g->type](sim, pr, &body, margin, pts);
+    if (g->inside) { /* a container holds what is in its bounds only */
+        double lo[3], hi[3], tol = margin + 0.01 * sim->rigid->contact->d_eq[pr->body];
+        ndem_geometry_bounds(g, &sim->pose[pr->geometry], lo, hi);
+        int kept = 0;
+        for (int j = 0; j < n; j++) {
+            int in = 1;
+            for (int k = 0; k < 3; k++) { /* the body's own point: x + depth n / 2 */
+                double v = pts[j].x[k] + 0.5 * pts[j].depth * pts[j].n[k];
+                in &= v > lo[k] - tol && v < hi[k] + tol;
+            }
+            if (in) pts[kept++] = pts[j];
+        }
+        n = kept;
+    }
     return n > MAXP ? ndem_manifold_reduce(pts, n) : n;
 }
 

@@ -2,8 +2,8 @@
  * static geometry (docs/engine.md, "Body against geometry"): a dynamic
  * box, cylinder or closed mesh, as the convex polyhedron of its corners
  * (a cylinder's rim points, a mesh's hull), against a static plane, a
- * solid box or an inside box's faces. One pair per (body, geometry,
- * feature), at most NDEM_MANIFOLD_POINTS points, rows as the general rows'
+ * solid box, an inside box's faces, a drum (inside cylinder) or a mesh. One pair per (body,
+ * geometry, feature), at most NDEM_MANIFOLD_POINTS points, rows as the general rows'
  * (rows_general.h) on the body's own velocity, solved after the SIMD
  * packets of every sweep by one thread. A scene with no such pair has none
  * of this (ndem_rigid.contact NULL) and keeps every bit. */

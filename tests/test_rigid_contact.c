@@ -226,6 +226,48 @@ START_TEST(closed_mesh_rests_on_a_plane)
 }
 END_TEST
 
+/* Vertex probes (a cylinder, a mesh): a box of 1 kg dropped from 1 mm into
+ * a static drum (an inside cylinder of radius 0.2 m, axis x) settles at its
+ * bottom with two edges on the curved wall, and a box of 2 kg on a static
+ * mesh floor of two triangles; each geometry carries m g within 1%, the
+ * bodies still. */
+START_TEST(box_rests_in_a_drum_and_on_a_mesh)
+{
+    ndem_job *job = test_job(
+        "{\"scene\": {" MATS ", \"geometry\": [{\"type\": \"cylinder\", \"center\": [0, 0, "
+        "0.2], \"axis\": [1, 0, 0], \"radius\": 0.2, \"length\": 0.3, \"inside\": true, "
+        "\"material\": \"steel\"}, {\"type\": \"box\", \"min\": [-0.05, -0.05, 0.008], "
+        "\"max\": [0.05, 0.05, 0.028], \"material\": \"wood\", \"dynamic\": {\"mass\": 1}}, "
+        "{\"type\": \"mesh\", \"vertices\": [[1, -1, 0], [3, -1, 0], [3, 1, 0], [1, 1, 0]], "
+        "\"triangles\": [[0, 1, 2], [0, 2, 3]], \"material\": \"steel\"}, {\"type\": \"box\", "
+        "\"min\": [1.95, -0.05, 0.001], \"max\": [2.05, 0.05, 0.021], \"material\": \"wood\", "
+        "\"dynamic\": {\"mass\": 2}}], " LONE "}, \"solver\": {\"time_step\": 5e-4, "
+        "\"duration\": 1}}",
+        0.3, 0.5);
+    ndem_sim *sim = test_sim(job);
+    run_for(sim, 0.6);
+    const ndem_rigid_body *a = body_of(sim, 1), *b = body_of(sim, 3);
+    double gz = sim->gravity[2], f0[3], f2[3], t[3];
+    ck_assert_int_eq(ndem_sim_geometry_load(sim, 0, f0, t), 0);
+    ck_assert_int_eq(ndem_sim_geometry_load(sim, 2, f2, t), 0);
+    /* the box's corners on the wall: centre at sqrt(R^2 - (w/2)^2) - h/2 below the axis */
+    double z_drum = 0.2 - sqrt(0.2 * 0.2 - 0.05 * 0.05) + 0.01;
+    fprintf(stderr,
+            "drum %.6g N (m g %.6g), box z %.6f (corners on the wall: %.6f); mesh %.6g N "
+            "(%.6g), box z %.6f; |v| %.3g %.3g\n",
+            f0[2], gz, sim->pose[1].to[2], z_drum, f2[2], 2 * gz, sim->pose[3].to[2],
+            ndem_norm(a->v) + ndem_norm(a->w), ndem_norm(b->v) + ndem_norm(b->w));
+    ck_assert_double_lt(fabs(f0[2] - gz), 0.01 * -gz);
+    ck_assert_double_lt(fabs(f2[2] - 2 * gz), 0.01 * -2 * gz);
+    ck_assert_double_lt(fabs(sim->pose[1].to[2] - z_drum), 1e-4);
+    ck_assert_double_lt(fabs(sim->pose[3].to[2] - 0.01), 1e-4);
+    ck_assert_double_lt(ndem_norm(a->v) + ndem_norm(a->w), 1e-4);
+    ck_assert_double_lt(ndem_norm(b->v) + ndem_norm(b->w), 1e-4);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* A box landing tilted on the plane and on a row of ore spheres lying on
  * it under one end, with particles and body rows in the same sweeps: over
  * the impact the body's and the particles' momentum change by gravity's
@@ -355,6 +397,7 @@ static Suite *suite(void)
     tcase_add_test(tc, box_landing_on_a_corner_comes_to_rest_flat);
     tcase_add_test(tc, cylinder_and_box_on_a_box_rest_with_their_weight);
     tcase_add_test(tc, closed_mesh_rests_on_a_plane);
+    tcase_add_test(tc, box_rests_in_a_drum_and_on_a_mesh);
     tcase_add_test(tc, unsupported_cases_are_errors);
     tcase_add_test(tc, box_on_plane_and_particles_balances_momentum);
     suite_add_tcase(s, tc);

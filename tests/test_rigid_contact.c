@@ -354,6 +354,36 @@ START_TEST(box_on_plane_and_particles_balances_momentum)
 }
 END_TEST
 
+/* Stop while the box bounces on the plane and the spheres, checkpoint,
+ * restore, go on: the same bits as never stopping (the pairs keep no
+ * state of their own: no warm start). */
+START_TEST(checkpoint_restores_a_landing_box)
+{
+    ndem_job *job;
+    ndem_sim *a = mixed_sim(&job, 1);
+    for (int i = 0; i < 40; i++) test_step(a);
+    ck_assert_int_gt(ndem_rcontact_rows(a), 0);
+    void *buf;
+    size_t len;
+    ck_assert_int_eq(ndem_sim_checkpoint(a, &buf, &len), 0);
+    char err[256];
+    ndem_sim *b = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
+    ck_assert_msg(b != NULL, "%s", err);
+    free(buf);
+    for (int i = 0; i < 60; i++) {
+        test_step(a);
+        test_step(b);
+    }
+    ck_assert(ndem_sim_state_hash(a) == ndem_sim_state_hash(b));
+    ck_assert(memcmp(body_of(a, 1)->v, body_of(b, 1)->v, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(body_of(a, 1)->w, body_of(b, 1)->w, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(a->pose[1].to, b->pose[1].to, 3 * sizeof(double)) == 0);
+    ndem_sim_destroy(a);
+    ndem_sim_destroy(b);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 /* Smooth DEM has no body-geometry contacts yet: a box falling on the plane
  * ends the run with an error naming both geometries, rather than passing
  * through; and a body placed deep in a plane is refused at creation. */
@@ -404,6 +434,7 @@ static Suite *suite(void)
     tcase_add_test(tc, box_rests_in_a_drum_and_on_a_mesh);
     tcase_add_test(tc, unsupported_cases_are_errors);
     tcase_add_test(tc, box_on_plane_and_particles_balances_momentum);
+    tcase_add_test(tc, checkpoint_restores_a_landing_box);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,6 +16,7 @@
 
 #include "geometry_mesh.h"
 #include "mass_props.h"
+#include "rigid_contact.h"
 #include "sim.h"
 #include "vec.h"
 #include "walls.h"
@@ -221,7 +222,7 @@ int ndem_rigid_create(ndem_sim *sim, char *err, size_t err_len)
         r->first[g] = r->count;
         if (body_init(sim, g, &r->body[r->count++], err, err_len)) return -1;
     }
-    return 0;
+    return ndem_rcontact_create(sim, r, err, err_len);
 oom:
     snprintf(err, err_len, "out of memory creating the simulation");
     return -1;
@@ -234,6 +235,7 @@ void ndem_rigid_destroy(ndem_rigid *r)
     free(r->first);
     free(r->rows);
     free(r->seen);
+    ndem_rcontact_destroy(r->contact);
     free(r);
 }
 

@@ -57,7 +57,8 @@ typedef struct ndem_rigid {
     ndem_rigid_row *rows; /* this step's body rows, by set, pair order within a set */
     long row_count, row_capacity;
     long set_start[NDEM_COLOR_SETS + 1];
-    int *seen; /* per body, scratch of the row list's build */
+    int *seen;                     /* per body, scratch of the row list's build */
+    struct ndem_rcontact *contact; /* bodies against static geometry (rigid_contact.h), or NULL */
 } ndem_rigid;
 
 /* The bodies of the scene's dynamic geometry (sim->rigid stays NULL when

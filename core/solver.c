@@ -10,6 +10,7 @@
  * velocities take the slots' change at the end, so bodies that no row
  * touched keep every bit. */
 #include "probe.h"
+#include "rigid_contact.h"
 #include "sim.h"
 #include "vec.h"
 
@@ -214,6 +215,15 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual, in
                                     : NDEM_GENERAL_CONTINUOUS;
         ndem_general_sweep(x->sim, gs, reverse, want_residual);
     }
+    /* dynamic bodies on static geometry (rigid_contact.c), on their own
+     * velocities after every set's sums */
+    if (x->rigid && ndem_rcontact_rows(x->sim) > 0) {
+        int rs = st == STAGE_IMPACT ? NDEM_GENERAL_IMPACT
+                 : st == STAGE_WARM ? NDEM_GENERAL_WARM
+                                    : NDEM_GENERAL_CONTINUOUS;
+#pragma omp single
+        ndem_rcontact_sweep(x->sim, rs, reverse);
+    }
 }
 
 /* Compiled for AVX-512, AVX2 and baseline x86-64: the same IEEE operations
@@ -393,7 +403,8 @@ static long impact_islands(ndem_sim *sim)
     for (long k = 0; k < c->count; k++)
         if (c->cold[c->slot[k]].impact == 2) hit[island_root(parent, c->key[k].a)] = 1;
     ndem_general_island_mark(sim, parent, hit);
-    long kept = ndem_general_island_keep(sim, parent, hit);
+    long kept = ndem_rcontact_islands(sim, parent, hit); /* bodies on geometry */
+    kept += ndem_general_island_keep(sim, parent, hit);
     for (long k = 0; k < c->count; k++) {
         ndem_row_cold *r = &c->cold[c->slot[k]];
         if (r->impact == 0) continue;
@@ -545,7 +556,7 @@ void ndem_solve_impact(ndem_sim *sim)
     reduction(+ : impacts)
     for (long p = 0; p < c->packet_count; p++)
         for (int l = 0; l < c->fill[p]; l++) impacts += c->cold[p * NDEM_LANES + l].impact == 2;
-    impacts += ndem_general_impacts(sim);
+    impacts += ndem_general_impacts(sim) + ndem_rcontact_impacts(sim);
     /* decomposed: every process sweeps (and exchanges) when any has an impact */
     const ndem_decomp *d = sim->decomp;
     long any = d ? (long)d->hooks.sum(d->hooks.ctx, (double)impacts) : impacts;
@@ -593,6 +604,7 @@ void ndem_solve_continuous(ndem_sim *sim)
         /* the right-hand side sees the bodies after the impact stage, the
          * sweeps their free velocities (gravity, force) */
         ndem_rigid_refresh_rows(sim);
+        ndem_rcontact_right_hand_side(sim);
         ndem_rigid_free_velocity(sim);
     }
 

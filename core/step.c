@@ -6,6 +6,7 @@
 #include "checks.h"
 #include "dem.h"
 #include "dem_shape.h"
+#include "rigid_contact.h"
 #include "shape_body.h"
 #include "sim.h"
 #include "walls.h"
@@ -140,6 +141,7 @@ static ndem_status measure(ndem_sim *sim)
             }
         }
     ndem_general_stats(sim, &touching, &geo, &maxov);
+    ndem_rcontact_stats(sim, &touching, &geo, &maxov);
     sim->stats.kinetic_energy = ke;
     sim->stats.contacts = touching;
     sim->stats.geometry_contacts = geo;
@@ -186,7 +188,8 @@ static ndem_status stage_color(ndem_sim *sim) { return status_of(ndem_contacts_c
 
 static ndem_status stage_prepare(ndem_sim *sim)
 {
-    return status_of(ndem_contacts_prepare(sim) || ndem_general_prepare(sim));
+    return status_of(ndem_contacts_prepare(sim) || ndem_general_prepare(sim) ||
+                     ndem_rcontact_prepare(sim));
 }
 
 static ndem_status stage_impact(ndem_sim *sim)
@@ -206,6 +209,7 @@ static ndem_status stage_loads(ndem_sim *sim)
 {
     ndem_loads_ndem(sim);
     ndem_general_loads(sim);
+    ndem_rcontact_loads(sim); /* bodies on static geometry */
     return NDEM_OK;
 }
 
@@ -221,6 +225,8 @@ static ndem_status stage_forces(ndem_sim *sim)
     if (ndem_dem_forces(sim)) return NDEM_ERR_MEMORY;
     if (sim->shapes) ndem_dem_shape_keep(sim); /* the points' springs, as the dem's */
     if (sim->rigid) ndem_rigid_dem(sim);       /* explicit, from the same step's loads */
+    /* a body on geometry: NDEM only (rigid_contact.h) */
+    if (sim->rigid && ndem_rcontact_dem_check(sim)) return NDEM_ERR_ESCAPED;
     return NDEM_OK;
 }
 

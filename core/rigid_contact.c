@@ -1,0 +1,692 @@
+/* rigid_contact.c - a dynamic body against static geometry under NDEM
+ * (rigid_contact.h; docs/engine.md, "Body against geometry").
+ *
+ * Contact generation reuses the shapes' narrow phase: a body is the convex
+ * polyhedron of its corners (a box's 8; a cylinder's rim points, RIM per
+ * rim; a closed mesh's hull of its vertices), placed at its pose; the
+ * geometry is a plane collider (a plane, a face of an inside box), a
+ * polyhedron (a solid box), or the hull's vertices probe it (a drum, a
+ * mesh), one function per geometry type in a table.
+ * Each pair keeps at most NDEM_MANIFOLD_POINTS points (the shapes' reduce).
+ *
+ * Rows are the general rows' (rows_general.h): per point a normal row
+ * (Hertz-mapped compliance split among the touching points, SPOOK
+ * right-hand side, speculative while the whole pair is apart) and two
+ * rigid friction rows, an impact stage with Newton's law at the pair's
+ * restitution. A pair whose points all touch is solved as a block
+ * (rows_general_block.c), so a flat face rests without rocking; else point
+ * after point. They act on the body's own velocity (rigid.h), after the
+ * particle rows of each sweep, on one thread in pair order: any thread
+ * count gives the same bits. No warm start (a resting block converges in
+ * one sweep) and nothing to checkpoint. */
+#include "rigid_contact.h"
+
+#include "geometry.h"
+#include "geometry_mesh.h"
+#include "loads.h"
+#include "mesh.h"
+#include "rigid.h"
+#include "rows_general.h"
+#include "shape.h"
+#include "shape_collide.h"
+#include "sim.h"
+#include "vec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define E_H 1.25 /* Hertz mapping exponent, as rows.c */
+#define RIM 16   /* points per rim of a cylinder's polygon */
+#define MAXP NDEM_MANIFOLD_POINTS
+
+typedef struct rc_pair {
+    int body, geometry, feature; /* feature: an inside box's face, else -1 */
+    int count, touching;
+    ndem_grow row[MAXP];
+    double blk[2 * (3 * MAXP) * (3 * MAXP + 1) / 2];
+} rc_pair;
+
+struct ndem_rcontact {
+    ndem_shape *shape; /* per body: its polyhedron (body frame about the pivot) */
+    double *d_eq;      /* per body: volume-equivalent diameter (Hertz size) */
+    rc_pair *pair;
+    int pair_count, body_count;
+    long rows;
+};
+
+/* ---- bodies as polyhedra ---- */
+
+/* Frisvad's tangents of a unit normal (rows_general.c's, in double). */
+static void tangents(const double *n, double *t1, double *t2)
+{
+    double s = n[2] >= 0.0 ? 1.0 : -1.0, a = -1.0 / (s + n[2]);
+    t1[0] = 1.0 + s * n[0] * n[0] * a;
+    t1[1] = s * (n[0] * n[1] * a);
+    t1[2] = -s * n[0];
+    ndem_cross(n, t1, t2);
+}
+
+/* The reference-frame points of g's corners (out: room for 2 RIM). */
+static int corners(const ndem_geometry_def *g, double *out)
+{
+    if (g->type == NDEM_GEOMETRY_BOX) {
+        for (int c = 0; c < 8; c++)
+            for (int k = 0; k < 3; k++) out[3 * c + k] = (c >> k) & 1 ? g->max[k] : g->min[k];
+        return 8;
+    }
+    /* a cylinder: RIM points on each rim */
+    double u[3], v[3];
+    tangents(g->axis, u, v);
+    for (int e = 0; e < 2; e++)
+        for (int i = 0; i < RIM; i++) {
+            double a = 2.0 * M_PI * i / RIM, s = (e ? 0.5 : -0.5) * g->length;
+            for (int k = 0; k < 3; k++)
+                out[3 * (e * RIM + i) + k] =
+                    g->center[k] + s * g->axis[k] + g->radius * (cos(a) * u[k] + sin(a) * v[k]);
+        }
+    return 2 * RIM;
+}
+
+/* Body b's polyhedron about its pivot; 1 when its type has none (a plane,
+ * an open mesh: no geometry contacts), -1 on an error. */
+static int body_shape(const ndem_sim *sim, const ndem_rigid_body *bd, ndem_shape *out, char *err,
+                      size_t err_len)
+{
+    const ndem_geometry_def *g = &sim->geometry[bd->geometry];
+    const double *from = sim->pose[bd->geometry].from;
+    double fixed[3 * 2 * RIM] = {0}, *pts = fixed;
+    int n = 0;
+    if (g->type == NDEM_GEOMETRY_BOX || g->type == NDEM_GEOMETRY_CYLINDER) {
+        n = corners(g, fixed);
+    } else if (g->type == NDEM_GEOMETRY_MESH && g->mesh->mesh->closed) {
+        const ndem_mesh *m = g->mesh->mesh;
+        n = m->n_vertices;
+        pts = calloc(3 * (size_t)n + 3, sizeof(double));
+        if (!pts) {
+            snprintf(err, err_len, "out of memory creating the simulation");
+            return -1;
+        }
+        for (int i = 0; i < 3 * n; i++) pts[i] = m->vertices[i] + g->point[i % 3];
+    } else {
+        return 1;
+    }
+    double radius = 0.0;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) pts[3 * i + k] -= from[k];
+        radius = fmax(radius, ndem_norm(&pts[3 * i]));
+    }
+    char why[200];
+    int rc = ndem_shape_polyhedron(pts, n, radius, out, why, sizeof why);
+    if (pts != fixed) free(pts);
+    if (rc) snprintf(err, err_len, "geometry %d: its hull for contacts: %s", bd->geometry, why);
+    return rc ? -1 : 0;
+}
+
+/* ---- the geometry's side: a table by type ---- */
+
+/* x in g's reference frame into the world (geometry.c's to_reference
+ * inverted); a vector only turns. */
+static void to_world(const ndem_geometry_pose *p, const double *xr, double *x, int vector)
+{
+    if (!p->rotate && !p->offset) {
+        memcpy(x, xr, 3 * sizeof *x);
+        return;
+    }
+    double d[3];
+    for (int k = 0; k < 3; k++) d[k] = vector ? xr[k] : xr[k] - p->from[k];
+    for (int i = 0; i < 3; i++)
+        x[i] =
+            (p->rotate ? p->rot[3 * i] * d[0] + p->rot[3 * i + 1] * d[1] + p->rot[3 * i + 2] * d[2]
+                       : d[i]) +
+            (vector ? 0.0 : p->to[i]);
+}
+
+typedef int (*geo_points_fn)(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                             double margin, ndem_contact_point *out);
+
+/* A plane, or face `feature` of an inside box (solid side outside). */
+static int plane_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                        double margin, ndem_contact_point *out)
+{
+    const ndem_geometry_def *g = &sim->geometry[pr->geometry];
+    const ndem_geometry_pose *p = &sim->pose[pr->geometry];
+    double xr[3], nr[3] = {0, 0, 0}, x[3], n[3];
+    if (g->type == NDEM_GEOMETRY_PLANE) {
+        memcpy(xr, g->point, sizeof xr);
+        memcpy(nr, g->normal, sizeof nr);
+    } else {
+        int k = pr->feature / 2, hi = pr->feature % 2;
+        for (int q = 0; q < 3; q++) xr[q] = 0.5 * (g->min[q] + g->max[q]);
+        xr[k] = hi ? g->max[k] : g->min[k];
+        nr[k] = hi ? -1.0 : 1.0;
+    }
+    to_world(p, xr, x, 0);
+    to_world(p, nr, n, 1);
+    ndem_collider plane;
+    ndem_collider_plane(&plane, x, n);
+    return ndem_shape_collide(body, &plane, margin, out);
+}
+
+/* A solid box: the polyhedron of its corners (the separating-axis test). */
+static int solid_box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                            double margin, ndem_contact_point *out)
+{
+    const ndem_geometry_def *g = &sim->geometry[pr->geometry];
+    const ndem_geometry_pose *p = &sim->pose[pr->geometry];
+    double c[24], mid[3], x[3], r = 0.0;
+    corners(g, c);
+    for (int k = 0; k < 3; k++) mid[k] = 0.5 * (g->min[k] + g->max[k]);
+    for (int i = 0; i < 8; i++) {
+        for (int k = 0; k < 3; k++) c[3 * i + k] -= mid[k];
+        r = fmax(r, ndem_norm(&c[3 * i]));
+    }
+    ndem_shape s;
+    char why[200];
+    if (ndem_shape_polyhedron(c, 8, r, &s, why, sizeof why)) return 0; /* a flat box */
+    ndem_collider box;
+    to_world(p, mid, x, 0);
+    ndem_collider_place(&box, &s, x, p->q);
+    memcpy(box.rot, p->rot, sizeof box.rot);
+    if (!p->rotate) {
+        static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        memcpy(box.rot, id, sizeof box.rot);
+    }
+    int n = ndem_shape_collide(body, &box, margin, out);
+    ndem_shape_clear(&s);
+    return n;
+}
+
+/* A cylinder: a drum (inside) by probes; a solid one not yet (a probe
+ * inside it has no direction out). */
+static int cylinder_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                           double margin, ndem_contact_point *out);
+
+static int box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                      double margin, ndem_contact_point *out)
+{
+    return sim->geometry[pr->geometry].inside ? plane_points(sim, pr, body, margin, out)
+                                              : solid_box_points(sim, pr, body, margin, out);
+}
+
+/* An inside cylinder, a mesh: each hull vertex as a probe, a sphere of
+ * radius 0 through the geometry's own test (its closest features, each a
+ * point). Vertex against surface only: a body resting on a mesh's ridge by
+ * an edge is felt at the edge's ends only. */
+static int probe_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                        double margin, ndem_contact_point *out)
+{
+    const ndem_polyhedron *poly = &body->shape->poly;
+    const int mesh = sim->geometry[pr->geometry].type == NDEM_GEOMETRY_MESH;
+    /* a mesh's probes reach rp beyond: a vertex that crossed a face (two
+     * -sided, below) is found that deep */
+    const double rp = mesh ? 0.1 * sim->rigid->contact->d_eq[pr->body] : 0.0;
+    int k = 0;
+    for (int v = 0; v < poly->n_vertices; v++) {
+        const double *l = poly->vertices + 3 * v;
+        double x[3];
+        for (int i = 0; i < 3; i++)
+            x[i] = body->x[i] + body->rot[3 * i] * l[0] + body->rot[3 * i + 1] * l[1] +
+                   body->rot[3 * i + 2] * l[2];
+        ndem_geo_hit hits[NDEM_GEO_HITS];
+        int n = ndem_geometry_collide(&sim->geometry[pr->geometry], &sim->pose[pr->geometry], x, rp,
+                                      margin, hits);
+        for (int j = 0; j < n; j++) {
+            ndem_contact_point c = {.depth = hits[j].delta - rp,
+                                    .id = (unsigned)v * 2654435761u ^ (unsigned)hits[j].feature};
+            double *hn = hits[j].n, foot[3], side = 0.0;
+            /* a mesh's faces are two-sided (pushed back to the probe's
+             * side): a vertex that crossed is on the centre of mass's
+             * other side, and overlaps by its distance */
+            for (int i = 0; i < 3; i++) foot[i] = x[i] - c.depth * hn[i];
+            for (int i = 0; i < 3; i++) side += (body->x[i] - foot[i]) * hn[i];
+            if (mesh && side > 0.0) {
+                c.depth = -c.depth;
+                for (int i = 0; i < 3; i++) hn[i] = -hn[i];
+            }
+            if (c.depth <= -margin) continue;
+            for (int i = 0; i < 3; i++) {
+                c.n[i] = hn[i];
+                c.x[i] = x[i] - 0.5 * c.depth * hn[i];
+            }
+            if (k < NDEM_CONTACT_POINTS) {
+                out[k++] = c;
+                continue;
+            }
+            int low = 0; /* full: the deepest stay */
+            for (int t = 1; t < k; t++)
+                if (out[t].depth < out[low].depth) low = t;
+            if (out[low].depth < c.depth) out[low] = c;
+        }
+    }
+    return k;
+}
+
+static int cylinder_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+                           double margin, ndem_contact_point *out)
+{
+    return sim->geometry[pr->geometry].inside ? probe_points(sim, pr, body, margin, out) : 0;
+}
+
+/* Static geometry a body touches, by type (docs/engine.md). */
+static const geo_points_fn geo_points[NDEM_GEOMETRY_MESH + 1] = {
+    [NDEM_GEOMETRY_PLANE] = plane_points,
+    [NDEM_GEOMETRY_BOX] = box_points,
+    [NDEM_GEOMETRY_CYLINDER] = cylinder_points,
+    [NDEM_GEOMETRY_MESH] = probe_points,
+};
+
+/* ---- creation ---- */
+
+/* Pair pr's points within margin of its body at its pose; how many. */
+static int pair_points(const ndem_sim *sim, const rc_pair *pr, double margin,
+                       ndem_contact_point *pts)
+{
+    const ndem_rigid_body *bd = &sim->rigid->body[pr->body];
+    const ndem_geometry_pose *p = &sim->pose[bd->geometry];
+    ndem_collider body;
+    ndem_collider_place(&body, &sim->rigid->contact->shape[pr->body], p->to, p->q);
+    memcpy(body.rot, p->rot, sizeof body.rot);
+    const ndem_geometry_def *g = &sim->geometry[pr->geometry];
+    int n = geo_points[g->type](sim, pr, &body, margin, pts);
+    if (g->inside) { /* a container holds what is in its bounds only */
+        double lo[3], hi[3], tol = margin + 0.01 * sim->rigid->contact->d_eq[pr->body];
+        ndem_geometry_bounds(g, &sim->pose[pr->geometry], lo, hi);
+        int kept = 0;
+        for (int j = 0; j < n; j++) {
+            int in = 1;
+            for (int k = 0; k < 3; k++) { /* the body's own point: x + depth n / 2 */
+                double v = pts[j].x[k] + 0.5 * pts[j].depth * pts[j].n[k];
+                in &= v > lo[k] - tol && v < hi[k] + tol;
+            }
+            if (in) pts[kept++] = pts[j];
+        }
+        n = kept;
+    }
+    return n > MAXP ? ndem_manifold_reduce(pts, n) : n;
+}
+
+/* The deepest overlap of pair pr now (-INFINITY when apart). */
+static double pair_depth(const ndem_sim *sim, const rc_pair *pr)
+{
+    ndem_contact_point pts[NDEM_CONTACT_POINTS];
+    int n = pair_points(sim, pr, 0.0, pts);
+    double d = -INFINITY;
+    for (int j = 0; j < n; j++) d = fmax(d, pts[j].depth);
+    return d;
+}
+
+static int is_static(const ndem_geometry_def *g)
+{
+    return !g->dynamic.enabled && !g->walls.enabled;
+}
+
+int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len)
+{
+    int pairs = 0;
+    for (int b = 0; b < r->count; b++)
+        for (int g = 0; g < sim->geometry_count; g++) {
+            const ndem_geometry_def *gd = &sim->geometry[g];
+            if (r->body[b].feature >= 0 || !is_static(gd) || !geo_points[gd->type]) continue;
+            pairs += gd->type == NDEM_GEOMETRY_BOX && gd->inside ? 6 : 1;
+        }
+    if (pairs == 0) return 0;
+    ndem_rcontact *c = calloc(1, sizeof *c);
+    if (!c) goto oom;
+    r->contact = c;
+    c->shape = calloc((size_t)r->count, sizeof *c->shape);
+    c->d_eq = calloc((size_t)r->count, sizeof *c->d_eq);
+    c->pair = calloc((size_t)pairs, sizeof *c->pair);
+    if (!c->shape || !c->d_eq || !c->pair) goto oom;
+    c->body_count = r->count;
+    for (int b = 0; b < r->count; b++) {
+        const ndem_rigid_body *bd = &r->body[b];
+        if (bd->feature >= 0) continue; /* a wall of a stress-controlled box */
+        int rc = body_shape(sim, bd, &c->shape[b], err, err_len);
+        if (rc < 0) return -1;
+        if (rc > 0) continue; /* no hull: touches particles only */
+        c->d_eq[b] = cbrt(6.0 * c->shape[b].mass.volume / M_PI);
+        for (int g = 0; g < sim->geometry_count; g++) {
+            const ndem_geometry_def *gd = &sim->geometry[g];
+            if (!is_static(gd) || !geo_points[gd->type]) continue;
+            int faces = gd->type == NDEM_GEOMETRY_BOX && gd->inside ? 6 : 0;
+            for (int f = 0; f < (faces ? faces : 1); f++)
+                c->pair[c->pair_count++] =
+                    (rc_pair){.body = b, .geometry = g, .feature = f - !faces};
+        }
+    }
+    /* a body placed deep in geometry (a container around it, a plane
+     * through it) would be thrown out: refused */
+    for (int k = 0; k < c->pair_count; k++) {
+        const rc_pair *pr = &c->pair[k];
+        double d = pair_depth(sim, pr), lim = 0.25 * c->d_eq[pr->body];
+        if (d > lim) {
+            snprintf(err, err_len,
+                     "geometry %d (dynamic) starts %.3g m deep in geometry %d (more than %.3g m, "
+                     "a quarter of its size): a body must start outside static geometry",
+                     r->body[pr->body].geometry, d, pr->geometry, lim);
+            return -1;
+        }
+    }
+    return 0;
+oom:
+    snprintf(err, err_len, "out of memory creating the simulation");
+    return -1;
+}
+
+void ndem_rcontact_destroy(ndem_rcontact *c)
+{
+    if (!c) return;
+    for (int b = 0; c->shape && b < c->body_count; b++) ndem_shape_clear(&c->shape[b]);
+    free(c->shape), free(c->d_eq), free(c->pair);
+    free(c);
+}
+
+/* ---- rows ---- */
+
+static void mat_vec(const double *m, const double *v, double *o)
+{
+    for (int r = 0; r < 3; r++) o[r] = m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
+}
+
+/* The body's velocity at x (world). */
+static void body_velocity(const ndem_sim *sim, const ndem_rigid_body *bd, const double *x,
+                          double *u)
+{
+    const double *cm = sim->pose[bd->geometry].to;
+    double rr[3], w[3];
+    for (int k = 0; k < 3; k++) rr[k] = x[k] - cm[k];
+    ndem_cross(bd->w, rr, w);
+    for (int k = 0; k < 3; k++) u[k] = bd->v[k] + w[k];
+}
+
+/* Point pt of pair pr into its rows (rows_general.c's prepare_point: p the
+ * body, q the geometry). */
+static void prepare_point(const ndem_sim *sim, const rc_pair *pr, const ndem_contact_point *pt,
+                          ndem_grow *r)
+{
+    const ndem_rigid_body *bd = &sim->rigid->body[pr->body];
+    const ndem_geometry_def *gb = &sim->geometry[bd->geometry];
+    const ndem_geometry_def *gq = &sim->geometry[pr->geometry];
+    const double h = sim->solver.time_step, *cm = sim->pose[bd->geometry].to;
+    const ndem_pair_params *pp = ndem_pair(&sim->materials, gb->material, gq->material);
+    const double split = pr->touching > 0 ? pr->touching : 1;
+    const double d_eff = sim->rigid->contact->d_eq[pr->body];
+    memset(r, 0, sizeof *r);
+    r->p = pr->body;
+    r->q = -1;
+    r->id = pt->id;
+    memcpy(r->x, pt->x, sizeof r->x);
+    memcpy(r->n, pt->n, sizeof r->n);
+    memcpy(r->t[0], pt->n, sizeof r->n);
+    tangents(pt->n, r->t[1], r->t[2]);
+    double rp[3], vp[3];
+    for (int d = 0; d < 3; d++) rp[d] = pt->x[d] - cm[d];
+    for (int e = 0; e < 3; e++) {
+        ndem_cross(rp, r->t[e], r->jp[e]);
+        mat_vec(bd->inv_world, r->jp[e], r->mp[e]);
+    }
+    body_velocity(sim, bd, pt->x, vp);
+    ndem_geometry_surface_velocity(&sim->pose[pr->geometry], pt->x, r->ug);
+    double delta = pt->depth;
+    r->delta = delta;
+    double nu = pp->poisson_ratio, kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
+    double eps = split * E_H / kn, tau = sim->solver.damping_steps * h;
+    if (pp->viscosity > 0 && nu > 0) {
+        double cdamp = 4.0 * (1 - nu * nu) * (1 - 2 * nu) * pp->viscosity /
+                       (15.0 * pp->young_modulus * nu * nu);
+        tau = ndem_max(tau, cdamp / E_H);
+    }
+    if (pp->damping_time > 0) tau = pp->damping_time;
+    r->gap = delta < -1e-6 * d_eff && pr->touching == 0;
+    if (r->gap) {
+        r->phi = -delta;
+        r->s = 1.0;
+    } else {
+        double mag = fabs(delta), q4 = sqrt(sqrt(mag));
+        r->phi = delta > 0 ? -mag * q4 : mag * q4;
+        r->s = E_H * (mag > 1e-6 * d_eff ? q4 : sqrt(sqrt(1e-6 * d_eff)));
+        r->ups = 1.0 / (1.0 + 4.0 * tau / h);
+        r->sig_n = 4.0 / (h * h) * eps * r->ups;
+    }
+    r->mu = pp->friction;
+    for (int e = 0; e < 3; e++) {
+        double k = bd->im_lin + ndem_dot(r->jp[e], r->mp[e]);
+        r->inv_k[e] = 1.0 / k;
+        r->inv_d[e] = e == 0 ? 1.0 / (r->s * r->s * k + r->sig_n) : 1.0 / k;
+    }
+    double dv[3] = {r->ug[0] - vp[0], r->ug[1] - vp[1], r->ug[2] - vp[2]};
+    double vsep = ndem_dot(pt->n, dv), gl = ndem_norm(sim->gravity);
+    if (-vsep > sim->v_imp && delta - h * vsep + h * h * gl > 0) {
+        r->impact = 2;
+        r->v_target = pp->restitution * -vsep;
+    } else if (delta >= 0) {
+        r->impact = 1;
+    }
+}
+
+int ndem_rcontact_prepare(ndem_sim *sim)
+{
+    ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
+    if (!c) return 0;
+    const double h = sim->solver.time_step;
+    c->rows = 0;
+    for (int k = 0; k < c->pair_count; k++) {
+        rc_pair *pr = &c->pair[k];
+        const ndem_rigid_body *bd = &sim->rigid->body[pr->body];
+        /* points that can meet within the step get (speculative) rows */
+        const ndem_geometry_pose *gp = &sim->pose[pr->geometry];
+        double reach = h * (ndem_norm(bd->v) + ndem_norm(gp->velocity) +
+                            (ndem_norm(bd->w) + ndem_norm(gp->spin)) * c->shape[pr->body].radius) +
+                       h * h * ndem_norm(sim->gravity);
+        ndem_contact_point pts[NDEM_CONTACT_POINTS];
+        int n = pair_points(sim, pr, 2.0 * reach, pts);
+        pr->count = n;
+        pr->touching = 0;
+        for (int j = 0; j < n; j++) pr->touching += pts[j].depth > 0;
+        for (int j = 0; j < n; j++) prepare_point(sim, pr, &pts[j], &pr->row[j]);
+        if (ndem_general_block_size(n) > 0)
+            ndem_general_block_form(pr->row, n, bd->im_lin, pr->blk);
+        c->rows += n;
+    }
+    return 0;
+}
+
+int ndem_rcontact_dem_check(ndem_sim *sim)
+{
+    const ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
+    for (int k = 0; c && k < c->pair_count; k++) {
+        const rc_pair *pr = &c->pair[k];
+        double d = pair_depth(sim, pr);
+        if (d > 0) {
+            snprintf(sim->error, sizeof sim->error,
+                     "dynamic geometry %d meets geometry %d at t = %.6g s (step %ld, %.3g m "
+                     "deep): a body's contacts with geometry run under \"method\": \"ndem\" only",
+                     sim->rigid->body[pr->body].geometry, pr->geometry, sim->time, sim->step, d);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+long ndem_rcontact_rows(const ndem_sim *sim)
+{
+    return sim->rigid && sim->rigid->contact ? sim->rigid->contact->rows : 0;
+}
+
+long ndem_rcontact_impacts(const ndem_sim *sim)
+{
+    const ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
+    long n = 0;
+    for (int k = 0; c && k < c->pair_count; k++)
+        for (int j = 0; j < c->pair[k].count; j++) n += c->pair[k].row[j].impact == 2;
+    return n;
+}
+
+static int root(int *parent, int i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+long ndem_rcontact_islands(ndem_sim *sim, int *parent, int *hit)
+{
+    ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
+    if (!c) return 0;
+    const int at = (int)sim->bodies.count;
+    for (int k = 0; k < c->pair_count; k++)
+        for (int j = 0; j < c->pair[k].count; j++)
+            if (c->pair[k].row[j].impact == 2) hit[root(parent, at + c->pair[k].body)] = 1;
+    long kept = 0;
+    for (int k = 0; k < c->pair_count; k++) {
+        int in = hit[root(parent, at + c->pair[k].body)];
+        for (int j = 0; j < c->pair[k].count; j++) {
+            ndem_grow *r = &c->pair[k].row[j];
+            if (!r->impact) continue;
+            if (in) kept++;
+            else r->impact = 0;
+        }
+    }
+    return kept;
+}
+
+void ndem_rcontact_right_hand_side(ndem_sim *sim)
+{
+    ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
+    const double h = sim->solver.time_step;
+    for (int k = 0; c && k < c->pair_count; k++) {
+        rc_pair *pr = &c->pair[k];
+        for (int j = 0; j < pr->count; j++) {
+            ndem_grow *r = &pr->row[j];
+            double vp[3], vn = 0.0;
+            body_velocity(sim, &sim->rigid->body[pr->body], r->x, vp);
+            for (int d = 0; d < 3; d++) vn += r->n[d] * (r->ug[d] - vp[d]);
+            r->q_n = r->gap ? -r->phi / h : -(4.0 / h) * r->ups * r->phi + r->ups * r->s * vn;
+        }
+    }
+}
+
+/* ---- the sweep ---- */
+
+/* One point's rows (rows_general.c's solve_point). */
+static void solve_point(ndem_grow *r, ndem_general_body *P, ndem_general_body *Q, int impact)
+{
+    if (impact && !r->impact) return;
+    double *L = impact ? r->imp : r->lam;
+    const double *inv = impact ? r->inv_k : r->inv_d;
+    double rn, ln, F;
+    if (impact) {
+        rn = ndem_general_rel_vel(r, P, Q, 0) - r->v_target;
+        ln = ndem_max(L[0] - rn * inv[0], 0.0);
+        ndem_general_apply(r, P, Q, 0, ln - L[0]);
+        F = ln;
+    } else {
+        rn = r->s * ndem_general_rel_vel(r, P, Q, 0) - r->q_n + r->sig_n * L[0];
+        ln = ndem_max(L[0] - rn * inv[0], 0.0);
+        ndem_general_apply(r, P, Q, 0, r->s * (ln - L[0]));
+        F = r->s * ln;
+    }
+    L[0] = ln;
+    double r1 = ndem_general_rel_vel(r, P, Q, 1), r2 = ndem_general_rel_vel(r, P, Q, 2);
+    double l1 = L[1] - r1 * inv[1], l2 = L[2] - r2 * inv[2];
+    double lim = r->mu * F, len = sqrt(l1 * l1 + l2 * l2);
+    if (len > lim) {
+        double f = lim > 0 ? lim / len : 0.0;
+        l1 *= f, l2 *= f;
+    }
+    ndem_general_apply(r, P, Q, 1, l1 - L[1]);
+    ndem_general_apply(r, P, Q, 2, l2 - L[2]);
+    L[1] = l1, L[2] = l2;
+}
+
+/* The impact stage as a block: the rows on unregularised terms (s 1, no
+ * compliance, target v_target) through the continuous block's solve, so
+ * a face landing flat takes the same impulse at each corner. 1 when
+ * solved. */
+static int impact_block(rc_pair *pr, ndem_general_body *P, ndem_general_body *Q, double im)
+{
+    ndem_grow t[MAXP];
+    double blk[sizeof pr->blk / sizeof pr->blk[0]];
+    for (int j = 0; j < pr->count; j++) {
+        if (!pr->row[j].impact) return 0;
+        t[j] = pr->row[j];
+        t[j].s = 1.0;
+        t[j].sig_n = 0.0;
+        t[j].q_n = t[j].v_target;
+        memcpy(t[j].lam, t[j].imp, sizeof t[j].lam);
+    }
+    ndem_general_block_form(t, pr->count, im, blk);
+    if (!ndem_general_block_solve(t, pr->count, blk, P, Q, 1, NULL)) return 0;
+    for (int j = 0; j < pr->count; j++) memcpy(pr->row[j].imp, t[j].lam, sizeof t[j].lam);
+    return 1;
+}
+
+void ndem_rcontact_sweep(ndem_sim *sim, int stage, int reverse)
+{
+    ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
+    if (!c || c->rows == 0 || stage == NDEM_GENERAL_WARM) return; /* no warm start */
+    const int impact = stage == NDEM_GENERAL_IMPACT;
+    for (int i = 0; i < c->pair_count; i++) {
+        rc_pair *pr = &c->pair[reverse ? c->pair_count - 1 - i : i];
+        if (pr->count == 0) continue;
+        ndem_rigid_body *bd = &sim->rigid->body[pr->body];
+        ndem_general_body P = {.im = bd->im_lin, .slot = -1}, Q[MAXP];
+        memcpy(P.v, bd->v, sizeof P.v);
+        memcpy(P.w, bd->w, sizeof P.w);
+        for (int j = 0; j < pr->count; j++) {
+            Q[j] = (ndem_general_body){.im = 0.0, .slot = -1};
+            memcpy(Q[j].v, pr->row[j].ug, sizeof Q[j].v);
+        }
+        int all = pr->touching == pr->count || pr->touching == 0, done = 0;
+        if (ndem_general_block_size(pr->count) > 0 && all)
+            done = impact ? impact_block(pr, &P, Q, bd->im_lin)
+                          : ndem_general_block_solve(pr->row, pr->count, pr->blk, &P, Q, 1, NULL);
+        /* point after point; the impact stage thrice (rows_general.c) */
+        for (int pass = 0; !done && pass < (impact ? 3 : 1); pass++)
+            for (int j = 0; j < pr->count; j++) solve_point(&pr->row[j], &P, &Q[j], impact);
+        /* the body moves on its free translations only */
+        double dv[3], fv[3];
+        for (int q = 0; q < 3; q++) dv[q] = P.v[q] - bd->v[q];
+        mat_vec(bd->lin_free, dv, fv);
+        for (int q = 0; q < 3; q++) bd->v[q] += fv[q];
+        memcpy(bd->w, P.w, sizeof bd->w);
+    }
+}
+
+/* ---- after the solve ---- */
+
+void ndem_rcontact_loads(ndem_sim *sim)
+{
+    const ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
+    if (!c) return;
+    const double inv_h = 1.0 / sim->solver.time_step, none[3] = {0, 0, 0};
+    for (int k = 0; k < c->pair_count; k++) {
+        const rc_pair *pr = &c->pair[k];
+        for (int j = 0; j < pr->count; j++) {
+            const ndem_grow *r = &pr->row[j];
+            double a[3] = {r->s * r->lam[0], r->lam[1], r->lam[2]}, f[3] = {0, 0, 0}, mf[3];
+            for (int e = 0; e < 3; e++)
+                for (int d = 0; d < 3; d++) f[d] += (a[e] + r->imp[e]) * r->t[e][d] * inv_h;
+            for (int d = 0; d < 3; d++) mf[d] = -f[d];
+            ndem_loads_add(sim, pr->geometry, r->x, f, none);
+            ndem_loads_add(sim, sim->rigid->body[pr->body].geometry, r->x, mf, none);
+        }
+    }
+}
+
+void ndem_rcontact_stats(const ndem_sim *sim, long *touching, long *geometry, double *max_overlap)
+{
+    const ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
+    for (int k = 0; c && k < c->pair_count; k++) {
+        const rc_pair *pr = &c->pair[k];
+        if (pr->touching == 0) continue;
+        (*touching)++;
+        (*geometry)++;
+        for (int j = 0; j < pr->count; j++)
+            if (pr->row[j].delta > *max_overlap) *max_overlap = pr->row[j].delta;
+    }
+}

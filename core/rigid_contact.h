@@ -1,0 +1,50 @@
+/* rigid_contact.h (internal) - NDEM contacts between a dynamic body and
+ * static geometry (docs/engine.md, "Body against geometry"): a dynamic
+ * box, cylinder or closed mesh, as the convex polyhedron of its corners
+ * (a cylinder's rim points, a mesh's hull), against a static plane, a
+ * solid box, an inside box's faces, a drum (inside cylinder) or a mesh. One pair per (body,
+ * geometry, feature), at most NDEM_MANIFOLD_POINTS points, rows as the general rows'
+ * (rows_general.h) on the body's own velocity, solved after the SIMD
+ * packets of every sweep by one thread. A scene with no such pair has none
+ * of this (ndem_rigid.contact NULL) and keeps every bit. */
+#ifndef NDEM_RIGID_CONTACT_H
+#define NDEM_RIGID_CONTACT_H
+
+#include <stddef.h>
+
+struct ndem_sim;
+struct ndem_rigid;
+typedef struct ndem_rcontact ndem_rcontact;
+
+/* The pairs of the scene's bodies and static geometry (after the bodies are
+ * made): r->contact stays NULL without any. 0, or -1 with a message. */
+int ndem_rcontact_create(struct ndem_sim *sim, struct ndem_rigid *r, char *err, size_t err_len);
+void ndem_rcontact_destroy(ndem_rcontact *c);
+
+/* Stage "prepare": each pair's points within the step's reach and their
+ * rows (Hertz mapping, impact class). 0 (nothing to do without pairs). */
+int ndem_rcontact_prepare(struct ndem_sim *sim);
+/* Smooth DEM has no such contacts: -1 with sim->error set when a body
+ * overlaps a geometry it would touch under NDEM (the run ends, nothing
+ * passes through silently), else 0. */
+int ndem_rcontact_dem_check(struct ndem_sim *sim);
+/* Rows with a point this step (0 without pairs). */
+long ndem_rcontact_rows(const struct ndem_sim *sim);
+/* Impact stage: impacting points; then, with the solver's union-find
+ * arrays (body b at index particles + b), marks the islands of bodies with
+ * an impacting point and drops the rows of the islands not hit. */
+long ndem_rcontact_impacts(const struct ndem_sim *sim);
+long ndem_rcontact_islands(struct ndem_sim *sim, int *parent, int *hit);
+/* The SPOOK right-hand sides from the bodies' post-impact velocities. */
+void ndem_rcontact_right_hand_side(struct ndem_sim *sim);
+/* One sweep of every pair's rows in the stage (rows_general.h's stage
+ * numbers) on the bodies' velocities. One thread. */
+void ndem_rcontact_sweep(struct ndem_sim *sim, int stage, int reverse);
+/* Loads stage: each point's impulse (both stages) over h on the geometry,
+ * and minus it on the body. */
+void ndem_rcontact_loads(struct ndem_sim *sim);
+/* Touching pairs into the step's statistics. */
+void ndem_rcontact_stats(const struct ndem_sim *sim, long *touching, long *geometry,
+                         double *max_overlap);
+
+#endif

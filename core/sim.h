@@ -32,11 +32,11 @@ struct ndem_sim {
     ndem_solver_def solver;
     double gravity[3];
     int threads;
-    long parallel_min;    /* loops shorter than this run on one thread (NDEM_PARALLEL_MIN) */
-    int isa;              /* the solver sweep's instruction-set variant (NDEM_ISA, solver.c) */
-    int overflow_all;     /* every row in the serial overflow set (NDEM_OVERFLOW=all, rows.c) */
-    int sweep_order;      /* colour order of the sweeps (NDEM_SWEEP, solver.c) */
-    int warm_normal_only; /* warm-start the normal rows only (NDEM_WARM_ROWS=normal, rows.c) */
+    long parallel_min;        /* loops shorter than this run on one thread (NDEM_PARALLEL_MIN) */
+    int isa;                  /* the solver sweep's instruction-set variant (NDEM_ISA, solver.c) */
+    int overflow_all;         /* every row in the serial overflow set (NDEM_OVERFLOW=all, rows.c) */
+    int sweep_order;          /* colour order of the sweeps (NDEM_SWEEP, solver.c) */
+    int warm_normal_only;     /* warm-start the normal rows only (NDEM_WARM_ROWS=normal, rows.c) */
     int impact_reach;         /* 0: impact stage on islands; N: within N contacts (solver.c) */
     struct ndem_probe *probe; /* attached for one ndem_sim_probe_step, else NULL */
     ndem_material_table materials;

@@ -110,9 +110,6 @@ static ndem_status measure(ndem_sim *sim)
                  b->id[first], sim->time, sim->step, x[0], x[1], x[2]);
         return NDEM_ERR_ESCAPED;
     }
-    if (first_bad < n) return body_check(sim, first_bad);
-    double ke = 0;
-    for (long i = 0; i < n; i++) ke += e[i];
     int bad = ndem_rigid_bad(sim->rigid);
     if (bad >= 0) {
         snprintf(sim->error, sizeof sim->error,

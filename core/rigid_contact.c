@@ -429,28 +429,8 @@ static void prepare_point(const ndem_sim *sim, const rc_pair *pr, const ndem_con
     }
     body_velocity(sim, bd, pt->x, vp);
     ndem_geometry_surface_velocity(&sim->pose[pr->geometry], pt->x, r->ug);
-    double delta = pt->depth;
-    r->delta = delta;
-    double nu = pp->poisson_ratio, kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
-    double eps = split * E_H / kn, tau = sim->solver.damping_steps * h;
-    if (pp->viscosity > 0 && nu > 0) {
-        double cdamp = 4.0 * (1 - nu * nu) * (1 - 2 * nu) * pp->viscosity /
-                       (15.0 * pp->young_modulus * nu * nu);
-        tau = ndem_max(tau, cdamp / E_H);
-    }
-    if (pp->damping_time > 0) tau = pp->damping_time;
-    r->gap = delta < -1e-6 * d_eff && pr->touching == 0;
-    if (r->gap) {
-        r->phi = -delta;
-        r->s = 1.0;
-    } else {
-        double mag = fabs(delta), q4 = sqrt(sqrt(mag));
-        r->phi = delta > 0 ? -mag * q4 : mag * q4;
-        r->s = E_H * (mag > 1e-6 * d_eff ? q4 : sqrt(sqrt(1e-6 * d_eff)));
-        r->ups = 1.0 / (1.0 + 4.0 * tau / h);
-        r->sig_n = 4.0 / (h * h) * eps * r->ups;
-    }
-    r->mu = pp->friction;
+    const double delta = pt->depth;
+    ndem_grow_normal(sim, pp, d_eff, split, pr->touching == 0, delta, r);
     for (int e = 0; e < 3; e++) {
         double k = bd->im_lin + ndem_dot(r->jp[e], r->mp[e]);
         r->inv_k[e] = 1.0 / k;

@@ -145,6 +145,42 @@ static void world_inv_inertia(const ndem_sim *sim, long i, double *out)
     out[0] = out[4] = out[8] = b->inv_inertia[i];
 }
 
+void ndem_grow_normal(const ndem_sim *sim, const ndem_pair_params *pp, double d_eff, double split,
+                      int apart, double delta, ndem_grow *r)
+{
+    const double h = sim->solver.time_step;
+    r->delta = delta;
+    double nu = pp->poisson_ratio, kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
+    double eps = split * E_H / kn; /* each point's share of the pair's stiffness */
+    double tau = sim->solver.damping_steps * h;
+    if (pp->viscosity > 0 && nu > 0) {
+        double cdamp = 4.0 * (1 - nu * nu) * (1 - 2 * nu) * pp->viscosity /
+                       (15.0 * pp->young_modulus * nu * nu);
+        tau = ndem_max(tau, cdamp / E_H);
+    }
+    if (pp->damping_time > 0) tau = pp->damping_time;
+    /* Speculative rows (the gap may close within the step, no further) only
+     * while the whole pair is apart: a gap point of a touching pair, or one
+     * apart by rounding, gets the compliant row (phi > 0), else the points
+     * that happen to be a rounding error apart would hold the body rigidly
+     * at zero overlap. */
+    r->gap = delta < -1e-6 * d_eff && apart;
+    if (r->gap) {
+        r->phi = -delta;
+        r->s = 1.0;
+    } else {
+        double mag = fabs(delta), q4 = sqrt(sqrt(mag));
+        r->phi = delta > 0 ? -mag * q4 : mag * q4;
+        r->s = E_H * (mag > 1e-6 * d_eff ? q4 : sqrt(sqrt(1e-6 * d_eff)));
+        r->ups = 1.0 / (1.0 + 4.0 * tau / h);
+        r->sig_n = 4.0 / (h * h) * eps * r->ups;
+    }
+    /* Rigid friction rows (no friction_compliance): with compliance each
+     * point's row creeps at sig_t lambda, which a manifold's rigid body
+     * cannot follow; a cube at rest kept turning at 1e-5 rad/s on its face. */
+    r->mu = pp->friction;
+}
+
 /* Point j of pair k into its rows: lever arms, Hertz mapping with the
  * pair's compliance split among its touching points, impact class. */
 static void prepare_point(const ndem_sim *sim, const ndem_gpair *pr, const pair_setup *s,
@@ -189,37 +225,8 @@ static void prepare_point(const ndem_sim *sim, const ndem_gpair *pr, const pair_
         geometry_velocity(sim, pr->key, pt->x, r->ug);
         memcpy(vq, r->ug, sizeof vq);
     }
-    double delta = pt->depth, d_eff = s->d_eff;
-    r->delta = delta;
-    double nu = pp->poisson_ratio, kn = ndem_hertz_stiffness(pp->young_modulus, nu, d_eff);
-    double eps = split * E_H / kn; /* each point's share of the pair's stiffness */
-    double tau = sim->solver.damping_steps * h;
-    if (pp->viscosity > 0 && nu > 0) {
-        double cdamp = 4.0 * (1 - nu * nu) * (1 - 2 * nu) * pp->viscosity /
-                       (15.0 * pp->young_modulus * nu * nu);
-        tau = ndem_max(tau, cdamp / E_H);
-    }
-    if (pp->damping_time > 0) tau = pp->damping_time;
-    /* Speculative rows (the gap may close within the step, no further) only
-     * while the whole pair is apart: a gap point of a touching pair, or one
-     * apart by rounding, gets the compliant row (phi > 0), else the points
-     * that happen to be a rounding error apart would hold the body rigidly
-     * at zero overlap. */
-    r->gap = delta < -1e-6 * d_eff && pr->touching == 0;
-    if (r->gap) {
-        r->phi = -delta;
-        r->s = 1.0;
-    } else {
-        double mag = fabs(delta), q4 = sqrt(sqrt(mag));
-        r->phi = delta > 0 ? -mag * q4 : mag * q4;
-        r->s = E_H * (mag > 1e-6 * d_eff ? q4 : sqrt(sqrt(1e-6 * d_eff)));
-        r->ups = 1.0 / (1.0 + 4.0 * tau / h);
-        r->sig_n = 4.0 / (h * h) * eps * r->ups;
-    }
-    /* Rigid friction rows (no friction_compliance): with compliance each
-     * point's row creeps at sig_t lambda, which a manifold's rigid body
-     * cannot follow; a cube at rest kept turning at 1e-5 rad/s on its face. */
-    r->mu = pp->friction;
+    const double delta = pt->depth;
+    ndem_grow_normal(sim, pp, s->d_eff, split, pr->touching == 0, delta, r);
     for (int e = 0; e < 3; e++) {
         double k = imp + imq + ndem_dot(r->jp[e], r->mp[e]) + ndem_dot(r->jq[e], r->mq[e]);
         r->inv_k[e] = 1.0 / k;

@@ -10,6 +10,7 @@
 #define NDEM_ROWS_GENERAL_H
 
 #include "contacts.h"
+#include "material.h"
 #include "shape_collide.h"
 
 #include <stddef.h>
@@ -112,6 +113,13 @@ static inline void ndem_general_apply(const ndem_grow *r, ndem_general_body *P,
 /* The block of a pair of count points (rows_general_block.c): doubles it
  * takes (0 outside 2 to NDEM_GENERAL_BLOCK points); formed from its rows
  * (imp_imq: both bodies' inverse masses summed). */
+/* A point's normal row from its depth: the Hertz-mapped compliant row of
+ * the pair's material (split: the pair's touching points, which share its
+ * stiffness), or a speculative gap row while the pair is apart; and its
+ * friction coefficient. The shape pairs' and the bodies-on-geometry rows
+ * (rigid_contact.c) alike. */
+void ndem_grow_normal(const struct ndem_sim *sim, const ndem_pair_params *pp, double d_eff,
+                      double split, int apart, double delta, ndem_grow *r);
 long ndem_general_block_size(int count);
 void ndem_general_block_form(const ndem_grow *r0, int count, double imp_imq, double *a);
 /* One continuous sweep of the pair's rows as a block on P and Q (Q[j] per

@@ -664,19 +664,24 @@ def main():
     import sections  # tools/validate/sections.py: each study's section kept on its own
     meta = {"machine": machine(), "creep_variants": len(CREEP), "times": times,
             "sources": {k: (lab, os.path.relpath(w, ROOT)) for k, (lab, w) in sources.items()}}
-    # the studies run now replace their sections; the others (and one run now
-    # with no runs at hand in any pass) keep theirs from docs/data/validation/
+    # the studies run now replace their sections; the others keep theirs from
+    # docs/data/validation/, and so does one run now with no runs at hand or
+    # from a smaller pass than its saved section's (MEDIUM=1 does not demote
+    # the full pass: delete STUDY.json for that)
     secs, regenerated = {}, []
     for k in report.STUDIES:
         saved = sections.load(args.docs, k)
-        if k in results and (has_rows(results[k]) or saved is None):
+        if k in results and (saved is None or (
+                has_rows(results[k]) and rank(sources[k][0]) <= rank(saved["pass"]))):
             lab, w = sources[k]
             secs[k] = sections.make(k, results[k], cfgs[k], lab, meta["sources"][k][1], meta)
             regenerated.append(k)
         elif saved is not None:
             secs[k] = saved
             if k in results:
-                run.say("%s: no runs at hand, its section is kept from %s" % (k, saved["written"]))
+                run.say("%s: %s, its %s pass section is kept from %s" % (
+                    k, "no runs at hand" if not has_rows(results[k]) else
+                    "the %s pass is smaller" % sources[k][0], saved["pass"], saved["written"]))
         else:
             run.say("%s: no runs and no saved section (%s): shown as not run" % (
                 k, os.path.relpath(sections.path(args.docs, k), ROOT)))
@@ -709,6 +714,11 @@ def run_times(work, prefix):
             count += 1
             dates.append(r.get("date", ""))
     return total, count, min(dates) if dates else "", max(dates) if dates else ""
+
+
+def rank(label):
+    """A pass's place in PASSES, the full pass first; unknown ones last."""
+    return list(PASSES).index(label) if label in PASSES else len(PASSES)
 
 
 def has_rows(res):

@@ -196,14 +196,15 @@ bench-peers: $(REL)/ndem
 # it generates with the release `ndem` and `ndem-probe`, writes
 # $(BUILD)/validate/*.csv, plots docs/images/validation-*.png (gnuplot) and
 # regenerates docs/validation.md. QUICK=1: a coarse subset (minutes); MEDIUM=1:
-# the same with the pile at 1000 spheres.
+# the same with the pile at 1000 spheres; ONLY=pile,drum: those studies' sections
+# only, the others kept from docs/data/validation/.
 .PHONY: validate
 $(REL)/ndem-probe: tools/validate/probe.c $(REL)/libndem.a
 	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $< $(REL)/libndem.a $(LIBS) -o $@
 validate: $(REL)/ndem $(REL)/ndem-probe
 	bash scripts/deps.sh validate
 	nice python3 tools/validate/validate.py --ndem $(REL)/ndem --probe $(REL)/ndem-probe --jobs $(JOBS) \
-	  --work $(BUILD)/validate$(if $(filter 1,$(QUICK)), --quick)$(if $(filter 1,$(MEDIUM)), --pass medium)
+	  --work $(BUILD)/validate$(if $(filter 1,$(QUICK)), --quick)$(if $(filter 1,$(MEDIUM)), --pass medium)$(if $(ONLY), --only $(ONLY))
 
 # the C sources `make format` rewrites and `make lint` checks (Debian's clang-format)
 FORMAT_SRC := $(wildcard core/*.[ch] api/*.[ch] cli/*.[ch] server/*.[ch] tests/*.[ch])

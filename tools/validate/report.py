@@ -49,9 +49,22 @@ def column_blocks(res, cfg):
     return {"column_table": t, "column_summary": "; ".join(parts) + "." if parts else "_no pairs_"}
 
 
-def pile_blocks(res):
+PILE_VARIANTS = [  # (label, start, order) of the table "what converges faster"
+    ("warm, beta = 0.85 (default)", "warm", "forward"),
+    ("warm, beta = 1", "warm-beta1", "forward"),
+    ("warm, symmetric sweep", "warm", "symmetric"),
+    ("warm, reverse sweep", "warm", "reverse"),
+    ("warm, normals only", "warm-normal", "forward"),
+    ("cold", "cold", "forward"),
+]
+PILE_TOLERANCE = 0.05  # "within 5%" of the variants' table
+
+
+def pile_blocks(res, cfg):
     if not res:
-        return {"pile_table": "_not run_", "pile_reference": "_not run_", "orders_pile": "_not run_"}
+        return {"pile_table": "_not run_", "pile_reference": "_not run_", "orders_pile": "_not run_",
+                "pile_variants": "_not run_", "pile_count": str(cfg["pile_count"]) if cfg else "",
+                "pile_rest": str(cfg["pile_rest"]) if cfg else ""}
     by = {}
     for start, order, it, h, hd, eps, msps, wall in res["rows"]:
         by[(start, order, it)] = (h, hd, eps, msps, wall)
@@ -81,7 +94,33 @@ def pile_blocks(res):
                 k[1] != "forward" and k[2] == it for k in by)):
             orows.append([it, order, "%.2f d" % x[1], pct(x[2], 1), "%.2f" % x[3]])
     ot = table(["iterations", "order", "height", "error", "ms/step"], orows) if orows else "_not run_"
-    return {"pile_table": t, "pile_reference": rtxt, "orders_pile": ot}
+    return {"pile_table": t, "pile_reference": rtxt, "orders_pile": ot,
+            "pile_variants": pile_variants(by, sorted({k[2] for k in by})),
+            "pile_count": str(cfg["pile_count"]), "pile_rest": str(cfg["pile_rest"])}
+
+
+def pile_variants(by, its):
+    """Each variant's height error and wall time per iteration count, and the
+    fewest iterations from which on the error stays within PILE_TOLERANCE."""
+    rows = []
+    for label, start, order in PILE_VARIANTS:
+        got = [(it, by.get((start, order, it))) for it in its]
+        if not any(x for _, x in got):
+            continue
+        cells = ["%s, %.0f s" % (pct(x[2], 1), x[4]) if x and x[2] != "" else "" for _, x in got]
+        ran = [(it, x) for it, x in got if x and x[2] != ""]
+        need = None
+        for it, x in reversed(ran):
+            if abs(x[2]) > PILE_TOLERANCE:
+                break
+            need = (it, x)
+        if need:
+            within = "%d (%.0f s, %.1f ms/step)" % (need[0], need[1][4], need[1][3])
+        else:
+            within = "none (ran %s)" % ", ".join(str(it) for it, _ in ran)
+        rows.append([label] + cells + [within])
+    return table(["variant"] + ["%d" % it for it in its] +
+                 ["fewest iterations within %s (wall time)" % pct(PILE_TOLERANCE, 0)], rows)
 
 
 def probe_blocks(res):
@@ -134,7 +173,7 @@ def creep_blocks(res):
 def drum_blocks(res, cfg):
     if not res or not res["rows"]:
         return {"drum_table": "_not run_", "drum_findings": "Drum: not run.", "drum_beta": "",
-                "drum_pass_note": "no drum"}
+                "drum_pass_note": "no drum", "drum_count": str(cfg["drum_count"]) if cfg else ""}
     by = {(r[0], r[1]): r for r in res["rows"]}
     its = sorted({r[1] for r in res["rows"]})
     hi, lo = its[-1], its[0]
@@ -173,76 +212,103 @@ def drum_blocks(res, cfg):
                                                                    key=lambda r: (r[1], r[0]))]
     return {"drum_table": table(["iterations", "start", "plug fraction",
                                  "plug fraction, 2 s mean flow", "angle (deg)", "snapshots"], rows),
-            "drum_findings": find, "drum_beta": beta, "drum_pass_note": note}
+            "drum_findings": find, "drum_beta": beta, "drum_pass_note": note,
+            "drum_count": str(cfg["drum_count"])}
 
 
-def provenance(results, cfgs, meta):
-    lines = ["- page written %s UTC on %s (this invocation: %.0f s; results of earlier "
-             "invocations are reused)" % (
+STUDIES = ("column", "probe", "creep", "drum", "pile", "triaxial", "shapepile")  # page order
+
+
+# study -> its blocks' writer (res, cfg); res None: not run
+BLOCKS = {
+    "column": column_blocks,
+    "probe": lambda res, cfg: probe_blocks(res),
+    "creep": lambda res, cfg: creep_blocks(res),
+    "drum": drum_blocks,
+    "pile": pile_blocks,
+    "triaxial": lambda res, cfg: triaxial.blocks(res, cfg, table),
+    "shapepile": lambda res, cfg: shapepile.blocks(res, cfg, table),
+}
+
+
+def study_blocks(k, res, cfg, label):
+    """The generated blocks of study k's section (res None: not run)."""
+    return dict(BLOCKS[k](res, cfg), **{"source_" + k: "(%s pass)" % label})
+
+
+def block_owners():
+    """block name -> study, from the blocks each study writes when not run."""
+    return {name: k for k in STUDIES for name in study_blocks(k, None, None, "")}
+
+
+def provenance_line(k, res, cfg, meta):
+    """The line of "What produced this page" for study k run now."""
+    expected = {
+        "column": 3 * len(cfg["column_counts"]) * len(cfg["column_iterations"]),
+        "pile": 1 + 4 * len(cfg["pile_iterations"]) + 2 * len(cfg["orders_iterations"]),
+        "drum": 3 * len(cfg["drum_iterations"]),
+        "probe": 7,
+        "creep": meta["creep_variants"],
+        "triaxial": 2 * len(cfg["triaxial_iterations"]) + len(cfg["triaxial_masses"]) - 1,
+        "shapepile": len(shapepile.PILES),
+    }[k]
+    r = res or {}
+    got = {
+        "column": len(r.get("runs", [])),
+        "pile": len(r.get("rows", [])) + (1 if r.get("ref") else 0),
+        "drum": len(r.get("rows", [])),
+        "probe": len(r.get("res", {})),
+        "creep": len(r.get("rows", [])),
+        "triaxial": len(r.get("rows", [])),
+        "shapepile": len(r.get("rows", [])),
+    }[k]
+    label, work = meta["sources"][k]
+    wall, _, first, last = meta["times"][k]
+    return ("- %s: %s pass, %d of %d runs done%s, %s to %s UTC, %.0f s of wall time "
+            "in all (preparations included); runs in `%s/runs/`" % (
+                k, label, got, expected,
+                "" if got == expected else " (**the rest has not run yet**)", first,
+                last, wall, work))
+
+
+def provenance(sections, meta):
+    lines = ["- page written %s UTC on %s (this invocation: %.0f s, regenerated: %s; the others' "
+             "sections are kept from their last generation, docs/data/validation/)" % (
                  datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
-                 meta["machine"], meta["elapsed"]),
+                 meta["machine"], meta["elapsed"], ", ".join(meta["regenerated"]) or "none"),
              "- every run: release build, one OpenMP thread, `nice`, on a machine shared with "
              "other work (wall times are indicative only)"]
-    for k in ("column", "probe", "creep", "drum", "pile", "triaxial", "shapepile"):
-        if k not in cfgs:
-            lines.append("- %s: not run" % k)
-            continue
-        cfg = cfgs[k]
-        expected = {
-            "column": 3 * len(cfg["column_counts"]) * len(cfg["column_iterations"]),
-            "pile": 1 + 4 * len(cfg["pile_iterations"]) + 2 * len(cfg["orders_iterations"]),
-            "drum": 3 * len(cfg["drum_iterations"]),
-            "probe": 7,
-            "creep": meta["creep_variants"],
-            "triaxial": 2 * len(cfg["triaxial_iterations"]) + len(cfg["triaxial_masses"]) - 1,
-            "shapepile": len(shapepile.PILES),
-        }[k]
-        r = results.get(k) or {}
-        got = {
-            "column": len(r.get("runs", [])),
-            "pile": len(r.get("rows", [])) + (1 if r.get("ref") else 0),
-            "drum": len(r.get("rows", [])),
-            "probe": len(r.get("res", {})),
-            "creep": len(r.get("rows", [])),
-            "triaxial": len(r.get("rows", [])),
-            "shapepile": len(r.get("rows", [])),
-        }[k]
-        label, work = meta["sources"][k]
-        wall, _, first, last = meta["times"][k]
-        lines.append("- %s: %s pass, %d of %d runs done%s, %s to %s UTC, %.0f s of wall time "
-                     "in all (preparations included); runs in `%s/runs/`" % (
-                         k, label, got, expected,
-                         "" if got == expected else " (**the rest has not run yet**)", first,
-                         last, wall, work))
+    for k in STUDIES:
+        sec = sections.get(k)
+        lines.append(sec["provenance"] if sec else "- %s: not run" % k)
     return "\n".join(lines)
 
 
-def settings(cfgs, meta):
-    seen, out = [], []
-    for k, cfg in cfgs.items():
-        if any(cfg is c for c in seen):
+def settings(sections):
+    """One list per pass and set of settings, naming the studies that used it."""
+    groups = []  # (label, settings, [studies])
+    for k in STUDIES:
+        sec = sections.get(k)
+        if not sec or sec.get("settings") is None:
             continue
-        seen.append(cfg)
-        out.append("%s pass:\n\n" % meta["sources"][k][0] +
-                   "\n".join("- `%s`: %s" % (key, v) for key, v in cfg.items()))
-    return "\n\n".join(out)
+        for label, cfg, names in groups:
+            if label == sec["pass"] and cfg == sec["settings"]:
+                names.append(k)
+                break
+        else:
+            groups.append((sec["pass"], sec["settings"], [k]))
+    return "\n\n".join("%s pass (%s):\n\n" % (label, ", ".join(names)) +
+                       "\n".join("- `%s`: %s" % (key, v) for key, v in cfg.items())
+                       for label, cfg, names in groups)
 
 
-def write(template, out, results, cfgs, meta):
-    blocks = {"provenance": provenance(results, cfgs, meta), "settings": settings(cfgs, meta)}
-    for k in ("column", "probe", "creep", "drum", "pile", "triaxial", "shapepile"):
-        lab = meta["sources"].get(k, ("not run", ""))[0]
-        blocks["source_" + k] = "(%s pass)" % lab
-    blocks["pile_count"] = str(cfgs["pile"]["pile_count"] if "pile" in cfgs else "")
-    blocks["pile_rest"] = str(cfgs["pile"]["pile_rest"] if "pile" in cfgs else "")
-    blocks["drum_count"] = str(cfgs["drum"]["drum_count"] if "drum" in cfgs else "")
-    blocks.update(column_blocks(results.get("column"), cfgs.get("column")))
-    blocks.update(pile_blocks(results.get("pile")))
-    blocks.update(probe_blocks(results.get("probe")))
-    blocks.update(drum_blocks(results.get("drum"), cfgs.get("drum")))
-    blocks.update(creep_blocks(results.get("creep")))
-    blocks.update(triaxial.blocks(results.get("triaxial"), cfgs.get("triaxial"), table))
-    blocks.update(shapepile.blocks(results.get("shapepile"), cfgs.get("shapepile"), table))
+def write(template, out, sections, meta):
+    """sections: study -> {"pass", "settings", "provenance", "blocks"}, the
+    studies run now and those kept from before alike."""
+    blocks = {"provenance": provenance(sections, meta), "settings": settings(sections)}
+    for k in STUDIES:
+        sec = sections.get(k)
+        blocks.update(sec["blocks"] if sec else study_blocks(k, None, None, "not run"))
     with open(template, encoding="utf-8") as f:
         text = f.read()
     missing = set(re.findall(r"\{\{(\w+)\}\}", text)) - set(blocks)

@@ -11,7 +11,7 @@ docs/images/validation-*.png and regenerates docs/validation.md from
 tools/validate/validation.md.in. Python 3 standard library only.
 
 usage: validate.py [--pass full|medium|quick] [--quick] [--only STUDY,...]
-                   [--set KEY=JSON] [--report-only] [--jobs N]
+                   [--set KEY=JSON] [--report-only] [--no-plots] [--jobs N]
                    [--ndem PATH] [--probe PATH] [--work DIR]
 
 Every run keeps its result in WORK/runs/NAME/result.json; a run whose result
@@ -20,7 +20,10 @@ writes the CSVs, plots and docs/validation.md from the results at hand
 (missing runs are named as not run). --quick: a coarse subset on smaller
 scenes, the same code paths, a few minutes; --pass medium: the same with the
 pile at 1000 spheres. A study the pass has not run is shown from the next
-smaller pass that has, and the page says so.
+smaller pass that has, and the page says so. --only STUDY,...: only those
+studies' sections are regenerated; every other study's section is taken
+unchanged from docs/data/validation/STUDY.json (tools/validate/sections.py),
+where each section is saved when generated.
 """
 import argparse
 import concurrent.futures
@@ -354,6 +357,10 @@ def study_pile(run, cfg):
                              r["ms_per_step"], r["wall_seconds"]])
     write_csv(run, "pile_height.csv", ["start", "order", "iterations", "height", "height_d",
                                        "eps_height", "ms_per_step", "wall_seconds"], rows)
+    write_csv(run, "pile_reference.csv", ["step", "iterations", "height", "height_d",
+                                          "wall_seconds"],
+              [[cfg["pile_ref_step"], 500, r_ref["height"], r_ref["height"] / ms.D,
+                r_ref["wall_seconds"]]] if r_ref else [])
     return {"rows": rows, "ref": r_ref, "ref_height": ref_h, "ref_from": ref_from, "count": n}
 
 
@@ -599,6 +606,7 @@ def main():
     ap.add_argument("--pass", dest="pass_", choices=list(PASSES), default="full")
     ap.add_argument("--only", default="column,probe,creep,drum,pile,triaxial,shapepile")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--no-plots", action="store_true", help="leave docs/images as it is")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--ndem", default=os.path.join(ROOT, "build/release/ndem"))
     ap.add_argument("--probe", default=os.path.join(ROOT, "build/release/ndem-probe"))
@@ -653,15 +661,42 @@ def main():
     times = {k: run_times(sources[k][1], prefixes[k](cfgs[k])) for k in sources}
     import plots  # tools/validate/plots.py: gnuplot
     import report  # tools/validate/report.py: docs/validation.md
+    import sections  # tools/validate/sections.py: each study's section kept on its own
+    meta = {"machine": machine(), "creep_variants": len(CREEP), "times": times,
+            "sources": {k: (lab, os.path.relpath(w, ROOT)) for k, (lab, w) in sources.items()}}
+    # the studies run now replace their sections; the others keep theirs from
+    # docs/data/validation/, and so does one run now with no runs at hand or
+    # from a smaller pass than its saved section's (MEDIUM=1 does not demote
+    # the full pass: delete STUDY.json for that)
+    secs, regenerated = {}, []
+    for k in report.STUDIES:
+        saved = sections.load(args.docs, k)
+        if k in results and (saved is None or (
+                has_rows(results[k]) and rank(sources[k][0]) <= rank(saved["pass"]))):
+            lab, w = sources[k]
+            secs[k] = sections.make(k, results[k], cfgs[k], lab, meta["sources"][k][1], meta)
+            regenerated.append(k)
+        elif saved is not None:
+            secs[k] = saved
+            if k in results:
+                run.say("%s: %s, its %s pass section is kept from %s" % (
+                    k, "no runs at hand" if not has_rows(results[k]) else
+                    "the %s pass is smaller" % sources[k][0], saved["pass"], saved["written"]))
+        else:
+            run.say("%s: no runs and no saved section (%s): shown as not run" % (
+                k, os.path.relpath(sections.path(args.docs, k), ROOT)))
     images = os.path.join(args.docs, "images")
-    plots.plot_all({k: (w, lab) for k, (lab, w) in sources.items()}, images)
+    if not args.no_plots:
+        plots.plot_all({k: (w, lab) for k, (lab, w) in sources.items() if k in regenerated},
+                       images)
+    meta.update(elapsed=time.time() - t0, regenerated=regenerated)
     report.write(os.path.join(HERE, "validation.md.in"), os.path.join(args.docs, "validation.md"),
-                 results, cfgs, {"machine": machine(),
-                                 "sources": {k: (lab, os.path.relpath(w, ROOT))
-                                             for k, (lab, w) in sources.items()},
-                                 "creep_variants": len(CREEP), "times": times,
-                                 "elapsed": time.time() - t0})
-    run.say("wrote docs/validation.md and %s/validation-*.png" % os.path.relpath(images, ROOT))
+                 secs, meta)
+    for k in regenerated:
+        sections.save(args.docs, secs[k], sources[k][1])
+    run.say("wrote docs/validation.md (regenerated: %s), %s/validation-*.png and %s" % (
+        ", ".join(regenerated) or "none", os.path.relpath(images, ROOT),
+        os.path.relpath(sections.folder(args.docs), ROOT)))
     return 0
 
 
@@ -679,6 +714,11 @@ def run_times(work, prefix):
             count += 1
             dates.append(r.get("date", ""))
     return total, count, min(dates) if dates else "", max(dates) if dates else ""
+
+
+def rank(label):
+    """A pass's place in PASSES, the full pass first; unknown ones last."""
+    return list(PASSES).index(label) if label in PASSES else len(PASSES)
 
 
 def has_rows(res):

@@ -552,37 +552,6 @@ void ndem_rcontact_right_hand_side(ndem_sim *sim)
 
 /* ---- the sweep ---- */
 
-/* One point's rows (rows_general.c's solve_point). */
-static void solve_point(ndem_grow *r, ndem_general_body *P, ndem_general_body *Q, int impact)
-{
-    if (impact && !r->impact) return;
-    double *L = impact ? r->imp : r->lam;
-    const double *inv = impact ? r->inv_k : r->inv_d;
-    double rn, ln, F;
-    if (impact) {
-        rn = ndem_general_rel_vel(r, P, Q, 0) - r->v_target;
-        ln = ndem_max(L[0] - rn * inv[0], 0.0);
-        ndem_general_apply(r, P, Q, 0, ln - L[0]);
-        F = ln;
-    } else {
-        rn = r->s * ndem_general_rel_vel(r, P, Q, 0) - r->q_n + r->sig_n * L[0];
-        ln = ndem_max(L[0] - rn * inv[0], 0.0);
-        ndem_general_apply(r, P, Q, 0, r->s * (ln - L[0]));
-        F = r->s * ln;
-    }
-    L[0] = ln;
-    double r1 = ndem_general_rel_vel(r, P, Q, 1), r2 = ndem_general_rel_vel(r, P, Q, 2);
-    double l1 = L[1] - r1 * inv[1], l2 = L[2] - r2 * inv[2];
-    double lim = r->mu * F, len = sqrt(l1 * l1 + l2 * l2);
-    if (len > lim) {
-        double f = lim > 0 ? lim / len : 0.0;
-        l1 *= f, l2 *= f;
-    }
-    ndem_general_apply(r, P, Q, 1, l1 - L[1]);
-    ndem_general_apply(r, P, Q, 2, l2 - L[2]);
-    L[1] = l1, L[2] = l2;
-}
-
 /* The impact stage as a block: the rows on unregularised terms (s 1, no
  * compliance, target v_target) through the continuous block's solve, so
  * a face landing flat takes the same impulse at each corner. 1 when
@@ -627,7 +596,8 @@ void ndem_rcontact_sweep(ndem_sim *sim, int stage, int reverse)
                           : ndem_general_block_solve(pr->row, pr->count, pr->blk, &P, Q, 1, NULL);
         /* point after point; the impact stage thrice (rows_general.c) */
         for (int pass = 0; !done && pass < (impact ? 3 : 1); pass++)
-            for (int j = 0; j < pr->count; j++) solve_point(&pr->row[j], &P, &Q[j], impact);
+            for (int j = 0; j < pr->count; j++)
+                ndem_general_point_solve(&pr->row[j], &P, &Q[j], stage, NULL);
         /* the body moves on its free translations only */
         double dv[3], fv[3];
         for (int q = 0; q < 3; q++) dv[q] = P.v[q] - bd->v[q];

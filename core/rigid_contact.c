@@ -504,15 +504,6 @@ long ndem_rcontact_impacts(const ndem_sim *sim)
     return n;
 }
 
-static int root(int *parent, int i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
-
 long ndem_rcontact_islands(ndem_sim *sim, int *parent, int *hit)
 {
     ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
@@ -520,10 +511,10 @@ long ndem_rcontact_islands(ndem_sim *sim, int *parent, int *hit)
     const int at = (int)sim->bodies.count;
     for (int k = 0; k < c->pair_count; k++)
         for (int j = 0; j < c->pair[k].count; j++)
-            if (c->pair[k].row[j].impact == 2) hit[root(parent, at + c->pair[k].body)] = 1;
+            if (c->pair[k].row[j].impact == 2) hit[ndem_uf_root(parent, at + c->pair[k].body)] = 1;
     long kept = 0;
     for (int k = 0; k < c->pair_count; k++) {
-        int in = hit[root(parent, at + c->pair[k].body)];
+        int in = hit[ndem_uf_root(parent, at + c->pair[k].body)];
         for (int j = 0; j < c->pair[k].count; j++) {
             ndem_grow *r = &c->pair[k].row[j];
             if (!r->impact) continue;

@@ -12,6 +12,7 @@
 
 #include "job.h"
 #include "rigid.h"
+#include "rigid_scenes.h"
 #include "rigid_contact.h"
 #include "scene.h"
 #include "sim.h"
@@ -28,19 +29,6 @@
 
 /* No particles: the body and the geometry alone. */
 #define LONE "\"particles\": []"
-
-static const ndem_rigid_body *body_of(const ndem_sim *sim, int g)
-{
-    int b = ndem_rigid_body_of(sim->rigid, g, -1);
-    ck_assert_int_ge(b, 0);
-    return &sim->rigid->body[b];
-}
-
-static void run_for(ndem_sim *sim, double seconds)
-{
-    long n = (long)llround(seconds / sim->solver.time_step);
-    for (long i = 0; i < n; i++) test_step(sim);
-}
 
 /* A 10 x 10 x 2 cm wood box of 1 kg, dropped flat at 1 m/s onto a steel
  * plane (e 0.5, mu 0.3): through the impact the body's momentum changes by
@@ -59,7 +47,7 @@ START_TEST(box_dropped_flat_on_a_plane)
         "\"duration\": 1}}",
         e, 0.3, M, h);
     ndem_sim *sim = test_sim(job);
-    const ndem_rigid_body *bd = body_of(sim, 1);
+    const ndem_rigid_body *bd = test_body_of(sim, 1);
     double v_in = 0, v_out = 0, dp = 0, imp = 0, gz = sim->gravity[2];
     int impact_step = -1;
     for (int i = 0; i < 400; i++) {
@@ -85,7 +73,7 @@ START_TEST(box_dropped_flat_on_a_plane)
     ck_assert_msg(fabs(dp - imp) < 1e-6 * fabs(dp), "dp %.10g impulses %.10g", dp, imp);
     ck_assert_msg(fabs((v_out - gz * h) - -e * v_in) < 0.02 * e * -v_in, "rebound %g, want %g",
                   v_out - gz * h, -e * v_in);
-    run_for(sim, 0.9); /* the bounces die out */
+    test_run_for(sim, 0.9); /* the bounces die out */
     double f[3], t[3], pos[3], q[4];
     ck_assert_int_eq(ndem_sim_geometry_load(sim, 0, f, t), 0);
     ndem_sim_geometry_pose(sim, 1, pos, q);
@@ -116,10 +104,10 @@ static void check_incline(double th_deg, double mu)
         "}, \"solver\": {\"time_step\": %g, \"duration\": 2}}",
         g * sin(th), -g * cos(th), 0.2, mu, h);
     ndem_sim *sim = test_sim(job);
-    const ndem_rigid_body *bd = body_of(sim, 1);
-    run_for(sim, 0.1);
+    const ndem_rigid_body *bd = test_body_of(sim, 1);
+    test_run_for(sim, 0.1);
     double t1 = sim->time, v1 = bd->v[0];
-    run_for(sim, 0.2);
+    test_run_for(sim, 0.2);
     double a = (bd->v[0] - v1) / (sim->time - t1), want = g * (sin(th) - mu * cos(th));
     fprintf(stderr, "incline %g deg, mu %g: a %.6g m/s^2 (theory %.6g), |v| %.3g, |w| %.3g\n",
             th_deg, mu, a, want, ndem_norm(bd->v), ndem_norm(bd->w));
@@ -153,8 +141,8 @@ START_TEST(box_landing_on_a_corner_comes_to_rest_flat)
         "}, \"solver\": {\"time_step\": 5e-4, \"duration\": 3}}",
         0.3, 0.5);
     ndem_sim *sim = test_sim(job);
-    const ndem_rigid_body *bd = body_of(sim, 1);
-    run_for(sim, 2.0);
+    const ndem_rigid_body *bd = test_body_of(sim, 1);
+    test_run_for(sim, 2.0);
     const double *R = sim->pose[1].rot;
     double up = fmax(fabs(R[6]), fmax(fabs(R[7]), fabs(R[8])));
     int axis = fabs(R[8]) == up ? 2 : fabs(R[7]) == up ? 1 : 0;
@@ -184,7 +172,7 @@ START_TEST(cylinder_and_box_on_a_box_rest_with_their_weight)
         "{\"mass\": 2}}], " LONE "}, \"solver\": {\"time_step\": 5e-4, \"duration\": 1}}",
         0.3, 0.5);
     ndem_sim *sim = test_sim(job);
-    run_for(sim, 0.5);
+    test_run_for(sim, 0.5);
     double gz = -sim->gravity[2], f0[3], f2[3], t[3];
     ck_assert_int_eq(ndem_sim_geometry_load(sim, 0, f0, t), 0);
     ck_assert_int_eq(ndem_sim_geometry_load(sim, 2, f2, t), 0);
@@ -215,8 +203,8 @@ START_TEST(closed_mesh_rests_on_a_plane)
         "{\"mass\": %g}}], " LONE "}, \"solver\": {\"time_step\": 5e-4, \"duration\": 1}}",
         0.3, 0.5, M);
     ndem_sim *sim = test_sim(job);
-    run_for(sim, 0.5);
-    const ndem_rigid_body *bd = body_of(sim, 1);
+    test_run_for(sim, 0.5);
+    const ndem_rigid_body *bd = test_body_of(sim, 1);
     double f[3], t[3], c[3], gz = sim->gravity[2];
     ck_assert_int_eq(ndem_sim_geometry_load(sim, 0, f, t), 0);
     ndem_sim_geometry_pivot(sim, 1, c);
@@ -249,8 +237,8 @@ START_TEST(box_rests_in_a_drum_and_on_a_mesh)
         "\"duration\": 1}}",
         0.3, 0.5);
     ndem_sim *sim = test_sim(job);
-    run_for(sim, 0.6);
-    const ndem_rigid_body *a = body_of(sim, 1), *b = body_of(sim, 3);
+    test_run_for(sim, 0.6);
+    const ndem_rigid_body *a = test_body_of(sim, 1), *b = test_body_of(sim, 3);
     double gz = sim->gravity[2], f0[3], f2[3], t[3];
     ck_assert_int_eq(ndem_sim_geometry_load(sim, 0, f0, t), 0);
     ck_assert_int_eq(ndem_sim_geometry_load(sim, 2, f2, t), 0);
@@ -294,30 +282,18 @@ static ndem_sim *mixed_sim(ndem_job **job, int threads)
     return test_sim(*job);
 }
 
-static void ore_momentum(const ndem_sim *sim, double p[3])
-{
-    ndem_frame f;
-    test_frame(sim, &f);
-    p[0] = p[1] = p[2] = 0;
-    for (long i = 0; i < f.count; i++) {
-        double m = 2500 * 4.0 / 3.0 * M_PI * pow(f.radii[i], 3);
-        for (int q = 0; q < 3; q++) p[q] += m * f.velocities[3 * i + q];
-    }
-    ndem_frame_free(&f);
-}
-
 START_TEST(box_on_plane_and_particles_balances_momentum)
 {
     ndem_job *job, *job2;
     ndem_sim *sim = mixed_sim(&job, 1), *two = mixed_sim(&job2, 2);
     const double h = sim->solver.time_step, M = 0.5;
-    const ndem_rigid_body *bd = body_of(sim, 1), *bd2 = body_of(two, 1);
+    const ndem_rigid_body *bd = test_body_of(sim, 1), *bd2 = test_body_of(two, 1);
     double mp = 0, p0[3], p1[3], v0[3], floor_imp[3] = {0, 0, 0};
     ndem_frame f0;
     test_frame(sim, &f0);
     for (long i = 0; i < f0.count; i++) mp += 2500 * 4.0 / 3.0 * M_PI * pow(f0.radii[i], 3);
     ndem_frame_free(&f0);
-    ore_momentum(sim, p0);
+    test_ore_momentum(sim, p0);
     memcpy(v0, bd->v, sizeof v0);
     int steps = 100, body_rows = 0;
     for (int i = 0; i < steps; i++) {
@@ -328,7 +304,7 @@ START_TEST(box_on_plane_and_particles_balances_momentum)
         ck_assert_int_eq(ndem_sim_geometry_load(sim, 0, f, t), 0);
         for (int q = 0; q < 3; q++) floor_imp[q] += h * f[q];
     }
-    ore_momentum(sim, p1);
+    test_ore_momentum(sim, p1);
     double dp[3], want[3];
     for (int q = 0; q < 3; q++) {
         dp[q] = p1[q] - p0[q] + M * (bd->v[q] - v0[q]);
@@ -375,8 +351,8 @@ START_TEST(checkpoint_restores_a_landing_box)
         test_step(b);
     }
     ck_assert(ndem_sim_state_hash(a) == ndem_sim_state_hash(b));
-    ck_assert(memcmp(body_of(a, 1)->v, body_of(b, 1)->v, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(body_of(a, 1)->w, body_of(b, 1)->w, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(test_body_of(a, 1)->v, test_body_of(b, 1)->v, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(test_body_of(a, 1)->w, test_body_of(b, 1)->w, 3 * sizeof(double)) == 0);
     ck_assert(memcmp(a->pose[1].to, b->pose[1].to, 3 * sizeof(double)) == 0);
     ndem_sim_destroy(a);
     ndem_sim_destroy(b);

@@ -14,6 +14,7 @@
 #include "crc32c.h"
 #include "dem.h"
 #include "dem_shape.h"
+#include "rigid_contact.h"
 #include "shape_body.h"
 #include "sim.h"
 
@@ -30,8 +31,12 @@
  * after the smooth-DEM state the shaped contacts' point history
  * (dem_shape.c; none in a scene of plain spheres); 7: under NDEM with
  * shapes, after the stats the general rows' point history (rows_general.h:
- * length in bytes, then the entries; none in a scene of plain spheres). */
-#define CKPT_VERSION 7u
+ * length in bytes, then the entries; none in a scene of plain spheres);
+ * 8: under smooth DEM, after the shaped contacts' point history that of
+ * the dynamic bodies' points on static geometry (rigid_contact.h: count
+ * of doubles, then the doubles; nothing in a scene without such pairs, so
+ * format 7 reads the same way there). */
+#define CKPT_VERSION 8u
 #define CKPT_OLDEST 3u /* the oldest format restored */
 
 typedef struct writer {
@@ -148,6 +153,15 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
         uint64_t sl = ndem_dem_shape_state_size(sim);
         put(&w, &sl, 8);
         if (sl > 0) put(&w, ndem_dem_shape_state(sim), sl * sizeof(double));
+        uint64_t rl = ndem_rcontact_dem_state_size(sim); /* bodies on geometry */
+        if (rl > 0) {
+            double *rs = malloc(rl * sizeof(double));
+            if (!rs) w.failed = 1;
+            else ndem_rcontact_dem_state_write(sim, rs);
+            put(&w, &rl, 8);
+            if (rs) put(&w, rs, rl * sizeof(double));
+            free(rs);
+        }
     } else if (sim->general) {
         uint64_t gl = ndem_general_state_size(sim->general);
         put(&w, &gl, 8);
@@ -313,6 +327,16 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
                 ndem_dem_shape_state_read(sim, (const unsigned char *)buffer + r.pos, (size_t)sl))
                 r.failed = 1;
             else r.pos += sl * sizeof(double);
+        }
+        /* bodies on geometry (before format 8 their points start afresh) */
+        if (version >= 8 && ndem_rcontact_dem_state_size(sim) > 0 && !r.failed) {
+            uint64_t rl = 0;
+            get(&r, &rl, 8);
+            if (r.failed || rl > (length - r.pos) / sizeof(double) ||
+                ndem_rcontact_dem_state_read(sim, (const unsigned char *)buffer + r.pos,
+                                             (size_t)rl))
+                r.failed = 1;
+            else r.pos += rl * sizeof(double);
         }
     } else if (sim->general && version >= 7 && !r.failed) {
         uint64_t gl = 0;

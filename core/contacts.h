@@ -231,4 +231,15 @@ static inline void ndem_pair_geometry(const ndem_bodies *b, int a, int pb, ndem_
     g->material_b = b->material[pb];
 }
 
+/* Union-find over bodies (the impact stage's islands: solver.c, the
+ * general rows, bodies on geometry): the root of i, halving the path. */
+static inline int ndem_uf_root(int *parent, int i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
 #endif

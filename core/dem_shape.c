@@ -32,6 +32,12 @@ static double body_size(const ndem_sim *sim, long i)
     return t >= 0 ? sim->shapes->t[t].d_eq : 2.0 * sim->bodies.radius[i];
 }
 
+double ndem_dem_linear_connector(double la, double lb, double ea, double eb)
+{
+    double l = fmin(la, lb), area = M_PI * l * l;
+    return 1.0 / (la / (ea * area) + lb / (eb * area));
+}
+
 /* The linear law's k_n (Woo eq. 3, as dem.c for spheres): a connector of
  * the two bodies' volume-equivalent radii in series, of cross-section
  * pi min(l)^2; against geometry the other length is the body's own. */
@@ -40,9 +46,8 @@ static double linear_stiffness(const ndem_sim *sim, long a, ndem_contact_key key
     if (sim->solver.contact_model != NDEM_MODEL_LINEAR) return 0;
     double la = 0.5 * body_size(sim, a);
     double lb = ndem_key_is_particle(key) ? 0.5 * body_size(sim, key.b) : la;
-    double l = fmin(la, lb), area = M_PI * l * l;
-    double ea = sim->materials.young[sim->bodies.material[a]], eb = sim->materials.young[mb];
-    return 1.0 / (la / (ea * area) + lb / (eb * area));
+    return ndem_dem_linear_connector(la, lb, sim->materials.young[sim->bodies.material[a]],
+                                     sim->materials.young[mb]);
 }
 
 /* Last step's points of the contact with this key, or NULL. */
@@ -74,21 +79,8 @@ static double step_damping(double g, double k, double m, double h)
     return k > 0 ? ndem_dem_discrete_damping(zeta, wh) : g * h / m;
 }
 
-/* What one point's law needs. */
-typedef struct point_in {
-    const ndem_pair_params *pp;
-    double delta, ddelta, ut[3], n[3];
-    double m;     /* the pair's effective mass over the points */
-    double split; /* 1 / points */
-    double d_eff;
-    double kn_linear; /* linear: the pair's Woo connector stiffness (before the split) */
-    int pair;         /* material pair index */
-} point_in;
-
-/* One point: normal force, friction on a, energies; hist: its history in
- * (old, may be NULL) and out. */
-static void point_law(const ndem_sim *sim, const point_in *p, const double *old, double *hist,
-                      double *fn_out, double ft[3], double *elastic, double *dissip)
+void ndem_dem_point_law(const ndem_sim *sim, const ndem_dem_point *p, const double *old,
+                        double *hist, double *fn_out, double ft[3], double *elastic, double *dissip)
 {
     const double h = sim->solver.time_step;
     const ndem_pair_params *pp = p->pp;
@@ -217,12 +209,12 @@ void ndem_dem_shape_force(const ndem_sim *sim, long k, double *out, double *ener
     if (touching == 0) return;
     const double *old = old_points(sim, key);
     const double *xa = &b->pos[3 * a], *va = &b->vel[6 * a];
-    point_in in = {.pp = ndem_pair(&sim->materials, b->material[a], mb),
-                   .m = m_eff / touching,
-                   .split = 1.0 / touching,
-                   .d_eff = d_eff,
-                   .kn_linear = linear_stiffness(sim, a, key, mb),
-                   .pair = b->material[a] * sim->materials.count + mb};
+    ndem_dem_point in = {.pp = ndem_pair(&sim->materials, b->material[a], mb),
+                         .m = m_eff / touching,
+                         .split = 1.0 / touching,
+                         .d_eff = d_eff,
+                         .kn_linear = linear_stiffness(sim, a, key, mb),
+                         .pair = b->material[a] * sim->materials.count + mb};
     const double *xb = particle ? &b->pos[3 * key.b] : xa;
     double fsum = 0, deepest = 0, elastic = 0, dissip = 0;
     int slot = 0;
@@ -252,7 +244,7 @@ void ndem_dem_shape_force(const ndem_sim *sim, long k, double *out, double *ener
         hp[0] = (double)pt->id;
         hp[1] = 1;
         double fn, ft[3], f[3], ta[3], tb[3];
-        point_law(sim, &in, o, hp, &fn, ft, &elastic, &dissip);
+        ndem_dem_point_law(sim, &in, o, hp, &fn, ft, &elastic, &dissip);
         for (int q = 0; q < 3; q++) f[q] = -fn * pt->n[q] + ft[q]; /* on a */
         ndem_cross(ra, f, ta);
         ndem_cross(rb, f, tb);

@@ -4,6 +4,7 @@
 #define NDEM_DEM_SHAPE_H
 
 #include "contacts.h"
+#include "material.h"
 
 #include <stddef.h>
 
@@ -25,6 +26,28 @@ struct ndem_contact_point;
 int ndem_dem_shape_geometry_points(const struct ndem_sim *sim, ndem_contact_key key,
                                    const struct ndem_collider *ca, double margin,
                                    struct ndem_contact_point *out);
+/* What one contact point's law needs: its depth, closing speed, the
+ * tangential velocity of the other side against this one, the normal into
+ * the other side; the pair's effective mass over its touching points, the
+ * share of its stiffness (1 / points), d* and the linear law's connector
+ * stiffness (before the share); the material pair's index. */
+typedef struct ndem_dem_point {
+    const ndem_pair_params *pp;
+    double delta, ddelta, ut[3], n[3];
+    double m, split, d_eff, kn_linear;
+    int pair;
+} ndem_dem_point;
+/* One point's smooth DEM law (hertz, linear, hunt_crossley): its normal
+ * force (with the point's first and last step's share), the friction on
+ * this side (the tangential spring, cut at mu f_n) and its energies added;
+ * old: its NDEM_SHAPE_HIST history of last step (NULL for a new point),
+ * hist: this step's. Shaped particles' points and bodies' points on
+ * geometry (rigid_contact_dem.c) alike. */
+void ndem_dem_point_law(const struct ndem_sim *sim, const ndem_dem_point *p, const double *old,
+                        double *hist, double *fn, double ft[3], double *elastic, double *dissip);
+/* The linear law's k_n: connectors of lengths la, lb (moduli ea, eb) in
+ * series over the cross-section pi min(la, lb)^2 (Woo eq. 3). */
+double ndem_dem_linear_connector(double la, double lb, double ea, double eb);
 /* Before the forces: room for this step's histories (0, or -1: out of memory). */
 int ndem_dem_shape_reserve(struct ndem_sim *sim);
 /* After the forces (and the dem's own history swap): this step's points

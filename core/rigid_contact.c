@@ -19,7 +19,7 @@
  * particle rows of each sweep, on one thread in pair order: any thread
  * count gives the same bits. No warm start (a resting block converges in
  * one sweep) and nothing to checkpoint. */
-#include "rigid_contact.h"
+#include "rigid_contact_private.h"
 
 #include "geometry.h"
 #include "geometry_mesh.h"
@@ -39,22 +39,7 @@
 
 #define E_H 1.25 /* Hertz mapping exponent, as rows.c */
 #define RIM 16   /* points per rim of a cylinder's polygon */
-#define MAXP NDEM_MANIFOLD_POINTS
-
-typedef struct rc_pair {
-    int body, geometry, feature; /* feature: an inside box's face, else -1 */
-    int count, touching;
-    ndem_grow row[MAXP];
-    double blk[2 * (3 * MAXP) * (3 * MAXP + 1) / 2];
-} rc_pair;
-
-struct ndem_rcontact {
-    ndem_shape *shape; /* per body: its polyhedron (body frame about the pivot) */
-    double *d_eq;      /* per body: volume-equivalent diameter (Hertz size) */
-    rc_pair *pair;
-    int pair_count, body_count;
-    long rows;
-};
+#define MAXP NDEM_RC_POINTS
 
 /* ---- bodies as polyhedra ---- */
 
@@ -143,11 +128,11 @@ static void to_world(const ndem_geometry_pose *p, const double *xr, double *x, i
             (vector ? 0.0 : p->to[i]);
 }
 
-typedef int (*geo_points_fn)(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+typedef int (*geo_points_fn)(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                              double margin, ndem_contact_point *out);
 
 /* A plane, or face `feature` of an inside box (solid side outside). */
-static int plane_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+static int plane_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                         double margin, ndem_contact_point *out)
 {
     const ndem_geometry_def *g = &sim->geometry[pr->geometry];
@@ -170,7 +155,7 @@ static int plane_points(const ndem_sim *sim, const rc_pair *pr, const ndem_colli
 }
 
 /* A solid box: the polyhedron of its corners (the separating-axis test). */
-static int solid_box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+static int solid_box_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                             double margin, ndem_contact_point *out)
 {
     const ndem_geometry_def *g = &sim->geometry[pr->geometry];
@@ -200,10 +185,10 @@ static int solid_box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_c
 
 /* A cylinder: a drum (inside) by probes; a solid one not yet (a probe
  * inside it has no direction out). */
-static int cylinder_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+static int cylinder_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                            double margin, ndem_contact_point *out);
 
-static int box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+static int box_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                       double margin, ndem_contact_point *out)
 {
     return sim->geometry[pr->geometry].inside ? plane_points(sim, pr, body, margin, out)
@@ -214,7 +199,7 @@ static int box_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collide
  * radius 0 through the geometry's own test (its closest features, each a
  * point). Vertex against surface only: a body resting on a mesh's ridge by
  * an edge is felt at the edge's ends only. */
-static int probe_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+static int probe_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                         double margin, ndem_contact_point *out)
 {
     const ndem_polyhedron *poly = &body->shape->poly;
@@ -263,7 +248,7 @@ static int probe_points(const ndem_sim *sim, const rc_pair *pr, const ndem_colli
     return k;
 }
 
-static int cylinder_points(const ndem_sim *sim, const rc_pair *pr, const ndem_collider *body,
+static int cylinder_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                            double margin, ndem_contact_point *out)
 {
     return sim->geometry[pr->geometry].inside ? probe_points(sim, pr, body, margin, out) : 0;
@@ -280,8 +265,8 @@ static const geo_points_fn geo_points[NDEM_GEOMETRY_MESH + 1] = {
 /* ---- creation ---- */
 
 /* Pair pr's points within margin of its body at its pose; how many. */
-static int pair_points(const ndem_sim *sim, const rc_pair *pr, double margin,
-                       ndem_contact_point *pts)
+int ndem_rc_pair_points(const ndem_sim *sim, const ndem_rc_pair *pr, double margin,
+                        ndem_contact_point *pts)
 {
     const ndem_rigid_body *bd = &sim->rigid->body[pr->body];
     const ndem_geometry_pose *p = &sim->pose[bd->geometry];
@@ -308,10 +293,10 @@ static int pair_points(const ndem_sim *sim, const rc_pair *pr, double margin,
 }
 
 /* The deepest overlap of pair pr now (-INFINITY when apart). */
-static double pair_depth(const ndem_sim *sim, const rc_pair *pr)
+static double pair_depth(const ndem_sim *sim, const ndem_rc_pair *pr)
 {
     ndem_contact_point pts[NDEM_CONTACT_POINTS];
-    int n = pair_points(sim, pr, 0.0, pts);
+    int n = ndem_rc_pair_points(sim, pr, 0.0, pts);
     double d = -INFINITY;
     for (int j = 0; j < n; j++) d = fmax(d, pts[j].depth);
     return d;
@@ -324,14 +309,26 @@ static int is_static(const ndem_geometry_def *g)
 
 int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len)
 {
-    int pairs = 0;
+    int pairs = 0, first = -1;
     for (int b = 0; b < r->count; b++)
         for (int g = 0; g < sim->geometry_count; g++) {
             const ndem_geometry_def *gd = &sim->geometry[g];
             if (r->body[b].feature >= 0 || !is_static(gd) || !geo_points[gd->type]) continue;
             pairs += gd->type == NDEM_GEOMETRY_BOX && gd->inside ? 6 : 1;
+            if (first < 0) first = r->body[b].geometry;
         }
     if (pairs == 0) return 0;
+    /* smooth DEM: the shaped particles' point laws (dem_shape.c) only */
+    const int law = sim->solver.contact_model;
+    if (sim->dem && law != NDEM_MODEL_HERTZ && law != NDEM_MODEL_LINEAR &&
+        law != NDEM_MODEL_HUNT_CROSSLEY) {
+        snprintf(err, err_len,
+                 "geometry %d (dynamic) can touch static geometry: a body's contacts with "
+                 "geometry run under \"contact_model\" \"hertz\", \"linear\" or "
+                 "\"hunt_crossley\" only",
+                 first);
+        return -1;
+    }
     ndem_rcontact *c = calloc(1, sizeof *c);
     if (!c) goto oom;
     r->contact = c;
@@ -353,13 +350,13 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
             int faces = gd->type == NDEM_GEOMETRY_BOX && gd->inside ? 6 : 0;
             for (int f = 0; f < (faces ? faces : 1); f++)
                 c->pair[c->pair_count++] =
-                    (rc_pair){.body = b, .geometry = g, .feature = f - !faces};
+                    (ndem_rc_pair){.body = b, .geometry = g, .feature = f - !faces};
         }
     }
     /* a body placed deep in geometry (a container around it, a plane
      * through it) would be thrown out: refused */
     for (int k = 0; k < c->pair_count; k++) {
-        const rc_pair *pr = &c->pair[k];
+        const ndem_rc_pair *pr = &c->pair[k];
         double d = pair_depth(sim, pr), lim = 0.25 * c->d_eq[pr->body];
         if (d > lim) {
             snprintf(err, err_len,
@@ -391,8 +388,8 @@ static void mat_vec(const double *m, const double *v, double *o)
 }
 
 /* The body's velocity at x (world). */
-static void body_velocity(const ndem_sim *sim, const ndem_rigid_body *bd, const double *x,
-                          double *u)
+void ndem_rc_body_velocity(const ndem_sim *sim, const ndem_rigid_body *bd, const double *x,
+                           double *u)
 {
     const double *cm = sim->pose[bd->geometry].to;
     double rr[3], w[3];
@@ -403,7 +400,7 @@ static void body_velocity(const ndem_sim *sim, const ndem_rigid_body *bd, const 
 
 /* Point pt of pair pr into its rows (rows_general.c's prepare_point: p the
  * body, q the geometry). */
-static void prepare_point(const ndem_sim *sim, const rc_pair *pr, const ndem_contact_point *pt,
+static void prepare_point(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_contact_point *pt,
                           ndem_grow *r)
 {
     const ndem_rigid_body *bd = &sim->rigid->body[pr->body];
@@ -427,7 +424,7 @@ static void prepare_point(const ndem_sim *sim, const rc_pair *pr, const ndem_con
         ndem_cross(rp, r->t[e], r->jp[e]);
         mat_vec(bd->inv_world, r->jp[e], r->mp[e]);
     }
-    body_velocity(sim, bd, pt->x, vp);
+    ndem_rc_body_velocity(sim, bd, pt->x, vp);
     ndem_geometry_surface_velocity(&sim->pose[pr->geometry], pt->x, r->ug);
     const double delta = pt->depth;
     ndem_grow_normal(sim, pp, d_eff, split, pr->touching == 0, delta, r);
@@ -453,7 +450,7 @@ int ndem_rcontact_prepare(ndem_sim *sim)
     const double h = sim->solver.time_step;
     c->rows = 0;
     for (int k = 0; k < c->pair_count; k++) {
-        rc_pair *pr = &c->pair[k];
+        ndem_rc_pair *pr = &c->pair[k];
         const ndem_rigid_body *bd = &sim->rigid->body[pr->body];
         /* points that can meet within the step get (speculative) rows */
         const ndem_geometry_pose *gp = &sim->pose[pr->geometry];
@@ -461,7 +458,7 @@ int ndem_rcontact_prepare(ndem_sim *sim)
                             (ndem_norm(bd->w) + ndem_norm(gp->spin)) * c->shape[pr->body].radius) +
                        h * h * ndem_norm(sim->gravity);
         ndem_contact_point pts[NDEM_CONTACT_POINTS];
-        int n = pair_points(sim, pr, 2.0 * reach, pts);
+        int n = ndem_rc_pair_points(sim, pr, 2.0 * reach, pts);
         pr->count = n;
         pr->touching = 0;
         for (int j = 0; j < n; j++) pr->touching += pts[j].depth > 0;
@@ -469,23 +466,6 @@ int ndem_rcontact_prepare(ndem_sim *sim)
         if (ndem_general_block_size(n) > 0)
             ndem_general_block_form(pr->row, n, bd->im_lin, pr->blk);
         c->rows += n;
-    }
-    return 0;
-}
-
-int ndem_rcontact_dem_check(ndem_sim *sim)
-{
-    const ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
-    for (int k = 0; c && k < c->pair_count; k++) {
-        const rc_pair *pr = &c->pair[k];
-        double d = pair_depth(sim, pr);
-        if (d > 0) {
-            snprintf(sim->error, sizeof sim->error,
-                     "dynamic geometry %d meets geometry %d at t = %.6g s (step %ld, %.3g m "
-                     "deep): a body's contacts with geometry run under \"method\": \"ndem\" only",
-                     sim->rigid->body[pr->body].geometry, pr->geometry, sim->time, sim->step, d);
-            return -1;
-        }
     }
     return 0;
 }
@@ -504,15 +484,6 @@ long ndem_rcontact_impacts(const ndem_sim *sim)
     return n;
 }
 
-static int root(int *parent, int i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
-
 long ndem_rcontact_islands(ndem_sim *sim, int *parent, int *hit)
 {
     ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
@@ -520,10 +491,10 @@ long ndem_rcontact_islands(ndem_sim *sim, int *parent, int *hit)
     const int at = (int)sim->bodies.count;
     for (int k = 0; k < c->pair_count; k++)
         for (int j = 0; j < c->pair[k].count; j++)
-            if (c->pair[k].row[j].impact == 2) hit[root(parent, at + c->pair[k].body)] = 1;
+            if (c->pair[k].row[j].impact == 2) hit[ndem_uf_root(parent, at + c->pair[k].body)] = 1;
     long kept = 0;
     for (int k = 0; k < c->pair_count; k++) {
-        int in = hit[root(parent, at + c->pair[k].body)];
+        int in = hit[ndem_uf_root(parent, at + c->pair[k].body)];
         for (int j = 0; j < c->pair[k].count; j++) {
             ndem_grow *r = &c->pair[k].row[j];
             if (!r->impact) continue;
@@ -539,11 +510,11 @@ void ndem_rcontact_right_hand_side(ndem_sim *sim)
     ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
     const double h = sim->solver.time_step;
     for (int k = 0; c && k < c->pair_count; k++) {
-        rc_pair *pr = &c->pair[k];
+        ndem_rc_pair *pr = &c->pair[k];
         for (int j = 0; j < pr->count; j++) {
             ndem_grow *r = &pr->row[j];
             double vp[3], vn = 0.0;
-            body_velocity(sim, &sim->rigid->body[pr->body], r->x, vp);
+            ndem_rc_body_velocity(sim, &sim->rigid->body[pr->body], r->x, vp);
             for (int d = 0; d < 3; d++) vn += r->n[d] * (r->ug[d] - vp[d]);
             r->q_n = r->gap ? -r->phi / h : -(4.0 / h) * r->ups * r->phi + r->ups * r->s * vn;
         }
@@ -552,42 +523,11 @@ void ndem_rcontact_right_hand_side(ndem_sim *sim)
 
 /* ---- the sweep ---- */
 
-/* One point's rows (rows_general.c's solve_point). */
-static void solve_point(ndem_grow *r, ndem_general_body *P, ndem_general_body *Q, int impact)
-{
-    if (impact && !r->impact) return;
-    double *L = impact ? r->imp : r->lam;
-    const double *inv = impact ? r->inv_k : r->inv_d;
-    double rn, ln, F;
-    if (impact) {
-        rn = ndem_general_rel_vel(r, P, Q, 0) - r->v_target;
-        ln = ndem_max(L[0] - rn * inv[0], 0.0);
-        ndem_general_apply(r, P, Q, 0, ln - L[0]);
-        F = ln;
-    } else {
-        rn = r->s * ndem_general_rel_vel(r, P, Q, 0) - r->q_n + r->sig_n * L[0];
-        ln = ndem_max(L[0] - rn * inv[0], 0.0);
-        ndem_general_apply(r, P, Q, 0, r->s * (ln - L[0]));
-        F = r->s * ln;
-    }
-    L[0] = ln;
-    double r1 = ndem_general_rel_vel(r, P, Q, 1), r2 = ndem_general_rel_vel(r, P, Q, 2);
-    double l1 = L[1] - r1 * inv[1], l2 = L[2] - r2 * inv[2];
-    double lim = r->mu * F, len = sqrt(l1 * l1 + l2 * l2);
-    if (len > lim) {
-        double f = lim > 0 ? lim / len : 0.0;
-        l1 *= f, l2 *= f;
-    }
-    ndem_general_apply(r, P, Q, 1, l1 - L[1]);
-    ndem_general_apply(r, P, Q, 2, l2 - L[2]);
-    L[1] = l1, L[2] = l2;
-}
-
 /* The impact stage as a block: the rows on unregularised terms (s 1, no
  * compliance, target v_target) through the continuous block's solve, so
  * a face landing flat takes the same impulse at each corner. 1 when
  * solved. */
-static int impact_block(rc_pair *pr, ndem_general_body *P, ndem_general_body *Q, double im)
+static int impact_block(ndem_rc_pair *pr, ndem_general_body *P, ndem_general_body *Q, double im)
 {
     ndem_grow t[MAXP];
     double blk[sizeof pr->blk / sizeof pr->blk[0]];
@@ -611,7 +551,7 @@ void ndem_rcontact_sweep(ndem_sim *sim, int stage, int reverse)
     if (!c || c->rows == 0 || stage == NDEM_GENERAL_WARM) return; /* no warm start */
     const int impact = stage == NDEM_GENERAL_IMPACT;
     for (int i = 0; i < c->pair_count; i++) {
-        rc_pair *pr = &c->pair[reverse ? c->pair_count - 1 - i : i];
+        ndem_rc_pair *pr = &c->pair[reverse ? c->pair_count - 1 - i : i];
         if (pr->count == 0) continue;
         ndem_rigid_body *bd = &sim->rigid->body[pr->body];
         ndem_general_body P = {.im = bd->im_lin, .slot = -1}, Q[MAXP];
@@ -627,7 +567,8 @@ void ndem_rcontact_sweep(ndem_sim *sim, int stage, int reverse)
                           : ndem_general_block_solve(pr->row, pr->count, pr->blk, &P, Q, 1, NULL);
         /* point after point; the impact stage thrice (rows_general.c) */
         for (int pass = 0; !done && pass < (impact ? 3 : 1); pass++)
-            for (int j = 0; j < pr->count; j++) solve_point(&pr->row[j], &P, &Q[j], impact);
+            for (int j = 0; j < pr->count; j++)
+                ndem_general_point_solve(&pr->row[j], &P, &Q[j], stage, NULL);
         /* the body moves on its free translations only */
         double dv[3], fv[3];
         for (int q = 0; q < 3; q++) dv[q] = P.v[q] - bd->v[q];
@@ -645,7 +586,7 @@ void ndem_rcontact_loads(ndem_sim *sim)
     if (!c) return;
     const double inv_h = 1.0 / sim->solver.time_step, none[3] = {0, 0, 0};
     for (int k = 0; k < c->pair_count; k++) {
-        const rc_pair *pr = &c->pair[k];
+        const ndem_rc_pair *pr = &c->pair[k];
         for (int j = 0; j < pr->count; j++) {
             const ndem_grow *r = &pr->row[j];
             double a[3] = {r->s * r->lam[0], r->lam[1], r->lam[2]}, f[3] = {0, 0, 0}, mf[3];
@@ -662,7 +603,7 @@ void ndem_rcontact_stats(const ndem_sim *sim, long *touching, long *geometry, do
 {
     const ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
     for (int k = 0; c && k < c->pair_count; k++) {
-        const rc_pair *pr = &c->pair[k];
+        const ndem_rc_pair *pr = &c->pair[k];
         if (pr->touching == 0) continue;
         (*touching)++;
         (*geometry)++;

@@ -1,5 +1,6 @@
-/* rigid_contact.h (internal) - NDEM contacts between a dynamic body and
- * static geometry (docs/engine.md, "Body against geometry"): a dynamic
+/* rigid_contact.h (internal) - contacts between a dynamic body and static
+ * geometry (docs/engine.md, "Body against geometry"), NDEM rows here and
+ * smooth DEM forces (rigid_contact_dem.c): a dynamic
  * box, cylinder or closed mesh, as the convex polyhedron of its corners
  * (a cylinder's rim points, a mesh's hull), against a static plane, a
  * solid box, an inside box's faces, a drum (inside cylinder) or a mesh. One pair per (body,
@@ -24,10 +25,19 @@ void ndem_rcontact_destroy(ndem_rcontact *c);
 /* Stage "prepare": each pair's points within the step's reach and their
  * rows (Hertz mapping, impact class). 0 (nothing to do without pairs). */
 int ndem_rcontact_prepare(struct ndem_sim *sim);
-/* Smooth DEM has no such contacts: -1 with sim->error set when a body
- * overlaps a geometry it would touch under NDEM (the run ends, nothing
- * passes through silently), else 0. */
-int ndem_rcontact_dem_check(struct ndem_sim *sim);
+/* Smooth DEM (rigid_contact_dem.c), after the particles' forces and
+ * before the bodies' explicit step (ndem_rigid_dem): each pair's touching
+ * points get the pair's contact law as a shaped particle's points do
+ * (dem_shape.c), the force on the geometry's load and minus it on the
+ * body's, which ndem_rigid_dem integrates; energies and touching pairs
+ * into the step's statistics. Serial in pair order. */
+void ndem_rcontact_dem_forces(struct ndem_sim *sim);
+/* Checkpoint (format 8, smooth DEM): the pairs' point histories as doubles
+ * (NDEM_SHAPE_HIST per point, 4 points per pair; none without pairs); read
+ * back -1 when the count is not this scene's. */
+size_t ndem_rcontact_dem_state_size(const struct ndem_sim *sim);
+void ndem_rcontact_dem_state_write(const struct ndem_sim *sim, double *out);
+int ndem_rcontact_dem_state_read(struct ndem_sim *sim, const void *in, size_t count);
 /* Rows with a point this step (0 without pairs). */
 long ndem_rcontact_rows(const struct ndem_sim *sim);
 /* Impact stage: impacting points; then, with the solver's union-find

@@ -355,10 +355,8 @@ int ndem_general_prepare(ndem_sim *sim)
 
 /* ---- the sweep ---- */
 
-typedef ndem_general_body body_v;
-
 /* Body i from its slot, or (i < 0) geometry moving at ug. */
-static void load_body(const ndem_sim *sim, int i, const double ug[3], body_v *o)
+static void load_body(const ndem_sim *sim, int i, const double ug[3], ndem_general_body *o)
 {
     if (i < 0) {
         for (int d = 0; d < 3; d++) o->v[d] = ug[d], o->w[d] = 0.0;
@@ -372,16 +370,15 @@ static void load_body(const ndem_sim *sim, int i, const double ug[3], body_v *o)
     o->slot = i;
 }
 
-static void store_body(ndem_sim *sim, const body_v *o)
+static void store_body(ndem_sim *sim, const ndem_general_body *o)
 {
     if (o->slot < 0) return;
     ndem_f8 *s = &sim->contacts.vs[o->slot];
     for (int d = 0; d < 3; d++) (*s)[d] = (float)o->v[d], (*s)[3 + d] = (float)o->w[d];
 }
 
-/* One point's rows in the stage (solver.c's solve_packet, one lane with
- * vector lever arms); res: its residuals added. */
-static void solve_point(ndem_grow *r, body_v *P, body_v *Q, int st, double *res)
+void ndem_general_point_solve(ndem_grow *r, ndem_general_body *P, ndem_general_body *Q, int st,
+                              double *res)
 {
     if (st == NDEM_GENERAL_WARM) {
         ndem_general_apply(r, P, Q, 0, r->s * r->lam[0]);
@@ -424,7 +421,7 @@ static void solve_pair(ndem_sim *sim, long k, int st, int want_residual)
     ndem_general *g = sim->general;
     const ndem_gpair *pr = &g->pair[k];
     ndem_grow *r0 = &g->row[pr->first];
-    body_v P, Q;
+    ndem_general_body P, Q;
     load_body(sim, r0->p, r0->ug, &P); /* p is a particle: ug unread */
     double res[2] = {0, 0};
     /* a block where every point touches or none does (a face on a face); a
@@ -433,7 +430,7 @@ static void solve_pair(ndem_sim *sim, long k, int st, int want_residual)
         (pr->touching == pr->count || pr->touching == 0)) {
         /* the block (rows_general_block.c): geometry as each point's
          * surface velocity, a particle loaded once */
-        body_v qs[NDEM_GENERAL_BLOCK];
+        ndem_general_body qs[NDEM_GENERAL_BLOCK];
         int per_point = r0->q < 0;
         for (int j = 0; j < (per_point ? pr->count : 1); j++)
             load_body(sim, r0[j].q, r0[j].ug, &qs[j]);
@@ -456,7 +453,7 @@ static void solve_pair(ndem_sim *sim, long k, int st, int want_residual)
         for (int j = 0; j < pr->count; j++) {
             ndem_grow *r = &r0[j];
             load_body(sim, r->q, r->ug, &Q); /* geometry: this point's surface velocity */
-            solve_point(r, &P, &Q, st, want_residual ? res : NULL);
+            ndem_general_point_solve(r, &P, &Q, st, want_residual ? res : NULL);
             store_body(sim, &Q);
         }
     store_body(sim, &P);

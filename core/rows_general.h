@@ -110,6 +110,16 @@ static inline void ndem_general_apply(const ndem_grow *r, ndem_general_body *P,
     }
 }
 
+/* One point's rows in the stage (NDEM_GENERAL_*; solver.c's solve_packet,
+ * one lane with vector lever arms): the normal row (the impact stage's
+ * Newton law on unregularised terms, or the compliant row), then the two
+ * friction rows projected on the Coulomb disc of the normal impulse; the
+ * warm stage applies the stored impulses. res: its residuals (normal,
+ * friction) added, or NULL. The shape pairs' and the bodies-on-geometry
+ * point sweeps (rigid_contact.c) alike. */
+void ndem_general_point_solve(ndem_grow *r, ndem_general_body *P, ndem_general_body *Q, int stage,
+                              double *res);
+
 /* The block of a pair of count points (rows_general_block.c): doubles it
  * takes (0 outside 2 to NDEM_GENERAL_BLOCK points); formed from its rows
  * (imp_imq: both bodies' inverse masses summed). */

@@ -22,22 +22,13 @@ long ndem_general_impacts(const ndem_sim *sim)
     return n;
 }
 
-static int root(int *parent, int i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
-
 void ndem_general_island_union(ndem_sim *sim, int *parent)
 {
     const ndem_general *g = sim->general;
     for (long k = 0; g && k < g->row_count; k++) {
         const ndem_grow *r = &g->row[k];
         if (r->impact == 0 || r->q < 0) continue; /* geometry joins nothing */
-        int ra = root(parent, r->p), rb = root(parent, r->q);
+        int ra = ndem_uf_root(parent, r->p), rb = ndem_uf_root(parent, r->q);
         if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
 }
@@ -46,7 +37,7 @@ void ndem_general_island_mark(ndem_sim *sim, int *parent, int *hit)
 {
     const ndem_general *g = sim->general;
     for (long k = 0; g && k < g->row_count; k++)
-        if (g->row[k].impact == 2) hit[root(parent, g->row[k].p)] = 1;
+        if (g->row[k].impact == 2) hit[ndem_uf_root(parent, g->row[k].p)] = 1;
 }
 
 long ndem_general_island_keep(ndem_sim *sim, int *parent, const int *hit)
@@ -57,7 +48,7 @@ long ndem_general_island_keep(ndem_sim *sim, int *parent, const int *hit)
         ndem_grow *r = &g->row[k];
         r->imp[0] = r->imp[1] = r->imp[2] = 0.0;
         if (r->impact == 0) continue;
-        if (hit[root(parent, r->p)]) kept++;
+        if (hit[ndem_uf_root(parent, r->p)]) kept++;
         else r->impact = 0;
     }
     return kept;

@@ -361,15 +361,6 @@ static void store_slots(ndem_sim *sim)
     }
 }
 
-static int island_root(int *parent, int i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]]; /* path halving */
-        i = parent[i];
-    }
-    return i;
-}
-
 /* The impact stage acts only on the islands that hold an impacting contact:
  * "the impact forces are propagated instantaneously in the contact network"
  * (AGX, 35.3), so they reach every contact of the impacting contact's
@@ -396,19 +387,19 @@ static long impact_islands(ndem_sim *sim)
             if (body < 0) continue;
             other = (int)sim->bodies.count + body;
         }
-        int ra = island_root(parent, key.a), rb = island_root(parent, other);
+        int ra = ndem_uf_root(parent, key.a), rb = ndem_uf_root(parent, other);
         if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
     ndem_general_island_union(sim, parent);
     for (long k = 0; k < c->count; k++)
-        if (c->cold[c->slot[k]].impact == 2) hit[island_root(parent, c->key[k].a)] = 1;
+        if (c->cold[c->slot[k]].impact == 2) hit[ndem_uf_root(parent, c->key[k].a)] = 1;
     ndem_general_island_mark(sim, parent, hit);
     long kept = ndem_rcontact_islands(sim, parent, hit); /* bodies on geometry */
     kept += ndem_general_island_keep(sim, parent, hit);
     for (long k = 0; k < c->count; k++) {
         ndem_row_cold *r = &c->cold[c->slot[k]];
         if (r->impact == 0) continue;
-        if (hit[island_root(parent, c->key[k].a)]) kept++;
+        if (hit[ndem_uf_root(parent, c->key[k].a)]) kept++;
         else r->impact = 0;
     }
     return kept;

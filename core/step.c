@@ -221,9 +221,10 @@ static ndem_status stage_forces(ndem_sim *sim)
     if (sim->shapes && ndem_dem_shape_reserve(sim)) return NDEM_ERR_MEMORY;
     if (ndem_dem_forces(sim)) return NDEM_ERR_MEMORY;
     if (sim->shapes) ndem_dem_shape_keep(sim); /* the points' springs, as the dem's */
-    if (sim->rigid) ndem_rigid_dem(sim);       /* explicit, from the same step's loads */
-    /* a body on geometry: NDEM only (rigid_contact.h) */
-    if (sim->rigid && ndem_rcontact_dem_check(sim)) return NDEM_ERR_ESCAPED;
+    if (sim->rigid) {
+        ndem_rcontact_dem_forces(sim); /* bodies on static geometry, into the loads */
+        ndem_rigid_dem(sim);           /* explicit, from the same step's loads */
+    }
     return NDEM_OK;
 }
 

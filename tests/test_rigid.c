@@ -9,6 +9,7 @@
 #include "mass_props.h"
 #include "parser_util.h"
 #include "rigid.h"
+#include "rigid_scenes.h"
 #include "scene.h"
 #include "series.h"
 #include "sim.h"
@@ -20,23 +21,6 @@
 #include <string.h>
 
 static const double G = 9.81;
-
-#define NDEM_SOLVER "\"time_step\": 0.001"
-#define DEM_SOLVER "\"method\": \"dem\", \"time_step\": \"auto\""
-
-static void run_for(ndem_sim *sim, double seconds)
-{
-    long n = (long)llround(seconds / sim->solver.time_step);
-    for (long i = 0; i < n; i++) test_step(sim);
-}
-
-static const ndem_rigid_body *body_of(const ndem_sim *sim, int g)
-{
-    ck_assert_ptr_nonnull(sim->rigid);
-    int b = ndem_rigid_body_of(sim->rigid, g, -1);
-    ck_assert_int_ge(b, 0);
-    return &sim->rigid->body[b];
-}
 
 /* ---- mass properties against the textbook ---- */
 
@@ -110,11 +94,11 @@ static void check_plate_weight(const char *solver, double settle)
     const double M = 0.2;
     ndem_job *job = plate_job(solver, M, "", 0);
     ndem_sim *sim = test_sim(job);
-    run_for(sim, settle);
+    test_run_for(sim, settle);
     double f[3], t[3], c[3];
     ck_assert_int_eq(ndem_sim_geometry_load(sim, 1, f, t), 0);
     ndem_sim_geometry_position(sim, 1, c);
-    const ndem_rigid_body *bd = body_of(sim, 1);
+    const ndem_rigid_body *bd = test_body_of(sim, 1);
     fprintf(stderr,
             "plate (%s): F = (%.3g, %.3g, %.6g) N, weight %.6g N, centre z %.5g m, v = (%.2g, "
             "%.2g, %.2g)\n",
@@ -137,19 +121,6 @@ START_TEST(plate_rests_on_a_bed_dem) { check_plate_weight(DEM_SOLVER, 1.5); }
 END_TEST
 
 /* ---- (b) momentum over an impact ---- */
-
-/* Total momentum of the particles (kg m/s), ore at 2500 kg/m^3. */
-static void particle_momentum(const ndem_sim *sim, double p[3])
-{
-    ndem_frame f;
-    test_frame(sim, &f);
-    p[0] = p[1] = p[2] = 0;
-    for (long i = 0; i < f.count; i++) {
-        double m = 2500 * 4.0 / 3.0 * M_PI * pow(f.radii[i], 3);
-        for (int q = 0; q < 3; q++) p[q] += m * f.velocities[3 * i + q];
-    }
-    ndem_frame_free(&f);
-}
 
 /* A box of 0.3 kg dropped at 1 m/s onto a 4 x 4 layer of spheres resting on
  * the plane "floor": over the impact, the change of the body's and the
@@ -179,8 +150,8 @@ START_TEST(momentum_balances_over_an_impact)
         ndem_frame_free(&f);
     }
     double p0[3], p1[3], floor_imp[3] = {0, 0, 0}, v0[3];
-    particle_momentum(sim, p0);
-    const ndem_rigid_body *bd = body_of(sim, 1);
+    test_ore_momentum(sim, p0);
+    const ndem_rigid_body *bd = test_body_of(sim, 1);
     memcpy(v0, bd->v, sizeof v0);
     double vmin = 0, worst = 0;
     int steps = 60, touched = 0;
@@ -199,7 +170,7 @@ START_TEST(momentum_balances_over_an_impact)
         }
         vmin = fmin(vmin, bd->v[2]);
     }
-    particle_momentum(sim, p1);
+    test_ore_momentum(sim, p1);
     double dp[3], want[3], scale = M * 1.0; /* the impact's momentum */
     for (int q = 0; q < 3; q++) {
         dp[q] = p1[q] - p0[q] + M * (bd->v[q] - v0[q]);
@@ -252,7 +223,7 @@ START_TEST(free_box_keeps_its_angular_momentum)
         "\"angular_velocity\": [3, 0.2, 1]}}]}, \"solver\": {\"time_step\": 0.001, \"duration\": "
         "1}}");
     ndem_sim *sim = test_sim(job);
-    const ndem_rigid_body *bd = body_of(sim, 0);
+    const ndem_rigid_body *bd = test_body_of(sim, 0);
     /* the textbook inertia of the box, from its shape: m (b^2 + c^2) / 12 */
     ck_assert_double_eq_tol(bd->inertia[0], 6.0 * (4 + 9) / 12.0, 1e-12);
     ck_assert_double_eq_tol(bd->inertia[4], 6.0 * (1 + 9) / 12.0, 1e-12);
@@ -304,7 +275,7 @@ static void check_drum(const char *solver)
         "0.0612, 0.01]], \"material\": \"steel\"}]}, \"solver\": {%s, \"duration\": 1}}",
         R, M, solver);
     ndem_sim *sim = test_sim(job);
-    const ndem_rigid_body *bd = body_of(sim, 0);
+    const ndem_rigid_body *bd = test_body_of(sim, 0);
     ck_assert_double_eq_tol(bd->inv_world[0], 1.0 / I, 1e-9 / I);
     const double h = sim->solver.time_step;
     double worst = 0, tmax = 0;
@@ -372,7 +343,7 @@ START_TEST(one_and_two_threads_give_the_same_bits)
         rows = sim->rigid->row_count;
         sets = 0;
         for (int q = 0; q < NDEM_COLOR_SETS; q++) sets += ndem_rigid_set_has_rows(sim->rigid, q);
-        const ndem_rigid_body *bd = body_of(sim, 1);
+        const ndem_rigid_body *bd = test_body_of(sim, 1);
         memcpy(v[k], bd->v, 3 * sizeof(double));
         memcpy(v[k] + 3, bd->w, 3 * sizeof(double));
         double t[3];
@@ -411,7 +382,7 @@ START_TEST(locked_axes_never_move)
         "[0.018, 0.018, 0.0053], \"spacing\": 0.0105, \"radius\": 0.005, \"material\": "
         "\"ore\"}]}, \"solver\": {" NDEM_SOLVER ", \"duration\": 1}}");
     ndem_sim *sim = test_sim(job);
-    const ndem_rigid_body *bd = body_of(sim, 1);
+    const ndem_rigid_body *bd = test_body_of(sim, 1);
     double c0[3], c[3];
     ndem_sim_geometry_position(sim, 1, c0);
     ck_assert_double_eq(bd->w[2], 0.0); /* the locked part of the initial spin is dropped */
@@ -436,7 +407,7 @@ END_TEST
 /* ---- checkpoints ---- */
 
 /* Stop, checkpoint, restore, go on: the same bits as never stopping,
- * bodies included (format 5 added their velocities; 6 is the latest). */
+ * bodies included (format 5 added their velocities; 8 is the latest). */
 START_TEST(checkpoint_restores_the_bodies)
 {
     ndem_job *job = plate_job(NDEM_SOLVER, 0.2, "", 1);
@@ -447,7 +418,7 @@ START_TEST(checkpoint_restores_the_bodies)
     ck_assert_int_eq(ndem_sim_checkpoint(a, &buf, &len), 0);
     uint32_t version;
     memcpy(&version, (const char *)buf + 8, 4);
-    ck_assert_uint_eq(version, 7);
+    ck_assert_uint_eq(version, 8);
     char err[256];
     ndem_sim *b = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
     ck_assert_msg(b != NULL, "%s", err);
@@ -457,8 +428,8 @@ START_TEST(checkpoint_restores_the_bodies)
         test_step(b);
     }
     ck_assert(ndem_sim_state_hash(a) == ndem_sim_state_hash(b));
-    ck_assert(memcmp(body_of(a, 1)->w, body_of(b, 1)->w, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(body_of(a, 1)->v, body_of(b, 1)->v, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(test_body_of(a, 1)->w, test_body_of(b, 1)->w, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(test_body_of(a, 1)->v, test_body_of(b, 1)->v, 3 * sizeof(double)) == 0);
     ndem_sim_destroy(a);
     ndem_sim_destroy(b);
     ndem_job_destroy(job);
@@ -467,52 +438,38 @@ END_TEST
 
 /* ---- (g) the parser: what and where ---- */
 
-/* A document with one geometry entry (single quotes for double). */
-static void expect_error(const char *geometry, const char *pointer, const char *msg)
-{
-    char doc[2048];
-    snprintf(doc, sizeof doc, DOC(", 'geometry': [%s]"), geometry);
-    ndem_job *job = NULL;
-    ndem_job_errors e = {0};
-    ndem_job_status st = parse_sq(doc, &job, &e);
-    if (!has_error(&e, pointer, msg)) {
-        fprintf(stderr, "wanted %s: %s\n", pointer, msg);
-        dump_errors(&e);
-    }
-    ck_assert_int_ne(st, NDEM_JOB_OK);
-    ck_assert(has_error(&e, pointer, msg));
-    ck_assert_ptr_null(job);
-    ndem_job_errors_clear(&e);
-}
-
 #define BOX "{'type': 'box', 'min': [0, 0, 0], 'max': [1, 1, 1], "
 
 START_TEST(dynamic_errors_name_their_pointer)
 {
     const char *p = "/scene/geometry/0/dynamic";
-    expect_error(BOX "'dynamic': {}}", "/scene/geometry/0/dynamic/mass", "required");
-    expect_error(BOX "'dynamic': {'mass': -1}}", "/scene/geometry/0/dynamic/mass", "positive");
-    expect_error(BOX "'dynamic': {'mass': 0}}", "/scene/geometry/0/dynamic/mass", "positive");
-    expect_error(BOX "'dynamic': {'mass': 1, 'inertia': [1, 0, 1]}}",
-                 "/scene/geometry/0/dynamic/inertia/1", "positive");
-    expect_error(BOX "'dynamic': {'mass': 1, 'inertia': [1, 1]}}",
-                 "/scene/geometry/0/dynamic/inertia", "");
-    expect_error(BOX "'dynamic': {'mass': 1, 'lock': ['x', 'q']}}",
-                 "/scene/geometry/0/dynamic/lock/1", "must be one of");
-    expect_error(BOX "'dynamic': {'mass': 1, 'lock': ['rx', 'rx']}}",
-                 "/scene/geometry/0/dynamic/lock/1", "listed twice");
-    expect_error(BOX "'dynamic': {'mass': 1, 'spin': 1}}", "/scene/geometry/0/dynamic/spin",
-                 "unknown");
-    expect_error(BOX "'dynamic': 3}", p, "object");
-    expect_error(BOX "'dynamic': {'mass': 1}, 'velocity': [1, 0, 0]}", p, "\"velocity\"");
-    expect_error(BOX "'dynamic': {'mass': 1}, 'motion': {'velocity': [1, 0, 0]}}", p, "\"motion\"");
-    expect_error("{'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 0, 1], 'dynamic': "
-                 "{'mass': 1}}",
-                 p, "lock its turns");
+    test_geometry_error(BOX "'dynamic': {}}", "/scene/geometry/0/dynamic/mass", "required");
+    test_geometry_error(BOX "'dynamic': {'mass': -1}}", "/scene/geometry/0/dynamic/mass",
+                        "positive");
+    test_geometry_error(BOX "'dynamic': {'mass': 0}}", "/scene/geometry/0/dynamic/mass",
+                        "positive");
+    test_geometry_error(BOX "'dynamic': {'mass': 1, 'inertia': [1, 0, 1]}}",
+                        "/scene/geometry/0/dynamic/inertia/1", "positive");
+    test_geometry_error(BOX "'dynamic': {'mass': 1, 'inertia': [1, 1]}}",
+                        "/scene/geometry/0/dynamic/inertia", "");
+    test_geometry_error(BOX "'dynamic': {'mass': 1, 'lock': ['x', 'q']}}",
+                        "/scene/geometry/0/dynamic/lock/1", "must be one of");
+    test_geometry_error(BOX "'dynamic': {'mass': 1, 'lock': ['rx', 'rx']}}",
+                        "/scene/geometry/0/dynamic/lock/1", "listed twice");
+    test_geometry_error(BOX "'dynamic': {'mass': 1, 'spin': 1}}", "/scene/geometry/0/dynamic/spin",
+                        "unknown");
+    test_geometry_error(BOX "'dynamic': 3}", p, "object");
+    test_geometry_error(BOX "'dynamic': {'mass': 1}, 'velocity': [1, 0, 0]}", p, "\"velocity\"");
+    test_geometry_error(BOX "'dynamic': {'mass': 1}, 'motion': {'velocity': [1, 0, 0]}}", p,
+                        "\"motion\"");
+    test_geometry_error("{'type': 'plane', 'point': [0, 0, 0], 'normal': [0, 0, 1], 'dynamic': "
+                        "{'mass': 1}}",
+                        p, "lock its turns");
     /* an open mesh (the tetrahedron without its slanted face) has no inside */
-    expect_error("{'type': 'mesh', 'vertices': [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], "
-                 "'triangles': [[0, 2, 1], [0, 1, 3], [0, 3, 2]], 'dynamic': {'mass': 1}}",
-                 p, "not closed");
+    test_geometry_error(
+        "{'type': 'mesh', 'vertices': [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], "
+        "'triangles': [[0, 2, 1], [0, 1, 3], [0, 3, 2]], 'dynamic': {'mass': 1}}",
+        p, "not closed");
 }
 END_TEST
 

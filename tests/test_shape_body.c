@@ -400,9 +400,10 @@ static void restamp(unsigned char *c, size_t len, uint32_t version)
 
 /* Format 6 added the particles' shape indices (after the creation ids) and,
  * in smooth DEM, the shaped contacts' history length (before the CRC);
- * format 7 (NDEM with shapes only) nothing here, so format 6 restores; a
- * format 5 checkpoint of a scene of spheres (this one with those fields cut
- * out) still restores, to the same bits as never stopping. */
+ * formats 7 (NDEM with shapes) and 8 (bodies on geometry) nothing here, so
+ * format 6 restores; a format 5 checkpoint of a scene of spheres (this one
+ * with those fields cut out) still restores, to the same bits as never
+ * stopping. */
 static void format5_restores(const char *solver)
 {
     ndem_job *job = test_job(
@@ -420,8 +421,8 @@ static void format5_restores(const char *solver)
     unsigned char *p = buf;
     uint32_t version;
     memcpy(&version, p + 8, 4);
-    ck_assert_uint_eq(version, 7);
-    /* format 7 adds nothing to a scene of spheres: the same bytes as format 6 restore */
+    ck_assert_uint_eq(version, 8);
+    /* formats 7 and 8 add nothing to a scene of spheres: the same bytes as format 6 restore */
     unsigned char *six = malloc(len);
     memcpy(six, p, len);
     restamp(six, len, 6);

@@ -9,6 +9,7 @@
 #include "frame_json.h"
 #include "parser_util.h"
 #include "rigid.h"
+#include "rigid_scenes.h"
 #include "scene.h"
 #include "series.h"
 #include "sim.h"
@@ -37,9 +38,6 @@ static ndem_job *cell_job(const char *method, int n, double mass, const char *st
         "{%s, \"duration\": %g}}",
         mass, stress, velocity, start, n, method, duration);
 }
-
-#define NDEM_SOLVER "\"time_step\": 0.001"
-#define DEM_SOLVER "\"method\": \"dem\", \"time_step\": \"auto\""
 
 /* The walls' stress and size now. */
 static void walls_now(const ndem_sim *sim, double stress[3], double size[3])
@@ -374,60 +372,47 @@ END_TEST
 
 /* ---- (d) the parser: what and where ---- */
 
-static void expect_error(const char *geometry, const char *pointer, const char *msg)
-{
-    char doc[2048];
-    snprintf(doc, sizeof doc, DOC(", 'geometry': [%s]"), geometry);
-    ndem_job *job = NULL;
-    ndem_job_errors e = {0};
-    ndem_job_status st = parse_sq(doc, &job, &e);
-    if (!has_error(&e, pointer, msg)) {
-        fprintf(stderr, "wanted %s: %s\n", pointer, msg);
-        dump_errors(&e);
-    }
-    ck_assert_int_ne(st, NDEM_JOB_OK);
-    ck_assert(has_error(&e, pointer, msg));
-    ck_assert_ptr_null(job);
-    ndem_job_errors_clear(&e);
-}
-
 #define CELL "{'type': 'box', 'inside': true, 'min': [0, 0, 0], 'max': [1, 1, 1], "
 #define W "/scene/geometry/0/walls"
 
 START_TEST(walls_errors_name_their_pointer)
 {
-    expect_error(CELL "'walls': {'stress': [1, 1, 1]}}", W "/mass", "required");
-    expect_error(CELL "'walls': {'mass': 0, 'stress': [1, 1, 1]}}", W "/mass", "positive");
-    expect_error(CELL "'walls': {'mass': 1}}", W "/stress", "required");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, -1, 1]}}", W "/stress/1", "");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1]}}", W "/stress", "");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'velocity': [null, 'x', 1]}}",
-                 W "/velocity/1", "number");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'velocity': [null, 1]}}",
-                 W "/velocity", "");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'start': -1}}", W "/start", "");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'ramp': -0.5}}", W "/ramp",
-                 ">= 0");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'ramp': 'x'}}", W "/ramp",
-                 "number");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'push': 1}}", W "/push",
-                 "unknown");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'max_speed': 0}}", W "/max_speed",
-                 "positive");
-    expect_error(CELL "'walls': 3}", W, "object");
-    expect_error("{'type': 'box', 'min': [0, 0, 0], 'max': [1, 1, 1], 'walls': {'mass': 1, "
-                 "'stress': [1, 1, 1]}}",
-                 W, "inside");
-    expect_error("{'type': 'cylinder', 'inside': true, 'center': [0, 0, 0], 'axis': [0, 0, 1], "
-                 "'radius': 1, 'length': 1, 'walls': {'mass': 1, 'stress': [1, 1, 1]}}",
-                 W, "only a box");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1]}, 'dynamic': {'mass': 1}}", W,
-                 "\"dynamic\"");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1]}, 'velocity': [0, 0, 1]}", W,
-                 "\"velocity\"");
-    expect_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1]}, 'motion': {'velocity': [0, 0, "
-                      "1]}}",
-                 W, "\"motion\"");
+    test_geometry_error(CELL "'walls': {'stress': [1, 1, 1]}}", W "/mass", "required");
+    test_geometry_error(CELL "'walls': {'mass': 0, 'stress': [1, 1, 1]}}", W "/mass", "positive");
+    test_geometry_error(CELL "'walls': {'mass': 1}}", W "/stress", "required");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, -1, 1]}}", W "/stress/1", "");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1]}}", W "/stress", "");
+    test_geometry_error(CELL
+                        "'walls': {'mass': 1, 'stress': [1, 1, 1], 'velocity': [null, 'x', 1]}}",
+                        W "/velocity/1", "number");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'velocity': [null, 1]}}",
+                        W "/velocity", "");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'start': -1}}", W "/start",
+                        "");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'ramp': -0.5}}", W "/ramp",
+                        ">= 0");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'ramp': 'x'}}", W "/ramp",
+                        "number");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'push': 1}}", W "/push",
+                        "unknown");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1], 'max_speed': 0}}",
+                        W "/max_speed", "positive");
+    test_geometry_error(CELL "'walls': 3}", W, "object");
+    test_geometry_error("{'type': 'box', 'min': [0, 0, 0], 'max': [1, 1, 1], 'walls': {'mass': 1, "
+                        "'stress': [1, 1, 1]}}",
+                        W, "inside");
+    test_geometry_error(
+        "{'type': 'cylinder', 'inside': true, 'center': [0, 0, 0], 'axis': [0, 0, 1], "
+        "'radius': 1, 'length': 1, 'walls': {'mass': 1, 'stress': [1, 1, 1]}}",
+        W, "only a box");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1]}, 'dynamic': {'mass': 1}}",
+                        W, "\"dynamic\"");
+    test_geometry_error(CELL "'walls': {'mass': 1, 'stress': [1, 1, 1]}, 'velocity': [0, 0, 1]}", W,
+                        "\"velocity\"");
+    test_geometry_error(CELL
+                        "'walls': {'mass': 1, 'stress': [1, 1, 1]}, 'motion': {'velocity': [0, 0, "
+                        "1]}}",
+                        W, "\"motion\"");
 }
 END_TEST
 

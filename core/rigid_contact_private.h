@@ -1,0 +1,43 @@
+/* rigid_contact_private.h (internal to rigid_contact*.c) - the pairs of a
+ * dynamic body and static geometry, shared by the NDEM rows
+ * (rigid_contact.c) and the smooth DEM law (rigid_contact_dem.c). */
+#ifndef NDEM_RIGID_CONTACT_PRIVATE_H
+#define NDEM_RIGID_CONTACT_PRIVATE_H
+
+#include "rigid.h"
+#include "rigid_contact.h"
+#include "rows_general.h"
+#include "shape.h"
+#include "shape_body.h"
+
+/* points a pair keeps (the shapes' manifold reduce) */
+#define NDEM_RC_POINTS NDEM_MANIFOLD_POINTS
+
+typedef struct ndem_rc_pair {
+    int body, geometry, feature; /* feature: an inside box's face, else -1 */
+    int count, touching;         /* NDEM: this step's points, those overlapping */
+    ndem_grow row[NDEM_RC_POINTS];
+    double blk[2 * (3 * NDEM_RC_POINTS) * (3 * NDEM_RC_POINTS + 1) / 2];
+    /* smooth DEM: last step's touching points by id, dem_shape.c's layout
+     * (id, in use, Hunt-Crossley's v0, tangential spring) */
+    double dem[NDEM_RC_POINTS][NDEM_SHAPE_HIST];
+} ndem_rc_pair;
+
+struct ndem_rcontact {
+    ndem_shape *shape; /* per body: its polyhedron (body frame about the pivot) */
+    double *d_eq;      /* per body: volume-equivalent diameter (Hertz size) */
+    ndem_rc_pair *pair;
+    int pair_count, body_count;
+    long rows;
+};
+
+/* Pair pr's points within margin of its body at its pose (the geometry
+ * type's table, reduced to NDEM_RC_POINTS): n from the body into the
+ * geometry, depth > -margin; how many. */
+int ndem_rc_pair_points(const struct ndem_sim *sim, const ndem_rc_pair *pr, double margin,
+                        ndem_contact_point *pts);
+/* The body's velocity at world point x. */
+void ndem_rc_body_velocity(const struct ndem_sim *sim, const ndem_rigid_body *bd, const double *x,
+                           double *u);
+
+#endif

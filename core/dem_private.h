@@ -84,10 +84,10 @@ static inline const double *ndem_dem_hist_find(const ndem_dem *d, long k0, ndem_
  * (dem_models.c). So the dashpot of those steps is scaled by the share of the
  * interval the contact spans: the first step (no history) touches since
  * delta / ddelta, 1/2 + delta / (h ddelta); the last (receding, and parting
- * before the next step at the approach speed v' this step's force leaves)
- * parts delta / |v'| after t, 1/2 + delta / (h |v'|). Both within (1/2, 3/2];
- * 1 in between. The spring's share of the same error is (omega h)^2 / 8.
- * Every normal force goes through it: a sphere contact's (dem.c; dem_lanes.c
+ * before the next step at the speed v' this step's force, share included,
+ * leaves) parts delta / |v'| after t, 1/2 + delta / (h |v'|) (a fixed point:
+ * ndem_dem_last_share). Both within (1/2, 3/2]; 1 in between. The spring's share of the same error
+ * is (omega h)^2 / 8. Every normal force goes through it: a sphere contact's (dem.c; dem_lanes.c
  * has its lane copy) and each point of a shaped contact (dem_shape.c, with
  * the point's depth, speed, history and mass share). */
 typedef struct ndem_dem_edge {
@@ -98,8 +98,8 @@ typedef struct ndem_dem_edge {
 /* The last step's share (v < 0, receding): the pair parts delta / w(s)
  * after t, w(s) the receding speed that the force WITH the share s leaves
  * (deciding it from the unshared force's speed let a linear pair that the
- * share said parts stay for another half step of damping: -2.1% of e), so s
- * is the fixed point s = 1/2 + D / w(s), D = delta / h. The force
+ * share said parts stay for another half step of damping: up to -2.4% of e
+ * on a plane), so s is the fixed point s = 1/2 + D / w(s), D = delta / h. The force
  * fel + s g v is linear in s, so is w: w(s) = A - B s, A = k fel - v,
  * B = -k g v (k = h inv_m), and (s - 1/2)(A - B s) = D is
  * B s^2 - (A + B/2) s + A/2 + D = 0, whose smaller root (-> 1/2 + D / A as

@@ -100,18 +100,25 @@ DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh)
 }
 
 /* ndem_dem_edge_force (dem_private.h) with clamp: the dashpot g scaled for a
- * contact's first and last step, and never pulling */
+ * contact's first and last step (ndem_dem_last_share's operations), and
+ * never pulling */
 DV_INLINE ndem_dv edge_force(ndem_dv delta, ndem_dv v, ndem_dm first, ndem_dv inv_m, double h,
                              ndem_dv fel, ndem_dv g)
 {
     ndem_dv one = bc(1.0), vh = v * h;
-    ndem_dm c1 = first & (v > 0) & (delta < vh);
-    ndem_dv f = fel + g * v;
-    ndem_dv vn = v - h * inv_m * ndem_dv_sel(f < 0, bc(0.0), f);
-    ndem_dv nvh = -vn * h;
-    ndem_dm c2 = ~first & (v < 0) & (vn < 0) & (delta < nvh);
+    ndem_dm c1 = first & (v > 0) & (delta < vh), c2 = ~first & (v < 0);
     ndem_dv s1 = 0.5 + delta / ndem_dv_sel(c1, vh, one);
-    ndem_dv s2 = 0.5 + delta / ndem_dv_sel(c2, nvh, one);
+    ndem_dv k = h * inv_m, d = delta / h, a = k * fel - v, b = -k * g * v;
+    ndem_dv q = a - 0.5 * b, disc = q * q - 4.0 * b * d;
+    ndem_dm real = disc >= 0;
+    ndem_dv den = a + 0.5 * b + ndem_dv_sqrt(ndem_dv_sel(real, disc, bc(0.0)));
+    ndem_dv sp = (a + 2.0 * d) / ndem_dv_sel(c2, den, one);
+    ndem_dv s2 = ndem_dv_sel(real & (sp > 0.5), sp, bc(2.0));
+    ndem_dv sl = 0.5 + d / ndem_dv_sel(c2, -v, one);
+    s2 = ndem_dv_sel((d < -v) & ~(s2 < sl), sl, s2);
+    ndem_dv sm = (a - d) / ndem_dv_sel(b > 0, b, one);
+    ndem_dv sg = ndem_dv_sel((b > 0) & (sm > 1), ndem_dv_sel(sm >= 1.25, sm, sm + 1e-6), one);
+    s2 = ndem_dv_sel(s2 < 1.5, s2, sg);
     ndem_dv s = ndem_dv_sel(c1, s1, ndem_dv_sel(c2, s2, one));
     ndem_dv fn = fel + s * g * v;
     return ndem_dv_sel(fn < 0, bc(0.0), fn);

@@ -6,6 +6,8 @@
 #include "contacts.h"
 #include "dem.h"
 
+#include <math.h>
+
 /* doubles of history per contact: tangential[3], rolling[3], one for the
  * model (hunt_crossley: arrival speed; luding, linear_elastic6: twist), and
  * 1 once the bodies touch (a near pair is listed before it touches) */
@@ -82,10 +84,10 @@ static inline const double *ndem_dem_hist_find(const ndem_dem *d, long k0, ndem_
  * (dem_models.c). So the dashpot of those steps is scaled by the share of the
  * interval the contact spans: the first step (no history) touches since
  * delta / ddelta, 1/2 + delta / (h ddelta); the last (receding, and parting
- * before the next step at the approach speed v' this step's force leaves)
- * parts delta / |v'| after t, 1/2 + delta / (h |v'|). Both within (1/2, 3/2];
- * 1 in between. The spring's share of the same error is (omega h)^2 / 8.
- * Every normal force goes through it: a sphere contact's (dem.c; dem_lanes.c
+ * before the next step at the speed v' this step's force, share included,
+ * leaves) parts delta / |v'| after t, 1/2 + delta / (h |v'|) (a fixed point:
+ * ndem_dem_last_share). Both within (1/2, 3/2]; 1 in between. The spring's share of the same error
+ * is (omega h)^2 / 8. Every normal force goes through it: a sphere contact's (dem.c; dem_lanes.c
  * has its lane copy) and each point of a shaped contact (dem_shape.c, with
  * the point's depth, speed, history and mass share). */
 typedef struct ndem_dem_edge {
@@ -93,17 +95,49 @@ typedef struct ndem_dem_edge {
     int first;                      /* 1: no history (the contact's first step) */
 } ndem_dem_edge;
 
+/* The last step's share (v < 0, receding): the pair parts delta / w(s)
+ * after t, w(s) the receding speed that the force WITH the share s leaves
+ * (deciding it from the unshared force's speed let a linear pair that the
+ * share said parts stay for another half step of damping: up to -2.4% of e
+ * on a plane), so s is the fixed point s = 1/2 + D / w(s), D = delta / h. The force
+ * fel + s g v is linear in s, so is w: w(s) = A - B s, A = k fel - v,
+ * B = -k g v (k = h inv_m), and (s - 1/2)(A - B s) = D is
+ * B s^2 - (A + B/2) s + A/2 + D = 0, whose smaller root (-> 1/2 + D / A as
+ * B -> 0; no division by B) is
+ *     s = (A + 2 D) / (A + B/2 + sqrt((A - B/2)^2 - 4 B D)).
+ * It parts within the step when 1/2 < s < 3/2 (then w(s) > D). Clamped, the
+ * force is 0 past the share fel / (-g v) and w = -v there:
+ * s = 1/2 + D / (-v); the smaller of the two that holds is the clamped
+ * force's fixed point. No fixed point, but a full step parts it (w(1) > D):
+ * the dashpot decides whether it parts, at s_max = (A - D) / B in (1, 3/2)
+ * w = D, it parts about t + h, spanning about 3/2 of a step. Parting with
+ * s_max gives it 3/2 - s_max too little; staying (s just above s_max) gives
+ * its next step about 1/2, s_max - 1 too much: the nearer, so at most 1/4
+ * of a step off. Else it does not part: 1, a step in between.
+ * dem_lanes.c's edge_force does the same operations. */
+static inline double ndem_dem_last_share(const ndem_dem_edge *e, double fel, double g, int clamp)
+{
+    double v = e->ddelta, k = e->h * e->inv_m, d = e->delta / e->h;
+    double a = k * fel - v, b = -k * g * v, q = a - 0.5 * b, disc = q * q - 4.0 * b * d;
+    double s = 2.0; /* none yet */
+    if (disc >= 0) {
+        double sp = (a + 2.0 * d) / (a + 0.5 * b + sqrt(disc));
+        if (sp > 0.5) s = sp;
+    }
+    if (clamp && d < -v) s = ndem_min(s, 0.5 + d / -v);
+    if (s < 1.5) return s;
+    double sm = b > 0 ? (a - d) / b : 0.0;
+    if (sm > 1) return sm >= 1.25 ? sm : sm + 1e-6; /* 1e-6: rounding must not part it */
+    return 1.0;
+}
+
 /* The normal force fel + g ddelta with the dashpot g scaled for the edges;
  * clamp: never pulls. */
 static inline double ndem_dem_edge_force(const ndem_dem_edge *e, double fel, double g, int clamp)
 {
     double s = 1.0, v = e->ddelta;
-    if (e->first && v > 0 && e->delta < v * e->h) {
-        s = 0.5 + e->delta / (v * e->h);
-    } else if (!e->first && v < 0) {
-        double f = fel + g * v, vn = v - e->h * e->inv_m * (clamp && f < 0 ? 0 : f);
-        if (vn < 0 && e->delta < -vn * e->h) s = 0.5 + e->delta / (-vn * e->h);
-    }
+    if (e->first && v > 0 && e->delta < v * e->h) s = 0.5 + e->delta / (v * e->h);
+    else if (!e->first && v < 0) s = ndem_dem_last_share(e, fel, g, clamp);
     double fn = fel + s * g * v;
     return clamp && fn < 0 ? 0.0 : fn;
 }

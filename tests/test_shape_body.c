@@ -242,7 +242,7 @@ static double face_restitution(int pair, const char *model, double e, double v, 
  * landing face-on on a plane, and two cubes meeting face to face (4 points
  * each, every point k_n / 4 on m* / 4), restitute e at "auto" for every
  * model shapes take, e 0.1-0.95, 0.01-5 m/s, two phases of the first touch
- * either side of the half step: within 0.5% (measured over eight phases: 0.02%
+ * either side of the half step: within 0.5% (measured over eight phases: 0.04%
  * linear, 0.31% hertz, 0.19% hunt_crossley). Without the share linear is
  * 1.5% off (the pair at e = 0.2, phase 0.1875) and 1.1% on the plane; a
  * shaped body's "auto" step is 3.87 times shorter than a sphere's, which is

@@ -28,6 +28,7 @@ typedef struct packet {
     double xa[3][L], xb[3][L], va[6][L], vb[6][L];
     double ra[L], rb[L], ima[L], imb[L];
     double fric[L], rollc[L], damp[L], kn[L], kt[L]; /* the pair's constants */
+    double tab_end[L], tab_inv[L];                   /* its dashpot table's end and 1 / step */
     double spring[3][L], roll[3][L], old[L];         /* last step's springs; old: 1 if any */
     const ndem_damp_table *tab[L];
 } packet;
@@ -74,29 +75,28 @@ DV_INLINE void cut_spring(ndem_dv *v, ndem_dv *spring, ndem_dv lim, ndem_dv k)
 }
 
 /* ndem_damp_table_eval lane by lane: the nodes gathered, the cubic in lanes;
- * lanes outside the table (and gc <= 0: 0) are answered one by one */
-DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh)
+ * lanes outside the table (and gc <= 0: 0) are answered one by one, open
+ * lanes (no contact: their force is dropped) not at all */
+DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh, ndem_dm open)
 {
-    double g[4][L], jd[L], inv[L], out[L];
-    int table[L];
+    static const double none[4] = {0, 0, 0, 0}; /* the nodes of a lane off the table */
+    double g[4][L], jd[L], out[L];
+    ndem_dm in = (gc > 0) & (wh < ld(p->tab_end)) & ~(wh < 0);
+    ndem_dv x = ndem_dv_sel(in, wh * ld(p->tab_inv), bc(0.0));
     for (int l = 0; l < L; l++) {
-        const ndem_damp_table *t = p->tab[l];
-        table[l] = gc[l] > 0 && wh[l] < t->end && !(wh[l] < 0);
-        inv[l] = t->inv_step;
-        jd[l] = 0;
-        for (int i = 0; i < 4; i++) g[i][l] = 0;
-        if (!table[l]) continue;
-        int j = (int)(wh[l] * t->inv_step) - 1;
+        int j = (int)x[l] - 1;
         j = j < 0 ? 0 : j > NDEM_DAMP_NODES - 4 ? NDEM_DAMP_NODES - 4 : j;
         jd[l] = j;
-        for (int i = 0; i < 4; i++) g[i][l] = t->g[j + i];
+        const double *gl = in[l] ? &p->tab[l]->g[j] : none;
+        for (int i = 0; i < 4; i++) g[i][l] = gl[i];
     }
-    ndem_dv u = wh * ld(inv) - ld(jd), u1 = u - 1, u2 = u - 2, u3 = u - 3;
+    ndem_dv u = x - ld(jd), u1 = u - 1, u2 = u - 2, u3 = u - 3;
     ndem_dv v = -u1 * u2 * u3 / 6 * ld(g[0]) + u * u2 * u3 / 2 * ld(g[1]) -
                 u * u1 * u3 / 2 * ld(g[2]) + u * u1 * u2 / 6 * ld(g[3]);
     st(out, v * wh);
+    ndem_dm off = ~in & ~open;
     for (int l = 0; l < L; l++)
-        if (!table[l]) out[l] = gc[l] <= 0 ? 0 : ndem_damp_table_eval(p->tab[l], wh[l]);
+        if (off[l]) out[l] = gc[l] <= 0 ? 0 : ndem_damp_table_eval(p->tab[l], wh[l]);
     return ld(out);
 }
 
@@ -160,7 +160,8 @@ DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, double h, pa
     /* hertz_law */
     ndem_dv sr = ndem_dv_sqrt(r_eff), sd = ndem_dv_sqrt(delta), ksd = ld(p->kn) * sr * sd;
     ndem_dv qd = ndem_dv_sqrt(m_eff * ksd), gc = ld(p->damp) * qd;
-    ndem_dv bh = dashpot_b(p, gc, h * __builtin_sqrt(1.5) * qd * inv_m);
+    ndem_dm open = delta <= 0; /* no contact: outputs zero below */
+    ndem_dv bh = dashpot_b(p, gc, h * __builtin_sqrt(1.5) * qd * inv_m, open);
     ndem_dv dashpot = m_eff * ndem_dv_sel(bh < 0.25, bh, bc(0.25)) / h;
     ndem_dv fel = ksd * delta, fn = edge_force(delta, ddelta, first, inv_m, h, fel, dashpot);
     ndem_dv dissip = (fn - fel) * ddelta * h, elastic = 0.4 * fel * delta;
@@ -187,7 +188,6 @@ DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, double h, pa
     dissip = 0.0 + dissip; /* the caller's sum from 0 (a -0 becomes +0) */
     /* out, as ndem_dem_contact_force writes it (fvdw = 0); open lanes
      * (delta <= 0) give no force, an empty history and no energy */
-    ndem_dm open = delta <= 0;
     ndem_dv zero = bc(0.0), ta[3];
     ndem_dv_cross(n, ft, ta);
     for (int q = 0; q < 3; q++) {
@@ -320,6 +320,7 @@ DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
         ndem_dv kt = bc(d->hertz[NDEM_DEM_HERTZ * pair[0] + 1]);
         const ndem_damp_table *tab = &d->dashpot[pair[0]];
         st(p->fric, fric), st(p->rollc, rollc), st(p->damp, damp), st(p->kn, kn), st(p->kt, kt);
+        st(p->tab_end, bc(tab->end)), st(p->tab_inv, bc(tab->inv_step));
 #pragma GCC unroll 4
         for (int l = 0; l < L; l++) p->tab[l] = tab;
         return;
@@ -331,6 +332,7 @@ DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
         p->fric[l] = pp->friction, p->rollc[l] = pp->rolling, p->damp[l] = d->damp[pr];
         p->kn[l] = d->hertz[NDEM_DEM_HERTZ * pr], p->kt[l] = d->hertz[NDEM_DEM_HERTZ * pr + 1];
         p->tab[l] = &d->dashpot[pr];
+        p->tab_end[l] = p->tab[l]->end, p->tab_inv[l] = p->tab[l]->inv_step;
     }
 }
 

@@ -430,20 +430,19 @@ void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
     const ndem_contacts *c = &sim->contacts;
     const struct lane_model *lm = &lane_models[d->lanes - 1];
     const int isa = sim->isa >= 0 && sim->isa < NDEM_LANE_COPIES ? sim->isa : 0;
-    const int bonds = d->bond_count > 0;
+    const int bonds = d->bond_count > 0, shapes = sim->shapes != NULL;
+    const ndem_contact_key *key = c->key;
     packet p;
     int fill = 0;
     for (long k = lo; k < hi; k++) {
-        ndem_contact_key key = c->key[k];
-        if (!ndem_key_is_particle(key) || bonds || (sim->shapes && ndem_dem_shape_pair(sim, key))) {
-            ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k],
-                                   &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
+        if (ndem_key_is_particle(key[k]) && !bonds &&
+            !(shapes && ndem_dem_shape_pair(sim, key[k]))) {
+            p.k[fill++] = k;
+            if (fill == L) lm->run[isa](sim, &p), fill = 0;
             continue;
         }
-        p.k[fill++] = k;
-        if (fill < L) continue;
-        lm->run[isa](sim, &p);
-        fill = 0;
+        ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
+                               &d->energy[3 * k]);
     }
     for (int l = 0; l < fill; l++) /* the remainder, one by one */
         ndem_dem_contact_force(sim, p.k[l], &d->force[NDEM_DEM_FORCE * p.k[l]],

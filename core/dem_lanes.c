@@ -74,25 +74,40 @@ DV_INLINE void cut_spring(ndem_dv *v, ndem_dv *spring, ndem_dv lim, ndem_dv k)
     }
 }
 
+/* out[q][l] = r[l][q]: four rows to four lanes, or back */
+DV_INLINE void tr4(const ndem_dv *r, ndem_dv *out)
+{
+    ndem_dv t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 2, 6),
+            t1 = __builtin_shufflevector(r[0], r[1], 1, 5, 3, 7);
+    ndem_dv t2 = __builtin_shufflevector(r[2], r[3], 0, 4, 2, 6),
+            t3 = __builtin_shufflevector(r[2], r[3], 1, 5, 3, 7);
+    out[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5),
+    out[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    out[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+    out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
 /* ndem_damp_table_eval lane by lane: the nodes gathered, the cubic in lanes;
  * lanes outside the table (and gc <= 0: 0) are answered one by one, open
  * lanes (no contact: their force is dropped) not at all */
 DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh, ndem_dm open)
 {
     static const double none[4] = {0, 0, 0, 0}; /* the nodes of a lane off the table */
-    double g[4][L], jd[L], out[L];
+    double jd[L], out[L];
+    ndem_dv rows[4], g[4];
     ndem_dm in = (gc > 0) & (wh < ld(p->tab_end)) & ~(wh < 0);
     ndem_dv x = ndem_dv_sel(in, wh * ld(p->tab_inv), bc(0.0));
+#pragma GCC unroll 4
     for (int l = 0; l < L; l++) {
         int j = (int)x[l] - 1;
         j = j < 0 ? 0 : j > NDEM_DAMP_NODES - 4 ? NDEM_DAMP_NODES - 4 : j;
         jd[l] = j;
-        const double *gl = in[l] ? &p->tab[l]->g[j] : none;
-        for (int i = 0; i < 4; i++) g[i][l] = gl[i];
+        rows[l] = ld(in[l] ? &p->tab[l]->g[j] : none);
     }
+    tr4(rows, g); /* g[i][l]: lane l's node j + i */
     ndem_dv u = x - ld(jd), u1 = u - 1, u2 = u - 2, u3 = u - 3;
-    ndem_dv v = -u1 * u2 * u3 / 6 * ld(g[0]) + u * u2 * u3 / 2 * ld(g[1]) -
-                u * u1 * u3 / 2 * ld(g[2]) + u * u1 * u2 / 6 * ld(g[3]);
+    ndem_dv v = -u1 * u2 * u3 / 6 * g[0] + u * u2 * u3 / 2 * g[1] - u * u1 * u3 / 2 * g[2] +
+                u * u1 * u2 / 6 * g[3];
     st(out, v * wh);
     ndem_dm off = ~in & ~open;
     for (int l = 0; l < L; l++)
@@ -222,15 +237,6 @@ DV_INLINE ndem_d2 ld2(const double *x)
     return v;
 }
 
-/* out[q][l] = r[l][q]: four rows to four lanes, or back */
-DV_INLINE void tr4(const ndem_dv *r, ndem_dv *out)
-{
-    ndem_dv t0 = SHUF(r[0], r[1], 0, 4, 2, 6), t1 = SHUF(r[0], r[1], 1, 5, 3, 7);
-    ndem_dv t2 = SHUF(r[2], r[3], 0, 4, 2, 6), t3 = SHUF(r[2], r[3], 1, 5, 3, 7);
-    out[0] = SHUF(t0, t2, 0, 1, 4, 5), out[1] = SHUF(t1, t3, 0, 1, 4, 5);
-    out[2] = SHUF(t0, t2, 2, 3, 6, 7), out[3] = SHUF(t1, t3, 2, 3, 6, 7);
-}
-
 /* two numbers at x[l], lane l's, into two rows of lanes */
 DV_INLINE void tr2(const double *const *x, double *o0, double *o1)
 {
@@ -271,12 +277,15 @@ DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
     const ndem_dem *d = sim->dem;
     const ndem_contact_key *keys = sim->contacts.key;
     const int nm = sim->materials.count;
-    int ia[L], ib[L], pair[L];
+    int ia[L], ib[L], pair[L] = {0};
 #pragma GCC unroll 4
     for (int l = 0; l < L; l++) {
         ndem_contact_key key = keys[p->k[l]];
         ia[l] = key.a, ib[l] = key.b;
-        pair[l] = nm == 1 ? 0 : b->material[key.a] * nm + b->material[key.b];
+    }
+    if (nm > 1) { /* else one particle material: pair 0 */
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) pair[l] = b->material[ia[l]] * nm + b->material[ib[l]];
     }
     gather_bodies(b, ia, p->xa, p->va, p->ra, p->ima);
     gather_bodies(b, ib, p->xb, p->vb, p->rb, p->imb);

@@ -138,11 +138,10 @@ static void as_b_build(ndem_dem *d, const ndem_contacts *c, long nb)
     bs[0] = 0;
 }
 
-/* Whether this step's contacts are last step's (the history's keys), for
- * which as_b was built. */
-static int contacts_kept(const ndem_dem *d, const ndem_contacts *c, long nb)
+/* Whether this step's contacts are last step's (the history's keys). */
+static int contacts_same(const ndem_dem *d, const ndem_contacts *c, long nb)
 {
-    return d->as_b_ok && d->hist_bodies == nb && d->hist_count == c->count &&
+    return d->hist_bodies == nb && d->hist_count == c->count &&
            (c->count == 0 || memcmp(d->hist_key, c->key, sizeof *c->key * (size_t)c->count) == 0);
 }
 
@@ -249,7 +248,9 @@ int ndem_dem_forces(ndem_sim *sim)
         ndem_ensure((void **)&d->book, &d->book_cap, chunks, sizeof *d->book) ||
         ndem_ensure((void **)&d->geo_at, &d->geo_at_cap, nc, sizeof(int)))
         return -1;
-    const int kept = contacts_kept(d, c, nb);
+    /* the laws read contact k's history at k without a search (hist_find) */
+    d->hist_same = contacts_same(d, c, nb);
+    const int kept = d->as_b_ok && d->hist_same; /* as_b is built for these contacts */
     /* bonds add to the sums after them: then the velocities follow */
     const int fused = d->bond_count == 0;
     /* one parallel region: the forces and books per chunk of contacts, the
@@ -274,6 +275,7 @@ int ndem_dem_forces(ndem_sim *sim)
         }
     }
     d->as_b_ok = 1;
+    d->hist_same = 0; /* the history becomes this step's below */
     books_join(sim, chunks);
     for (long k = 0; k < d->bond_count; k++)
         if (!d->bond_broken[k]) ndem_dem_bond_force(sim, k);

@@ -3,7 +3,8 @@
  * A packet gathers its contacts' bodies and last step's springs into lanes,
  * computes the pair geometry, the relative motion, the Hertz force with
  * Tsuji's dashpot and the edge share, the Mindlin spring cut at Coulomb and
- * the rolling spring, and scatters force, history and energies per contact.
+ * the rolling spring, and scatters force, history and energies per contact
+ * (gather and scatter by 4 x 4 transposes in registers, one call a packet).
  * Every lane performs the IEEE operations of dem.c's scalar hertz path in
  * the same order (its branches become selects; divisions and square roots
  * are correctly rounded; -ffp-contract=off), so the states are the same bits
@@ -27,6 +28,7 @@ typedef struct packet {
     double xa[3][L], xb[3][L], va[6][L], vb[6][L];
     double ra[L], rb[L], ima[L], imb[L];
     double fric[L], rollc[L], damp[L], kn[L], kt[L]; /* the pair's constants */
+    double tab_end[L], tab_inv[L];                   /* its dashpot table's end and 1 / step */
     double spring[3][L], roll[3][L], old[L];         /* last step's springs; old: 1 if any */
     const ndem_damp_table *tab[L];
 } packet;
@@ -72,30 +74,44 @@ DV_INLINE void cut_spring(ndem_dv *v, ndem_dv *spring, ndem_dv lim, ndem_dv k)
     }
 }
 
-/* ndem_damp_table_eval lane by lane: the nodes gathered, the cubic in lanes;
- * lanes outside the table (and gc <= 0: 0) are answered one by one */
-DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh)
+/* out[q][l] = r[l][q]: four rows to four lanes, or back */
+DV_INLINE void tr4(const ndem_dv *r, ndem_dv *out)
 {
-    double g[4][L], jd[L], inv[L], out[L];
-    int table[L];
+    ndem_dv t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 2, 6),
+            t1 = __builtin_shufflevector(r[0], r[1], 1, 5, 3, 7);
+    ndem_dv t2 = __builtin_shufflevector(r[2], r[3], 0, 4, 2, 6),
+            t3 = __builtin_shufflevector(r[2], r[3], 1, 5, 3, 7);
+    out[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5),
+    out[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    out[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+    out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/* ndem_damp_table_eval lane by lane: the nodes gathered, the cubic in lanes;
+ * lanes outside the table (and gc <= 0: 0) are answered one by one, open
+ * lanes (no contact: their force is dropped) not at all */
+DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh, ndem_dm open)
+{
+    static const double none[4] = {0, 0, 0, 0}; /* the nodes of a lane off the table */
+    double jd[L], out[L];
+    ndem_dv rows[4], g[4];
+    ndem_dm in = (gc > 0) & (wh < ld(p->tab_end)) & ~(wh < 0);
+    ndem_dv x = ndem_dv_sel(in, wh * ld(p->tab_inv), bc(0.0));
+#pragma GCC unroll 4
     for (int l = 0; l < L; l++) {
-        const ndem_damp_table *t = p->tab[l];
-        table[l] = gc[l] > 0 && wh[l] < t->end && !(wh[l] < 0);
-        inv[l] = t->inv_step;
-        jd[l] = 0;
-        for (int i = 0; i < 4; i++) g[i][l] = 0;
-        if (!table[l]) continue;
-        int j = (int)(wh[l] * t->inv_step) - 1;
+        int j = (int)x[l] - 1;
         j = j < 0 ? 0 : j > NDEM_DAMP_NODES - 4 ? NDEM_DAMP_NODES - 4 : j;
         jd[l] = j;
-        for (int i = 0; i < 4; i++) g[i][l] = t->g[j + i];
+        rows[l] = ld(in[l] ? &p->tab[l]->g[j] : none);
     }
-    ndem_dv u = wh * ld(inv) - ld(jd), u1 = u - 1, u2 = u - 2, u3 = u - 3;
-    ndem_dv v = -u1 * u2 * u3 / 6 * ld(g[0]) + u * u2 * u3 / 2 * ld(g[1]) -
-                u * u1 * u3 / 2 * ld(g[2]) + u * u1 * u2 / 6 * ld(g[3]);
+    tr4(rows, g); /* g[i][l]: lane l's node j + i */
+    ndem_dv u = x - ld(jd), u1 = u - 1, u2 = u - 2, u3 = u - 3;
+    ndem_dv v = -u1 * u2 * u3 / 6 * g[0] + u * u2 * u3 / 2 * g[1] - u * u1 * u3 / 2 * g[2] +
+                u * u1 * u2 / 6 * g[3];
     st(out, v * wh);
+    ndem_dm off = ~in & ~open;
     for (int l = 0; l < L; l++)
-        if (!table[l]) out[l] = gc[l] <= 0 ? 0 : ndem_damp_table_eval(p->tab[l], wh[l]);
+        if (off[l]) out[l] = gc[l] <= 0 ? 0 : ndem_damp_table_eval(p->tab[l], wh[l]);
     return ld(out);
 }
 
@@ -166,7 +182,8 @@ DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, double h, pa
     /* hertz_law */
     ndem_dv sr = ndem_dv_sqrt(r_eff), sd = ndem_dv_sqrt(delta), ksd = ld(p->kn) * sr * sd;
     ndem_dv qd = ndem_dv_sqrt(m_eff * ksd), gc = ld(p->damp) * qd;
-    ndem_dv bh = dashpot_b(p, gc, h * __builtin_sqrt(1.5) * qd * inv_m);
+    ndem_dm open = delta <= 0; /* no contact: outputs zero below */
+    ndem_dv bh = dashpot_b(p, gc, h * __builtin_sqrt(1.5) * qd * inv_m, open);
     ndem_dv dashpot = m_eff * ndem_dv_sel(bh < 0.25, bh, bc(0.25)) / h;
     ndem_dv fel = ksd * delta, fn = edge_force(delta, ddelta, first, inv_m, h, fel, dashpot);
     ndem_dv dissip = (fn - fel) * ddelta * h, elastic = 0.4 * fel * delta;
@@ -193,7 +210,6 @@ DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, double h, pa
     dissip = 0.0 + dissip; /* the caller's sum from 0 (a -0 becomes +0) */
     /* out, as ndem_dem_contact_force writes it (fvdw = 0); open lanes
      * (delta <= 0) give no force, an empty history and no energy */
-    ndem_dm open = delta <= 0;
     ndem_dv zero = bc(0.0), ta[3];
     ndem_dv_cross(n, ft, ta);
     for (int q = 0; q < 3; q++) {
@@ -212,71 +228,204 @@ DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, double h, pa
     st(o->touch, ndem_dv_sel(open, zero, bc(1.0)));
 }
 
+/* The packet's gather and scatter move rows of four doubles between the
+ * arrays (a contact's or a body's numbers side by side) and the lanes (one
+ * number of four contacts) by 4 x 4 transposes in registers. Only moves:
+ * the bits are those of the arrays. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(NDEM_NO_CLONES)
+#define NDEM_LANE_COPIES 3
+typedef double ndem_d2 __attribute__((vector_size(2 * sizeof(double))));
+#define SHUF __builtin_shufflevector
+
+DV_INLINE ndem_d2 ld2(const double *x)
+{
+    ndem_d2 v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+
+/* two numbers at x[l], lane l's, into two rows of lanes */
+DV_INLINE void tr2(const double *const *x, double *o0, double *o1)
+{
+    ndem_dv c02 = SHUF(ld2(x[0]), ld2(x[2]), 0, 1, 2, 3);
+    ndem_dv c13 = SHUF(ld2(x[1]), ld2(x[3]), 0, 1, 2, 3);
+    st(o0, SHUF(c02, c13, 0, 4, 2, 6));
+    st(o1, SHUF(c02, c13, 1, 5, 3, 7));
+}
+
+/* one body per lane (index i[l]): position, velocity, radius, inverse mass */
+DV_INLINE void gather_bodies(const ndem_bodies *b, const int *i, double (*x)[L], double (*v)[L],
+                             double *r, double *im)
+{
+    const double *px[L], *pv[L];
+    ndem_dv rows[4], cols[4];
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) px[l] = &b->pos[3 * i[l]], pv[l] = &b->vel[6 * i[l]] + 4;
+    tr2(px, x[0], x[1]);
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) {
+        x[2][l] = b->pos[3 * i[l] + 2];
+        r[l] = b->radius[i[l]];
+        im[l] = b->inv_mass[i[l]];
+        rows[l] = ld(&b->vel[6 * i[l]]);
+    }
+    tr4(rows, cols);
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++) st(v[q], cols[q]);
+    tr2(pv, v[4], v[5]);
+}
+
+/* The packet's lanes: its contacts' (p->k) bodies, pair constants and last
+ * springs. Inlined into each instruction-set copy with the law and the
+ * scatter, so the arrays' addresses are loaded once a packet. */
+DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
+{
+    const ndem_bodies *b = &sim->bodies;
+    const ndem_dem *d = sim->dem;
+    const ndem_contact_key *keys = sim->contacts.key;
+    const int nm = sim->materials.count;
+    int ia[L], ib[L], pair[L] = {0};
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) {
+        ndem_contact_key key = keys[p->k[l]];
+        ia[l] = key.a, ib[l] = key.b;
+    }
+    if (nm > 1) { /* else one particle material: pair 0 */
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) pair[l] = b->material[ia[l]] * nm + b->material[ib[l]];
+    }
+    gather_bodies(b, ia, p->xa, p->va, p->ra, p->ima);
+    gather_bodies(b, ib, p->xb, p->vb, p->rb, p->imb);
+    if (d->hist_same) { /* contact k's history at k: rows of 8 to lanes */
+        ndem_dv rows[4], s[4], r[4];
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) rows[l] = ld(&d->hist[NDEM_DEM_HIST * p->k[l]]);
+        tr4(rows, s); /* spring[3], roll[0] */
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) rows[l] = ld(&d->hist[NDEM_DEM_HIST * p->k[l] + 4]);
+        tr4(rows, r);            /* roll[1], roll[2], the model's, touched */
+        ndem_dm old = r[3] != 0; /* listed, but not touching before: none */
+        ndem_dv zero = bc(0.0);
+        st(p->old, ndem_dv_sel(old, bc(1.0), zero));
+#pragma GCC unroll 4
+        for (int q = 0; q < 3; q++) st(p->spring[q], ndem_dv_sel(old, s[q], zero));
+        st(p->roll[0], ndem_dv_sel(old, s[3], zero));
+        st(p->roll[1], ndem_dv_sel(old, r[0], zero));
+        st(p->roll[2], ndem_dv_sel(old, r[1], zero));
+    } else {
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) {
+            const double *old = ndem_dem_hist_find(d, p->k[l], keys[p->k[l]]);
+            if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
+            p->old[l] = old != NULL;
+#pragma GCC unroll 4
+            for (int q = 0; q < 3; q++) {
+                p->spring[q][l] = old ? old[q] : 0.0;
+                p->roll[q][l] = old ? old[3 + q] : 0.0;
+            }
+        }
+    }
+    /* the pair's constants: most packets (most scenes) have one pair */
+    int one = 1;
+#pragma GCC unroll 4
+    for (int l = 1; l < L; l++) one &= pair[l] == pair[0];
+    if (one) {
+        const ndem_pair_params *pp = &sim->materials.pairs[pair[0]];
+        ndem_dv fric = bc(pp->friction), rollc = bc(pp->rolling), damp = bc(d->damp[pair[0]]);
+        ndem_dv kn = bc(d->hertz[NDEM_DEM_HERTZ * pair[0]]);
+        ndem_dv kt = bc(d->hertz[NDEM_DEM_HERTZ * pair[0] + 1]);
+        const ndem_damp_table *tab = &d->dashpot[pair[0]];
+        st(p->fric, fric), st(p->rollc, rollc), st(p->damp, damp), st(p->kn, kn), st(p->kt, kt);
+        st(p->tab_end, bc(tab->end)), st(p->tab_inv, bc(tab->inv_step));
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) p->tab[l] = tab;
+        return;
+    }
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) {
+        int pr = pair[l];
+        const ndem_pair_params *pp = &sim->materials.pairs[pr];
+        p->fric[l] = pp->friction, p->rollc[l] = pp->rolling, p->damp[l] = d->damp[pr];
+        p->kn[l] = d->hertz[NDEM_DEM_HERTZ * pr], p->kt[l] = d->hertz[NDEM_DEM_HERTZ * pr + 1];
+        p->tab[l] = &d->dashpot[pr];
+        p->tab_end[l] = p->tab[l]->end, p->tab_inv[l] = p->tab[l]->inv_step;
+    }
+}
+
+/* Each lane's force (NDEM_DEM_FORCE), history (NDEM_DEM_HIST) and energies
+ * (3) into its contact's rows. */
+DV_INLINE void scatter(ndem_dem *d, const packet *p, const packet_out *o)
+{
+    double *f[L], *hist[L], *e[L];
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) {
+        f[l] = &d->force[NDEM_DEM_FORCE * p->k[l]];
+        hist[l] = &d->next[NDEM_DEM_HIST * p->k[l]];
+        e[l] = &d->energy[3 * p->k[l]];
+    }
+    ndem_dv rows[4], cols[4];
+#pragma GCC unroll 4
+    for (int i = 0; i + 4 <= NDEM_DEM_FORCE; i += 4) { /* 0..11 */
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; q++) rows[q] = ld(o->f[i + q]);
+        tr4(rows, cols);
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) memcpy(f[l] + i, &cols[l], sizeof cols[l]);
+    }
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++) rows[q] = ld(o->hist[q]);
+    tr4(rows, cols);
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) memcpy(hist[l], &cols[l], sizeof cols[l]);
+    rows[0] = ld(o->hist[4]), rows[1] = ld(o->hist[5]), rows[2] = bc(0.0), rows[3] = ld(o->touch);
+    tr4(rows, cols);
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) memcpy(hist[l] + 4, &cols[l], sizeof cols[l]);
+    /* the last two force numbers and the energies: pairs and singles (a row
+     * of four would write into the next contact's) */
+    ndem_dv f12 = ld(o->f[12]), f13 = ld(o->f[13]), e0 = ld(o->e[0]), e1 = ld(o->e[1]);
+    ndem_d2 t;
+#define NDEM_SCATTER_LANE(l)                                                                       \
+    t = SHUF(f12, f13, l, 4 + l), memcpy(f[l] + 12, &t, sizeof t);                                 \
+    t = SHUF(e0, e1, l, 4 + l), memcpy(e[l], &t, sizeof t);                                        \
+    e[l][2] = o->e[2][l];
+    NDEM_SCATTER_LANE(0)
+    NDEM_SCATTER_LANE(1)
+    NDEM_SCATTER_LANE(2)
+    NDEM_SCATTER_LANE(3)
+#undef NDEM_SCATTER_LANE
+}
+
 /* Compiled for AVX-512 and AVX2 as the solver's sweep is (solver.c), chosen
  * by sim->isa (NDEM_ISA): the same bits on each. Baseline x86-64 (SSE2) has
  * no copy: split into SSE registers the kernel took 1.8 times the scalar
- * law's CPU (docs/performance.md), so there the scalar law runs. */
+ * law's CPU (docs/performance.md), so there the scalar law runs. A copy runs
+ * one packet: gather, law, scatter. */
 #define NDEM_DEFINE_HERTZ(name, ...)                                                               \
-    __VA_ARGS__ static void name(const packet *p, double h, packet_out *o) { hertz_lanes(p, h, o); }
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(NDEM_NO_CLONES)
+    __VA_ARGS__ static void name(const ndem_sim *sim, packet *p)                                   \
+    {                                                                                              \
+        packet_out o;                                                                              \
+        hertz_gather(sim, p);                                                                      \
+        hertz_lanes(p, sim->solver.time_step, &o);                                                 \
+        scatter(sim->dem, p, &o);                                                                  \
+    }
 NDEM_DEFINE_HERTZ(hertz_v3, __attribute__((target("arch=x86-64-v3"))))
 NDEM_DEFINE_HERTZ(hertz_v4, __attribute__((target("arch=x86-64-v4"))))
-#define NDEM_LANE_COPIES 3
 #else
 #define NDEM_LANE_COPIES 1
 #endif
 
-/* Lane l of the packet: contact k's bodies, pair constants and last springs. */
-static void hertz_gather(const ndem_sim *sim, packet *p, int l, long k)
-{
-    const ndem_bodies *b = &sim->bodies;
-    const ndem_dem *d = sim->dem;
-    ndem_contact_key key = sim->contacts.key[k];
-    int a = key.a, c = key.b, pair = b->material[a] * sim->materials.count + b->material[c];
-    const ndem_pair_params *pp = &sim->materials.pairs[pair];
-    p->k[l] = k;
-    for (int q = 0; q < 3; q++) p->xa[q][l] = b->pos[3 * a + q], p->xb[q][l] = b->pos[3 * c + q];
-    for (int q = 0; q < 6; q++) p->va[q][l] = b->vel[6 * a + q], p->vb[q][l] = b->vel[6 * c + q];
-    p->ra[l] = b->radius[a], p->rb[l] = b->radius[c];
-    p->ima[l] = b->inv_mass[a], p->imb[l] = b->inv_mass[c];
-    p->fric[l] = pp->friction, p->rollc[l] = pp->rolling, p->damp[l] = d->damp[pair];
-    p->kn[l] = d->hertz[NDEM_DEM_HERTZ * pair], p->kt[l] = d->hertz[NDEM_DEM_HERTZ * pair + 1];
-    p->tab[l] = &d->dashpot[pair];
-    const double *old = ndem_dem_hist_find(d, k, key);
-    if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
-    p->old[l] = old != NULL;
-    for (int q = 0; q < 3; q++) {
-        p->spring[q][l] = old ? old[q] : 0.0;
-        p->roll[q][l] = old ? old[3 + q] : 0.0;
-    }
-}
-
-static void scatter(ndem_dem *d, const packet *p, const packet_out *o)
-{
-    for (int l = 0; l < L; l++) {
-        long k = p->k[l];
-        double *f = &d->force[NDEM_DEM_FORCE * k], *hist = &d->next[NDEM_DEM_HIST * k];
-        double *e = &d->energy[3 * k];
-        for (int i = 0; i < NDEM_DEM_FORCE; i++) f[i] = o->f[i][l];
-        for (int i = 0; i < 6; i++) hist[i] = o->hist[i][l];
-        hist[6] = 0;
-        hist[7] = o->touch[l];
-        for (int i = 0; i < 3; i++) e[i] = o->e[i][l];
-    }
-}
-
-/* The models with a lane kernel: how a packet's lane is filled, and the
- * kernel per instruction-set copy (index sim->isa). A model not listed, or
- * without a copy for the CPU's (NULL), keeps the scalar law. */
+/* The models with a lane kernel: a packet's run (gather, law, scatter) per
+ * instruction-set copy (index sim->isa). A model not listed, or without a
+ * copy for the CPU's (NULL), keeps the scalar law. */
 static const struct lane_model {
     ndem_contact_model model;
-    void (*gather)(const ndem_sim *, packet *, int, long);
-    void (*law[NDEM_LANE_COPIES])(const packet *, double, packet_out *);
+    void (*run[NDEM_LANE_COPIES])(const ndem_sim *, packet *);
 } lane_models[] = {
 #if NDEM_LANE_COPIES == 3
-    {NDEM_MODEL_HERTZ, hertz_gather, {NULL, hertz_v3, hertz_v4}},
+    {NDEM_MODEL_HERTZ, {NULL, hertz_v3, hertz_v4}},
 #else
-    {NDEM_MODEL_HERTZ, hertz_gather, {NULL}},
+    {NDEM_MODEL_HERTZ, {NULL}},
 #endif
 };
 
@@ -287,7 +436,7 @@ int ndem_dem_lanes_usable(const ndem_sim *sim)
     const int isa = sim->isa >= 0 && sim->isa < NDEM_LANE_COPIES ? sim->isa : 0;
     for (int m = 0; m < (int)(sizeof lane_models / sizeof *lane_models); m++)
         if (lane_models[m].model == sim->solver.contact_model)
-            return lane_models[m].law[isa] ? m + 1 : 0;
+            return lane_models[m].run[isa] ? m + 1 : 0;
     return 0;
 }
 
@@ -297,22 +446,19 @@ void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
     const ndem_contacts *c = &sim->contacts;
     const struct lane_model *lm = &lane_models[d->lanes - 1];
     const int isa = sim->isa >= 0 && sim->isa < NDEM_LANE_COPIES ? sim->isa : 0;
-    const int bonds = d->bond_count > 0;
+    const int bonds = d->bond_count > 0, shapes = sim->shapes != NULL;
+    const ndem_contact_key *key = c->key;
     packet p;
-    packet_out o;
     int fill = 0;
     for (long k = lo; k < hi; k++) {
-        ndem_contact_key key = c->key[k];
-        if (!ndem_key_is_particle(key) || bonds || (sim->shapes && ndem_dem_shape_pair(sim, key))) {
-            ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k],
-                                   &d->next[NDEM_DEM_HIST * k], &d->energy[3 * k]);
+        if (ndem_key_is_particle(key[k]) && !bonds &&
+            !(shapes && ndem_dem_shape_pair(sim, key[k]))) {
+            p.k[fill++] = k;
+            if (fill == L) lm->run[isa](sim, &p), fill = 0;
             continue;
         }
-        lm->gather(sim, &p, fill++, k);
-        if (fill < L) continue;
-        lm->law[isa](&p, sim->solver.time_step, &o);
-        scatter(d, &p, &o);
-        fill = 0;
+        ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
+                               &d->energy[3 * k]);
     }
     for (int l = 0; l < fill; l++) /* the remainder, one by one */
         ndem_dem_contact_force(sim, p.k[l], &d->force[NDEM_DEM_FORCE * p.k[l]],

@@ -48,7 +48,10 @@ struct ndem_dem {
     long *as_b_start; /* bodies + 1 */
     int *as_b;
     long as_b_start_cap, as_b_cap;
-    int as_b_ok;         /* as_b is that of the history's keys (hist_key, hist_count) */
+    int as_b_ok; /* as_b is that of the history's keys (hist_key, hist_count) */
+    /* during the forces stage: this step's contacts are the history's, in the
+     * same order (dem_forces.c), so contact k's history is at k */
+    int hist_same;
     ndem_dem_book *book; /* per chunk of contacts */
     long book_cap;
     int *geo_at; /* per chunk from its first contact's index: its geometry contacts */
@@ -66,10 +69,12 @@ struct ndem_dem {
 };
 
 /* Last step's history of contact k (key): at index k itself when the
- * contact list did not change (the contact skin keeps it for many steps),
- * else searched among body a's. Keys are unique, so both find the same. */
+ * contact list did not change (the contact skin keeps it for many steps;
+ * hist_same: the whole list was compared once this step), else searched
+ * among body a's. Keys are unique, so both find the same. */
 static inline const double *ndem_dem_hist_find(const ndem_dem *d, long k0, ndem_contact_key key)
 {
+    if (d->hist_same) return &d->hist[NDEM_DEM_HIST * k0]; /* keys compared once a step */
     if (key.a >= d->hist_bodies) return NULL;
     if (k0 < d->hist_count && ndem_key_same(d->hist_key[k0], key))
         return &d->hist[NDEM_DEM_HIST * k0];

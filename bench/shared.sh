@@ -28,10 +28,15 @@
 #   --cases L      of: alone two busy two-nobudget busy-nobudget (default all
 #                  but busy-nobudget, which equals busy with one job)
 #   --adapt L      of: on off (--adapt-load default, or 0; default "on")
+#   --quiet S      before each configuration, wait up to S seconds for a
+#                  second in which the CPUs were at most 25% busy (on a
+#                  shared machine; default 0: no wait)
 # Prints one row per configuration: ms per step of each job (median of the
 # rounds), steps per second in all, and that against the best row of the
 # same case; `threads` is what the jobs ran on, in order (from ndemd's log:
-# 2>1 dropped to one thread, the last round's). Needs curl, python3 and the
+# 2>1 dropped to one thread, the last round's) and `others` the cores' worth
+# of CPU that processes other than ndemd and `yes` took while the jobs ran
+# (from /proc/stat; the median of the rounds). Needs curl, python3 and the
 # release ndemd (make). Issue 15's check, quietly (about 5 minutes):
 #   bash bench/shared.sh --threads 2 --policies "passive spin1e3" \
 #       --adapt "on off" --cases "alone busy two"
@@ -41,7 +46,7 @@ root=$(cd "$here/.." && pwd)
 bin="$root/build/release/ndemd"
 steps=40 repeat=3 limit=60 scene="$here/spheres-10k-lattice.json" threads_list="1 2"
 policies="passive active default spin1e3 spin1e4 spin1e5"
-cases="alone two busy two-nobudget" adapt_list="on"
+cases="alone two busy two-nobudget" adapt_list="on" quiet=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --steps) steps="$2"; shift ;;
@@ -52,7 +57,8 @@ while [ $# -gt 0 ]; do
         --policies) policies="$2"; shift ;;
         --cases) cases="$2"; shift ;;
         --adapt) adapt_list="$2"; shift ;;
-        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+        --quiet) quiet="$2"; shift ;;
+        -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
         *) bin="$1" ;;
     esac
     shift
@@ -150,9 +156,25 @@ print(" ".join(out))
 EOF
 }
 
-# one CASE THREADS POLICY ADAPT: prints the threads the jobs ran on, then their ms per step
+# busy jiffies of every CPU, and CPU jiffies of process $1 (0 when gone)
+cpu_busy() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+proc_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# wait_quiet S: up to S seconds, until a second with the CPUs at most 25% busy
+wait_quiet() {
+    local until=$((SECONDS + $1)) b0 b1
+    while [ "$SECONDS" -lt "$until" ]; do
+        b0=$(cpu_busy); sleep 1; b1=$(cpu_busy)
+        awk -v d=$((b1 - b0)) -v hz="$(getconf CLK_TCK)" -v n="$(nproc)" \
+            'BEGIN { exit !(d / hz <= 0.25 * n) }' && return 0
+    done
+    return 0
+}
+
+# one CASE THREADS POLICY ADAPT: prints the threads the jobs ran on, the
+# others' load in cores, then the jobs' ms per step
 one() {
     local case="$1" threads="$2" policy="$3" adapt="$4" budget=on workers=1 jobs=1 r seen
+    local b0 b1 d0 d1 y0 y1=0 t0 t1 others
     case "$case" in
         alone) ;;
         two) workers=2 jobs=2 ;;
@@ -161,17 +183,23 @@ one() {
         busy-nobudget) budget=off ;;
         *) echo "shared: unknown case $case" >&2; exit 2 ;;
     esac
+    [ "$quiet" = 0 ] || wait_quiet "$quiet"
     start_daemon "$workers" "$threads" "$policy" "$budget" "$adapt"
     # `yes` first, so that the job starts beside it (one busy core)
     case "$case" in busy*) yes > /dev/null & busy=$!; sleep 1 ;; esac
+    b0=$(cpu_busy) d0=$(proc_cpu "$daemon") y0=$(proc_cpu "${busy:-0}") t0=$(date +%s.%N)
     if ! r=$(run_jobs "$jobs"); then  # a failed run: no numbers, counted as failed
         r=
         { echo "shared: $case $threads $policy failed; ndemd's log ends:"; tail -5 "$work/ndemd.log"; } >&2
     fi
+    b1=$(cpu_busy) d1=$(proc_cpu "$daemon") t1=$(date +%s.%N)
+    [ -n "$busy" ] && y1=$(proc_cpu "$busy")
     [ -n "$busy" ] && { kill "$busy"; wait "$busy" 2>/dev/null || true; busy=; }
     stop_daemon
+    others=$(awk -v b=$((b1 - b0)) -v d=$((d1 - d0)) -v y=$((y1 - y0)) -v t="$t0" -v u="$t1" \
+        -v hz="$(getconf CLK_TCK)" 'BEGIN { o = (b - d - y) / hz / (u - t); printf "%.2f", o < 0 ? 0 : o }')
     seen=$(sed -nE 's/.* ([0-9]+) thread\(s\) per step.*/\1/p' "$work/ndemd.log" | paste -sd'>' -)
-    echo "${seen:--} $r"
+    echo "${seen:--} $others $r"
 }
 
 echo "ndem bench-shared: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(nproc) cores, load:$(uptime | sed 's/.*load average://')"
@@ -193,13 +221,14 @@ done
 echo "end: $(date -u '+%H:%M UTC'), load:$(uptime | sed 's/.*load average://')"
 python3 - "$work/results" <<'EOF'
 import statistics, sys
-rows, seen = {}, {}
+rows, seen, others = {}, {}, {}
 for line in open(sys.argv[1]):
     f = line.split()
     runs = rows.setdefault((f[0], int(f[1]), f[2], f[3]), [])
     seen[(f[0], int(f[1]), f[2], f[3])] = f[4]
-    if len(f) > 5:
-        runs.append([float(x) for x in f[5:]])
+    others.setdefault((f[0], int(f[1]), f[2], f[3]), []).append(float(f[5]))
+    if len(f) > 6:
+        runs.append([float(x) for x in f[6:]])
 failed = {k: v for k, v in rows.items() if not v}
 rows = {k: v for k, v in rows.items() if v}
 def summary(runs):
@@ -211,13 +240,14 @@ table = {k: summary(v) for k, v in rows.items()}
 best = {}
 for (case, t, p, a), s in table.items():
     best[case] = max(best.get(case, 0), s[1])
-print("%-14s %7s %-9s %-5s %-17s %8s %15s %8s  %s" % (
+print("%-14s %7s %-9s %-5s %-17s %8s %15s %8s %7s  %s" % (
     "case", "threads", "policy", "adapt", "ms/step (jobs)", "steps/s", "range", "vs best",
-    "threads"))
+    "others", "threads"))
 for (case, t, p, a), (per_job, rate, lo, hi) in sorted(table.items()):
-    print("%-14s %7d %-9s %-5s %-17s %8.1f %15s %7.0f%%  %s" % (
+    k = (case, t, p, a)
+    print("%-14s %7d %-9s %-5s %-17s %8.1f %15s %7.0f%% %7.2f  %s" % (
         case, t, p, a, " ".join("%.1f" % x for x in per_job), rate, "%.1f..%.1f" % (lo, hi),
-        100 * rate / best[case], seen[(case, t, p, a)]))
+        100 * rate / best[case], statistics.median(others[k]), seen[k]))
 for k in failed:
     print("failed in every round: %s %d %s %s" % k)
 EOF

@@ -107,6 +107,9 @@ TEST_OBJS_test_meshes := $(addprefix $(SAN)/obj/server/,mesh_files.o meshes.o db
                          $(SAN)/obj/$(EMBED_C:.c=.o)
 $(SAN)/tests/test_meshes: $(TEST_OBJS_test_meshes)
 
+TEST_OBJS_test_cores := $(addprefix $(SAN)/obj/server/,load.o log.o)
+$(SAN)/tests/test_cores: $(TEST_OBJS_test_cores)
+
 TEST_BINS := $(TEST_SRC:tests/%.c=$(SAN)/tests/%)
 
 # The physics and determinism suites again in the release build (-O3, no

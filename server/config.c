@@ -44,6 +44,10 @@ static const opt options[] = {
     {"cores", OPT_LONG, "0", 0, 4096, "NDEM_CORES", offsetof(ndem_config, cores), 0,
      "cores the running jobs share: each gets at most cores / running jobs threads, set anew "
      "every step (0: the CPUs ndemd may run on)"},
+    {"adapt-load", OPT_DOUBLE, "0.5", 0, 3600, "NDEM_ADAPT_LOAD", offsetof(ndem_config, adapt_load),
+     0,
+     "wall seconds between readings of the load other processes put on the CPUs ndemd may run "
+     "on; the cores they keep busy are taken from --cores (0: not read, the budget is --cores)"},
     {"omp-spin", OPT_LONG, "1000", -1, 1e12, "NDEM_OMP_SPIN", offsetof(ndem_config, omp_spin), 0,
      "GOMP_SPINCOUNT ndemd sets when neither it nor OMP_WAIT_POLICY is in the environment: how "
      "long an idle OpenMP thread spins before it sleeps (0: not at all, as PASSIVE; -1: the "

@@ -12,6 +12,7 @@ typedef struct ndem_config {
     long workers;                /* jobs run at once */
     long threads;                /* OpenMP threads per job; 0 = the job's solver.threads */
     long cores;                  /* the running jobs' thread budget; 0 = the CPUs we may use */
+    double adapt_load;           /* seconds between outside load readings; 0 = off */
     long omp_spin;               /* GOMP_SPINCOUNT to set; -1 = the runtime's default */
     long http_threads;           /* libmicrohttpd thread pool */
     long max_body;               /* bytes of a request body */

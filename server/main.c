@@ -258,12 +258,16 @@ int main(int argc, char **argv)
     char threads[64] = "each job's solver.threads";
     if (app.cfg.threads > 0) snprintf(threads, sizeof threads, "%ld (--threads)", app.cfg.threads);
     const char *wait = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
+    char adapt[80] = "";
+    if (app.cfg.adapt_load > 0)
+        snprintf(adapt, sizeof adapt, ", less those other processes keep busy (read every %g s)",
+                 app.cfg.adapt_load);
     ndem_log("ndemd: listening on http://%s:%d (streams on ws://%s:%d), data in %s, "
-             "%ld worker(s), threads per job: %s, at most %ld core(s) / running jobs (%s), "
+             "%ld worker(s), threads per job: %s, at most %ld core(s) / running jobs (%s)%s, "
              "OpenMP waits: OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s, authentication %s",
              app.cfg.http_host, ndem_http_port(app.http), app.cfg.ws_host,
              ndem_stream_port(app.stream), app.cfg.data, app.cfg.workers, threads, app.cfg.cores,
-             cores_from, wait ? wait : "(unset)", spin ? spin : "(unset)",
+             cores_from, adapt, wait ? wait : "(unset)", spin ? spin : "(unset)",
              app.cfg.auth ? "on (bearer tokens)" : "off");
 
     for (;;) {

@@ -406,6 +406,14 @@ static void health(void *ctx, ndem_request *req)
     cJSON_AddNumberToObject(o, "stream_clients", (double)ndem_stream_clients(app->stream));
     cJSON_AddNumberToObject(o, "stuck_workers", (double)stuck);
     cJSON_AddItemToObject(o, "worker_states", states);
+    ndem_pool_cores pc;
+    ndem_pool_cores_get(app->pool, &pc);
+    cJSON *cores = cJSON_AddObjectToObject(o, "cores");
+    cJSON_AddNumberToObject(cores, "shared", (double)pc.shared);
+    cJSON_AddNumberToObject(cores, "cpus", pc.cpus);
+    cJSON_AddBoolToObject(cores, "adapting", pc.adapting);
+    cJSON_AddNumberToObject(cores, "outside_load", pc.outside);
+    cJSON_AddNumberToObject(cores, "left_to_others", pc.left);
     ndem_reply_json(req, ok && !stuck ? 200 : 503, o);
 }
 

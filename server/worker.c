@@ -22,6 +22,7 @@
 #include "contact_bin.h"
 #include "job.h"
 #include "jobdir.h"
+#include "load.h"
 #include "mesh_files.h"
 #include "run.h"
 #include "series.h"
@@ -65,6 +66,7 @@ struct ndem_pool {
     worker *workers;
     void (*run)(worker *w, const ndem_job_row *row); /* the executor's (executors[]) */
     ndem_remote *remote;                             /* --executor slurm: the jobs in Slurm */
+    ndem_load load;                                  /* other processes' load (lock) */
 };
 
 /* A running job: everything run_job and its helpers share. */
@@ -238,11 +240,29 @@ static int start_sim(run *r, char *err, size_t err_len)
     return 0;
 }
 
-/* This job's share of --cores: cores / running jobs (the remainder to the
- * first workers), at least 1, at most what the job asks for. Total threads
- * then never exceed the cores, so a spinning barrier never waits for a
- * thread of ours that has no core. */
-static int budget_threads(const run *r, long *running)
+/* The cores the running jobs share: --cores, less those that other
+ * processes keep busy (--adapt-load), read here at most every --adapt-load
+ * seconds (pool lock held). One core always stays. */
+static long shared_cores(ndem_pool *p, int *left)
+{
+    ndem_load *l = &p->load;
+    int changed = p->cfg->adapt_load > 0 && ndem_load_update(l, p->cfg->adapt_load);
+    long cores = p->cfg->cores;
+    if (l->taken > 0 && cores > l->cpus - l->taken) cores = l->cpus - l->taken;
+    if (cores < 1) cores = 1;
+    if (changed)
+        ndem_log("ndemd: other processes take %.2f core(s) of the %d CPU(s) ndemd may run on: "
+                 "its jobs share %ld core(s)",
+                 l->outside, l->cpus, cores);
+    *left = l->taken;
+    return cores;
+}
+
+/* This job's share of the cores: cores / running jobs (the remainder to
+ * the first workers), at least 1, at most what the job asks for. Total
+ * threads then never exceed the cores, so a spinning barrier never waits
+ * for a thread of ours that has no core. */
+static int budget_threads(const run *r, long *running, long *cores, int *left)
 {
     ndem_pool *p = r->w->pool;
     long n = 0, rank = 0;
@@ -252,24 +272,29 @@ static int budget_threads(const run *r, long *running)
             if (&p->workers[i] == r->w) rank = n;
             n++;
         }
+    *cores = shared_cores(p, left);
     pthread_mutex_unlock(&p->lock);
     if (n < 1) n = 1;
-    long share = p->cfg->cores / n + (rank < p->cfg->cores % n);
+    long share = *cores / n + (rank < *cores % n);
     if (r->want > 0 && share > r->want) share = r->want;
     *running = n;
     return share < 1 ? 1 : (int)share;
 }
 
 /* Sets the job's team size for its next step when its share changed (a job
- * started or ended), and says so once per change. */
+ * started or ended, other processes' load changed), and says so once per
+ * change. */
 static void apply_budget(run *r)
 {
-    long running;
-    int n = budget_threads(r, &running);
+    long running, cores;
+    int left;
+    int n = budget_threads(r, &running, &cores, &left);
     if (r->sim) ndem_sim_set_threads(r->sim, n);
     if (atomic_exchange(&r->w->threads, n) == n) return;
-    ndem_log("job %s: %d thread(s) per step (%ld running job(s) share %ld core(s))", r->row->id, n,
-             running, r->w->pool->cfg->cores);
+    char others[64] = "";
+    if (left) snprintf(others, sizeof others, ", %d left to other processes", left);
+    ndem_log("job %s: %d thread(s) per step (%ld running job(s) share %ld core(s)%s)", r->row->id,
+             n, running, cores, others);
 }
 
 /* The job's steps are over: its threads go to the others at their next
@@ -506,6 +531,10 @@ ndem_pool *ndem_pool_start(const ndem_config *cfg, ndem_db *db, ndem_store *stor
     }
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->wake, NULL);
+    ndem_load_init(&p->load, NULL);
+    if (cfg->adapt_load > 0 && (ndem_load_update(&p->load, 0), !p->load.readable))
+        ndem_log("ndemd: cannot read /proc/stat: the thread budget does not follow other "
+                 "processes' load (--adapt-load)");
     for (long i = 0; i < p->count; i++) {
         ws[i].pool = p;
         if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i])) {
@@ -650,6 +679,16 @@ int ndem_pool_workers(ndem_pool *p, ndem_worker_state *out, long max)
     }
     pthread_mutex_unlock(&p->lock);
     return (int)n;
+}
+
+void ndem_pool_cores_get(ndem_pool *p, ndem_pool_cores *out)
+{
+    pthread_mutex_lock(&p->lock);
+    out->shared = shared_cores(p, &out->left);
+    out->cpus = p->load.cpus;
+    out->outside = p->load.outside;
+    out->adapting = p->cfg->adapt_load > 0 && p->load.readable;
+    pthread_mutex_unlock(&p->lock);
 }
 
 int ndem_pool_report(ndem_pool *p, const char *id, const char *secret, const char *body, size_t len,

@@ -53,4 +53,14 @@ typedef struct ndem_worker_state {
 /* Fills up to max states, one per worker; the number filled. */
 int ndem_pool_workers(ndem_pool *p, ndem_worker_state *out, long max);
 
+/* The cores the running jobs share, as /health shows them. */
+typedef struct ndem_pool_cores {
+    long shared;    /* --cores, less those left to other processes */
+    int cpus;       /* the CPUs ndemd may run on */
+    double outside; /* cores' worth other processes took over the last --adapt-load interval */
+    int left;       /* whole cores left to them */
+    int adapting;   /* --adapt-load is on and /proc/stat readable */
+} ndem_pool_cores;
+void ndem_pool_cores_get(ndem_pool *p, ndem_pool_cores *out);
+
 #endif

@@ -79,6 +79,9 @@ static void mem_breakdown(const ndem_sim *sim)
              &s);
     mem_line("packets", (double)c->packet_count, (double)c->packet_capacity, sizeof(ndem_packet), n,
              &s);
+    if (c->bounds)
+        mem_line("packet bounds (mut, lo_n)", (double)c->packet_count,
+                 (double)c->packet_capacity, sizeof(ndem_packet_bounds), n, &s);
     mem_line("cold rows", (double)rows, (double)c->packet_capacity * NDEM_LANES,
              sizeof(ndem_row_cold), n, &s);
     mem_line("fill + residual", (double)c->packet_count, (double)c->packet_capacity, 1 + 12, n, &s);

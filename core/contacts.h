@@ -119,10 +119,11 @@ typedef struct ndem_contacts {
     int *slot;   /* row of the contact: packet * NDEM_LANES + lane */
     long *start; /* per body: first contact of the body (CSR), count + 1 */
     long start_capacity;
-    ndem_packet *packets; /* colour after colour */
-    unsigned char *fill;  /* per packet: lanes in use (from lane 0) */
-    ndem_row_cold *cold;  /* per row */
-    float *residual;      /* 3 per packet: sums of its lanes' residuals */
+    ndem_packet *packets;       /* colour after colour */
+    ndem_packet_bounds *bounds; /* per packet; NULL without row bounds (rows.h) */
+    unsigned char *fill;        /* per packet: lanes in use (from lane 0) */
+    ndem_row_cold *cold;        /* per row */
+    float *residual;            /* 3 per packet: sums of its lanes' residuals */
     long packet_count, packet_capacity;
     ndem_f8 *vs; /* velocity slots: v, w, inverse mass, inverse inertia */
     long slot_count, slot_capacity;

@@ -63,6 +63,10 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         if (!lanes) return;
         for (int l = 0; l < NDEM_LANES; l++) active[l] = (lanes >> l) & 1 ? -1 : 0;
     }
+    /* without row bounds (rows.h) they are +0: the same operations on zeros */
+    const ndem_fv zero = ndem_fv_set(0.0f);
+    ndem_fv mut = zero, lo_n = zero;
+    if (c->bounds) mut = c->bounds[p].mut, lo_n = c->bounds[p].lo_n;
     ndem_fv A[8], B[8];
     ndem_gather(c->vs, P->a, A);
     ndem_gather(c->vs, P->b, B);
@@ -74,7 +78,6 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
     const ndem_fv t1[3] = {1.0f + sgn * n[0] * n[0] * ta, sgn * (n[0] * n[1] * ta), -sgn * n[0]};
     const ndem_fv t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
                            n[0] * t1[1] - n[1] * t1[0]}; /* n x t1 */
-    const ndem_fv zero = ndem_fv_set(0.0f);
     ndem_fv *lam = st == STAGE_IMPACT ? &c->impact_lam[6 * p] : P->lam;
     ndem_fv L[6], d[6];
     for (int q = 0; q < 6; q++) L[q] = lam[q];
@@ -97,7 +100,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
              * inverse masses: three divisions cost less than streaming it */
             ndem_fv inv_dn = 1.0f / (P->s * P->s * (ima + imb) + P->sig_n);
             rn = P->s * ndem_fv_dot(n, dv) - P->q_n + P->sig_n * L[0];
-            ln = ndem_fv_max(L[0] - rn * inv_dn, P->lo_n);
+            ln = ndem_fv_max(L[0] - rn * inv_dn, lo_n);
             d[0] = P->s * (ln - L[0]);
             F = ndem_fv_max(P->s * ln, zero); /* the physical normal impulse bounds friction */
             sig_t = x->sig_t, sig_r = x->sig_r;
@@ -132,7 +135,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         q3 = ndem_fv_dot(n, dw) + sig_r * L[5];
         ndem_fv m1 = L[3] - q1 * inv_dr, m2 = L[4] - q2 * inv_dr, m3 = L[5] - q3 * inv_dr;
         project_disc(&m1, &m2, P->mur * F);
-        ndem_fv tl = P->mut * F;
+        ndem_fv tl = mut * F;
         m3 = ndem_fv_min(ndem_fv_max(m3, -tl), tl);
         d[3] = m1 - L[3];
         d[4] = m2 - L[4];

@@ -130,10 +130,10 @@ typedef struct ndem_contacts {
     double *ug; /* 6 per geometry row: surface velocity at the contact, angular velocity */
     long ug_capacity;
     long geometry_rows;
-    ndem_fv *impact_v;      /* per packet: impact stage target speeds */
+    ndem_fv *impact_v;      /* per packet (packet_capacity): impact stage target speeds */
     ndem_fv *impact_lam;    /* 6 per packet: the impact stage's own impulses */
     unsigned *impact_lanes; /* per packet: lanes in the impact stage (bits) */
-    long impact_capacity;
+    long impact_capacity;   /* of impact_lam and impact_lanes */
     ndem_key_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;
     int color_count;                       /* sets in use: colours, then the overflow set if any */

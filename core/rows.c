@@ -92,6 +92,7 @@ int ndem_contacts_color(ndem_sim *sim)
         /* rebuilt every step: the old arrays go first, so the peak memory
          * never holds both */
         free(c->packets), free(c->bounds), free(c->fill), free(c->cold), free(c->residual);
+        free(c->impact_v);
         long cap = packets + packets / 4 + 64;
         int bounds = sim->materials.row_bounds;
         c->packets = aligned_alloc(64, sizeof(ndem_packet) * (size_t)cap);
@@ -99,8 +100,11 @@ int ndem_contacts_color(ndem_sim *sim)
         c->fill = malloc((size_t)cap);
         c->cold = malloc(sizeof(ndem_row_cold) * NDEM_LANES * (size_t)cap);
         c->residual = malloc(3 * sizeof(float) * (size_t)cap);
+        c->impact_v = aligned_alloc(64, sizeof(ndem_fv) * (size_t)cap);
         c->packet_capacity =
-            c->packets && (c->bounds || !bounds) && c->fill && c->cold && c->residual ? cap : 0;
+            c->packets && (c->bounds || !bounds) && c->fill && c->cold && c->residual && c->impact_v
+                ? cap
+                : 0;
         if (!c->packet_capacity) return -1;
     }
     c->packet_count = packets;
@@ -139,13 +143,15 @@ static int history_find(const ndem_history *hist, ndem_contact_key key)
 
 /* Clears lane l of every field of a packet and points it at the zero slot:
  * an unused lane computes zeros and is never stored. */
-static void clear_lane(ndem_packet *p, ndem_packet_bounds *bd, int l, int zero_slot)
+static void clear_lane(ndem_packet *p, ndem_packet_bounds *bd, ndem_fv *v_target, int l,
+                       int zero_slot)
 {
     unsigned char *field = (unsigned char *)p;
     for (size_t f = 0; f < sizeof *p; f += NDEM_LANES * sizeof(float))
         memset(field + f + (size_t)l * sizeof(float), 0, sizeof(float));
     p->a[l] = p->b[l] = zero_slot;
     if (bd) bd->mut[l] = bd->lo_n[l] = 0.0f;
+    (*v_target)[l] = 0.0f;
 }
 
 /* History-based warm start, Wang et al. eq. (7): last step's impulses
@@ -198,6 +204,7 @@ static void prepare_row(ndem_sim *sim, long k)
     ndem_packet_bounds *bd = c->bounds ? &c->bounds[at / NDEM_LANES] : NULL;
     int l = (int)(at % NDEM_LANES);
     ndem_row_cold *cold = &c->cold[at];
+    float *v_target = (float *)&c->impact_v[at / NDEM_LANES] + l; /* impact stage's target */
     const double *va = &b->vel[6 * a];
     ndem_contact_geom geom;
     ndem_contact_geometry(sim, key, &geom);
@@ -268,13 +275,13 @@ static void prepare_row(ndem_sim *sim, long k)
     double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
     double vsep = ndem_dot(geom.n, dv);
     cold->impact = 0;
-    cold->v_target = 0.0f;
+    *v_target = 0.0f;
     /* Impacting: approaching faster than v_imp and meeting within this step
      * (gravity's pull during the step counted in). */
     double g = sqrt(ndem_dot(sim->gravity, sim->gravity));
     if (-vsep > sim->v_imp && delta - h * vsep + h * h * g > 0) {
         cold->impact = 2;
-        cold->v_target = (float)(pp->restitution * -vsep);
+        *v_target = (float)(pp->restitution * -vsep);
     } else if (delta >= 0) {
         cold->impact = 1;
     }
@@ -294,7 +301,8 @@ int ndem_contacts_prepare(ndem_sim *sim)
 #pragma omp for schedule(static)
         for (long p = 0; p < c->packet_count; p++)
             for (int l = c->fill[p]; l < NDEM_LANES; l++)
-                clear_lane(&c->packets[p], c->bounds ? &c->bounds[p] : NULL, l, zero_slot);
+                clear_lane(&c->packets[p], c->bounds ? &c->bounds[p] : NULL, &c->impact_v[p], l,
+                           zero_slot);
     }
     /* dynamic geometry: its rows become proxies of the bodies (rigid.c) */
     return sim->rigid ? ndem_rigid_rows(sim) : 0;

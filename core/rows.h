@@ -52,11 +52,11 @@ static inline void ndem_row_tangent(const float *n, float *t1)
 }
 
 /* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
- * impact stage, warm start, statistics. */
+ * impact stage, warm start, statistics (20 bytes; the impact stage's target
+ * speeds go straight to ndem_contacts.impact_v). */
 typedef struct ndem_row_cold {
     float delta;        /* overlap (negative: gap) */
     float phi, ups;     /* constraint phi and Upsilon_n of the SPOOK normal row */
-    float v_target;     /* impact stage: separation speed to reach */
     int geometry;       /* geometry row index (its ug entry), or -1 */
     signed char impact; /* 0: skip in impact stage, 1: resting row, 2: impacting */
     signed char gap;    /* 1: bodies apart; a speculative row, not a SPOOK spring */

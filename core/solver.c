@@ -480,30 +480,25 @@ static long impact_reach(ndem_sim *sim)
     return kept;
 }
 
-/* Impact stage inputs per packet: which lanes take part, their targets. */
+/* Impact stage inputs per packet: which lanes take part (their targets are
+ * in impact_v since prepare_row, rows.c). */
 static int impact_packets(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     if (c->packet_count > c->impact_capacity) {
         long cap = c->packet_capacity;
-        free(c->impact_v), free(c->impact_lam), free(c->impact_lanes);
-        c->impact_v = aligned_alloc(64, sizeof(ndem_fv) * (size_t)cap);
+        free(c->impact_lam), free(c->impact_lanes);
         c->impact_lam = aligned_alloc(64, 6 * sizeof(ndem_fv) * (size_t)cap);
         c->impact_lanes = malloc(sizeof(unsigned) * (size_t)cap);
-        c->impact_capacity = c->impact_v && c->impact_lam && c->impact_lanes ? cap : 0;
+        c->impact_capacity = c->impact_lam && c->impact_lanes ? cap : 0;
         if (!c->impact_capacity) return -1;
     }
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long p = 0; p < c->packet_count; p++) {
         unsigned lanes = 0;
-        ndem_fv v = {0};
-        for (int l = 0; l < c->fill[p]; l++) {
-            const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
-            if (o->impact) lanes |= 1u << l;
-            v[l] = (float)o->v_target;
-        }
+        for (int l = 0; l < c->fill[p]; l++)
+            if (c->cold[p * NDEM_LANES + l].impact) lanes |= 1u << l;
         c->impact_lanes[p] = lanes;
-        c->impact_v[p] = v;
         for (int q = 0; q < 6; q++) c->impact_lam[6 * p + q] = (ndem_fv){0};
     }
     return 0;

@@ -150,7 +150,7 @@ static void clear_lane(ndem_packet *p, ndem_packet_bounds *bd, ndem_fv *v_target
     for (size_t f = 0; f < sizeof *p; f += NDEM_LANES * sizeof(float))
         memset(field + f + (size_t)l * sizeof(float), 0, sizeof(float));
     p->a[l] = p->b[l] = zero_slot;
-    if (bd) bd->mut[l] = bd->lo_n[l] = 0.0f;
+    if (bd) bd->mut[l] = bd->lo_n[l] = bd->twist[l] = 0.0f;
     (*v_target)[l] = 0.0f;
 }
 
@@ -158,10 +158,11 @@ static void clear_lane(ndem_packet *p, ndem_packet_bounds *bd, ndem_fv *v_target
  * re-projected on this step's basis, then clamped to this step's bounds.
  * The impact stage keeps impulses of its own and never sees these
  * (docs/physics.md, "Warm start"). Runs in pair order, so the history streams by. */
-static void warm_start(const ndem_sim *sim, ndem_packet *row, const ndem_packet_bounds *bd, int l,
+static void warm_start(const ndem_sim *sim, ndem_packet *row, ndem_packet_bounds *bd, int l,
                        int hist_index)
 {
-    for (int q = 0; q < 6; q++) row->lam[q][l] = 0.0f;
+    for (int q = 0; q < 5; q++) row->lam[q][l] = 0.0f;
+    if (bd) bd->twist[l] = 0.0f;
     if (hist_index < 0) return;
     double beta = sim->solver.warm_start_factor;
     const float *hf = sim->history.lam + 7 * (size_t)hist_index;
@@ -189,7 +190,8 @@ static void warm_start(const ndem_sim *sim, ndem_packet *row, const ndem_packet_
     double lam[6] = {lam0, f1, f2, r1, r2, tw};
     /* NDEM_WARM_ROWS=normal: the paper's "normal forces only" variant (section 4.2) */
     int kept = sim->warm_normal_only ? 1 : 6;
-    for (int q = 0; q < kept; q++) row->lam[q][l] = (float)lam[q];
+    for (int q = 0; q < kept && q < 5; q++) row->lam[q][l] = (float)lam[q];
+    if (bd && kept == 6) bd->twist[l] = (float)lam[5]; /* else tw is +0 (rows.h) */
 }
 
 static void prepare_row(ndem_sim *sim, long k)
@@ -332,6 +334,7 @@ int ndem_contacts_store_history(ndem_sim *sim)
     for (long k = 0; k < c->count; k++) {
         long at = c->slot[k];
         const ndem_packet *r = &c->packets[at / NDEM_LANES];
+        const ndem_packet_bounds *bd = c->bounds ? &c->bounds[at / NDEM_LANES] : NULL;
         int l = (int)(at % NDEM_LANES);
         h->key[k] = ndem_hist_key_of(c->key[k]);
         float nf[3], tf[3], *o = &h->lam[7 * k];
@@ -339,7 +342,8 @@ int ndem_contacts_store_history(ndem_sim *sim)
         for (int q = 0; q < 3; q++) nf[q] = r->n[q][l];
         ndem_row_tangent(nf, tf);
         for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
-        for (int q = 0; q < 6; q++) lam[q] = r->lam[q][l];
+        for (int q = 0; q < 5; q++) lam[q] = r->lam[q][l];
+        lam[5] = bd ? bd->twist[l] : 0.0f;
         ndem_cross(n, t1, t2);
         o[0] = (float)((double)r->s[l] * lam[0]);
         for (int q = 0; q < 3; q++) {

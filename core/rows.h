@@ -11,8 +11,8 @@
 struct ndem_sim;
 
 /* NDEM_LANES contact row sets of one colour, field after field (structure of
- * arrays): what a PGS sweep streams (Wang et al. eqs. 16-18), 72 bytes per
- * contact in float32, one vector load per field (ndem_packet_bounds adds 8
+ * arrays): what a PGS sweep streams (Wang et al. eqs. 16-18), 68 bytes per
+ * contact in float32, one vector load per field (ndem_packet_bounds adds 12
  * where a material pair has twisting resistance or adhesion). a and b index velocity
  * slots (ndem_contacts.vs): bodies first, then one slot per geometry row
  * holding the geometry's velocity with zero inverse masses, so wall rows
@@ -26,17 +26,19 @@ typedef struct ndem_packet {
     ndem_fv s;      /* normal row scale e_H delta^(e_H - 1) */
     ndem_fv sig_n, q_n;
     ndem_fv mu, mur; /* friction, mu_r r* */
-    ndem_fv lam[6];  /* normal, t1, t2, r1, r2, twist */
+    ndem_fv lam[5];  /* normal, t1, t2, r1, r2 (the twist: ndem_packet_bounds) */
 } ndem_packet;
 
-/* The bounds of a packet's twisting and normal rows, kept beside the packets
- * (ndem_contacts.bounds) only when some material pair has twisting
- * resistance or adhesion (ndem_material_table.row_bounds); without one they
- * are +0 in every row and the sweep uses zeros, the same values (8 bytes a
- * row, 20 B a particle at bed-100k, neither stored nor streamed). */
+/* The bounds of a packet's twisting and normal rows and its twist impulse,
+ * kept beside the packets (ndem_contacts.bounds) only when some material
+ * pair has twisting resistance or adhesion (ndem_material_table.row_bounds);
+ * without one the bounds are +0 in every row, so the twist impulse, clamped
+ * to [-0, +0], is +0 too, and the sweep uses zeros, the same values (12
+ * bytes a row, 30 B a particle at bed-100k, neither stored nor streamed). */
 typedef struct ndem_packet_bounds {
-    ndem_fv mut;  /* mu_t r* */
-    ndem_fv lo_n; /* lower bound of the normal impulse (adhesion, <= 0) */
+    ndem_fv mut;   /* mu_t r* */
+    ndem_fv lo_n;  /* lower bound of the normal impulse (adhesion, <= 0) */
+    ndem_fv twist; /* the twist row's impulse (lam[5] of the kernel) */
 } ndem_packet_bounds;
 
 /* The tangents of a row, functions of its float32 normal alone (Frisvad's

@@ -79,8 +79,11 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
     const ndem_fv t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
                            n[0] * t1[1] - n[1] * t1[0]}; /* n x t1 */
     ndem_fv *lam = st == STAGE_IMPACT ? &c->impact_lam[6 * p] : P->lam;
+    /* the twist impulse: the impact stage's own, beside the packet, or +0 (rows.h) */
+    ndem_fv *twist = st == STAGE_IMPACT ? &lam[5] : c->bounds ? &c->bounds[p].twist : NULL;
     ndem_fv L[6], d[6];
-    for (int q = 0; q < 6; q++) L[q] = lam[q];
+    for (int q = 0; q < 5; q++) L[q] = lam[q];
+    L[5] = twist ? *twist : zero;
     ndem_fv rn = zero, r1 = zero, r2 = zero, q1 = zero, q2 = zero, q3 = zero;
     if (st == STAGE_WARM) {
         /* warm step, Wang et al. eq. (8): v += M^-1 G^T lambda_0 */
@@ -146,9 +149,10 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         if (st == STAGE_IMPACT) /* lanes outside the stage keep everything */
             for (int q = 0; q < 6; q++) {
                 d[q] = ndem_fv_sel(active, d[q], zero);
-                L[q] = ndem_fv_sel(active, L[q], lam[q]);
+                L[q] = ndem_fv_sel(active, L[q], q < 5 ? lam[q] : *twist);
             }
-        for (int q = 0; q < 6; q++) lam[q] = L[q];
+        for (int q = 0; q < 5; q++) lam[q] = L[q];
+        if (twist) *twist = L[5];
     }
     /* v += M^-1 G^T d: the lever terms d_a x t1 = la t2, d_a x t2 = -la t1 */
     for (int q = 0; q < 3; q++) {

@@ -79,11 +79,16 @@ static void mem_breakdown(const ndem_sim *sim)
              &s);
     mem_line("packets", (double)c->packet_count, (double)c->packet_capacity, sizeof(ndem_packet), n,
              &s);
+    if (c->bounds)
+        mem_line("packet bounds (mut, lo_n)", (double)c->packet_count,
+                 (double)c->packet_capacity, sizeof(ndem_packet_bounds), n, &s);
     mem_line("cold rows", (double)rows, (double)c->packet_capacity * NDEM_LANES,
              sizeof(ndem_row_cold), n, &s);
     mem_line("fill + residual", (double)c->packet_count, (double)c->packet_capacity, 1 + 12, n, &s);
-    mem_line("impact v + lam + lanes", (double)c->packet_count, (double)c->impact_capacity,
-             7 * sizeof(ndem_fv) + sizeof(unsigned), n, &s);
+    mem_line("impact v (with the packets)", (double)c->packet_count, (double)c->packet_capacity,
+             sizeof(ndem_fv), n, &s);
+    mem_line("impact lam + lanes", (double)c->packet_count, (double)c->impact_capacity,
+             6 * sizeof(ndem_fv) + sizeof(unsigned), n, &s);
     mem_line("velocity slots", (double)c->slot_count, (double)c->slot_capacity, sizeof(ndem_f8), n,
              &s);
     mem_line("colour masks, impact islands", (double)n, (double)c->mask_capacity,

@@ -265,6 +265,7 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
     free(c->slot);
     free(c->start);
     free(c->packets);
+    free(c->bounds);
     free(c->fill);
     free(c->cold);
     free(c->residual);

@@ -119,20 +119,21 @@ typedef struct ndem_contacts {
     int *slot;   /* row of the contact: packet * NDEM_LANES + lane */
     long *start; /* per body: first contact of the body (CSR), count + 1 */
     long start_capacity;
-    ndem_packet *packets; /* colour after colour */
-    unsigned char *fill;  /* per packet: lanes in use (from lane 0) */
-    ndem_row_cold *cold;  /* per row */
-    float *residual;      /* 3 per packet: sums of its lanes' residuals */
+    ndem_packet *packets;       /* colour after colour */
+    ndem_packet_bounds *bounds; /* per packet; NULL without row bounds (rows.h) */
+    unsigned char *fill;        /* per packet: lanes in use (from lane 0) */
+    ndem_row_cold *cold;        /* per row */
+    float *residual;            /* 3 per packet: sums of its lanes' residuals */
     long packet_count, packet_capacity;
     ndem_f8 *vs; /* velocity slots: v, w, inverse mass, inverse inertia */
     long slot_count, slot_capacity;
     double *ug; /* 6 per geometry row: surface velocity at the contact, angular velocity */
     long ug_capacity;
     long geometry_rows;
-    ndem_fv *impact_v;      /* per packet: impact stage target speeds */
+    ndem_fv *impact_v;      /* per packet (packet_capacity): impact stage target speeds */
     ndem_fv *impact_lam;    /* 6 per packet: the impact stage's own impulses */
     unsigned *impact_lanes; /* per packet: lanes in the impact stage (bits) */
-    long impact_capacity;
+    long impact_capacity;   /* of impact_lam and impact_lanes */
     ndem_key_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;
     int color_count;                       /* sets in use: colours, then the overflow set if any */

@@ -39,7 +39,8 @@ void ndem_row_impulses(const ndem_sim *sim, long k, double n[3], double t1[3], d
     ndem_row_tangent(nf, tf);
     for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
     ndem_cross(n, t1, t2);
-    for (int q = 0; q < 6; q++) lam[q] = P->lam[q][l];
+    for (int q = 0; q < 5; q++) lam[q] = P->lam[q][l];
+    lam[5] = c->bounds ? c->bounds[p].twist[l] : 0.0f; /* else +0 (rows.h) */
     lam[0] *= (double)P->s[l];
     if (impact)
         for (int q = 0; q < 6; q++) lam[q] += c->impact_lam[6 * p + q][l];

@@ -9,10 +9,14 @@ double ndem_hertz_stiffness(double young_modulus, double poisson_ratio, double d
     return young_modulus * sqrt(2.0 * d_eff) / (3.0 * (1.0 - poisson_ratio * poisson_ratio));
 }
 
+/* +0 exactly: the row bounds it gives are +0 too (rows.h, ndem_packet_bounds) */
+static int plus_zero(double v) { return v == 0 && !signbit(v); }
+
 int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
 {
     int n = def->material_count;
     t->count = n;
+    t->row_bounds = 0;
     t->density = calloc((size_t)(n > 0 ? n : 1), sizeof *t->density);
     t->young = calloc((size_t)(n > 0 ? n : 1), sizeof *t->young);
     t->pairs = calloc((size_t)(n > 0 ? n * n : 1), sizeof *t->pairs);
@@ -61,6 +65,7 @@ int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def)
             p->bond_max_force = c->bond_max_force;
             p->bond_max_torque = c->bond_max_torque;
             p->vdw_saturation = c->vdw_saturation;
+            t->row_bounds |= !plus_zero(p->twisting) || p->adhesion > 0;
         }
     }
     return 0;

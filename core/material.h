@@ -26,6 +26,7 @@ typedef struct ndem_material_table {
     double *density;         /* per material */
     double *young;           /* per material: Young's modulus */
     ndem_pair_params *pairs; /* count * count, symmetric */
+    int row_bounds;          /* a pair has twisting resistance or adhesion (rows.h) */
 } ndem_material_table;
 
 int ndem_material_table_init(ndem_material_table *t, const ndem_scene_def *def);

@@ -302,15 +302,15 @@ int ndem_rigid_set_has_rows(const ndem_rigid *r, int set)
     return r->set_start[set + 1] > r->set_start[set];
 }
 
-/* the multipliers a stage works on (solver.c): the impact stage's own */
-static float *row_lam(ndem_contacts *c, long at, int stage, int q)
+/* the multipliers a stage works on (solver.c): the impact stage's own; the
+ * twist beside the packets, or +0 without row bounds (rows.h) */
+static float row_lam(const ndem_contacts *c, long at, int stage, int q)
 {
     long p = at / NDEM_LANES;
     int l = (int)(at % NDEM_LANES);
-    /* a lane of a vector field: clang takes no address of a vector element */
-    float *field = stage == NDEM_RIGID_IMPACT ? (float *)&c->impact_lam[6 * p + q]
-                                              : (float *)&c->packets[p].lam[q];
-    return field + l;
+    if (stage == NDEM_RIGID_IMPACT) return c->impact_lam[6 * p + q][l];
+    if (q < 5) return c->packets[p].lam[q][l];
+    return c->bounds ? c->bounds[p].twist[l] : 0.0f;
 }
 
 static void point_velocity(const ndem_rigid_body *bd, const double *r, double *u)
@@ -345,7 +345,7 @@ void ndem_rigid_set_begin(ndem_sim *sim, int set, int stage)
         c->vs[slot][6] = (float)(k * (bd->im_lin + ndem_dot(row->r, row->r) * l2));
         c->vs[slot][7] = (float)(k * l2);
         for (int q = 0; q < 6; q++)
-            row->snap[q] = stage == NDEM_RIGID_WARM ? 0.0f : *row_lam(c, row->at, stage, q);
+            row->snap[q] = stage == NDEM_RIGID_WARM ? 0.0f : row_lam(c, row->at, stage, q);
     }
 }
 
@@ -364,7 +364,7 @@ void ndem_rigid_set_end(ndem_sim *sim, int set, int stage)
         ndem_row_tangent(nf, tf); /* the kernel's basis */
         for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
         ndem_cross(n, t1, t2);
-        for (int q = 0; q < 6; q++) dl[q] = (double)*row_lam(c, row->at, stage, q) - row->snap[q];
+        for (int q = 0; q < 6; q++) dl[q] = (double)row_lam(c, row->at, stage, q) - row->snap[q];
         if (stage != NDEM_RIGID_IMPACT) dl[0] *= (double)P->s[l]; /* the row scale */
         for (int q = 0; q < 3; q++) {
             lin[q] = dl[0] * n[q] + dl[1] * t1[q] + dl[2] * t2[q];

@@ -91,13 +91,20 @@ int ndem_contacts_color(ndem_sim *sim)
     if (packets > c->packet_capacity) {
         /* rebuilt every step: the old arrays go first, so the peak memory
          * never holds both */
-        free(c->packets), free(c->fill), free(c->cold), free(c->residual);
+        free(c->packets), free(c->bounds), free(c->fill), free(c->cold), free(c->residual);
+        free(c->impact_v);
         long cap = packets + packets / 4 + 64;
+        int bounds = sim->materials.row_bounds;
         c->packets = aligned_alloc(64, sizeof(ndem_packet) * (size_t)cap);
+        c->bounds = bounds ? aligned_alloc(64, sizeof(ndem_packet_bounds) * (size_t)cap) : NULL;
         c->fill = malloc((size_t)cap);
         c->cold = malloc(sizeof(ndem_row_cold) * NDEM_LANES * (size_t)cap);
         c->residual = malloc(3 * sizeof(float) * (size_t)cap);
-        c->packet_capacity = c->packets && c->fill && c->cold && c->residual ? cap : 0;
+        c->impact_v = aligned_alloc(64, sizeof(ndem_fv) * (size_t)cap);
+        c->packet_capacity =
+            c->packets && (c->bounds || !bounds) && c->fill && c->cold && c->residual && c->impact_v
+                ? cap
+                : 0;
         if (!c->packet_capacity) return -1;
     }
     c->packet_count = packets;
@@ -136,21 +143,26 @@ static int history_find(const ndem_history *hist, ndem_contact_key key)
 
 /* Clears lane l of every field of a packet and points it at the zero slot:
  * an unused lane computes zeros and is never stored. */
-static void clear_lane(ndem_packet *p, int l, int zero_slot)
+static void clear_lane(ndem_packet *p, ndem_packet_bounds *bd, ndem_fv *v_target, int l,
+                       int zero_slot)
 {
     unsigned char *field = (unsigned char *)p;
     for (size_t f = 0; f < sizeof *p; f += NDEM_LANES * sizeof(float))
         memset(field + f + (size_t)l * sizeof(float), 0, sizeof(float));
     p->a[l] = p->b[l] = zero_slot;
+    if (bd) bd->mut[l] = bd->lo_n[l] = bd->twist[l] = 0.0f;
+    (*v_target)[l] = 0.0f;
 }
 
 /* History-based warm start, Wang et al. eq. (7): last step's impulses
  * re-projected on this step's basis, then clamped to this step's bounds.
  * The impact stage keeps impulses of its own and never sees these
  * (docs/physics.md, "Warm start"). Runs in pair order, so the history streams by. */
-static void warm_start(const ndem_sim *sim, ndem_packet *row, int l, int hist_index)
+static void warm_start(const ndem_sim *sim, ndem_packet *row, ndem_packet_bounds *bd, int l,
+                       int hist_index)
 {
-    for (int q = 0; q < 6; q++) row->lam[q][l] = 0.0f;
+    for (int q = 0; q < 5; q++) row->lam[q][l] = 0.0f;
+    if (bd) bd->twist[l] = 0.0f;
     if (hist_index < 0) return;
     double beta = sim->solver.warm_start_factor;
     const float *hf = sim->history.lam + 7 * (size_t)hist_index;
@@ -163,8 +175,9 @@ static void warm_start(const ndem_sim *sim, ndem_packet *row, int l, int hist_in
     ndem_row_tangent(nf, tf);
     for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
     ndem_cross(n, t1, t2);
-    double s = row->s[l], mu = row->mu[l], mur = row->mur[l], mut = row->mut[l];
-    double lam0 = ndem_max(beta * hist[0] / s, row->lo_n[l]);
+    double s = row->s[l], mu = row->mu[l], mur = row->mur[l];
+    double mut = bd ? bd->mut[l] : 0.0, lo = bd ? bd->lo_n[l] : 0.0;
+    double lam0 = ndem_max(beta * hist[0] / s, lo);
     double F = ndem_max(s * lam0, 0.0);
     double f1 = beta * ndem_dot(hist + 1, t1), f2 = beta * ndem_dot(hist + 1, t2);
     double lim = mu * F, len = sqrt(f1 * f1 + f2 * f2);
@@ -177,7 +190,8 @@ static void warm_start(const ndem_sim *sim, ndem_packet *row, int l, int hist_in
     double lam[6] = {lam0, f1, f2, r1, r2, tw};
     /* NDEM_WARM_ROWS=normal: the paper's "normal forces only" variant (section 4.2) */
     int kept = sim->warm_normal_only ? 1 : 6;
-    for (int q = 0; q < kept; q++) row->lam[q][l] = (float)lam[q];
+    for (int q = 0; q < kept && q < 5; q++) row->lam[q][l] = (float)lam[q];
+    if (bd && kept == 6) bd->twist[l] = (float)lam[5]; /* else tw is +0 (rows.h) */
 }
 
 static void prepare_row(ndem_sim *sim, long k)
@@ -189,8 +203,10 @@ static void prepare_row(ndem_sim *sim, long k)
     int a = key.a;
     long at = c->slot[k];
     ndem_packet *row = &c->packets[at / NDEM_LANES];
+    ndem_packet_bounds *bd = c->bounds ? &c->bounds[at / NDEM_LANES] : NULL;
     int l = (int)(at % NDEM_LANES);
     ndem_row_cold *cold = &c->cold[at];
+    float *v_target = (float *)&c->impact_v[at / NDEM_LANES] + l; /* impact stage's target */
     const double *va = &b->vel[6 * a];
     ndem_contact_geom geom;
     ndem_contact_geometry(sim, key, &geom);
@@ -251,26 +267,28 @@ static void prepare_row(ndem_sim *sim, long k)
     row->sig_n[l] = (float)sig_n;
     row->mu[l] = (float)pp->friction;
     row->mur[l] = (float)(pp->rolling * r_eff);
-    row->mut[l] = (float)(pp->twisting * r_eff);
-    row->lo_n[l] =
-        (pp->adhesion > 0 && delta > 0 && de < 0) ? (float)(-pp->adhesion * h / s) : 0.0f;
+    if (bd) { /* else both are +0 for every pair (material.c) */
+        bd->mut[l] = (float)(pp->twisting * r_eff);
+        bd->lo_n[l] =
+            (pp->adhesion > 0 && delta > 0 && de < 0) ? (float)(-pp->adhesion * h / s) : 0.0f;
+    }
 
     /* Impact stage classification (AGX eq. 35.6). */
     double dv[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
     double vsep = ndem_dot(geom.n, dv);
     cold->impact = 0;
-    cold->v_target = 0.0f;
+    *v_target = 0.0f;
     /* Impacting: approaching faster than v_imp and meeting within this step
      * (gravity's pull during the step counted in). */
     double g = sqrt(ndem_dot(sim->gravity, sim->gravity));
     if (-vsep > sim->v_imp && delta - h * vsep + h * h * g > 0) {
         cold->impact = 2;
-        cold->v_target = (float)(pp->restitution * -vsep);
+        *v_target = (float)(pp->restitution * -vsep);
     } else if (delta >= 0) {
         cold->impact = 1;
     }
 
-    warm_start(sim, row, l, sim->solver.warm_start ? history_find(&sim->history, key) : -1);
+    warm_start(sim, row, bd, l, sim->solver.warm_start ? history_find(&sim->history, key) : -1);
 }
 
 int ndem_contacts_prepare(ndem_sim *sim)
@@ -284,7 +302,9 @@ int ndem_contacts_prepare(ndem_sim *sim)
         for (long k = 0; k < c->count; k++) prepare_row(sim, k);
 #pragma omp for schedule(static)
         for (long p = 0; p < c->packet_count; p++)
-            for (int l = c->fill[p]; l < NDEM_LANES; l++) clear_lane(&c->packets[p], l, zero_slot);
+            for (int l = c->fill[p]; l < NDEM_LANES; l++)
+                clear_lane(&c->packets[p], c->bounds ? &c->bounds[p] : NULL, &c->impact_v[p], l,
+                           zero_slot);
     }
     /* dynamic geometry: its rows become proxies of the bodies (rigid.c) */
     return sim->rigid ? ndem_rigid_rows(sim) : 0;
@@ -314,6 +334,7 @@ int ndem_contacts_store_history(ndem_sim *sim)
     for (long k = 0; k < c->count; k++) {
         long at = c->slot[k];
         const ndem_packet *r = &c->packets[at / NDEM_LANES];
+        const ndem_packet_bounds *bd = c->bounds ? &c->bounds[at / NDEM_LANES] : NULL;
         int l = (int)(at % NDEM_LANES);
         h->key[k] = ndem_hist_key_of(c->key[k]);
         float nf[3], tf[3], *o = &h->lam[7 * k];
@@ -321,7 +342,8 @@ int ndem_contacts_store_history(ndem_sim *sim)
         for (int q = 0; q < 3; q++) nf[q] = r->n[q][l];
         ndem_row_tangent(nf, tf);
         for (int q = 0; q < 3; q++) n[q] = nf[q], t1[q] = tf[q];
-        for (int q = 0; q < 6; q++) lam[q] = r->lam[q][l];
+        for (int q = 0; q < 5; q++) lam[q] = r->lam[q][l];
+        lam[5] = bd ? bd->twist[l] : 0.0f;
         ndem_cross(n, t1, t2);
         o[0] = (float)((double)r->s[l] * lam[0]);
         for (int q = 0; q < 3; q++) {

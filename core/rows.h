@@ -11,8 +11,9 @@
 struct ndem_sim;
 
 /* NDEM_LANES contact row sets of one colour, field after field (structure of
- * arrays): what a PGS sweep streams (Wang et al. eqs. 16-18), 104 bytes per
- * contact in float32, one vector load per field. a and b index velocity
+ * arrays): what a PGS sweep streams (Wang et al. eqs. 16-18), 68 bytes per
+ * contact in float32, one vector load per field (ndem_packet_bounds adds 12
+ * where a material pair has twisting resistance or adhesion). a and b index velocity
  * slots (ndem_contacts.vs): bodies first, then one slot per geometry row
  * holding the geometry's velocity with zero inverse masses, so wall rows
  * and particle rows share one kernel. The tangents are rebuilt from n in
@@ -24,10 +25,21 @@ typedef struct ndem_packet {
     ndem_fv la, lb; /* lever arms |p - x_a|, |p - x_b| */
     ndem_fv s;      /* normal row scale e_H delta^(e_H - 1) */
     ndem_fv sig_n, q_n;
-    ndem_fv mu, mur, mut; /* friction, mu_r r*, mu_t r* */
-    ndem_fv lo_n;         /* lower bound of the normal impulse (adhesion, <= 0) */
-    ndem_fv lam[6];       /* normal, t1, t2, r1, r2, twist */
+    ndem_fv mu, mur; /* friction, mu_r r* */
+    ndem_fv lam[5];  /* normal, t1, t2, r1, r2 (the twist: ndem_packet_bounds) */
 } ndem_packet;
+
+/* The bounds of a packet's twisting and normal rows and its twist impulse,
+ * kept beside the packets (ndem_contacts.bounds) only when some material
+ * pair has twisting resistance or adhesion (ndem_material_table.row_bounds);
+ * without one the bounds are +0 in every row, so the twist impulse, clamped
+ * to [-0, +0], is +0 too, and the sweep uses zeros, the same values (12
+ * bytes a row, 30 B a particle at bed-100k, neither stored nor streamed). */
+typedef struct ndem_packet_bounds {
+    ndem_fv mut;   /* mu_t r* */
+    ndem_fv lo_n;  /* lower bound of the normal impulse (adhesion, <= 0) */
+    ndem_fv twist; /* the twist row's impulse (lam[5] of the kernel) */
+} ndem_packet_bounds;
 
 /* The tangents of a row, functions of its float32 normal alone (Frisvad's
  * construction, vec.h, in float): t1 here, t2 = n x t1. The sweep's vector
@@ -42,11 +54,11 @@ static inline void ndem_row_tangent(const float *n, float *t1)
 }
 
 /* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
- * impact stage, warm start, statistics. */
+ * impact stage, warm start, statistics (20 bytes; the impact stage's target
+ * speeds go straight to ndem_contacts.impact_v). */
 typedef struct ndem_row_cold {
     float delta;        /* overlap (negative: gap) */
     float phi, ups;     /* constraint phi and Upsilon_n of the SPOOK normal row */
-    float v_target;     /* impact stage: separation speed to reach */
     int geometry;       /* geometry row index (its ug entry), or -1 */
     signed char impact; /* 0: skip in impact stage, 1: resting row, 2: impacting */
     signed char gap;    /* 1: bodies apart; a speculative row, not a SPOOK spring */

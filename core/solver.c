@@ -63,6 +63,10 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         if (!lanes) return;
         for (int l = 0; l < NDEM_LANES; l++) active[l] = (lanes >> l) & 1 ? -1 : 0;
     }
+    /* without row bounds (rows.h) they are +0: the same operations on zeros */
+    const ndem_fv zero = ndem_fv_set(0.0f);
+    ndem_fv mut = zero, lo_n = zero;
+    if (c->bounds) mut = c->bounds[p].mut, lo_n = c->bounds[p].lo_n;
     ndem_fv A[8], B[8];
     ndem_gather(c->vs, P->a, A);
     ndem_gather(c->vs, P->b, B);
@@ -74,10 +78,12 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
     const ndem_fv t1[3] = {1.0f + sgn * n[0] * n[0] * ta, sgn * (n[0] * n[1] * ta), -sgn * n[0]};
     const ndem_fv t2[3] = {n[1] * t1[2] - n[2] * t1[1], n[2] * t1[0] - n[0] * t1[2],
                            n[0] * t1[1] - n[1] * t1[0]}; /* n x t1 */
-    const ndem_fv zero = ndem_fv_set(0.0f);
     ndem_fv *lam = st == STAGE_IMPACT ? &c->impact_lam[6 * p] : P->lam;
+    /* the twist impulse: the impact stage's own, beside the packet, or +0 (rows.h) */
+    ndem_fv *twist = st == STAGE_IMPACT ? &lam[5] : c->bounds ? &c->bounds[p].twist : NULL;
     ndem_fv L[6], d[6];
-    for (int q = 0; q < 6; q++) L[q] = lam[q];
+    for (int q = 0; q < 5; q++) L[q] = lam[q];
+    L[5] = twist ? *twist : zero;
     ndem_fv rn = zero, r1 = zero, r2 = zero, q1 = zero, q2 = zero, q3 = zero;
     if (st == STAGE_WARM) {
         /* warm step, Wang et al. eq. (8): v += M^-1 G^T lambda_0 */
@@ -97,7 +103,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
              * inverse masses: three divisions cost less than streaming it */
             ndem_fv inv_dn = 1.0f / (P->s * P->s * (ima + imb) + P->sig_n);
             rn = P->s * ndem_fv_dot(n, dv) - P->q_n + P->sig_n * L[0];
-            ln = ndem_fv_max(L[0] - rn * inv_dn, P->lo_n);
+            ln = ndem_fv_max(L[0] - rn * inv_dn, lo_n);
             d[0] = P->s * (ln - L[0]);
             F = ndem_fv_max(P->s * ln, zero); /* the physical normal impulse bounds friction */
             sig_t = x->sig_t, sig_r = x->sig_r;
@@ -132,7 +138,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         q3 = ndem_fv_dot(n, dw) + sig_r * L[5];
         ndem_fv m1 = L[3] - q1 * inv_dr, m2 = L[4] - q2 * inv_dr, m3 = L[5] - q3 * inv_dr;
         project_disc(&m1, &m2, P->mur * F);
-        ndem_fv tl = P->mut * F;
+        ndem_fv tl = mut * F;
         m3 = ndem_fv_min(ndem_fv_max(m3, -tl), tl);
         d[3] = m1 - L[3];
         d[4] = m2 - L[4];
@@ -143,9 +149,10 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         if (st == STAGE_IMPACT) /* lanes outside the stage keep everything */
             for (int q = 0; q < 6; q++) {
                 d[q] = ndem_fv_sel(active, d[q], zero);
-                L[q] = ndem_fv_sel(active, L[q], lam[q]);
+                L[q] = ndem_fv_sel(active, L[q], q < 5 ? lam[q] : *twist);
             }
-        for (int q = 0; q < 6; q++) lam[q] = L[q];
+        for (int q = 0; q < 5; q++) lam[q] = L[q];
+        if (twist) *twist = L[5];
     }
     /* v += M^-1 G^T d: the lever terms d_a x t1 = la t2, d_a x t2 = -la t1 */
     for (int q = 0; q < 3; q++) {
@@ -468,30 +475,25 @@ static long impact_reach(ndem_sim *sim)
     return kept;
 }
 
-/* Impact stage inputs per packet: which lanes take part, their targets. */
+/* Impact stage inputs per packet: which lanes take part (their targets are
+ * in impact_v since prepare_row, rows.c). */
 static int impact_packets(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     if (c->packet_count > c->impact_capacity) {
         long cap = c->packet_capacity;
-        free(c->impact_v), free(c->impact_lam), free(c->impact_lanes);
-        c->impact_v = aligned_alloc(64, sizeof(ndem_fv) * (size_t)cap);
+        free(c->impact_lam), free(c->impact_lanes);
         c->impact_lam = aligned_alloc(64, 6 * sizeof(ndem_fv) * (size_t)cap);
         c->impact_lanes = malloc(sizeof(unsigned) * (size_t)cap);
-        c->impact_capacity = c->impact_v && c->impact_lam && c->impact_lanes ? cap : 0;
+        c->impact_capacity = c->impact_lam && c->impact_lanes ? cap : 0;
         if (!c->impact_capacity) return -1;
     }
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long p = 0; p < c->packet_count; p++) {
         unsigned lanes = 0;
-        ndem_fv v = {0};
-        for (int l = 0; l < c->fill[p]; l++) {
-            const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
-            if (o->impact) lanes |= 1u << l;
-            v[l] = (float)o->v_target;
-        }
+        for (int l = 0; l < c->fill[p]; l++)
+            if (c->cold[p * NDEM_LANES + l].impact) lanes |= 1u << l;
         c->impact_lanes[p] = lanes;
-        c->impact_v[p] = v;
         for (int q = 0; q < 6; q++) c->impact_lam[6 * p + q] = (ndem_fv){0};
     }
     return 0;

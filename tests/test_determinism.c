@@ -20,13 +20,15 @@
     "\"velocity\": [0, 0, -1], \"seed\": 3}]"
 
 /* emit: with the emitter (bodies appear every step, so the Verlet lists
- * are rebuilt every step) or without */
-static ndem_job *busy_method(int threads, double friction, int emit, const char *method)
+ * are rebuilt every step) or without; twist: the ore pair's twisting
+ * resistance (0: no pair has one, so the packets carry no bounds, rows.h) */
+static ndem_job *busy_twist(int threads, double friction, int emit, const char *method,
+                            double twist)
 {
     return test_job(
         "{\"scene\": {" TEST_MATERIALS ", \"contact_materials\": ["
         "{\"materials\": [\"ore\", \"ore\"], \"friction\": %g, \"rolling_resistance\": 0.2, "
-        "\"twisting_resistance\": 0.05, \"restitution\": 0.3},"
+        "\"twisting_resistance\": %g, \"restitution\": 0.3},"
         "{\"materials\": [\"ore\", \"steel\"], \"friction\": 0.7, \"restitution\": 0.3}],"
         "\"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.25, 0.25, 0.6], "
         "\"inside\": true, \"material\": \"steel\", \"velocity\": [0.01, 0, 0]},"
@@ -40,7 +42,12 @@ static ndem_job *busy_method(int threads, double friction, int emit, const char 
         "\"count\": 400, \"radius\": {\"min\": 0.004, \"max\": 0.006}, \"material\": \"ore\", "
         "\"seed\": 7}]%s},"
         "\"solver\": {%s, \"duration\": 1.0, \"threads\": %d}}",
-        friction, emit ? EMITTER : "", method, threads);
+        friction, twist, emit ? EMITTER : "", method, threads);
+}
+
+static ndem_job *busy_method(int threads, double friction, int emit, const char *method)
+{
+    return busy_twist(threads, friction, emit, method, 0.05);
 }
 
 #define METHOD_NDEM "\"time_step\": 0.002, \"iterations\": 20"
@@ -97,6 +104,10 @@ static uint64_t method_hash(const char *method, int threads, long steps, long *b
  * the step in contact (dem.c, edge_normal_force), which changes every contact that forms or
  * parts (the scene's step is fixed, so "auto" plays no part) */
 #define ANCHOR_DEM 0xff4a869c66c12695ull
+/* The busy scene without twisting resistance (rolling only, as bench/bed-100k):
+ * the packets keep no twisting or adhesion bounds (rows.h, issue 15 session 11);
+ * this hash is the engine's from before, when every packet carried them. */
+#define ANCHOR_NDEM_NO_TWIST 0x663b1f980b4a585aull
 
 static void check_anchor(const char *what, uint64_t got, uint64_t want)
 {
@@ -132,6 +143,34 @@ static void thread_counts(const char *method, uint64_t anchor, const char *name)
 START_TEST(ndem_threaded_loops_do_not_change_states)
 {
     thread_counts(METHOD_NDEM, ANCHOR_NDEM, "ndem");
+}
+END_TEST
+
+/* Without a twisting or adhesive pair the packets carry no bounds (+0 in every
+ * row, so the sweep reads zeros): the states keep the anchor of the engine
+ * that stored them, on 1 and 2 threads. */
+START_TEST(ndem_without_row_bounds_keeps_its_anchor)
+{
+    uint64_t h[2];
+    for (int i = 0; i < 2; i++) {
+        ndem_job *job = busy_twist(i + 1, 0.6, 1, METHOD_NDEM, 0.0);
+        ndem_sim *sim = test_sim(job);
+        for (long k = 0; k < STEPS; k++) test_step(sim);
+        ck_assert_ptr_null(sim->contacts.bounds);
+        ck_assert_int_gt(sim->contacts.packet_count, 0);
+        h[i] = ndem_sim_state_hash(sim);
+        ndem_sim_destroy(sim);
+        ndem_job_destroy(job);
+    }
+    ck_assert_uint_eq(h[1], h[0]);
+    check_anchor("ndem without twisting", h[0], ANCHOR_NDEM_NO_TWIST);
+    /* the busy scene's twisting pair keeps them */
+    ndem_job *job = busy_job(1, 0.6);
+    ndem_sim *sim = test_sim(job);
+    test_step(sim);
+    ck_assert_ptr_nonnull(sim->contacts.bounds);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
 }
 END_TEST
 
@@ -380,6 +419,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, thread_count_does_not_change_states);
     tcase_add_test(tc, ndem_threaded_loops_do_not_change_states);
+    tcase_add_test(tc, ndem_without_row_bounds_keeps_its_anchor);
     tcase_add_test(tc, dem_threaded_loops_do_not_change_states);
     tcase_add_test(tc, solver_variants_give_the_same_bits);
     tcase_add_test(tc, kept_neighbour_lists_equal_a_fresh_search);

@@ -79,6 +79,15 @@ static double step_damping(double g, double k, double m, double h)
     return k > 0 ? ndem_dem_discrete_damping(zeta, wh) : g * h / m;
 }
 
+void ndem_dem_point_motion(ndem_dem_point *p, const ndem_contact_point *pt, const double u[3])
+{
+    double vn = ndem_dot(u, pt->n);
+    memcpy(p->n, pt->n, sizeof p->n);
+    p->delta = pt->depth;
+    p->ddelta = -vn;
+    for (int q = 0; q < 3; q++) p->ut[q] = u[q] - vn * pt->n[q];
+}
+
 void ndem_dem_point_law(const ndem_sim *sim, const ndem_dem_point *p, const double *old,
                         double *hist, double *fn_out, double ft[3], double *elastic, double *dissip)
 {
@@ -230,11 +239,7 @@ void ndem_dem_shape_force(const ndem_sim *sim, long k, double *out, double *ener
         for (int q = 0; q < 3; q++) ua[q] = va[q] + wa[q];
         velocity_at(sim, key, pt->x, ub);
         for (int q = 0; q < 3; q++) u[q] = ub[q] - ua[q];
-        double vn = ndem_dot(u, pt->n);
-        memcpy(in.n, pt->n, sizeof in.n);
-        in.delta = pt->depth;
-        in.ddelta = -vn;
-        for (int q = 0; q < 3; q++) in.ut[q] = u[q] - vn * pt->n[q];
+        ndem_dem_point_motion(&in, pt, u);
         const double *o = NULL;
         for (int t = 0; old && t < NDEM_CONTACT_POINTS && !o; t++) {
             const double *e = &old[NDEM_SHAPE_HIST * t];

@@ -37,6 +37,10 @@ typedef struct ndem_dem_point {
     double m, split, d_eff, kn_linear;
     int pair;
 } ndem_dem_point;
+/* The point's depth, normal, closing speed and tangential velocity from
+ * pt and u, the other side's velocity at the point less this side's. */
+void ndem_dem_point_motion(ndem_dem_point *p, const struct ndem_contact_point *pt,
+                           const double u[3]);
 /* One point's smooth DEM law (hertz, linear, hunt_crossley): its normal
  * force (with the point's first and last step's share), the friction on
  * this side (the tangential spring, cut at mu f_n) and its energies added;

@@ -67,11 +67,7 @@ static int pair_forces(ndem_sim *sim, ndem_rc_pair *pr, double *elastic, double 
             ndem_rc_body_velocity(sim, bd, pt->x, ua);
             ndem_geometry_surface_velocity(&sim->pose[pr->geometry], pt->x, ub);
             for (int q = 0; q < 3; q++) u[q] = ub[q] - ua[q];
-            double vn = ndem_dot(u, pt->n);
-            memcpy(in.n, pt->n, sizeof in.n);
-            in.delta = pt->depth;
-            in.ddelta = -vn;
-            for (int q = 0; q < 3; q++) in.ut[q] = u[q] - vn * pt->n[q];
+            ndem_dem_point_motion(&in, pt, u);
             double *hp = next[slot++];
             hp[0] = (double)pt->id;
             hp[1] = 1;

@@ -240,6 +240,24 @@ static double pair_step(const char *model, double e, double frac)
     return h;
 }
 
+/* Steps sim until its contacts have formed and opened again (at most
+ * max_steps), then returns velocity component `component` of its frame. */
+static double through_contact(ndem_sim *sim, long max_steps, int component)
+{
+    int touched = 0;
+    for (long i = 0; i < max_steps; i++) {
+        test_step(sim);
+        int c = ndem_sim_stats(sim)->contacts > 0;
+        touched |= c;
+        if (touched && !c) break;
+    }
+    ndem_frame f;
+    test_frame(sim, &f);
+    double out = f.velocities[component];
+    ndem_frame_free(&f);
+    return out;
+}
+
 /* Rebound over approach speed when they meet at v each, at the step h,
  * first touching `phase` of a step into a step. */
 static double pair_restitution(const char *model, double e, double v, double h, double phase)
@@ -250,17 +268,7 @@ static double pair_restitution(const char *model, double e, double v, double h, 
     ndem_job *job = test_job(PAIR_DOC, e, -r - gap, r, r + gap, r, v, -v, model);
     job->scene.solver.time_step = h;
     ndem_sim *sim = test_sim(job);
-    int touched = 0;
-    for (long i = 0; i < 2000000; i++) {
-        test_step(sim);
-        int c = ndem_sim_stats(sim)->contacts > 0;
-        touched |= c;
-        if (touched && !c) break;
-    }
-    ndem_frame f;
-    test_frame(sim, &f);
-    double out = f.velocities[3] / v;
-    ndem_frame_free(&f);
+    double out = through_contact(sim, 2000000, 3) / v;
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
     return out;
@@ -325,17 +333,7 @@ static double plane_restitution(const char *model, double e, double v, double ph
     job = test_job(PLANE_DOC, e, PAIR_R + (2.0 + phase) * v * h, PAIR_R, -v, model);
     ck_assert_double_eq(job->scene.solver.time_step, h);
     ndem_sim *sim = test_sim(job);
-    int touched = 0;
-    for (long i = 0; i < 100000; i++) {
-        test_step(sim);
-        int c = ndem_sim_stats(sim)->contacts > 0;
-        touched |= c;
-        if (touched && !c) break;
-    }
-    ndem_frame f;
-    test_frame(sim, &f);
-    double out = f.velocities[2] / v;
-    ndem_frame_free(&f);
+    double out = through_contact(sim, 100000, 2) / v;
     ndem_sim_destroy(sim);
     ndem_job_destroy(job);
     return out;

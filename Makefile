@@ -25,13 +25,15 @@ endif
 # the engine is a bug (inverse masses of geometry are 0, never 1/0).
 SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-divide-by-zero \
            -fno-sanitize-recover=all -DNDEM_CHECKS=1
+# pkg-config's answers are read when a recipe runs (`=`, not `:=`): on a fresh
+# machine the packages come from scripts/deps.sh, after make read this file.
 # qhull_r: convex hulls of polyhedral particle shapes; ccd: their GJK test
-LIBS    := -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqhull_r -lm
+LIBS    = -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqhull_r -lm
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
 # through libcurl, loaded with dlopen only then (cli/curl_dl.c): not linked
-CLI_LIBS := -ldl $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
+CLI_LIBS = -ldl $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 # `ndem run --mpi` (cli/mpi.c): Open MPI, only the command line sees it
-MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_CFLAGS = $(shell pkg-config --cflags ompi-c 2>/dev/null)
 # ndemd --slurm-rest speaks to slurmrestd over HTTP (libcurl);
 # libcrypto (OpenSSL): SHA-256 of bearer tokens, compared with CRYPTO_memcmp
 SERVER_LIBS := -lmicrohttpd -lwebsockets -lsqlite3 -lcrypto -lz -lpthread -lcurl

@@ -399,25 +399,17 @@ START_TEST(service_routes)
 END_TEST
 
 /* Static files of --web: served with their type, nothing outside it. */
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 START_TEST(static_files_stay_inside_web)
 {
     char path[512], target[512];
     snprintf(path, sizeof path, "%s/web", api.dir);
     ck_assert_int_eq(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/web/index.html", api.dir);
-    write_file(path, "<p>viewer</p>");
+    ndem_test_write_file(path, "<p>viewer</p>");
     snprintf(path, sizeof path, "%s/web/app.js", api.dir);
-    write_file(path, "console.log(1);");
+    ndem_test_write_file(path, "console.log(1);");
     snprintf(path, sizeof path, "%s/secret.txt", api.dir);
-    write_file(path, "secret");
+    ndem_test_write_file(path, "secret");
     snprintf(target, sizeof target, "%s/secret.txt", api.dir);
     snprintf(path, sizeof path, "%s/web/link.txt", api.dir);
     ck_assert_int_eq(symlink(target, path), 0);

@@ -174,14 +174,6 @@ START_TEST(whole_cores_are_left_to_others_past_a_band_around_the_halves)
 }
 END_TEST
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Readings of a stat file that the test writes: a jump of others' busy
  * time leaves them cores (all but one), its end gives them back, and no
  * file at all means no outside load, whatever came before. */
@@ -191,7 +183,7 @@ START_TEST(readings_follow_the_busy_time_and_a_missing_file_is_no_load)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    write_file(path, stat_text);
+    ndem_test_write_file(path, stat_text);
     ndem_load l;
     ndem_load_init(&l, path);
     memset(l.on, 0, sizeof l.on);
@@ -199,9 +191,9 @@ START_TEST(readings_follow_the_busy_time_and_a_missing_file_is_no_load)
     ck_assert_int_eq(ndem_load_update(&l, 0), 0); /* the baseline */
     ck_assert(l.readable);
     /* 100 s of CPU time on cpu1 in well under the 10 s it would take */
-    write_file(path, "cpu0 100 10 50 3000 30 1 1 10 7 0\n"
-                     "cpu1 10200 20 100 3000 30 2 1 10 0 0\n"
-                     "cpu2 300 30 150 3000 30 3 1 10 0 0\n");
+    ndem_test_write_file(path, "cpu0 100 10 50 3000 30 1 1 10 7 0\n"
+                               "cpu1 10200 20 100 3000 30 2 1 10 0 0\n"
+                               "cpu2 300 30 150 3000 30 3 1 10 0 0\n");
     td_sleep(0.05);
     ck_assert_int_eq(ndem_load_update(&l, 0), 1);
     ck_assert_double_gt(l.outside, 10);
@@ -211,8 +203,8 @@ START_TEST(readings_follow_the_busy_time_and_a_missing_file_is_no_load)
     ck_assert_int_eq(ndem_load_update(&l, 0), 1); /* no change in the file: no load */
     ck_assert_double_lt(l.outside, 0.4);
     ck_assert_int_eq(l.taken, 0);
-    write_file(path, "cpu0 100 10 50 3000 30 1 1 10 7 0\n"
-                     "cpu1 20200 20 100 3000 30 2 1 10 0 0\n");
+    ndem_test_write_file(path, "cpu0 100 10 50 3000 30 1 1 10 7 0\n"
+                               "cpu1 20200 20 100 3000 30 2 1 10 0 0\n");
     td_sleep(0.05);
     ck_assert_int_eq(ndem_load_update(&l, 0), 1);
     ck_assert_int_eq(l.taken, 2);

@@ -28,4 +28,13 @@ static inline const char *ndem_test_bench(const char *name, char *buf, size_t n)
     return buf;
 }
 
+/* Writes text to path (a test's own input file); fails the case if it cannot. */
+static inline void ndem_test_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
 #endif

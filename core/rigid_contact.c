@@ -5,8 +5,9 @@
  * polyhedron of its corners (a box's 8; a cylinder's rim points, RIM per
  * rim; a closed mesh's hull of its vertices), placed at its pose; the
  * geometry is a plane collider (a plane, a face of an inside box), a
- * polyhedron (a solid box), or the hull's vertices probe it (a drum, a
- * mesh), one function per geometry type in a table.
+ * polyhedron (a solid box, a solid cylinder's prism), or the hull's
+ * vertices probe it (a drum, a mesh), one function per geometry type in a
+ * table.
  * Each pair keeps at most NDEM_MANIFOLD_POINTS points (the shapes' reduce).
  *
  * Rows are the general rows' (rows_general.h): per point a normal row
@@ -154,45 +155,44 @@ static int plane_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
     return ndem_shape_collide(body, &plane, margin, out);
 }
 
-/* A solid box: the polyhedron of its corners (the separating-axis test). */
-static int solid_box_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
-                            double margin, ndem_contact_point *out)
+/* A solid box (its 8 corners) or a solid cylinder (the prism of its RIM-gon
+ * rims, a vertex at the ends of each tangent: a lying cylinder's top is a
+ * ridge at its true height): the polyhedron about its centre, against the
+ * body's (the separating-axis test). */
+static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
+                        double margin, ndem_contact_point *out)
 {
     const ndem_geometry_def *g = &sim->geometry[pr->geometry];
     const ndem_geometry_pose *p = &sim->pose[pr->geometry];
-    double c[24], mid[3], x[3], r = 0.0;
-    corners(g, c);
-    for (int k = 0; k < 3; k++) mid[k] = 0.5 * (g->min[k] + g->max[k]);
-    for (int i = 0; i < 8; i++) {
+    double c[3 * 2 * RIM], mid[3], x[3], r = 0.0;
+    int n = corners(g, c);
+    for (int k = 0; k < 3; k++)
+        mid[k] = g->type == NDEM_GEOMETRY_BOX ? 0.5 * (g->min[k] + g->max[k]) : g->center[k];
+    for (int i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) c[3 * i + k] -= mid[k];
         r = fmax(r, ndem_norm(&c[3 * i]));
     }
     ndem_shape s;
     char why[200];
-    if (ndem_shape_polyhedron(c, 8, r, &s, why, sizeof why)) return 0; /* a flat box */
-    ndem_collider box;
+    if (ndem_shape_polyhedron(c, n, r, &s, why, sizeof why)) return 0; /* a flat box */
+    ndem_collider solid;
     to_world(p, mid, x, 0);
-    ndem_collider_place(&box, &s, x, p->q);
-    memcpy(box.rot, p->rot, sizeof box.rot);
+    ndem_collider_place(&solid, &s, x, p->q);
+    memcpy(solid.rot, p->rot, sizeof solid.rot);
     if (!p->rotate) {
         static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-        memcpy(box.rot, id, sizeof box.rot);
+        memcpy(solid.rot, id, sizeof solid.rot);
     }
-    int n = ndem_shape_collide(body, &box, margin, out);
+    int k = ndem_shape_collide(body, &solid, margin, out);
     ndem_shape_clear(&s);
-    return n;
+    return k;
 }
-
-/* A cylinder: a drum (inside) by probes; a solid one not yet (a probe
- * inside it has no direction out). */
-static int cylinder_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
-                           double margin, ndem_contact_point *out);
 
 static int box_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                       double margin, ndem_contact_point *out)
 {
     return sim->geometry[pr->geometry].inside ? plane_points(sim, pr, body, margin, out)
-                                              : solid_box_points(sim, pr, body, margin, out);
+                                              : solid_points(sim, pr, body, margin, out);
 }
 
 /* An inside cylinder, a mesh: each hull vertex as a probe, a sphere of
@@ -248,10 +248,13 @@ static int probe_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
     return k;
 }
 
+/* A cylinder: a drum (inside) by probes, a solid one as its prism (a probe
+ * inside it would have no direction out). */
 static int cylinder_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                            double margin, ndem_contact_point *out)
 {
-    return sim->geometry[pr->geometry].inside ? probe_points(sim, pr, body, margin, out) : 0;
+    return sim->geometry[pr->geometry].inside ? probe_points(sim, pr, body, margin, out)
+                                              : solid_points(sim, pr, body, margin, out);
 }
 
 /* Static geometry a body touches, by type (docs/engine.md). */

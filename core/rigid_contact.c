@@ -310,6 +310,28 @@ static int is_static(const ndem_geometry_def *g)
     return !g->dynamic.enabled && !g->walls.enabled;
 }
 
+/* A body with a hull: body_shape makes one (a plane, an open mesh has none). */
+static int has_hull(const ndem_geometry_def *g)
+{
+    return g->type == NDEM_GEOMETRY_BOX || g->type == NDEM_GEOMETRY_CYLINDER ||
+           (g->type == NDEM_GEOMETRY_MESH && g->mesh && g->mesh->mesh->closed);
+}
+
+int ndem_rcontact_can_touch(const ndem_geometry_def *geometry, int count, int g)
+{
+    const ndem_geometry_def *b = &geometry[g];
+    if (!b->dynamic.enabled || b->walls.enabled || !has_hull(b)) return 0;
+    for (int k = 0; k < count; k++)
+        if (is_static(&geometry[k]) && geo_points[geometry[k].type]) return 1;
+    return 0;
+}
+
+int ndem_rcontact_model_supported(ndem_contact_model model)
+{
+    return model == NDEM_MODEL_HERTZ || model == NDEM_MODEL_LINEAR ||
+           model == NDEM_MODEL_HUNT_CROSSLEY;
+}
+
 int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len)
 {
     int pairs = 0, first = -1;
@@ -318,13 +340,14 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
             const ndem_geometry_def *gd = &sim->geometry[g];
             if (r->body[b].feature >= 0 || !is_static(gd) || !geo_points[gd->type]) continue;
             pairs += gd->type == NDEM_GEOMETRY_BOX && gd->inside ? 6 : 1;
-            if (first < 0) first = r->body[b].geometry;
+            if (first < 0 &&
+                ndem_rcontact_can_touch(sim->geometry, sim->geometry_count, r->body[b].geometry))
+                first = r->body[b].geometry;
         }
     if (pairs == 0) return 0;
-    /* smooth DEM: the shaped particles' point laws (dem_shape.c) only */
-    const int law = sim->solver.contact_model;
-    if (sim->dem && law != NDEM_MODEL_HERTZ && law != NDEM_MODEL_LINEAR &&
-        law != NDEM_MODEL_HUNT_CROSSLEY) {
+    /* smooth DEM: the shaped particles' point laws (dem_shape.c) only; the
+     * job parser refuses this at /scene/geometry/i/dynamic first */
+    if (sim->dem && first >= 0 && !ndem_rcontact_model_supported(sim->solver.contact_model)) {
         snprintf(err, err_len,
                  "geometry %d (dynamic) can touch static geometry: a body's contacts with "
                  "geometry run under \"contact_model\" \"hertz\", \"linear\" or "

@@ -11,11 +11,22 @@
 #ifndef NDEM_RIGID_CONTACT_H
 #define NDEM_RIGID_CONTACT_H
 
+#include "ndem.h"
+
 #include <stddef.h>
 
 struct ndem_sim;
 struct ndem_rigid;
 typedef struct ndem_rcontact ndem_rcontact;
+
+/* 1 when geometry g of the count is a dynamic body with a hull (a box, a
+ * cylinder, a closed mesh) and some other geometry is static with an entry
+ * in the contact table: the body gets pairs, whatever their distance. The
+ * job parser refuses at submission what ndem_rcontact_create would. */
+int ndem_rcontact_can_touch(const ndem_geometry_def *geometry, int count, int g);
+/* 1 when smooth DEM's contact model has a point law for those pairs
+ * (hertz, linear, hunt_crossley: dem_shape.c's); NDEM always has rows. */
+int ndem_rcontact_model_supported(ndem_contact_model model);
 
 /* The pairs of the scene's bodies and static geometry (after the bodies are
  * made): r->contact stays NULL without any. 0, or -1 with a message. */

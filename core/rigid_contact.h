@@ -1,11 +1,12 @@
 /* rigid_contact.h (internal) - contacts between a dynamic body and static
  * geometry (docs/engine.md, "Body against geometry"), NDEM rows here and
- * smooth DEM forces (rigid_contact_dem.c): a dynamic
- * box, cylinder or closed mesh, as the convex polyhedron of its corners
- * (a cylinder's rim points, a mesh's hull), against a static plane, a
- * solid box, an inside box's faces, a drum (inside cylinder) or a mesh. One pair per (body,
- * geometry, feature), at most NDEM_MANIFOLD_POINTS points, rows as the general rows'
- * (rows_general.h) on the body's own velocity, solved after the SIMD
+ * smooth DEM forces (rigid_contact_dem.c): a dynamic box, cylinder or
+ * closed mesh, as the convex polyhedron of its corners (a cylinder's rim
+ * points, a mesh's hull), against a static plane, a solid box or cylinder,
+ * an inside box's faces, a drum (inside cylinder) or a mesh, and under NDEM
+ * against another such body. One pair per (body, geometry, feature) or two
+ * bodies, at most NDEM_MANIFOLD_POINTS points, rows as the general rows'
+ * (rows_general.h) on the bodies' own velocities, solved after the SIMD
  * packets of every sweep by one thread. A scene with no such pair has none
  * of this (ndem_rigid.contact NULL) and keeps every bit. */
 #ifndef NDEM_RIGID_CONTACT_H

@@ -371,6 +371,7 @@ static void read_document(ndem_jc *c, const cJSON *root, ndem_job *job)
     ndem_solver_def *s = &job->scene.solver;
     ndem_job_check_methods(c, root, s);
     if (scene) ndem_job_check_shapes(c, job);
+    if (scene) ndem_job_check_body_contacts(c, &job->scene);
     if (s->method == NDEM_METHOD_DEM && scene && !ndem_jc_failed(c)) {
         /* smooth DEM is explicit: refuse a step above its stability limit
          * (each scan maps the restitutions again: one of them per parse) */

@@ -4,6 +4,7 @@
  * pointer and the methods that use it: a silently ignored parameter is a
  * wrong result the user cannot see. New fields join the table. */
 #include "job_parts.h"
+#include "rigid_contact.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -259,5 +260,28 @@ void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def
             ndem_jc_pop(c, m2);
         }
         ndem_jc_pop(c, mark);
+    }
+}
+
+void ndem_job_check_body_contacts(ndem_jc *c, const ndem_scene_def *s)
+{
+    /* the variants with a law for a body against geometry, from the core's */
+    unsigned used_by = V_NDEM;
+    for (int i = 1; i < V_COUNT; i++)
+        if (ndem_rcontact_model_supported((ndem_contact_model)(i - 1))) used_by |= 1u << i;
+    unsigned variant =
+        s->solver.method == NDEM_METHOD_NDEM ? V_NDEM : 1u << (1 + (int)s->solver.contact_model);
+    if (used_by & variant) return;
+    char runs[64], needs[256];
+    describe_variant(variant, runs, sizeof runs);
+    describe_users(used_by, needs, sizeof needs);
+    for (int g = 0; g < s->geometry_count; g++) {
+        if (!ndem_rcontact_can_touch(s->geometry, s->geometry_count, g)) continue;
+        char ptr[64];
+        snprintf(ptr, sizeof ptr, "/scene/geometry/%d/dynamic", g);
+        ndem_jc_error_ptr(c, ptr,
+                          "can touch static geometry, and a body's contacts with geometry are "
+                          "not supported by %s yet; they run with %s",
+                          runs, needs);
     }
 }

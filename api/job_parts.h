@@ -58,6 +58,10 @@ void ndem_job_emit_mesh(struct ndem_jw *w, const ndem_geometry_def *g);
 /* Reports every field of root that the solver's method or contact model
  * would ignore, set to anything but its neutral value (job_methods.c). */
 void ndem_job_check_methods(ndem_jc *c, const cJSON *root, const ndem_solver_def *s);
+/* Once the scene is read: each dynamic body that can touch static geometry
+ * under a contact model without a law for it, at /scene/geometry/i/dynamic
+ * (job_methods.c; core/rigid_contact.h says which). */
+void ndem_job_check_body_contacts(ndem_jc *c, const ndem_scene_def *s);
 
 /* Sorts errs->items[from, to) in document order (job_order.c); root is
  * the parsed document (NULL: no document, pointers compare as text). */

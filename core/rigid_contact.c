@@ -5,8 +5,11 @@
  * polyhedron of its corners (a box's 8; a cylinder's rim points, RIM per
  * rim; a closed mesh's hull of its vertices), placed at its pose; the
  * geometry is a plane collider (a plane, a face of an inside box), a
- * polyhedron (a solid box), or the hull's vertices probe it (a drum, a
- * mesh), one function per geometry type in a table.
+ * polyhedron (a solid box, a solid cylinder's prism), or the hull's
+ * vertices probe it (a drum, a mesh), one function per geometry type in a
+ * table.
+ * Two bodies are a pair too (after the geometry's): both polyhedra placed,
+ * their rows on both bodies' velocities (q the second body).
  * Each pair keeps at most NDEM_MANIFOLD_POINTS points (the shapes' reduce).
  *
  * Rows are the general rows' (rows_general.h): per point a normal row
@@ -154,45 +157,44 @@ static int plane_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
     return ndem_shape_collide(body, &plane, margin, out);
 }
 
-/* A solid box: the polyhedron of its corners (the separating-axis test). */
-static int solid_box_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
-                            double margin, ndem_contact_point *out)
+/* A solid box (its 8 corners) or a solid cylinder (the prism of its RIM-gon
+ * rims, a vertex at the ends of each tangent: a lying cylinder's top is a
+ * ridge at its true height): the polyhedron about its centre, against the
+ * body's (the separating-axis test). */
+static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
+                        double margin, ndem_contact_point *out)
 {
     const ndem_geometry_def *g = &sim->geometry[pr->geometry];
     const ndem_geometry_pose *p = &sim->pose[pr->geometry];
-    double c[24], mid[3], x[3], r = 0.0;
-    corners(g, c);
-    for (int k = 0; k < 3; k++) mid[k] = 0.5 * (g->min[k] + g->max[k]);
-    for (int i = 0; i < 8; i++) {
+    double c[3 * 2 * RIM], mid[3], x[3], r = 0.0;
+    int n = corners(g, c);
+    for (int k = 0; k < 3; k++)
+        mid[k] = g->type == NDEM_GEOMETRY_BOX ? 0.5 * (g->min[k] + g->max[k]) : g->center[k];
+    for (int i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) c[3 * i + k] -= mid[k];
         r = fmax(r, ndem_norm(&c[3 * i]));
     }
     ndem_shape s;
     char why[200];
-    if (ndem_shape_polyhedron(c, 8, r, &s, why, sizeof why)) return 0; /* a flat box */
-    ndem_collider box;
+    if (ndem_shape_polyhedron(c, n, r, &s, why, sizeof why)) return 0; /* a flat box */
+    ndem_collider solid;
     to_world(p, mid, x, 0);
-    ndem_collider_place(&box, &s, x, p->q);
-    memcpy(box.rot, p->rot, sizeof box.rot);
+    ndem_collider_place(&solid, &s, x, p->q);
+    memcpy(solid.rot, p->rot, sizeof solid.rot);
     if (!p->rotate) {
         static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-        memcpy(box.rot, id, sizeof box.rot);
+        memcpy(solid.rot, id, sizeof solid.rot);
     }
-    int n = ndem_shape_collide(body, &box, margin, out);
+    int k = ndem_shape_collide(body, &solid, margin, out);
     ndem_shape_clear(&s);
-    return n;
+    return k;
 }
-
-/* A cylinder: a drum (inside) by probes; a solid one not yet (a probe
- * inside it has no direction out). */
-static int cylinder_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
-                           double margin, ndem_contact_point *out);
 
 static int box_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                       double margin, ndem_contact_point *out)
 {
     return sim->geometry[pr->geometry].inside ? plane_points(sim, pr, body, margin, out)
-                                              : solid_box_points(sim, pr, body, margin, out);
+                                              : solid_points(sim, pr, body, margin, out);
 }
 
 /* An inside cylinder, a mesh: each hull vertex as a probe, a sphere of
@@ -248,10 +250,13 @@ static int probe_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
     return k;
 }
 
+/* A cylinder: a drum (inside) by probes, a solid one as its prism (a probe
+ * inside it would have no direction out). */
 static int cylinder_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                            double margin, ndem_contact_point *out)
 {
-    return sim->geometry[pr->geometry].inside ? probe_points(sim, pr, body, margin, out) : 0;
+    return sim->geometry[pr->geometry].inside ? probe_points(sim, pr, body, margin, out)
+                                              : solid_points(sim, pr, body, margin, out);
 }
 
 /* Static geometry a body touches, by type (docs/engine.md). */
@@ -264,15 +269,29 @@ static const geo_points_fn geo_points[NDEM_GEOMETRY_MESH + 1] = {
 
 /* ---- creation ---- */
 
+/* Body b's polyhedron placed at its pose. */
+static void place_body(const ndem_sim *sim, int b, ndem_collider *out)
+{
+    const ndem_geometry_pose *p = &sim->pose[sim->rigid->body[b].geometry];
+    ndem_collider_place(out, &sim->rigid->contact->shape[b], p->to, p->q);
+    memcpy(out->rot, p->rot, sizeof out->rot);
+}
+
 /* Pair pr's points within margin of its body at its pose; how many. */
 int ndem_rc_pair_points(const ndem_sim *sim, const ndem_rc_pair *pr, double margin,
                         ndem_contact_point *pts)
 {
-    const ndem_rigid_body *bd = &sim->rigid->body[pr->body];
-    const ndem_geometry_pose *p = &sim->pose[bd->geometry];
     ndem_collider body;
-    ndem_collider_place(&body, &sim->rigid->contact->shape[pr->body], p->to, p->q);
-    memcpy(body.rot, p->rot, sizeof body.rot);
+    place_body(sim, pr->body, &body);
+    if (pr->other >= 0) { /* two bodies: their polyhedra (the separating-axis test) */
+        ndem_collider other;
+        place_body(sim, pr->other, &other);
+        const ndem_shape *sb = body.shape, *so = other.shape; /* bounding spheres apart */
+        double d[3] = {other.x[0] - body.x[0], other.x[1] - body.x[1], other.x[2] - body.x[2]};
+        if (ndem_norm(d) > sb->radius + so->radius + margin) return 0;
+        int n = ndem_shape_collide(&body, &other, margin, pts);
+        return n > MAXP ? ndem_manifold_reduce(pts, n) : n;
+    }
     const ndem_geometry_def *g = &sim->geometry[pr->geometry];
     int n = geo_points[g->type](sim, pr, &body, margin, pts);
     if (g->inside) { /* a container holds what is in its bounds only */
@@ -307,6 +326,28 @@ static int is_static(const ndem_geometry_def *g)
     return !g->dynamic.enabled && !g->walls.enabled;
 }
 
+/* A body with a hull: body_shape makes one (a plane, an open mesh has none). */
+static int has_hull(const ndem_geometry_def *g)
+{
+    return g->type == NDEM_GEOMETRY_BOX || g->type == NDEM_GEOMETRY_CYLINDER ||
+           (g->type == NDEM_GEOMETRY_MESH && g->mesh && g->mesh->mesh->closed);
+}
+
+int ndem_rcontact_can_touch(const ndem_geometry_def *geometry, int count, int g)
+{
+    const ndem_geometry_def *b = &geometry[g];
+    if (!b->dynamic.enabled || b->walls.enabled || !has_hull(b)) return 0;
+    for (int k = 0; k < count; k++)
+        if (is_static(&geometry[k]) && geo_points[geometry[k].type]) return 1;
+    return 0;
+}
+
+int ndem_rcontact_model_supported(ndem_contact_model model)
+{
+    return model == NDEM_MODEL_HERTZ || model == NDEM_MODEL_LINEAR ||
+           model == NDEM_MODEL_HUNT_CROSSLEY;
+}
+
 int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len)
 {
     int pairs = 0, first = -1;
@@ -315,13 +356,19 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
             const ndem_geometry_def *gd = &sim->geometry[g];
             if (r->body[b].feature >= 0 || !is_static(gd) || !geo_points[gd->type]) continue;
             pairs += gd->type == NDEM_GEOMETRY_BOX && gd->inside ? 6 : 1;
-            if (first < 0) first = r->body[b].geometry;
+            if (first < 0 &&
+                ndem_rcontact_can_touch(sim->geometry, sim->geometry_count, r->body[b].geometry))
+                first = r->body[b].geometry;
         }
+    /* NDEM: every two bodies with hulls (smooth DEM: not yet) */
+    int hulls = 0;
+    for (int b = 0; b < r->count && !sim->dem; b++)
+        hulls += r->body[b].feature < 0 && has_hull(&sim->geometry[r->body[b].geometry]);
+    pairs += hulls * (hulls - 1) / 2;
     if (pairs == 0) return 0;
-    /* smooth DEM: the shaped particles' point laws (dem_shape.c) only */
-    const int law = sim->solver.contact_model;
-    if (sim->dem && law != NDEM_MODEL_HERTZ && law != NDEM_MODEL_LINEAR &&
-        law != NDEM_MODEL_HUNT_CROSSLEY) {
+    /* smooth DEM: the shaped particles' point laws (dem_shape.c) only; the
+     * job parser refuses this at /scene/geometry/i/dynamic first */
+    if (sim->dem && first >= 0 && !ndem_rcontact_model_supported(sim->solver.contact_model)) {
         snprintf(err, err_len,
                  "geometry %d (dynamic) can touch static geometry: a body's contacts with "
                  "geometry run under \"contact_model\" \"hertz\", \"linear\" or "
@@ -350,9 +397,14 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
             int faces = gd->type == NDEM_GEOMETRY_BOX && gd->inside ? 6 : 0;
             for (int f = 0; f < (faces ? faces : 1); f++)
                 c->pair[c->pair_count++] =
-                    (ndem_rc_pair){.body = b, .geometry = g, .feature = f - !faces};
+                    (ndem_rc_pair){.body = b, .geometry = g, .feature = f - !faces, .other = -1};
         }
     }
+    for (int b = 0; b < r->count && !sim->dem; b++) /* after the geometry's: their bits stay */
+        for (int o = b + 1; o < r->count && c->shape[b].radius > 0; o++)
+            if (c->shape[o].radius > 0)
+                c->pair[c->pair_count++] = (ndem_rc_pair){
+                    .body = b, .geometry = r->body[o].geometry, .feature = -1, .other = o};
     /* a body placed deep in geometry (a container around it, a plane
      * through it) would be thrown out: refused */
     for (int k = 0; k < c->pair_count; k++) {
@@ -399,41 +451,56 @@ void ndem_rc_body_velocity(const ndem_sim *sim, const ndem_rigid_body *bd, const
 }
 
 /* Point pt of pair pr into its rows (rows_general.c's prepare_point: p the
- * body, q the geometry). */
+ * body, q the geometry or the second body). */
 static void prepare_point(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_contact_point *pt,
                           ndem_grow *r)
 {
+    const ndem_rcontact *c = sim->rigid->contact;
     const ndem_rigid_body *bd = &sim->rigid->body[pr->body];
+    const ndem_rigid_body *bq = pr->other >= 0 ? &sim->rigid->body[pr->other] : NULL;
     const ndem_geometry_def *gb = &sim->geometry[bd->geometry];
     const ndem_geometry_def *gq = &sim->geometry[pr->geometry];
     const double h = sim->solver.time_step, *cm = sim->pose[bd->geometry].to;
     const ndem_pair_params *pp = ndem_pair(&sim->materials, gb->material, gq->material);
     const double split = pr->touching > 0 ? pr->touching : 1;
-    const double d_eff = sim->rigid->contact->d_eq[pr->body];
+    /* two bodies: the reduced size, as two particles (rows_general.c) */
+    const double d_eff =
+        bq ? 1.0 / (1.0 / c->d_eq[pr->body] + 1.0 / c->d_eq[pr->other]) : c->d_eq[pr->body];
     memset(r, 0, sizeof *r);
     r->p = pr->body;
-    r->q = -1;
+    r->q = pr->other;
     r->id = pt->id;
     memcpy(r->x, pt->x, sizeof r->x);
     memcpy(r->n, pt->n, sizeof r->n);
     memcpy(r->t[0], pt->n, sizeof r->n);
     tangents(pt->n, r->t[1], r->t[2]);
-    double rp[3], vp[3];
+    double rp[3], rq[3], vp[3], vq[3];
     for (int d = 0; d < 3; d++) rp[d] = pt->x[d] - cm[d];
     for (int e = 0; e < 3; e++) {
         ndem_cross(rp, r->t[e], r->jp[e]);
         mat_vec(bd->inv_world, r->jp[e], r->mp[e]);
     }
     ndem_rc_body_velocity(sim, bd, pt->x, vp);
-    ndem_geometry_surface_velocity(&sim->pose[pr->geometry], pt->x, r->ug);
-    const double delta = pt->depth;
+    if (bq) {
+        const double *cq = sim->pose[bq->geometry].to;
+        for (int d = 0; d < 3; d++) rq[d] = pt->x[d] - cq[d];
+        for (int e = 0; e < 3; e++) {
+            ndem_cross(rq, r->t[e], r->jq[e]);
+            mat_vec(bq->inv_world, r->jq[e], r->mq[e]);
+        }
+        ndem_rc_body_velocity(sim, bq, pt->x, vq);
+    } else {
+        ndem_geometry_surface_velocity(&sim->pose[pr->geometry], pt->x, r->ug);
+        memcpy(vq, r->ug, sizeof vq);
+    }
+    const double delta = pt->depth, im = bd->im_lin + (bq ? bq->im_lin : 0.0);
     ndem_grow_normal(sim, pp, d_eff, split, pr->touching == 0, delta, r);
     for (int e = 0; e < 3; e++) {
-        double k = bd->im_lin + ndem_dot(r->jp[e], r->mp[e]);
+        double k = im + ndem_dot(r->jp[e], r->mp[e]) + ndem_dot(r->jq[e], r->mq[e]);
         r->inv_k[e] = 1.0 / k;
         r->inv_d[e] = e == 0 ? 1.0 / (r->s * r->s * k + r->sig_n) : 1.0 / k;
     }
-    double dv[3] = {r->ug[0] - vp[0], r->ug[1] - vp[1], r->ug[2] - vp[2]};
+    double dv[3] = {vq[0] - vp[0], vq[1] - vp[1], vq[2] - vp[2]};
     double vsep = ndem_dot(pt->n, dv), gl = ndem_norm(sim->gravity);
     if (-vsep > sim->v_imp && delta - h * vsep + h * h * gl > 0) {
         r->impact = 2;
@@ -457,14 +524,21 @@ int ndem_rcontact_prepare(ndem_sim *sim)
         double reach = h * (ndem_norm(bd->v) + ndem_norm(gp->velocity) +
                             (ndem_norm(bd->w) + ndem_norm(gp->spin)) * c->shape[pr->body].radius) +
                        h * h * ndem_norm(sim->gravity);
+        double im = bd->im_lin;
+        if (pr->other >= 0) { /* both bodies move (gravity moves both alike) */
+            const ndem_rigid_body *bq = &sim->rigid->body[pr->other];
+            reach = h * (ndem_norm(bd->v) + ndem_norm(bq->v) +
+                         ndem_norm(bd->w) * c->shape[pr->body].radius +
+                         ndem_norm(bq->w) * c->shape[pr->other].radius);
+            im += bq->im_lin;
+        }
         ndem_contact_point pts[NDEM_CONTACT_POINTS];
         int n = ndem_rc_pair_points(sim, pr, 2.0 * reach, pts);
         pr->count = n;
         pr->touching = 0;
         for (int j = 0; j < n; j++) pr->touching += pts[j].depth > 0;
         for (int j = 0; j < n; j++) prepare_point(sim, pr, &pts[j], &pr->row[j]);
-        if (ndem_general_block_size(n) > 0)
-            ndem_general_block_form(pr->row, n, bd->im_lin, pr->blk);
+        if (ndem_general_block_size(n) > 0) ndem_general_block_form(pr->row, n, im, pr->blk);
         c->rows += n;
     }
     return 0;
@@ -489,6 +563,18 @@ long ndem_rcontact_islands(ndem_sim *sim, int *parent, int *hit)
     ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
     if (!c) return 0;
     const int at = (int)sim->bodies.count;
+    /* two bodies touching are one island; the islands hit so far stay hit */
+    for (int k = 0; k < c->pair_count; k++) {
+        const ndem_rc_pair *pr = &c->pair[k];
+        int joined = 0;
+        for (int j = 0; j < pr->count; j++) joined |= pr->row[j].impact != 0;
+        if (pr->other < 0 || !joined) continue;
+        int ra = ndem_uf_root(parent, at + pr->body), rb = ndem_uf_root(parent, at + pr->other);
+        if (ra == rb) continue;
+        int lo = ra < rb ? ra : rb, hi = ra < rb ? rb : ra;
+        parent[hi] = lo;
+        hit[lo] |= hit[hi];
+    }
     for (int k = 0; k < c->pair_count; k++)
         for (int j = 0; j < c->pair[k].count; j++)
             if (c->pair[k].row[j].impact == 2) hit[ndem_uf_root(parent, at + c->pair[k].body)] = 1;
@@ -513,9 +599,11 @@ void ndem_rcontact_right_hand_side(ndem_sim *sim)
         ndem_rc_pair *pr = &c->pair[k];
         for (int j = 0; j < pr->count; j++) {
             ndem_grow *r = &pr->row[j];
-            double vp[3], vn = 0.0;
+            double vp[3], vq[3], vn = 0.0;
             ndem_rc_body_velocity(sim, &sim->rigid->body[pr->body], r->x, vp);
-            for (int d = 0; d < 3; d++) vn += r->n[d] * (r->ug[d] - vp[d]);
+            if (pr->other >= 0) ndem_rc_body_velocity(sim, &sim->rigid->body[pr->other], r->x, vq);
+            else memcpy(vq, r->ug, sizeof vq);
+            for (int d = 0; d < 3; d++) vn += r->n[d] * (vq[d] - vp[d]);
             r->q_n = r->gap ? -r->phi / h : -(4.0 / h) * r->ups * r->phi + r->ups * r->s * vn;
         }
     }
@@ -525,9 +613,11 @@ void ndem_rcontact_right_hand_side(ndem_sim *sim)
 
 /* The impact stage as a block: the rows on unregularised terms (s 1, no
  * compliance, target v_target) through the continuous block's solve, so
- * a face landing flat takes the same impulse at each corner. 1 when
+ * a face landing flat takes the same impulse at each corner. Q: one per
+ * point (geometry) or the second body; im both inverse masses. 1 when
  * solved. */
-static int impact_block(ndem_rc_pair *pr, ndem_general_body *P, ndem_general_body *Q, double im)
+static int impact_block(ndem_rc_pair *pr, ndem_general_body *P, ndem_general_body *Q, int per_point,
+                        double im)
 {
     ndem_grow t[MAXP];
     double blk[sizeof pr->blk / sizeof pr->blk[0]];
@@ -540,9 +630,27 @@ static int impact_block(ndem_rc_pair *pr, ndem_general_body *P, ndem_general_bod
         memcpy(t[j].lam, t[j].imp, sizeof t[j].lam);
     }
     ndem_general_block_form(t, pr->count, im, blk);
-    if (!ndem_general_block_solve(t, pr->count, blk, P, Q, 1, NULL)) return 0;
+    if (!ndem_general_block_solve(t, pr->count, blk, P, Q, per_point, NULL)) return 0;
     for (int j = 0; j < pr->count; j++) memcpy(pr->row[j].imp, t[j].lam, sizeof t[j].lam);
     return 1;
+}
+
+/* A body's state into the solve, and back on its free translations. */
+static ndem_general_body solve_body(const ndem_rigid_body *bd)
+{
+    ndem_general_body P = {.im = bd->im_lin, .slot = -1};
+    memcpy(P.v, bd->v, sizeof P.v);
+    memcpy(P.w, bd->w, sizeof P.w);
+    return P;
+}
+
+static void body_back(ndem_rigid_body *bd, const ndem_general_body *P)
+{
+    double dv[3], fv[3];
+    for (int q = 0; q < 3; q++) dv[q] = P->v[q] - bd->v[q];
+    mat_vec(bd->lin_free, dv, fv);
+    for (int q = 0; q < 3; q++) bd->v[q] += fv[q];
+    memcpy(bd->w, P->w, sizeof bd->w);
 }
 
 void ndem_rcontact_sweep(ndem_sim *sim, int stage, int reverse)
@@ -554,27 +662,28 @@ void ndem_rcontact_sweep(ndem_sim *sim, int stage, int reverse)
         ndem_rc_pair *pr = &c->pair[reverse ? c->pair_count - 1 - i : i];
         if (pr->count == 0) continue;
         ndem_rigid_body *bd = &sim->rigid->body[pr->body];
-        ndem_general_body P = {.im = bd->im_lin, .slot = -1}, Q[MAXP];
-        memcpy(P.v, bd->v, sizeof P.v);
-        memcpy(P.w, bd->w, sizeof P.w);
-        for (int j = 0; j < pr->count; j++) {
-            Q[j] = (ndem_general_body){.im = 0.0, .slot = -1};
-            memcpy(Q[j].v, pr->row[j].ug, sizeof Q[j].v);
+        ndem_rigid_body *bo = pr->other >= 0 ? &sim->rigid->body[pr->other] : NULL;
+        ndem_general_body P = solve_body(bd), Q[MAXP];
+        if (bo) {
+            Q[0] = solve_body(bo);
+        } else {
+            for (int j = 0; j < pr->count; j++) {
+                Q[j] = (ndem_general_body){.im = 0.0, .slot = -1};
+                memcpy(Q[j].v, pr->row[j].ug, sizeof Q[j].v);
+            }
         }
+        const double im = bd->im_lin + (bo ? bo->im_lin : 0.0);
         int all = pr->touching == pr->count || pr->touching == 0, done = 0;
         if (ndem_general_block_size(pr->count) > 0 && all)
-            done = impact ? impact_block(pr, &P, Q, bd->im_lin)
-                          : ndem_general_block_solve(pr->row, pr->count, pr->blk, &P, Q, 1, NULL);
+            done = impact ? impact_block(pr, &P, Q, !bo, im)
+                          : ndem_general_block_solve(pr->row, pr->count, pr->blk, &P, Q, !bo, NULL);
         /* point after point; the impact stage thrice (rows_general.c) */
         for (int pass = 0; !done && pass < (impact ? 3 : 1); pass++)
             for (int j = 0; j < pr->count; j++)
-                ndem_general_point_solve(&pr->row[j], &P, &Q[j], stage, NULL);
-        /* the body moves on its free translations only */
-        double dv[3], fv[3];
-        for (int q = 0; q < 3; q++) dv[q] = P.v[q] - bd->v[q];
-        mat_vec(bd->lin_free, dv, fv);
-        for (int q = 0; q < 3; q++) bd->v[q] += fv[q];
-        memcpy(bd->w, P.w, sizeof bd->w);
+                ndem_general_point_solve(&pr->row[j], &P, &Q[bo ? 0 : j], stage, NULL);
+        /* the bodies move on their free translations only */
+        body_back(bd, &P);
+        if (bo) body_back(bo, &Q[0]);
     }
 }
 

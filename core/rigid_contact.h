@@ -1,21 +1,33 @@
 /* rigid_contact.h (internal) - contacts between a dynamic body and static
  * geometry (docs/engine.md, "Body against geometry"), NDEM rows here and
- * smooth DEM forces (rigid_contact_dem.c): a dynamic
- * box, cylinder or closed mesh, as the convex polyhedron of its corners
- * (a cylinder's rim points, a mesh's hull), against a static plane, a
- * solid box, an inside box's faces, a drum (inside cylinder) or a mesh. One pair per (body,
- * geometry, feature), at most NDEM_MANIFOLD_POINTS points, rows as the general rows'
- * (rows_general.h) on the body's own velocity, solved after the SIMD
+ * smooth DEM forces (rigid_contact_dem.c): a dynamic box, cylinder or
+ * closed mesh, as the convex polyhedron of its corners (a cylinder's rim
+ * points, a mesh's hull), against a static plane, a solid box or cylinder,
+ * an inside box's faces, a drum (inside cylinder) or a mesh, and under NDEM
+ * against another such body. One pair per (body, geometry, feature) or two
+ * bodies, at most NDEM_MANIFOLD_POINTS points, rows as the general rows'
+ * (rows_general.h) on the bodies' own velocities, solved after the SIMD
  * packets of every sweep by one thread. A scene with no such pair has none
  * of this (ndem_rigid.contact NULL) and keeps every bit. */
 #ifndef NDEM_RIGID_CONTACT_H
 #define NDEM_RIGID_CONTACT_H
+
+#include "ndem.h"
 
 #include <stddef.h>
 
 struct ndem_sim;
 struct ndem_rigid;
 typedef struct ndem_rcontact ndem_rcontact;
+
+/* 1 when geometry g of the count is a dynamic body with a hull (a box, a
+ * cylinder, a closed mesh) and some other geometry is static with an entry
+ * in the contact table: the body gets pairs, whatever their distance. The
+ * job parser refuses at submission what ndem_rcontact_create would. */
+int ndem_rcontact_can_touch(const ndem_geometry_def *geometry, int count, int g);
+/* 1 when smooth DEM's contact model has a point law for those pairs
+ * (hertz, linear, hunt_crossley: dem_shape.c's); NDEM always has rows. */
+int ndem_rcontact_model_supported(ndem_contact_model model);
 
 /* The pairs of the scene's bodies and static geometry (after the bodies are
  * made): r->contact stays NULL without any. 0, or -1 with a message. */

@@ -1,6 +1,7 @@
 /* rigid_contact_private.h (internal to rigid_contact*.c) - the pairs of a
  * dynamic body and static geometry, shared by the NDEM rows
- * (rigid_contact.c) and the smooth DEM law (rigid_contact_dem.c). */
+ * (rigid_contact.c) and the smooth DEM law (rigid_contact_dem.c), and
+ * under NDEM the pairs of two bodies. */
 #ifndef NDEM_RIGID_CONTACT_PRIVATE_H
 #define NDEM_RIGID_CONTACT_PRIVATE_H
 
@@ -15,6 +16,7 @@
 
 typedef struct ndem_rc_pair {
     int body, geometry, feature; /* feature: an inside box's face, else -1 */
+    int other;                   /* NDEM: a second body (its geometry in `geometry`), else -1 */
     int count, touching;         /* NDEM: this step's points, those overlapping */
     ndem_grow row[NDEM_RC_POINTS];
     double blk[2 * (3 * NDEM_RC_POINTS) * (3 * NDEM_RC_POINTS + 1) / 2];

@@ -193,6 +193,22 @@ START_TEST(errors_are_problem_json)
     ck_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "needs \"method\": \"dem\""));
     cJSON_Delete(p);
 
+    /* a dynamic box over a plane under luding (no law for a body against
+     * geometry): 422 at the body's "dynamic", not a failed run */
+    r = td_post_job(&api, "{\"scene\": {\"materials\": [{\"name\": \"ore\"}], \"geometry\": "
+                          "[{\"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 1]}, "
+                          "{\"type\": \"box\", \"min\": [0, 0, 0.1], \"max\": [0.1, 0.1, 0.2], "
+                          "\"dynamic\": {\"mass\": 1}}]}, \"solver\": {\"method\": \"dem\", "
+                          "\"contact_model\": \"luding\"}}");
+    expect_problem(&r, 422);
+    p = cJSON_Parse(r.body);
+    td_resp_free(&r);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "errors")), 1);
+    ck_assert_str_eq(pointer_of(p, 0), "/scene/geometry/1/dynamic");
+    msg = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "errors"), 0), "message");
+    ck_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "can touch static geometry"));
+    cJSON_Delete(p);
+
     /* over the daemon's limits: particles (100) and duration (100 s) */
     char *doc = td_long_job_doc("big", 500, 0.02);
     r = td_post_job(&api, doc);

@@ -1,7 +1,9 @@
 /* test_parser_methods.c - fields that only some methods or contact models
  * read (api/job_methods.c): set under a method or model that would ignore
  * them they are errors at their JSON Pointer that name what uses them; at
- * their neutral values (what the filled-in document writes) they pass. */
+ * their neutral values (what the filled-in document writes) they pass; a
+ * dynamic body that can touch static geometry under a model without a law
+ * for it is an error at its "dynamic". */
 #include "job.h"
 #include "testutil.h"
 
@@ -215,6 +217,63 @@ START_TEST(every_ignored_field_is_reported)
 }
 END_TEST
 
+/* A dynamic body that can touch static geometry (a box over a plane) under
+ * a smooth-DEM model without a law for it (luding, linear_elastic6) is
+ * refused at submission, at the body's "dynamic", naming what runs it (it
+ * used to pass and fail as the run started); under hertz, or with nothing
+ * static to touch (the plane dynamic too, locked), or a dynamic plane (no
+ * hull) over a static one, it passes. */
+static const struct {
+    const char *model, *plane_dynamic, *body; /* spliced into the document */
+    int refused;
+} bodies[] = {
+    {"luding", "", "'type': 'box', 'min': [-1, -1, 0.1], 'max': [1, 1, 0.2]", 1},
+    {"linear_elastic6", "",
+     "'type': 'cylinder', 'center': [0, 0, 0.5], 'axis': [0, 0, 1], "
+     "'radius': 0.1, 'length': 0.1",
+     1},
+    {"hertz", "", "'type': 'box', 'min': [-1, -1, 0.1], 'max': [1, 1, 0.2]", 0},
+    {"luding", ", 'dynamic': {'mass': 1, 'lock': ['rx', 'ry', 'rz']}",
+     "'type': 'box', 'min': [-1, -1, 0.1], 'max': [1, 1, 0.2]", 0},
+    {"luding", "", "'type': 'plane', 'point': [0, 0, 1], 'normal': [0, 0, -1]", 0},
+};
+
+START_TEST(body_against_geometry_needs_a_law)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{'scene': {'materials': [{'name': 'a'}], 'geometry': [{'type': 'plane', 'point': "
+             "[0, 0, 0], 'normal': [0, 0, 1], 'material': 'a'%s}, {%s, 'material': 'a', "
+             "'dynamic': {'mass': 1, 'lock': ['rx', 'ry', 'rz']}}], 'particles': [{'type': "
+             "'list', 'material': 'a', 'spheres': [[0, 0, 0.5, 0.01]]}]}, 'solver': {'time_step': "
+             "1e-5, 'duration': 0.01, 'method': 'dem', 'contact_model': '%s'}}",
+             bodies[_i].plane_dynamic, bodies[_i].body, bodies[_i].model);
+    ndem_job *job = NULL;
+    ndem_job_errors e = {0};
+    ndem_job_status st = parse_sq(text, &job, &e);
+    for (int i = 0; i < e.count; i++)
+        fprintf(stderr, "%s: %s: %s\n", bodies[_i].model, e.items[i].pointer, e.items[i].message);
+    if (!bodies[_i].refused) {
+        ck_assert_int_eq(st, NDEM_JOB_OK);
+        ndem_job_destroy(job);
+        return;
+    }
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "can touch static geometry, and a body's contacts with geometry are not supported "
+             "by \"contact_model\": \"%s\" yet; they run with \"method\": \"ndem\" or "
+             "\"method\": \"dem\" with \"contact_model\" \"hertz\" or \"linear\" or "
+             "\"hunt_crossley\"",
+             bodies[_i].model);
+    ck_assert_int_eq(st, NDEM_JOB_INVALID);
+    ck_assert_ptr_null(job);
+    ck_assert_int_eq(e.count, 1);
+    ck_assert_str_eq(e.items[0].pointer, "/scene/geometry/1/dynamic");
+    ck_assert_str_eq(e.items[0].message, msg);
+    ndem_job_errors_clear(&e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("parser_methods");
@@ -223,6 +282,8 @@ int main(void)
     tcase_add_loop_test(tc, used_or_neutral_field_is_accepted, 0, N_ACCEPTED);
     tcase_add_test(tc, every_ignored_field_is_reported);
     tcase_add_test(tc, wrong_type_is_reported_once);
+    tcase_add_loop_test(tc, body_against_geometry_needs_a_law, 0,
+                        (int)(sizeof bodies / sizeof bodies[0]));
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -361,7 +361,8 @@ START_TEST(checkpoint_restores_a_landing_box)
 END_TEST
 
 /* A body placed deep in a plane is refused at creation; so is a smooth DEM
- * law the points have none of (luding), naming the body. */
+ * law the points have none of (luding), naming the body: the parser refuses
+ * that document (test_parser_methods), a scene definition set to it here. */
 START_TEST(unsupported_cases_are_errors)
 {
     ndem_job *job = test_job(
@@ -379,8 +380,9 @@ START_TEST(unsupported_cases_are_errors)
                    "0], \"normal\": [0, 0, 1], \"material\": \"steel\"}, {\"type\": \"box\", "
                    "\"min\": [-0.05, -0.05, 0.01], \"max\": [0.05, 0.05, 0.03], \"material\": "
                    "\"wood\", \"dynamic\": {\"mass\": 1}}], " LONE "}, \"solver\": {\"method\": "
-                   "\"dem\", \"contact_model\": \"luding\", \"time_step\": 1e-5}}",
+                   "\"dem\", \"contact_model\": \"hertz\", \"time_step\": 1e-5}}",
                    0.5, 0.3);
+    job->scene.solver.contact_model = NDEM_MODEL_LUDING;
     err[0] = '\0';
     ck_assert_ptr_null(ndem_sim_create(&job->scene, err, sizeof err));
     fprintf(stderr, "create: %s\n", err);

@@ -40,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define E_H 1.25 /* Hertz mapping exponent, as rows.c */
 #define RIM 16   /* points per rim of a cylinder's polygon */
 #define MAXP NDEM_RC_POINTS
 

@@ -259,6 +259,22 @@ void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_conta
         ndem_walls_face_velocity(sim->rigid, key.b, feature, g->ug);
 }
 
+int ndem_history_lam_reserve(ndem_history *h, size_t bytes)
+{
+    if (h->lam && bytes <= h->lam_bytes) return 0;
+    size_t size = (bytes + 63) / 64 * 64; /* aligned_alloc wants a multiple */
+    free(h->lam);                         /* first: the peak never holds both */
+    h->lam = aligned_alloc(64, size > 0 ? size : 64);
+    h->lam_bytes = h->lam ? size : 0;
+    return h->lam ? 0 : -1;
+}
+
+void *ndem_history_scratch(ndem_history *h, size_t bytes)
+{
+    if (bytes > h->lam_bytes && ndem_history_lam_reserve(h, bytes + bytes / 4)) return NULL;
+    return h->lam;
+}
+
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
 {
     free(c->key);
@@ -272,8 +288,7 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
     free(c->vs);
     free(c->ug);
     free(c->impact_v);
-    free(c->impact_lam);
-    free(c->impact_lanes);
+    free(c->impact_lanes); /* impact_lam is the history's buffer */
     free(c->color_mask);
     for (long i = 0; i < c->block_capacity; i++) free(c->blocks[i].key);
     free(c->blocks);

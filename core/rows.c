@@ -321,12 +321,14 @@ int ndem_contacts_store_history(ndem_sim *sim)
     if (c->count > h->capacity) {
         long cap = c->count + c->count / 2 + 256;
         ndem_hist_key *kb = realloc(h->key, sizeof *kb * (size_t)cap);
-        if (kb) h->key = kb;
-        float *lam = realloc(h->lam, 7 * sizeof(float) * (size_t)cap);
-        if (lam) h->lam = lam;
-        if (!kb || !lam) return -1;
+        if (!kb) return -1;
+        h->key = kb;
         h->capacity = cap;
     }
+    /* the impulses' buffer held the impact stage's (solver.c): nothing to keep */
+    if (7 * sizeof(float) * (size_t)c->count > h->lam_bytes &&
+        ndem_history_lam_reserve(h, 7 * sizeof(float) * (size_t)h->capacity))
+        return -1;
     memcpy(h->start, c->start, sizeof(long) * (size_t)(nb + 1));
     h->bodies = nb;
     h->count = c->count;

@@ -20,13 +20,23 @@ struct ndem_sim;
  * the sweep (ndem_row_tangent, lane by lane).
  * Unused lanes (past ndem_contacts.fill) are zeros on a zero slot. */
 typedef struct ndem_packet {
-    int a[NDEM_LANES], b[NDEM_LANES];
+    union {
+        struct {
+            int a[NDEM_LANES], b[NDEM_LANES];
+            ndem_fv sig_n, q_n;
+            ndem_fv mu, mur; /* friction, mu_r r* */
+        };
+        /* After the continuous sweeps these six fields are spent: the impact
+         * stage's impulses of the step (normal, t1, t2, r1, r2, twist) move
+         * here (ndem_solve_continuous), so that its own buffer can be the
+         * warm-start history's, dead from the warm start to the history's
+         * store (ndem_history_scratch); read when ndem_step_stats.impacts > 0. */
+        ndem_fv impact[6];
+    };
     ndem_fv n[3];
     ndem_fv la, lb; /* lever arms |p - x_a|, |p - x_b| */
     ndem_fv s;      /* normal row scale e_H delta^(e_H - 1) */
-    ndem_fv sig_n, q_n;
-    ndem_fv mu, mur; /* friction, mu_r r* */
-    ndem_fv lam[5];  /* normal, t1, t2, r1, r2 (the twist: ndem_packet_bounds) */
+    ndem_fv lam[5]; /* normal, t1, t2, r1, r2 (the twist: ndem_packet_bounds) */
 } ndem_packet;
 
 /* The bounds of a packet's twisting and normal rows and its twist impulse,

@@ -482,12 +482,15 @@ static int impact_packets(ndem_sim *sim)
     ndem_contacts *c = &sim->contacts;
     if (c->packet_count > c->impact_capacity) {
         long cap = c->packet_capacity;
-        free(c->impact_lam), free(c->impact_lanes);
-        c->impact_lam = aligned_alloc(64, 6 * sizeof(ndem_fv) * (size_t)cap);
+        free(c->impact_lanes);
         c->impact_lanes = malloc(sizeof(unsigned) * (size_t)cap);
-        c->impact_capacity = c->impact_lam && c->impact_lanes ? cap : 0;
+        c->impact_capacity = c->impact_lanes ? cap : 0;
         if (!c->impact_capacity) return -1;
     }
+    /* the history is dead until its store: its buffer holds the impulses */
+    c->impact_lam =
+        ndem_history_scratch(&sim->history, 6 * sizeof(ndem_fv) * (size_t)c->packet_count);
+    if (!c->impact_lam) return -1;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long p = 0; p < c->packet_count; p++) {
         unsigned lanes = 0;
@@ -580,6 +583,20 @@ void ndem_solve_impact(ndem_sim *sim)
     }
 }
 
+/* The impact stage's impulses into the packets' fields the sweeps are done
+ * with (ndem_packet.impact), for the loads and the contact list: their
+ * buffer is the history's, which the step's store overwrites. The same
+ * floats, so the same figures as when they had a buffer of their own. */
+static void keep_impact(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    if (sim->stats.impacts > 0)
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
+        for (long p = 0; p < c->packet_count; p++)
+            for (int q = 0; q < 6; q++) c->packets[p].impact[q] = c->impact_lam[6 * p + q];
+    c->impact_lam = NULL;
+}
+
 void ndem_solve_continuous(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
@@ -641,6 +658,7 @@ void ndem_solve_continuous(ndem_sim *sim)
         }
         store_slots(sim);
     }
+    keep_impact(sim);
     if (iters_used == 0) iters_used = max_it;
     sim->stats.iterations = iters_used;
     sim->stats.residual_normal = res[0];

@@ -89,6 +89,7 @@ typedef uint64_t ndem_color_mask;
 typedef struct ndem_key_block {
     ndem_hist_key *key;
     long count, capacity;
+    int own; /* 1: key is the block's own allocation; 0: a slice of the velocity slots */
 } ndem_key_block;
 
 /* Smooth DEM's contact skin (contact_skin.c): the particle pairs within

@@ -17,20 +17,6 @@
     1.25 /* Hertz mapping exponent, AGX eq. (35.3); prepare_row takes its                          \
           * powers by square roots */
 
-/* Like ndem_ensure, 64-byte aligned for the vector fields; the old contents are
- * not kept (rows are rebuilt every step). */
-static int ensure_aligned(void **p, long *cap, long need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    long c = *cap > 0 ? *cap : 64;
-    while (c < need) c *= 2;
-    size_t bytes = (elem * (size_t)c + 63) / 64 * 64;
-    free(*p);
-    *p = aligned_alloc(64, bytes);
-    *cap = *p ? c : 0;
-    return *p ? 0 : -1;
-}
-
 int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len)
 {
     *all = value && !strcmp(value, "all");
@@ -109,7 +95,7 @@ int ndem_contacts_color(ndem_sim *sim)
     }
     c->packet_count = packets;
     long slots = n + geo + 1; /* bodies, geometry rows, one zero slot */
-    if (ensure_aligned((void **)&c->vs, &c->slot_capacity, slots, sizeof(ndem_f8))) return -1;
+    if (ndem_ensure_aligned((void **)&c->vs, &c->slot_capacity, slots, sizeof(ndem_f8))) return -1;
     c->slot_count = slots;
     if (ndem_ensure((void **)&c->ug, &c->ug_capacity, 6 * geo + 6, sizeof(double))) return -1;
 

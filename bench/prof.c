@@ -64,8 +64,8 @@ static void mem_breakdown(const ndem_sim *sim)
     const ndem_history *h = &sim->history;
     const ndem_neighbours *nl = &sim->neighbours;
     long n = b->count, rows = c->packet_count * NDEM_LANES, kb = 0, kbc = 0;
-    for (long i = 0; i < c->block_capacity; i++)
-        kb += c->blocks[i].count, kbc += c->blocks[i].capacity;
+    for (long i = 0; i < c->block_capacity; i++) /* a block in the slots' buffer costs nothing */
+        if (c->blocks[i].own) kb += c->blocks[i].count, kbc += c->blocks[i].capacity;
     double s = 0;
     printf("arrays after the steps: %ld particles, %ld contacts, %ld packets (%ld lanes), %ld "
            "listed pairs\n  %-34s %12s %12s\n",
@@ -76,8 +76,7 @@ static void mem_breakdown(const ndem_sim *sim)
     mem_line("contacts key", (double)c->count, (double)c->capacity, sizeof *c->key, n, &s);
     mem_line("contacts slot", (double)c->count, (double)c->capacity, sizeof *c->slot, n, &s);
     mem_line("contacts start", (double)n + 1, (double)c->start_capacity, sizeof *c->start, n, &s);
-    mem_line("narrow-phase key blocks (b, feature)", (double)kb, (double)kbc, sizeof(ndem_hist_key),
-             n, &s);
+    mem_line("key blocks outside the slots", (double)kb, (double)kbc, sizeof(ndem_hist_key), n, &s);
     mem_line("packets", (double)c->packet_count, (double)c->packet_capacity, sizeof(ndem_packet), n,
              &s);
     if (c->bounds)

@@ -108,7 +108,9 @@ int ndem_contacts_color(ndem_sim *sim)
         long at = next[q];
         next[q] += q < NDEM_COLORS ? 1 : NDEM_LANES; /* overflow: one row per packet */
         c->slot[k] = (int)at;
-        c->cold[at].geometry = ndem_key_is_particle(c->key[k]) ? -1 : (int)g++;
+        /* a geometry row's slot (its index past the bodies), read by prepare_row */
+        c->cold[at].geo = !ndem_key_is_particle(c->key[k]);
+        if (c->cold[at].geo) c->packets[at / NDEM_LANES].b[at % NDEM_LANES] = (int)(n + g++);
     }
     for (int q = 0; q < colors; q++)
         for (long p = c->color_start[q]; p < c->color_start[q + 1]; p++) {
@@ -206,10 +208,9 @@ static void prepare_row(ndem_sim *sim, long k)
         row->b[l] = key.b;
         memcpy(vb, &b->vel[6 * key.b], sizeof vb);
     } else {
-        /* the geometry's own slot: its velocity, zero inverse masses */
-        long slot = b->count + cold->geometry;
-        row->b[l] = (int)slot;
-        memcpy(&c->ug[6 * cold->geometry], geom.ug, sizeof geom.ug);
+        /* the geometry's own slot (the colouring's): its velocity, zero inverse masses */
+        long slot = row->b[l];
+        memcpy(&c->ug[6 * (slot - b->count)], geom.ug, sizeof geom.ug);
         for (int q = 0; q < 6; q++) c->vs[slot][q] = (float)geom.ug[q];
         c->vs[slot][6] = c->vs[slot][7] = 0.0f;
         memcpy(vb, geom.ug, sizeof vb);

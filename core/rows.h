@@ -64,15 +64,24 @@ static inline void ndem_row_tangent(const float *n, float *t1)
 }
 
 /* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
- * impact stage, warm start, statistics (20 bytes; the impact stage's target
- * speeds go straight to ndem_contacts.impact_v). */
+ * impact stage, warm start, statistics (16 bytes; the impact stage's target
+ * speeds go straight to ndem_contacts.impact_v). A geometry row's index (its
+ * ug entry) is its b slot less the body count (ndem_row_geometry). */
 typedef struct ndem_row_cold {
     float delta;        /* overlap (negative: gap) */
     float phi, ups;     /* constraint phi and Upsilon_n of the SPOOK normal row */
-    int geometry;       /* geometry row index (its ug entry), or -1 */
     signed char impact; /* 0: skip in impact stage, 1: resting row, 2: impacting */
     signed char gap;    /* 1: bodies apart; a speculative row, not a SPOOK spring */
+    signed char geo;    /* 1: b is geometry (its own slot past the bodies) */
 } ndem_row_cold;
+
+/* The geometry row index of row `at` (cold geo set) from its b slot: the
+ * colouring writes b = bodies + index for geometry rows (rows.c); valid until
+ * the packets' spent fields take the impact impulses (ndem_packet.impact). */
+static inline int ndem_row_geometry(const ndem_packet *packets, long at, long bodies)
+{
+    return packets[at / NDEM_LANES].b[at % NDEM_LANES] - (int)bodies;
+}
 
 /* Rows from the coloured contacts: Hertz mapping, impact classification and
  * warm start (rows.c). */

@@ -513,7 +513,7 @@ static void right_hand_side(ndem_sim *sim, long p)
     for (int l = 0; l < c->fill[p]; l++) {
         const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
         const double *va = &b->vel[6 * P->a[l]];
-        const double *vb = o->geometry >= 0 ? &c->ug[6 * o->geometry] : &b->vel[6 * P->b[l]];
+        const double *vb = o->geo ? &c->ug[6 * (P->b[l] - b->count)] : &b->vel[6 * P->b[l]];
         double vn = 0;
         for (int q = 0; q < 3; q++) vn += (double)P->n[q][l] * (vb[q] - va[q]);
         double q_n = o->gap ? -o->phi / h /* speculative: v_sep >= -gap / h */

@@ -89,13 +89,23 @@ int ndem_pair_block_push(ndem_pair_block *blk, int key)
 {
     if (blk->count == blk->capacity) {
         long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
-        int *k = realloc(blk->key, sizeof(int) * (size_t)cap);
+        int *k = blk->own ? realloc(blk->key, sizeof(int) * (size_t)cap)
+                          : malloc(sizeof(int) * (size_t)cap);
         if (!k) return -1;
+        if (!blk->own && blk->count > 0) memcpy(k, blk->key, sizeof(int) * (size_t)blk->count);
         blk->key = k;
         blk->capacity = cap;
+        blk->own = 1;
     }
     blk->key[blk->count++] = key;
     return 0;
+}
+
+void *ndem_contacts_spent(const ndem_sim *sim, size_t *bytes)
+{
+    const ndem_contacts *c = &sim->contacts;
+    *bytes = c->packets ? sizeof(ndem_packet) * (size_t)c->packet_count : 0;
+    return c->packets;
 }
 
 int ndem_key_block_grow(ndem_key_block *blk)

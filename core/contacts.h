@@ -170,6 +170,12 @@ int ndem_history_lam_reserve(ndem_history *h, size_t bytes);
  * impact stage's impulses live within that (solver.c). NULL out of memory. */
 void *ndem_history_scratch(ndem_history *h, size_t bytes);
 
+/* The last step's packets as a scratch for the broad phase (the list
+ * build's blocks, broadphase.c): dead from the start of a step to its
+ * colouring, which rewrites them (between steps the contact list reads them).
+ * *bytes: the part the last step touched (so resident already); NULL and 0
+ * before the first NDEM step. */
+void *ndem_contacts_spent(const struct ndem_sim *sim, size_t *bytes);
 /* The narrow phase: this step's contacts from the lists and the geometry. */
 int ndem_contacts_build(struct ndem_sim *sim, double skin);
 /* Smooth DEM's narrow phase through the contact skin: 1 when it built the

@@ -91,8 +91,8 @@ static void mem_breakdown(const ndem_sim *sim)
              (double)c->impact_capacity, sizeof(unsigned), n, &s);
     mem_line("velocity slots", (double)c->slot_count, (double)c->slot_capacity, sizeof(ndem_f8), n,
              &s);
-    mem_line("colour masks, impact islands", (double)n, (double)c->mask_capacity,
-             sizeof(ndem_color_mask), n, &s);
+    mem_line("colour masks outside the packets", c->color_mask ? (double)n : 0.0,
+             (double)c->mask_capacity, sizeof(ndem_color_mask), n, &s);
     mem_line("history key (b, feature)", (double)h->count, (double)h->capacity, sizeof *h->key, n,
              &s);
     /* the impulses' buffer is the impact stage's scratch too: the larger in use */

@@ -142,8 +142,9 @@ typedef struct ndem_contacts {
     long block_capacity;
     int color_count;                       /* sets in use: colours, then the overflow set if any */
     long color_start[NDEM_COLOR_SETS + 1]; /* set c: packets [color_start[c], color_start[c+1]) */
-    /* per body, the colouring's masks; the impact stage's union-find (2 ints a
-     * body, solver.c) reuses the buffer: the two never run at once */
+    /* per body, the colouring's masks before the first step's packets
+     * (afterwards in the last step's packets, rows.c); the impact stage's
+     * union-find uses the history's buffer (solver.c) */
     ndem_color_mask *color_mask;
     long mask_capacity;
     ndem_contact_skin skin; /* smooth DEM only */

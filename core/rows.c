@@ -44,11 +44,22 @@ int ndem_contacts_color(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     long n = sim->bodies.count;
-    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(ndem_color_mask)))
-        return -1;
-    if (n > 0) memset(c->color_mask, 0, sizeof(ndem_color_mask) * (size_t)n); /* NULL while empty */
+    /* the masks in the last step's packets, dead until the packets are
+     * rewritten below (ndem_contacts_spent); before the first step's, a
+     * buffer of their own, given back once the packets can hold them */
+    size_t spent_bytes = 0;
+    ndem_color_mask *mask = ndem_contacts_spent(sim, &spent_bytes);
+    if (spent_bytes >= sizeof(ndem_color_mask) * (size_t)n) {
+        free(c->color_mask);
+        c->color_mask = NULL;
+        c->mask_capacity = 0;
+    } else {
+        if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(ndem_color_mask)))
+            return -1;
+        mask = c->color_mask;
+    }
+    if (n > 0) memset(mask, 0, sizeof(ndem_color_mask) * (size_t)n); /* NULL while empty */
     long counts[NDEM_COLOR_SETS] = {0}, geo = 0;
-    ndem_color_mask *mask = c->color_mask;
     for (long k = 0; k < c->count; k++) {
         ndem_contact_key key = c->key[k];
         int a = key.a, b = key.b, particle = ndem_key_is_particle(key);

@@ -380,10 +380,11 @@ static long impact_islands(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     long nb = sim->bodies.count + (sim->rigid ? sim->rigid->count : 0); /* bodies next */
-    /* the colour masks' buffer: 2 ints a body fit in a mask's 8 bytes */
-    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, nb, sizeof(ndem_color_mask)))
-        return -1; /* keep every row: the unrestricted stage */
-    int *parent = (int *)c->color_mask, *hit = parent + nb;
+    /* 2 ints a body in the history's buffer, dead since the warm start: the
+     * impact impulses take it over after this (impact_packets) */
+    int *parent = ndem_history_scratch(&sim->history, 2 * sizeof(int) * (size_t)nb);
+    if (!parent) return -1; /* keep every row: the unrestricted stage */
+    int *hit = parent + nb;
     for (long i = 0; i < nb; i++) parent[i] = (int)i, hit[i] = 0;
     for (long k = 0; k < c->count; k++) {
         if (c->cold[c->slot[k]].impact == 0) continue;
@@ -441,10 +442,9 @@ static long impact_reach(ndem_sim *sim)
     ndem_contacts *c = &sim->contacts;
     long nb = sim->bodies.count;
     const int reach = sim->impact_reach;
-    /* the colour masks' buffer, as impact_islands uses it */
-    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, nb, sizeof(ndem_color_mask)))
-        return -1;
-    int *hops = (int *)c->color_mask;
+    /* the history's buffer, as impact_islands uses it */
+    int *hops = ndem_history_scratch(&sim->history, sizeof(int) * (size_t)nb);
+    if (!hops) return -1;
     for (long i = 0; i < nb; i++) hops[i] = reach;
     for (long k = 0; k < c->count; k++)
         if (c->cold[c->slot[k]].impact == 2) {

@@ -324,7 +324,9 @@ int ndem_history_lam_reserve(ndem_history *h, size_t bytes)
 
 void *ndem_history_scratch(ndem_history *h, size_t bytes)
 {
-    if (bytes > h->lam_bytes && ndem_history_lam_reserve(h, bytes + bytes / 4)) return NULL;
+    /* never NULL on success, even for 0 bytes (a step without sphere rows) */
+    if ((bytes > h->lam_bytes || !h->lam) && ndem_history_lam_reserve(h, bytes + bytes / 4))
+        return NULL;
     return h->lam;
 }
 

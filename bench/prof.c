@@ -64,7 +64,8 @@ static void mem_breakdown(const ndem_sim *sim)
     const ndem_history *h = &sim->history;
     const ndem_neighbours *nl = &sim->neighbours;
     long n = b->count, rows = c->packet_count * NDEM_LANES, kb = 0, kbc = 0;
-    for (long i = 0; i < c->block_capacity; i++) kb += c->blocks[i].count, kbc += c->blocks[i].capacity;
+    for (long i = 0; i < c->block_capacity; i++) /* a block in the slots' buffer costs nothing */
+        if (c->blocks[i].own) kb += c->blocks[i].count, kbc += c->blocks[i].capacity;
     double s = 0;
     printf("arrays after the steps: %ld particles, %ld contacts, %ld packets (%ld lanes), %ld "
            "listed pairs\n  %-34s %12s %12s\n",
@@ -75,27 +76,30 @@ static void mem_breakdown(const ndem_sim *sim)
     mem_line("contacts key", (double)c->count, (double)c->capacity, sizeof *c->key, n, &s);
     mem_line("contacts slot", (double)c->count, (double)c->capacity, sizeof *c->slot, n, &s);
     mem_line("contacts start", (double)n + 1, (double)c->start_capacity, sizeof *c->start, n, &s);
-    mem_line("narrow-phase key blocks (b, feature)", (double)kb, (double)kbc, sizeof(ndem_hist_key), n,
-             &s);
+    mem_line("key blocks outside the slots", (double)kb, (double)kbc, sizeof(ndem_hist_key), n, &s);
     mem_line("packets", (double)c->packet_count, (double)c->packet_capacity, sizeof(ndem_packet), n,
              &s);
     if (c->bounds)
-        mem_line("packet bounds (mut, lo_n)", (double)c->packet_count,
-                 (double)c->packet_capacity, sizeof(ndem_packet_bounds), n, &s);
+        mem_line("packet bounds (mut, lo_n)", (double)c->packet_count, (double)c->packet_capacity,
+                 sizeof(ndem_packet_bounds), n, &s);
     mem_line("cold rows", (double)rows, (double)c->packet_capacity * NDEM_LANES,
              sizeof(ndem_row_cold), n, &s);
     mem_line("fill + residual", (double)c->packet_count, (double)c->packet_capacity, 1 + 12, n, &s);
     mem_line("impact v (with the packets)", (double)c->packet_count, (double)c->packet_capacity,
              sizeof(ndem_fv), n, &s);
-    mem_line("impact lam + lanes", (double)c->packet_count, (double)c->impact_capacity,
-             6 * sizeof(ndem_fv) + sizeof(unsigned), n, &s);
+    mem_line("impact lanes (impulses: in history lam)", (double)c->packet_count,
+             (double)c->impact_capacity, sizeof(unsigned), n, &s);
     mem_line("velocity slots", (double)c->slot_count, (double)c->slot_capacity, sizeof(ndem_f8), n,
              &s);
-    mem_line("colour masks, impact islands", (double)n, (double)c->mask_capacity,
-             sizeof(ndem_color_mask), n, &s);
+    mem_line("colour masks outside the packets", c->color_mask ? (double)n : 0.0,
+             (double)c->mask_capacity, sizeof(ndem_color_mask), n, &s);
     mem_line("history key (b, feature)", (double)h->count, (double)h->capacity, sizeof *h->key, n,
              &s);
-    mem_line("history lam", (double)h->count, (double)h->capacity, 7 * sizeof(float), n, &s);
+    /* the impulses' buffer is the impact stage's scratch too: the larger in use */
+    double impact_bytes = 6.0 * sizeof(ndem_fv) * (double)c->packet_count;
+    double lam_bytes = 7.0 * sizeof(float) * (double)h->count;
+    mem_line("history lam / impact impulses", impact_bytes > lam_bytes ? impact_bytes : lam_bytes,
+             (double)h->lam_bytes, 1, n, &s);
     mem_line("history start", (double)n + 1, (double)h->start_capacity, sizeof *h->start, n, &s);
     mem_line("Verlet lists j", (double)nl->count, (double)nl->capacity, sizeof *nl->j, n, &s);
     mem_line("Verlet lists start + x0", (double)n + 1, (double)nl->start_capacity,

@@ -44,5 +44,9 @@ typedef struct ndem_emitter_state {
  * (capacity doubles); 0, or -1 when out of memory. *p is never NULL after
  * a success, even for need 0 (empty scenes). */
 int ndem_ensure(void **p, long *cap, long need, size_t elem);
+/* The same for 64-byte aligned arrays whose contents need not be kept (a
+ * step rewrites them): the old array goes first, so the peak never holds
+ * both; capacity doubles from 64. */
+int ndem_ensure_aligned(void **p, long *cap, long need, size_t elem);
 
 #endif

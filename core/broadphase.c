@@ -215,6 +215,26 @@ static void sort_ints(int *v, long n)
     }
 }
 
+/* The blocks start in equal slices of the last step's packets, dead until
+ * this step's colouring (ndem_contacts_spent; in a landing bed's rebuilds
+ * the blocks hold 14 pairs a body, 55 B a particle, which would otherwise
+ * add to the step's peak); a block that outgrows its slice moves to an
+ * allocation of its own (ndem_pair_block_push). Without packets (the first
+ * step, smooth DEM) every block allocates its own. */
+static void blocks_in_spent(ndem_sim *sim, long nblocks)
+{
+    ndem_neighbours *nl = &sim->neighbours;
+    size_t bytes = 0;
+    int *spent = ndem_contacts_spent(sim, &bytes);
+    long per = nblocks > 0 ? (long)(bytes / sizeof(int)) / nblocks : 0;
+    for (long bi = 0; bi < nblocks; bi++) {
+        ndem_pair_block *blk = &nl->blocks[bi];
+        if (blk->own) free(blk->key);
+        *blk = (ndem_pair_block){0};
+        if (per >= NDEM_LIST_BLOCK) *blk = (ndem_pair_block){&spent[bi * per], 0, per, 0};
+    }
+}
+
 /* Grid search with the list skin; each block of bodies fills its own buffer
  * and the buffers join in block order (thread-count independent). */
 static int grid_lists(ndem_sim *sim, double skin, double rmax)
@@ -232,6 +252,7 @@ static int grid_lists(ndem_sim *sim, double skin, double rmax)
     free(nl->j);
     nl->j = NULL;
     nl->capacity = 0;
+    blocks_in_spent(sim, nblocks);
     ndem_big_pairs big = {0};
     if (g->big_count > 0 && ndem_big_pairs_find(sim, skin, rmax, &big)) return -1;
     long *start = nl->start;
@@ -280,7 +301,7 @@ static int grid_lists(ndem_sim *sim, double skin, double rmax)
     /* The grid and the block buffers wait for the next build, which may be
      * many steps away: their memory goes back now. */
     for (long bi = 0; bi < nl->block_capacity; bi++) {
-        free(nl->blocks[bi].key);
+        if (nl->blocks[bi].own) free(nl->blocks[bi].key);
         nl->blocks[bi] = (ndem_pair_block){0};
     }
     return 0;

@@ -15,6 +15,7 @@ struct ndem_sim;
 typedef struct ndem_pair_block {
     int *key;
     long count, capacity;
+    int own; /* 1: key is the block's own allocation; 0: NULL or a slice of a scratch */
 } ndem_pair_block;
 
 /* Appends a key to a block's buffer; 0, or -1 when out of memory. */

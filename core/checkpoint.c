@@ -279,8 +279,8 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
     ndem_history *h = &sim->history;
     h->start = malloc(sizeof(long) * (size_t)(hb + 1));
     h->key = malloc(sizeof *h->key * (size_t)(hc + 1));
-    h->lam = malloc(7 * sizeof(float) * (size_t)(hc + 1));
-    if (!h->start || !h->key || !h->lam) goto oom;
+    if (!h->start || !h->key || ndem_history_lam_reserve(h, 7 * sizeof(float) * (size_t)(hc + 1)))
+        goto oom;
     h->start_capacity = hb + 1;
     h->capacity = hc + 1;
     h->bodies = hb;

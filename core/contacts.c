@@ -27,6 +27,18 @@ int ndem_ensure(void **p, long *cap, long need, size_t elem)
     return 0;
 }
 
+int ndem_ensure_aligned(void **p, long *cap, long need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    long c = *cap > 0 ? *cap : 64;
+    while (c < need) c *= 2;
+    size_t bytes = (elem * (size_t)c + 63) / 64 * 64;
+    free(*p);
+    *p = aligned_alloc(64, bytes);
+    *cap = *p ? c : 0;
+    return *p ? 0 : -1;
+}
+
 /* A pair is a contact when it overlaps, is within a small gap, or will close
  * the gap within this step at its current approach speed (so the impact
  * stage sees it, AGX eq. 35.6). */
@@ -77,22 +89,61 @@ int ndem_pair_block_push(ndem_pair_block *blk, int key)
 {
     if (blk->count == blk->capacity) {
         long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
-        int *k = realloc(blk->key, sizeof(int) * (size_t)cap);
+        int *k = blk->own ? realloc(blk->key, sizeof(int) * (size_t)cap)
+                          : malloc(sizeof(int) * (size_t)cap);
         if (!k) return -1;
+        if (!blk->own && blk->count > 0) memcpy(k, blk->key, sizeof(int) * (size_t)blk->count);
         blk->key = k;
         blk->capacity = cap;
+        blk->own = 1;
     }
     blk->key[blk->count++] = key;
     return 0;
 }
 
+void *ndem_contacts_spent(const ndem_sim *sim, size_t *bytes)
+{
+    const ndem_contacts *c = &sim->contacts;
+    *bytes = c->packets ? sizeof(ndem_packet) * (size_t)c->packet_count : 0;
+    return c->packets;
+}
+
 int ndem_key_block_grow(ndem_key_block *blk)
 {
     long cap = blk->capacity > 0 ? 2 * blk->capacity : 4 * NDEM_PAIR_BLOCK;
-    ndem_hist_key *k = realloc(blk->key, sizeof *k * (size_t)cap);
+    ndem_hist_key *k =
+        blk->own ? realloc(blk->key, sizeof *k * (size_t)cap) : malloc(sizeof *k * (size_t)cap);
     if (!k) return -1;
+    if (!blk->own && blk->count > 0) memcpy(k, blk->key, sizeof *k * (size_t)blk->count);
     blk->key = k;
     blk->capacity = cap;
+    blk->own = 1;
+    return 0;
+}
+
+/* NDEM: each block starts in its slice of the velocity slots' buffer (one
+ * slot, 32 bytes, a body: room for 4 keys a body, about 2.5 in a packed bed),
+ * which is dead from the end of the step's solve to the next prepare; the
+ * join has taken the keys by then. A block that outgrows its slice moves to
+ * an allocation of its own (ndem_key_block_grow) for that step. Smooth DEM
+ * has no velocity slots: its blocks keep buffers of their own. */
+static int blocks_in_slots(ndem_sim *sim, long nblocks)
+{
+    ndem_contacts *c = &sim->contacts;
+    if (!sim->dem && ndem_ensure_aligned((void **)&c->vs, &c->slot_capacity,
+                                         nblocks * NDEM_PAIR_BLOCK, sizeof(ndem_f8)))
+        return -1;
+    for (long bi = 0; bi < nblocks; bi++) {
+        ndem_key_block *blk = &c->blocks[bi];
+        if (sim->dem && blk->own) continue;
+        if (blk->own) free(blk->key);
+        blk->key = NULL;
+        blk->capacity = 0;
+        blk->own = 0;
+        if (sim->dem) continue;
+        blk->key = (ndem_hist_key *)&c->vs[bi * NDEM_PAIR_BLOCK];
+        blk->capacity = (long)(NDEM_PAIR_BLOCK * sizeof(ndem_f8) / sizeof(ndem_hist_key));
+    }
     return 0;
 }
 
@@ -164,7 +215,9 @@ int ndem_block_loop(ndem_sim *sim, ndem_candidates cand, ndem_body_pass pass, vo
 {
     ndem_contacts *c = &sim->contacts;
     long n = sim->bodies.count, nblocks = (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK;
-    if (ndem_key_blocks_reserve(&c->blocks, &c->block_capacity, nblocks)) return -1;
+    if (ndem_key_blocks_reserve(&c->blocks, &c->block_capacity, nblocks) ||
+        blocks_in_slots(sim, nblocks))
+        return -1;
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ndem_threads_for(sim, n))                \
     reduction(|                                                                                    \
@@ -259,6 +312,24 @@ void ndem_contact_geometry(const ndem_sim *sim, ndem_contact_key key, ndem_conta
         ndem_walls_face_velocity(sim->rigid, key.b, feature, g->ug);
 }
 
+int ndem_history_lam_reserve(ndem_history *h, size_t bytes)
+{
+    if (h->lam && bytes <= h->lam_bytes) return 0;
+    size_t size = (bytes + 63) / 64 * 64; /* aligned_alloc wants a multiple */
+    free(h->lam);                         /* first: the peak never holds both */
+    h->lam = aligned_alloc(64, size > 0 ? size : 64);
+    h->lam_bytes = h->lam ? size : 0;
+    return h->lam ? 0 : -1;
+}
+
+void *ndem_history_scratch(ndem_history *h, size_t bytes)
+{
+    /* never NULL on success, even for 0 bytes (a step without sphere rows) */
+    if ((bytes > h->lam_bytes || !h->lam) && ndem_history_lam_reserve(h, bytes + bytes / 4))
+        return NULL;
+    return h->lam;
+}
+
 void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
 {
     free(c->key);
@@ -272,10 +343,10 @@ void ndem_contacts_destroy(ndem_contacts *c, ndem_history *h)
     free(c->vs);
     free(c->ug);
     free(c->impact_v);
-    free(c->impact_lam);
-    free(c->impact_lanes);
+    free(c->impact_lanes); /* impact_lam is the history's buffer */
     free(c->color_mask);
-    for (long i = 0; i < c->block_capacity; i++) free(c->blocks[i].key);
+    for (long i = 0; i < c->block_capacity; i++)
+        if (c->blocks[i].own) free(c->blocks[i].key);
     free(c->blocks);
     ndem_contact_skin_destroy(&c->skin);
     memset(c, 0, sizeof *c);

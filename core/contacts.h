@@ -89,6 +89,7 @@ typedef uint64_t ndem_color_mask;
 typedef struct ndem_key_block {
     ndem_hist_key *key;
     long count, capacity;
+    int own; /* 1: key is the block's own allocation; 0: a slice of the velocity slots */
 } ndem_key_block;
 
 /* Smooth DEM's contact skin (contact_skin.c): the particle pairs within
@@ -130,16 +131,20 @@ typedef struct ndem_contacts {
     double *ug; /* 6 per geometry row: surface velocity at the contact, angular velocity */
     long ug_capacity;
     long geometry_rows;
-    ndem_fv *impact_v;      /* per packet (packet_capacity): impact stage target speeds */
-    ndem_fv *impact_lam;    /* 6 per packet: the impact stage's own impulses */
+    ndem_fv *impact_v; /* per packet (packet_capacity): impact stage target speeds */
+    /* 6 per packet: the impact stage's own impulses, in the history's buffer
+     * (ndem_history_scratch) from the impact stage to the end of the
+     * continuous sweeps, then in the packets' spent fields (ndem_packet.impact) */
+    ndem_fv *impact_lam;
     unsigned *impact_lanes; /* per packet: lanes in the impact stage (bits) */
-    long impact_capacity;   /* of impact_lam and impact_lanes */
+    long impact_capacity;   /* of impact_lanes */
     ndem_key_block *blocks; /* narrow-phase buffers, one per block of bodies */
     long block_capacity;
     int color_count;                       /* sets in use: colours, then the overflow set if any */
     long color_start[NDEM_COLOR_SETS + 1]; /* set c: packets [color_start[c], color_start[c+1]) */
-    /* per body, the colouring's masks; the impact stage's union-find (2 ints a
-     * body, solver.c) reuses the buffer: the two never run at once */
+    /* per body, the colouring's masks before the first step's packets
+     * (afterwards in the last step's packets, rows.c); the impact stage's
+     * union-find uses the history's buffer (solver.c) */
     ndem_color_mask *color_mask;
     long mask_capacity;
     ndem_contact_skin skin; /* smooth DEM only */
@@ -155,8 +160,23 @@ typedef struct ndem_history {
     ndem_hist_key *key; /* b and feature; a from start */
     float *lam;         /* 7 per contact: normal, friction vector, rolling vector */
     long capacity, start_capacity;
+    size_t lam_bytes; /* of lam (64-byte aligned): at least 7 floats a key, or the scratch */
 } ndem_history;
 
+/* Makes h->lam hold at least `bytes` (64-byte aligned) without keeping its
+ * contents; 0, or -1 out of memory (contacts.c). */
+int ndem_history_lam_reserve(ndem_history *h, size_t bytes);
+/* The history's impulses as the impact stage's scratch: they are dead from
+ * the warm start (prepare) to their store at the end of the step, and the
+ * impact stage's impulses live within that (solver.c). NULL out of memory. */
+void *ndem_history_scratch(ndem_history *h, size_t bytes);
+
+/* The last step's packets as a scratch for the broad phase (the list
+ * build's blocks, broadphase.c): dead from the start of a step to its
+ * colouring, which rewrites them (between steps the contact list reads them).
+ * *bytes: the part the last step touched (so resident already); NULL and 0
+ * before the first NDEM step. */
+void *ndem_contacts_spent(const struct ndem_sim *sim, size_t *bytes);
 /* The narrow phase: this step's contacts from the lists and the geometry. */
 int ndem_contacts_build(struct ndem_sim *sim, double skin);
 /* Smooth DEM's narrow phase through the contact skin: 1 when it built the

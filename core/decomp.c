@@ -161,12 +161,12 @@ static int set_history(ndem_sim *sim, long n, long count, const ndem_history_ent
     if (ndem_ensure((void **)&h->start, &h->start_capacity, n + 1, sizeof(long))) goto oom;
     if (count + 1 > h->capacity) {
         ndem_hist_key *kb = realloc(h->key, sizeof *kb * (size_t)(count + 1));
-        if (kb) h->key = kb;
-        float *lam = realloc(h->lam, 7 * sizeof(float) * (size_t)(count + 1));
-        if (lam) h->lam = lam;
-        if (!kb || !lam) goto oom;
+        if (!kb) goto oom;
+        h->key = kb;
         h->capacity = count + 1;
     }
+    /* every entry is written below: nothing to keep */
+    if (ndem_history_lam_reserve(h, 7 * sizeof(float) * (size_t)(count + 1))) goto oom;
     /* sort (key, entry index) pairs, then gather the impulses */
     struct item {
         ndem_contact_key key;

@@ -30,7 +30,8 @@ void ndem_row_impulses(const ndem_sim *sim, long k, double n[3], double t1[3], d
                        double lam[6], double *la)
 {
     const ndem_contacts *c = &sim->contacts;
-    const int impact = sim->stats.impacts > 0; /* impact_lam is this step's */
+    /* the step's impact impulses, in the packets' spent fields (rows.h) */
+    const int impact = sim->stats.impacts > 0;
     long at = c->slot[k], p = at / NDEM_LANES;
     int l = (int)(at % NDEM_LANES);
     const ndem_packet *P = &c->packets[p];
@@ -43,7 +44,7 @@ void ndem_row_impulses(const ndem_sim *sim, long k, double n[3], double t1[3], d
     lam[5] = c->bounds ? c->bounds[p].twist[l] : 0.0f; /* else +0 (rows.h) */
     lam[0] *= (double)P->s[l];
     if (impact)
-        for (int q = 0; q < 6; q++) lam[q] += c->impact_lam[6 * p + q][l];
+        for (int q = 0; q < 6; q++) lam[q] += P->impact[q][l];
     *la = P->la[l];
 }
 

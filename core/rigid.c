@@ -329,7 +329,7 @@ void ndem_rigid_set_begin(ndem_sim *sim, int set, int stage)
         const ndem_rigid_body *bd = &r->body[row->body];
         double u[3];
         point_velocity(bd, row->r, u);
-        long slot = sim->bodies.count + c->cold[row->at].geometry;
+        long slot = c->packets[row->at / NDEM_LANES].b[row->at % NDEM_LANES];
         for (int q = 0; q < 3; q++) {
             c->vs[slot][q] = (float)u[q];
             c->vs[slot][3 + q] = (float)bd->w[q];
@@ -399,7 +399,7 @@ void ndem_rigid_refresh_rows(ndem_sim *sim)
     for (long i = 0; i < r->row_count; i++) {
         const ndem_rigid_row *row = &r->rows[i];
         const ndem_rigid_body *bd = &r->body[row->body];
-        double *ug = &c->ug[6 * c->cold[row->at].geometry];
+        double *ug = &c->ug[6 * ndem_row_geometry(c->packets, row->at, sim->bodies.count)];
         point_velocity(bd, row->r, ug);
         memcpy(ug + 3, bd->w, 3 * sizeof(double));
     }

@@ -17,20 +17,6 @@
     1.25 /* Hertz mapping exponent, AGX eq. (35.3); prepare_row takes its                          \
           * powers by square roots */
 
-/* Like ndem_ensure, 64-byte aligned for the vector fields; the old contents are
- * not kept (rows are rebuilt every step). */
-static int ensure_aligned(void **p, long *cap, long need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    long c = *cap > 0 ? *cap : 64;
-    while (c < need) c *= 2;
-    size_t bytes = (elem * (size_t)c + 63) / 64 * 64;
-    free(*p);
-    *p = aligned_alloc(64, bytes);
-    *cap = *p ? c : 0;
-    return *p ? 0 : -1;
-}
-
 int ndem_overflow_switch(const char *value, int *all, char *err, size_t err_len)
 {
     *all = value && !strcmp(value, "all");
@@ -58,11 +44,22 @@ int ndem_contacts_color(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     long n = sim->bodies.count;
-    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(ndem_color_mask)))
-        return -1;
-    if (n > 0) memset(c->color_mask, 0, sizeof(ndem_color_mask) * (size_t)n); /* NULL while empty */
+    /* the masks in the last step's packets, dead until the packets are
+     * rewritten below (ndem_contacts_spent); before the first step's, a
+     * buffer of their own, given back once the packets can hold them */
+    size_t spent_bytes = 0;
+    ndem_color_mask *mask = ndem_contacts_spent(sim, &spent_bytes);
+    if (spent_bytes >= sizeof(ndem_color_mask) * (size_t)n) {
+        free(c->color_mask);
+        c->color_mask = NULL;
+        c->mask_capacity = 0;
+    } else {
+        if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, n, sizeof(ndem_color_mask)))
+            return -1;
+        mask = c->color_mask;
+    }
+    if (n > 0) memset(mask, 0, sizeof(ndem_color_mask) * (size_t)n); /* NULL while empty */
     long counts[NDEM_COLOR_SETS] = {0}, geo = 0;
-    ndem_color_mask *mask = c->color_mask;
     for (long k = 0; k < c->count; k++) {
         ndem_contact_key key = c->key[k];
         int a = key.a, b = key.b, particle = ndem_key_is_particle(key);
@@ -109,7 +106,7 @@ int ndem_contacts_color(ndem_sim *sim)
     }
     c->packet_count = packets;
     long slots = n + geo + 1; /* bodies, geometry rows, one zero slot */
-    if (ensure_aligned((void **)&c->vs, &c->slot_capacity, slots, sizeof(ndem_f8))) return -1;
+    if (ndem_ensure_aligned((void **)&c->vs, &c->slot_capacity, slots, sizeof(ndem_f8))) return -1;
     c->slot_count = slots;
     if (ndem_ensure((void **)&c->ug, &c->ug_capacity, 6 * geo + 6, sizeof(double))) return -1;
 
@@ -122,7 +119,9 @@ int ndem_contacts_color(ndem_sim *sim)
         long at = next[q];
         next[q] += q < NDEM_COLORS ? 1 : NDEM_LANES; /* overflow: one row per packet */
         c->slot[k] = (int)at;
-        c->cold[at].geometry = ndem_key_is_particle(c->key[k]) ? -1 : (int)g++;
+        /* a geometry row's slot (its index past the bodies), read by prepare_row */
+        c->cold[at].geo = !ndem_key_is_particle(c->key[k]);
+        if (c->cold[at].geo) c->packets[at / NDEM_LANES].b[at % NDEM_LANES] = (int)(n + g++);
     }
     for (int q = 0; q < colors; q++)
         for (long p = c->color_start[q]; p < c->color_start[q + 1]; p++) {
@@ -220,10 +219,9 @@ static void prepare_row(ndem_sim *sim, long k)
         row->b[l] = key.b;
         memcpy(vb, &b->vel[6 * key.b], sizeof vb);
     } else {
-        /* the geometry's own slot: its velocity, zero inverse masses */
-        long slot = b->count + cold->geometry;
-        row->b[l] = (int)slot;
-        memcpy(&c->ug[6 * cold->geometry], geom.ug, sizeof geom.ug);
+        /* the geometry's own slot (the colouring's): its velocity, zero inverse masses */
+        long slot = row->b[l];
+        memcpy(&c->ug[6 * (slot - b->count)], geom.ug, sizeof geom.ug);
         for (int q = 0; q < 6; q++) c->vs[slot][q] = (float)geom.ug[q];
         c->vs[slot][6] = c->vs[slot][7] = 0.0f;
         memcpy(vb, geom.ug, sizeof vb);
@@ -321,12 +319,14 @@ int ndem_contacts_store_history(ndem_sim *sim)
     if (c->count > h->capacity) {
         long cap = c->count + c->count / 2 + 256;
         ndem_hist_key *kb = realloc(h->key, sizeof *kb * (size_t)cap);
-        if (kb) h->key = kb;
-        float *lam = realloc(h->lam, 7 * sizeof(float) * (size_t)cap);
-        if (lam) h->lam = lam;
-        if (!kb || !lam) return -1;
+        if (!kb) return -1;
+        h->key = kb;
         h->capacity = cap;
     }
+    /* the impulses' buffer held the impact stage's (solver.c): nothing to keep */
+    if (7 * sizeof(float) * (size_t)c->count > h->lam_bytes &&
+        ndem_history_lam_reserve(h, 7 * sizeof(float) * (size_t)h->capacity))
+        return -1;
     memcpy(h->start, c->start, sizeof(long) * (size_t)(nb + 1));
     h->bodies = nb;
     h->count = c->count;

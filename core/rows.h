@@ -20,13 +20,23 @@ struct ndem_sim;
  * the sweep (ndem_row_tangent, lane by lane).
  * Unused lanes (past ndem_contacts.fill) are zeros on a zero slot. */
 typedef struct ndem_packet {
-    int a[NDEM_LANES], b[NDEM_LANES];
+    union {
+        struct {
+            int a[NDEM_LANES], b[NDEM_LANES];
+            ndem_fv sig_n, q_n;
+            ndem_fv mu, mur; /* friction, mu_r r* */
+        };
+        /* After the continuous sweeps these six fields are spent: the impact
+         * stage's impulses of the step (normal, t1, t2, r1, r2, twist) move
+         * here (ndem_solve_continuous), so that its own buffer can be the
+         * warm-start history's, dead from the warm start to the history's
+         * store (ndem_history_scratch); read when ndem_step_stats.impacts > 0. */
+        ndem_fv impact[6];
+    };
     ndem_fv n[3];
     ndem_fv la, lb; /* lever arms |p - x_a|, |p - x_b| */
     ndem_fv s;      /* normal row scale e_H delta^(e_H - 1) */
-    ndem_fv sig_n, q_n;
-    ndem_fv mu, mur; /* friction, mu_r r* */
-    ndem_fv lam[5];  /* normal, t1, t2, r1, r2 (the twist: ndem_packet_bounds) */
+    ndem_fv lam[5]; /* normal, t1, t2, r1, r2 (the twist: ndem_packet_bounds) */
 } ndem_packet;
 
 /* The bounds of a packet's twisting and normal rows and its twist impulse,
@@ -54,15 +64,24 @@ static inline void ndem_row_tangent(const float *n, float *t1)
 }
 
 /* Per row (packet * NDEM_LANES + lane), read once per step: right-hand side,
- * impact stage, warm start, statistics (20 bytes; the impact stage's target
- * speeds go straight to ndem_contacts.impact_v). */
+ * impact stage, warm start, statistics (16 bytes; the impact stage's target
+ * speeds go straight to ndem_contacts.impact_v). A geometry row's index (its
+ * ug entry) is its b slot less the body count (ndem_row_geometry). */
 typedef struct ndem_row_cold {
     float delta;        /* overlap (negative: gap) */
     float phi, ups;     /* constraint phi and Upsilon_n of the SPOOK normal row */
-    int geometry;       /* geometry row index (its ug entry), or -1 */
     signed char impact; /* 0: skip in impact stage, 1: resting row, 2: impacting */
     signed char gap;    /* 1: bodies apart; a speculative row, not a SPOOK spring */
+    signed char geo;    /* 1: b is geometry (its own slot past the bodies) */
 } ndem_row_cold;
+
+/* The geometry row index of row `at` (cold geo set) from its b slot: the
+ * colouring writes b = bodies + index for geometry rows (rows.c); valid until
+ * the packets' spent fields take the impact impulses (ndem_packet.impact). */
+static inline int ndem_row_geometry(const ndem_packet *packets, long at, long bodies)
+{
+    return packets[at / NDEM_LANES].b[at % NDEM_LANES] - (int)bodies;
+}
 
 /* Rows from the coloured contacts: Hertz mapping, impact classification and
  * warm start (rows.c). */

@@ -380,10 +380,11 @@ static long impact_islands(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
     long nb = sim->bodies.count + (sim->rigid ? sim->rigid->count : 0); /* bodies next */
-    /* the colour masks' buffer: 2 ints a body fit in a mask's 8 bytes */
-    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, nb, sizeof(ndem_color_mask)))
-        return -1; /* keep every row: the unrestricted stage */
-    int *parent = (int *)c->color_mask, *hit = parent + nb;
+    /* 2 ints a body in the history's buffer, dead since the warm start: the
+     * impact impulses take it over after this (impact_packets) */
+    int *parent = ndem_history_scratch(&sim->history, 2 * sizeof(int) * (size_t)nb);
+    if (!parent) return -1; /* keep every row: the unrestricted stage */
+    int *hit = parent + nb;
     for (long i = 0; i < nb; i++) parent[i] = (int)i, hit[i] = 0;
     for (long k = 0; k < c->count; k++) {
         if (c->cold[c->slot[k]].impact == 0) continue;
@@ -441,10 +442,9 @@ static long impact_reach(ndem_sim *sim)
     ndem_contacts *c = &sim->contacts;
     long nb = sim->bodies.count;
     const int reach = sim->impact_reach;
-    /* the colour masks' buffer, as impact_islands uses it */
-    if (ndem_ensure((void **)&c->color_mask, &c->mask_capacity, nb, sizeof(ndem_color_mask)))
-        return -1;
-    int *hops = (int *)c->color_mask;
+    /* the history's buffer, as impact_islands uses it */
+    int *hops = ndem_history_scratch(&sim->history, sizeof(int) * (size_t)nb);
+    if (!hops) return -1;
     for (long i = 0; i < nb; i++) hops[i] = reach;
     for (long k = 0; k < c->count; k++)
         if (c->cold[c->slot[k]].impact == 2) {
@@ -482,12 +482,15 @@ static int impact_packets(ndem_sim *sim)
     ndem_contacts *c = &sim->contacts;
     if (c->packet_count > c->impact_capacity) {
         long cap = c->packet_capacity;
-        free(c->impact_lam), free(c->impact_lanes);
-        c->impact_lam = aligned_alloc(64, 6 * sizeof(ndem_fv) * (size_t)cap);
+        free(c->impact_lanes);
         c->impact_lanes = malloc(sizeof(unsigned) * (size_t)cap);
-        c->impact_capacity = c->impact_lam && c->impact_lanes ? cap : 0;
+        c->impact_capacity = c->impact_lanes ? cap : 0;
         if (!c->impact_capacity) return -1;
     }
+    /* the history is dead until its store: its buffer holds the impulses */
+    c->impact_lam =
+        ndem_history_scratch(&sim->history, 6 * sizeof(ndem_fv) * (size_t)c->packet_count);
+    if (!c->impact_lam) return -1;
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
     for (long p = 0; p < c->packet_count; p++) {
         unsigned lanes = 0;
@@ -510,7 +513,7 @@ static void right_hand_side(ndem_sim *sim, long p)
     for (int l = 0; l < c->fill[p]; l++) {
         const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
         const double *va = &b->vel[6 * P->a[l]];
-        const double *vb = o->geometry >= 0 ? &c->ug[6 * o->geometry] : &b->vel[6 * P->b[l]];
+        const double *vb = o->geo ? &c->ug[6 * (P->b[l] - b->count)] : &b->vel[6 * P->b[l]];
         double vn = 0;
         for (int q = 0; q < 3; q++) vn += (double)P->n[q][l] * (vb[q] - va[q]);
         double q_n = o->gap ? -o->phi / h /* speculative: v_sep >= -gap / h */
@@ -580,6 +583,20 @@ void ndem_solve_impact(ndem_sim *sim)
     }
 }
 
+/* The impact stage's impulses into the packets' fields the sweeps are done
+ * with (ndem_packet.impact), for the loads and the contact list: their
+ * buffer is the history's, which the step's store overwrites. The same
+ * floats, so the same figures as when they had a buffer of their own. */
+static void keep_impact(ndem_sim *sim)
+{
+    ndem_contacts *c = &sim->contacts;
+    if (sim->stats.impacts > 0)
+#pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, c->count))
+        for (long p = 0; p < c->packet_count; p++)
+            for (int q = 0; q < 6; q++) c->packets[p].impact[q] = c->impact_lam[6 * p + q];
+    c->impact_lam = NULL;
+}
+
 void ndem_solve_continuous(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
@@ -641,6 +658,7 @@ void ndem_solve_continuous(ndem_sim *sim)
         }
         store_slots(sim);
     }
+    keep_impact(sim);
     if (iters_used == 0) iters_used = max_it;
     sim->stats.iterations = iters_used;
     sim->stats.residual_normal = res[0];

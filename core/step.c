@@ -133,7 +133,7 @@ static ndem_status measure(ndem_sim *sim)
             const ndem_row_cold *o = &c->cold[p * NDEM_LANES + l];
             if (o->delta > 0) {
                 touching++;
-                geo += o->geometry >= 0;
+                geo += o->geo;
                 if (o->delta > maxov) maxov = o->delta;
             }
         }

@@ -188,6 +188,61 @@ START_TEST(small_sphere_rests_on_big_one)
 }
 END_TEST
 
+/* The narrow phase's key blocks start in slices of the velocity slots'
+ * buffer, 4 keys a body (contacts.c); an FCC packing has 6 contacts a body
+ * with a higher index inside, so blocks outgrow their slices and move to
+ * their own allocations: the contacts found must still be every pair closer
+ * than the contact test's reach, no more and no fewer (a brute-force count;
+ * the spheres overlap by 0.1% of a diameter, the next neighbours are 41%
+ * of a diameter apart). */
+START_TEST(key_blocks_outgrow_their_slices)
+{
+    const int cells = 10;
+    const double r = 0.01, dnn = 2.0 * r * 0.999, a = dnn * sqrt(2.0);
+    const double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+    long n = 4L * cells * cells * cells, m = 0;
+    double *sp = malloc(sizeof(double) * 4 * (size_t)n);
+    ck_assert(sp != NULL);
+    for (int x = 0; x < cells; x++)
+        for (int y = 0; y < cells; y++)
+            for (int z = 0; z < cells; z++)
+                for (int q = 0; q < 4; q++, m++) {
+                    sp[4 * m] = (x + basis[q][0]) * a;
+                    sp[4 * m + 1] = (y + basis[q][1]) * a;
+                    sp[4 * m + 2] = (z + basis[q][2]) * a;
+                    sp[4 * m + 3] = r;
+                }
+    long touching = 0;
+    for (long i = 0; i < n; i++)
+        for (long j = i + 1; j < n; j++) {
+            double d2 = 0.0;
+            for (int k = 0; k < 3; k++) d2 += pow(sp[4 * j + k] - sp[4 * i + k], 2);
+            touching += d2 < pow(2.0 * r * 1.025, 2); /* r_i + r_j + 0.05 r */
+        }
+    /* nearest neighbours of an FCC block: 6 bond directions, each joining the
+     * points of a (L - 1) x (L - 1) x L box of half cells, half of them on
+     * the lattice (L = 2 cells, even): 3 L (L - 1)^2 pairs */
+    const long L = 2 * cells;
+    ck_assert_int_eq(touching, 3 * L * (L - 1) * (L - 1));
+    ndem_material_def mat;
+    ndem_generator_def gen;
+    ndem_sim *sim = list_sim(sp, n, &mat, &gen);
+    ck_assert_int_eq(ndem_sim_step(sim), NDEM_OK);
+    const ndem_contacts *c = &sim->contacts;
+    long own = 0;
+    for (long bi = 0; bi < (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK; bi++)
+        own += c->blocks[bi].own;
+    fprintf(stderr,
+            "FCC of %ld spheres: %ld contacts (brute force %ld), %ld of %ld key blocks "
+            "outgrew their slices\n",
+            n, c->count, touching, own, (n + NDEM_PAIR_BLOCK - 1) / NDEM_PAIR_BLOCK);
+    ck_assert_int_gt(own, 0);
+    ck_assert_int_eq(c->count, touching);
+    ndem_sim_destroy(sim);
+    free(sp);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("broadphase");
@@ -196,6 +251,7 @@ int main(void)
     tcase_add_loop_test(tc, lists_match_brute_force, 0, 2);
     tcase_add_test(tc, work_grows_linearly_with_a_huge_radius_ratio);
     tcase_add_test(tc, small_sphere_rests_on_big_one);
+    tcase_add_test(tc, key_blocks_outgrow_their_slices);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -178,6 +178,36 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
     }
 }
 
+/* Packets ahead of the one being solved whose velocity slots are prefetched.
+ * At 10^6 particles the packets (170 MB) and slots (34 MB) outgrow the L3,
+ * so each packet's 32 slot gathers waited on DRAM; a packet takes several
+ * DRAM latencies to solve (~0.8 us on one thread), so one packet ahead hides them
+ * (docs/performance.md, "Session 12: the 10^6 solve"). */
+#ifndef NDEM_PREFETCH_AHEAD
+#define NDEM_PREFETCH_AHEAD 1
+#endif
+/* Only where a sweep's packets outgrow a 32 MiB L3 (the development VM's):
+ * below it the slots stay cached and the prefetches only add 2% of the
+ * instructions (callgrind, bed-10k). -DNDEM_PREFETCH_MIN_BYTES=0 forces them
+ * on, to run the tests through this path. */
+#ifndef NDEM_PREFETCH_MIN_BYTES
+#define NDEM_PREFETCH_MIN_BYTES (32L << 20)
+#endif
+
+/* Brings packet p's velocity slots toward the cache, for writing (the sweep
+ * scatters them back). A hint only: no value, so no bit, changes. In the
+ * impact stage packets without an active lane are skipped, as the sweep
+ * skips them. */
+NDEM_INLINE void prefetch_slots(const ndem_contacts *c, long p, stage st)
+{
+    if (st == STAGE_IMPACT && !c->impact_lanes[p]) return;
+    const ndem_packet *P = &c->packets[p];
+    for (int l = 0; l < NDEM_LANES; l++) {
+        __builtin_prefetch(&c->vs[P->a[l]], 1, 3);
+        __builtin_prefetch(&c->vs[P->b[l]], 1, 3);
+    }
+}
+
 /* One sweep over every packet of the stage, colour after colour, or from the
  * last colour back when `reverse` (NDEM_SWEEP; the rows of one colour share
  * no body, so their order within it changes no bit). Called by every
@@ -189,6 +219,7 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual, in
 {
     ndem_contacts *c = x->c;
     int pending = -1; /* a solved set whose body impulses are not summed yet */
+    const int ahead = c->packet_count > NDEM_PREFETCH_MIN_BYTES / (long)sizeof(ndem_packet);
     for (int i = 0; i < c->color_count; i++) {
         int q = reverse ? c->color_count - 1 - i : i;
         long lo = c->color_start[q], hi = c->color_start[q + 1];
@@ -209,7 +240,11 @@ NDEM_INLINE void sweep_stage(const sweep_ctx *x, stage st, int want_residual, in
             continue;
         }
 #pragma omp for schedule(static)
-        for (long p = lo; p < hi; p++) solve_packet(x, p, st, want_residual);
+        for (long p = lo; p < hi; p++) {
+            if (ahead && p + NDEM_PREFETCH_AHEAD < hi)
+                prefetch_slots(c, p + NDEM_PREFETCH_AHEAD, st);
+            solve_packet(x, p, st, want_residual);
+        }
     }
     if (pending >= 0) {
 #pragma omp single

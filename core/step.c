@@ -45,6 +45,37 @@ static inline int body_bad(const ndem_sim *sim, long i)
     return 0;
 }
 
+/* q turned by the angular velocity w (v[3..5]) over h: the exact rotation
+ * dq = [cos(|w| h / 2), w sin(|w| h / 2) / |w|], then renormalised. At the
+ * half angle x = |w| h / 2 < NDEM_TURN_SERIES (every sphere of a settled bed:
+ * x ~ 1e-7..1e-3 at DEM steps) cos x and sin x / |w| = h/2 sin x / x are
+ * their Taylor series to x^8 in Horner form, whose first omitted term,
+ * x^10 / 10! < 2e-20 at x = 0.05, is far below a rounding (1.1e-16), so dq
+ * is the exact rotation to the last bit or two, as libm's sincos gives it,
+ * without its call (docs/performance.md, "Session 12: smooth DEM"). */
+#define NDEM_TURN_SERIES 0.05
+static inline void turn_quat(double *q, const double *v, double h)
+{
+    double w2 = v[3] * v[3] + v[4] * v[4] + v[5] * v[5], x2 = 0.25 * h * h * w2;
+    if (!(x2 > 0.25e-24)) return; /* |w| h <= 1e-12: no turn */
+    double c, s;                  /* cos x, sin x / |w| */
+    if (x2 < NDEM_TURN_SERIES * NDEM_TURN_SERIES) {
+        c = 1.0 + x2 * (-1.0 / 2 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320))));
+        s = 0.5 * h *
+            (1.0 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880)))));
+    } else {
+        double w = sqrt(w2), half = 0.5 * w * h;
+        c = cos(half), s = sin(half) / w;
+    }
+    double dq[4] = {c, v[3] * s, v[4] * s, v[5] * s};
+    double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
+                   dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
+                   dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
+                   dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
+    double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    for (int k = 0; k < 4; k++) q[k] = r[k] / len;
+}
+
 /* x += h v_new; orientation turned by the new angular velocity; geometry
  * posed at the new time (geometry_pose.c). The same pass books each body
  * for measure, per fixed chunk of bodies (no second pass, no serial one). */
@@ -58,19 +89,9 @@ static void integrate(ndem_sim *sim)
         double ke = 0;
         long bad = -1, end = (ch + 1) * per < n ? (ch + 1) * per : n;
         for (long i = ch * per; i < end; i++) {
-            double *x = &b->pos[3 * i], *v = &b->vel[6 * i], *q = &b->quat[4 * i];
+            double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
             for (int k = 0; k < 3; k++) x[k] += h * v[k];
-            double w = ndem_norm(&v[3]);
-            if (w * h > 1e-12) {
-                double half = 0.5 * w * h, s = sin(half) / w;
-                double dq[4] = {cos(half), v[3] * s, v[4] * s, v[5] * s};
-                double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
-                               dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
-                               dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
-                               dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
-                double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-                for (int k = 0; k < 4; k++) q[k] = r[k] / len;
-            }
+            turn_quat(&b->quat[4 * i], v, h);
             ke += body_energy(sim, i);
             if (bad < 0 && body_bad(sim, i)) bad = i;
         }

@@ -108,12 +108,9 @@ NDEM_DV_INLINE void turn_quat4(double *quat, const double *vel, long i, double h
     r[3] = dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0];
     ndem_dv len = ndem_dv_sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
     for (int k = 0; k < 4; k++) q[k] = ndem_dv_sel(series, r[k] / len, q[k]);
-    double out[4][NDEM_DLANES], far[NDEM_DLANES];
-    memcpy(out, q, sizeof out);
-    memcpy(far, &x2, sizeof far);
     for (int l = 0; l < NDEM_DLANES; l++) {
-        for (int k = 0; k < 4; k++) quat[4 * (i + l) + k] = out[k][l];
-        if (far[l] >= NDEM_TURN_SERIES * NDEM_TURN_SERIES) /* libm's */
+        for (int k = 0; k < 4; k++) quat[4 * (i + l) + k] = q[k][l];
+        if (x2[l] >= NDEM_TURN_SERIES * NDEM_TURN_SERIES) /* libm's */
             turn_quat(&quat[4 * (i + l)], &vel[6 * (i + l)], h);
     }
 }

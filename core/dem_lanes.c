@@ -8,9 +8,11 @@
  * Every lane performs the IEEE operations of dem.c's scalar hertz path in
  * the same order (its branches become selects; divisions and square roots
  * are correctly rounded; -ffp-contract=off), so the states are the same bits
- * as the scalar law's, on every instruction set and thread count. Contacts
- * the kernel does not cover (geometry, shaped particles, bonds) and each
- * range's remainder take the scalar ndem_dem_contact_force. */
+ * as the scalar law's, on every instruction set and thread count. Particles
+ * on geometry run in packets of their own: ndem_contact_geometry per lane,
+ * then the same law. Contacts the kernel does not cover (shaped particles,
+ * scenes with bonds' particle pairs) and each range's remainders take the
+ * scalar ndem_dem_contact_force. */
 #include "dem.h"
 #include "dem_private.h"
 #include "dem_shape.h"
@@ -31,6 +33,9 @@ typedef struct packet {
     double tab_end[L], tab_inv[L];                   /* its dashpot table's end and 1 / step */
     double spring[3][L], roll[3][L], old[L];         /* last step's springs; old: 1 if any */
     const ndem_damp_table *tab[L];
+    /* geometry packets: where each touches (ndem_contact_geometry); vb holds
+     * the surface's velocity and spin there */
+    double n[3][L], delta[L], la[L], lb[L], d_eff[L];
 } packet;
 
 /* A packet's results, rows of L lanes, scattered per contact. */
@@ -140,12 +145,16 @@ DV_INLINE ndem_dv edge_force(ndem_dv delta, ndem_dv v, ndem_dm first, ndem_dv in
     return ndem_dv_sel(fn < 0, bc(0.0), fn);
 }
 
-/* The packet's law: dem.c's ndem_dem_contact_force and hertz_law for
- * touching particle pairs without van der Waals, as lanes. Unused where no
- * instruction-set copy is compiled (clang's fuzz build, NDEM_NO_CLONES). */
-DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, double h, packet_out *o)
+/* Where a pair touches and how b's surface moves against a's there: the
+ * contact geometry, and u, w_rel the relative velocity and spin. */
+typedef struct lane_touch {
+    ndem_dv n[3], delta, la, lb, d_eff, inv_m, u[3], w_rel[3];
+} lane_touch;
+
+/* A particle pair's (dem.c's ndem_contact_force with ndem_pair_geometry). */
+DV_INLINE __attribute__((unused)) void pair_touch(const packet *p, lane_touch *t)
 {
-    ndem_dv d[3], n[3], va[3], wa[3], vb[3], wb[3];
+    ndem_dv d[3], va[3], wa[3], vb[3], wb[3];
     for (int q = 0; q < 3; q++) {
         d[q] = ld(p->xb[q]) - ld(p->xa[q]);
         va[q] = ld(p->va[q]), wa[q] = ld(p->va[3 + q]);
@@ -155,19 +164,47 @@ DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, double h, pa
     ndem_dv dist = ndem_dv_sqrt(ndem_dv_dot(d, d)), ra = ld(p->ra), rb = ld(p->rb);
     ndem_dm dpos = dist > 0;
     ndem_dv dsafe = ndem_dv_sel(dpos, dist, bc(1.0));
-    for (int q = 0; q < 3; q++) n[q] = ndem_dv_sel(dpos, d[q] / dsafe, bc(q == 2));
-    ndem_dv delta = ra + rb - dist;
-    ndem_dv la = ra - 0.5 * delta, lb = rb - 0.5 * delta;
-    ndem_dv d_eff = 2.0 * ra * rb / (ra + rb);
+    for (int q = 0; q < 3; q++) t->n[q] = ndem_dv_sel(dpos, d[q] / dsafe, bc(q == 2));
+    t->delta = ra + rb - dist;
+    t->la = ra - 0.5 * t->delta, t->lb = rb - 0.5 * t->delta;
+    t->d_eff = 2.0 * ra * rb / (ra + rb);
     /* relative motion of b's surface to a's at the contact */
-    ndem_dv inv_m = ld(p->ima) + ld(p->imb), m_eff = 1.0 / inv_m;
-    ndem_dv wx[3], wa_x[3], u[3], w_rel[3], ut[3], wr[3];
-    ndem_dv_cross(wb, n, wx);
-    ndem_dv_cross(wa, n, wa_x);
+    t->inv_m = ld(p->ima) + ld(p->imb);
+    ndem_dv wx[3], wa_x[3];
+    ndem_dv_cross(wb, t->n, wx);
+    ndem_dv_cross(wa, t->n, wa_x);
     for (int q = 0; q < 3; q++) {
-        u[q] = (vb[q] - lb * wx[q]) - (va[q] + la * wa_x[q]);
-        w_rel[q] = wb[q] - wa[q];
+        t->u[q] = (vb[q] - t->lb * wx[q]) - (va[q] + t->la * wa_x[q]);
+        t->w_rel[q] = wb[q] - wa[q];
     }
+}
+
+/* A particle on geometry (the geometry from ndem_contact_geometry, in the
+ * packet): b's surface moves at the geometry's velocity and spin there,
+ * the force moves a alone (dem.c's geometry branch). */
+DV_INLINE __attribute__((unused)) void geo_touch(const packet *p, lane_touch *t)
+{
+    ndem_dv wa_x[3], wa[3];
+    for (int q = 0; q < 3; q++) t->n[q] = ld(p->n[q]), wa[q] = ld(p->va[3 + q]);
+    t->delta = ld(p->delta), t->la = ld(p->la), t->lb = ld(p->lb), t->d_eff = ld(p->d_eff);
+    t->inv_m = ld(p->ima);
+    ndem_dv_cross(wa, t->n, wa_x);
+    for (int q = 0; q < 3; q++) {
+        t->u[q] = ld(p->vb[q]) - (ld(p->va[q]) + t->la * wa_x[q]);
+        t->w_rel[q] = ld(p->vb[3 + q]) - wa[q];
+    }
+}
+
+/* The packet's law: dem.c's ndem_dem_contact_force and hertz_law for
+ * touching contacts without van der Waals, as lanes, from where they touch
+ * (pair_touch, geo_touch). Unused where no instruction-set copy is compiled
+ * (clang's fuzz build, NDEM_NO_CLONES). */
+DV_INLINE __attribute__((unused)) void hertz_lanes(const packet *p, const lane_touch *t, double h,
+                                                   packet_out *o)
+{
+    const ndem_dv *n = t->n, *u = t->u, *w_rel = t->w_rel;
+    ndem_dv delta = t->delta, la = t->la, lb = t->lb, d_eff = t->d_eff, inv_m = t->inv_m;
+    ndem_dv m_eff = 1.0 / inv_m, ut[3], wr[3];
     ndem_dv vn = ndem_dv_dot(u, n), ddelta = -vn, wn = ndem_dv_dot(w_rel, n);
     for (int q = 0; q < 3; q++) {
         ut[q] = u[q] - vn * n[q];
@@ -275,28 +312,11 @@ DV_INLINE void gather_bodies(const ndem_bodies *b, const int *i, double (*x)[L],
     tr2(pv, v[4], v[5]);
 }
 
-/* The packet's lanes: its contacts' (p->k) bodies, pair constants and last
- * springs. Inlined into each instruction-set copy with the law and the
- * scatter, so the arrays' addresses are loaded once a packet. */
-DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
+/* The packet's last springs: contact k's history at k when the list did
+ * not change (rows of 8 to lanes), else found by its key. */
+DV_INLINE void gather_hist(const ndem_dem *d, const ndem_contact_key *keys, packet *p)
 {
-    const ndem_bodies *b = &sim->bodies;
-    const ndem_dem *d = sim->dem;
-    const ndem_contact_key *keys = sim->contacts.key;
-    const int nm = sim->materials.count;
-    int ia[L], ib[L], pair[L] = {0};
-#pragma GCC unroll 4
-    for (int l = 0; l < L; l++) {
-        ndem_contact_key key = keys[p->k[l]];
-        ia[l] = key.a, ib[l] = key.b;
-    }
-    if (nm > 1) { /* else one particle material: pair 0 */
-#pragma GCC unroll 4
-        for (int l = 0; l < L; l++) pair[l] = b->material[ia[l]] * nm + b->material[ib[l]];
-    }
-    gather_bodies(b, ia, p->xa, p->va, p->ra, p->ima);
-    gather_bodies(b, ib, p->xb, p->vb, p->rb, p->imb);
-    if (d->hist_same) { /* contact k's history at k: rows of 8 to lanes */
+    if (d->hist_same) {
         ndem_dv rows[4], s[4], r[4];
 #pragma GCC unroll 4
         for (int l = 0; l < L; l++) rows[l] = ld(&d->hist[NDEM_DEM_HIST * p->k[l]]);
@@ -312,20 +332,25 @@ DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
         st(p->roll[0], ndem_dv_sel(old, s[3], zero));
         st(p->roll[1], ndem_dv_sel(old, r[0], zero));
         st(p->roll[2], ndem_dv_sel(old, r[1], zero));
-    } else {
+        return;
+    }
 #pragma GCC unroll 4
-        for (int l = 0; l < L; l++) {
-            const double *old = ndem_dem_hist_find(d, p->k[l], keys[p->k[l]]);
-            if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
-            p->old[l] = old != NULL;
+    for (int l = 0; l < L; l++) {
+        const double *old = ndem_dem_hist_find(d, p->k[l], keys[p->k[l]]);
+        if (old && old[7] == 0) old = NULL; /* listed, but not touching before */
+        p->old[l] = old != NULL;
 #pragma GCC unroll 4
-            for (int q = 0; q < 3; q++) {
-                p->spring[q][l] = old ? old[q] : 0.0;
-                p->roll[q][l] = old ? old[3 + q] : 0.0;
-            }
+        for (int q = 0; q < 3; q++) {
+            p->spring[q][l] = old ? old[q] : 0.0;
+            p->roll[q][l] = old ? old[3 + q] : 0.0;
         }
     }
-    /* the pair's constants: most packets (most scenes) have one pair */
+}
+
+/* The lanes' material pairs' constants: most packets (most scenes) have one pair. */
+DV_INLINE void gather_pair(const ndem_sim *sim, const int *pair, packet *p)
+{
+    const ndem_dem *d = sim->dem;
     int one = 1;
 #pragma GCC unroll 4
     for (int l = 1; l < L; l++) one &= pair[l] == pair[0];
@@ -350,6 +375,54 @@ DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
         p->tab[l] = &d->dashpot[pr];
         p->tab_end[l] = p->tab[l]->end, p->tab_inv[l] = p->tab[l]->inv_step;
     }
+}
+
+/* The packet's lanes: its contacts' (p->k) bodies, pair constants and last
+ * springs. Inlined into each instruction-set copy with the law and the
+ * scatter, so the arrays' addresses are loaded once a packet. */
+DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
+{
+    const ndem_bodies *b = &sim->bodies;
+    const ndem_contact_key *keys = sim->contacts.key;
+    const int nm = sim->materials.count;
+    int ia[L], ib[L], pair[L] = {0};
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) {
+        ndem_contact_key key = keys[p->k[l]];
+        ia[l] = key.a, ib[l] = key.b;
+    }
+    if (nm > 1) { /* else one particle material: pair 0 */
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) pair[l] = b->material[ia[l]] * nm + b->material[ib[l]];
+    }
+    gather_bodies(b, ia, p->xa, p->va, p->ra, p->ima);
+    gather_bodies(b, ib, p->xb, p->vb, p->rb, p->imb);
+    gather_hist(sim->dem, keys, p);
+    gather_pair(sim, pair, p);
+}
+
+/* A geometry packet's lanes: where each particle touches its geometry
+ * (ndem_contact_geometry, one by one: planes, boxes, cylinders, meshes),
+ * the surface's motion there (in vb), particle a, springs and constants. */
+DV_INLINE void geo_gather(const ndem_sim *sim, packet *p)
+{
+    const ndem_bodies *b = &sim->bodies;
+    const ndem_contact_key *keys = sim->contacts.key;
+    const int nm = sim->materials.count;
+    int ia[L], pair[L];
+    for (int l = 0; l < L; l++) {
+        ndem_contact_key key = keys[p->k[l]];
+        ndem_contact_geom g;
+        ndem_contact_geometry(sim, key, &g);
+        ia[l] = key.a;
+        pair[l] = b->material[key.a] * nm + g.material_b;
+        for (int q = 0; q < 3; q++) p->n[q][l] = g.n[q];
+        p->delta[l] = g.delta, p->la[l] = g.la, p->lb[l] = g.lb, p->d_eff[l] = g.d_eff;
+        for (int q = 0; q < 6; q++) p->vb[q][l] = g.ug[q];
+    }
+    gather_bodies(b, ia, p->xa, p->va, p->ra, p->ima);
+    gather_hist(sim->dem, keys, p);
+    gather_pair(sim, pair, p);
 }
 
 /* Each lane's force (NDEM_DEM_FORCE), history (NDEM_DEM_HIST) and energies
@@ -401,16 +474,27 @@ DV_INLINE void scatter(ndem_dem *d, const packet *p, const packet_out *o)
  * no copy: split into SSE registers the kernel took 1.8 times the scalar
  * law's CPU (docs/performance.md), so there the scalar law runs. A copy runs
  * one packet: gather, law, scatter. */
-#define NDEM_DEFINE_HERTZ(name, ...)                                                               \
+#define NDEM_DEFINE_HERTZ(name, geo, ...)                                                          \
     __VA_ARGS__ static void name(const ndem_sim *sim, packet *p)                                   \
     {                                                                                              \
         packet_out o;                                                                              \
+        lane_touch t;                                                                              \
         hertz_gather(sim, p);                                                                      \
-        hertz_lanes(p, sim->solver.time_step, &o);                                                 \
+        pair_touch(p, &t);                                                                         \
+        hertz_lanes(p, &t, sim->solver.time_step, &o);                                             \
+        scatter(sim->dem, p, &o);                                                                  \
+    }                                                                                              \
+    __VA_ARGS__ static void geo(const ndem_sim *sim, packet *p)                                    \
+    {                                                                                              \
+        packet_out o;                                                                              \
+        lane_touch t;                                                                              \
+        geo_gather(sim, p);                                                                        \
+        geo_touch(p, &t);                                                                          \
+        hertz_lanes(p, &t, sim->solver.time_step, &o);                                             \
         scatter(sim->dem, p, &o);                                                                  \
     }
-NDEM_DEFINE_HERTZ(hertz_v3, __attribute__((target("arch=x86-64-v3"))))
-NDEM_DEFINE_HERTZ(hertz_v4, __attribute__((target("arch=x86-64-v4"))))
+NDEM_DEFINE_HERTZ(hertz_v3, hertz_geo_v3, __attribute__((target("arch=x86-64-v3"))))
+NDEM_DEFINE_HERTZ(hertz_v4, hertz_geo_v4, __attribute__((target("arch=x86-64-v4"))))
 #else
 #define NDEM_LANE_COPIES 1
 #endif
@@ -420,12 +504,13 @@ NDEM_DEFINE_HERTZ(hertz_v4, __attribute__((target("arch=x86-64-v4"))))
  * copy for the CPU's (NULL), keeps the scalar law. */
 static const struct lane_model {
     ndem_contact_model model;
-    void (*run[NDEM_LANE_COPIES])(const ndem_sim *, packet *);
+    void (*run[NDEM_LANE_COPIES])(const ndem_sim *, packet *);     /* particle pairs */
+    void (*run_geo[NDEM_LANE_COPIES])(const ndem_sim *, packet *); /* particles on geometry */
 } lane_models[] = {
 #if NDEM_LANE_COPIES == 3
-    {NDEM_MODEL_HERTZ, {NULL, hertz_v3, hertz_v4}},
+    {NDEM_MODEL_HERTZ, {NULL, hertz_v3, hertz_v4}, {NULL, hertz_geo_v3, hertz_geo_v4}},
 #else
-    {NDEM_MODEL_HERTZ, {NULL}},
+    {NDEM_MODEL_HERTZ, {NULL}, {NULL}},
 #endif
 };
 
@@ -448,11 +533,17 @@ void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
     const int isa = sim->isa >= 0 && sim->isa < NDEM_LANE_COPIES ? sim->isa : 0;
     const int bonds = d->bond_count > 0, shapes = sim->shapes != NULL;
     const ndem_contact_key *key = c->key;
-    packet p;
-    int fill = 0;
+    packet p, pg; /* particle pairs; particles on geometry */
+    int fill = 0, fill_geo = 0;
     for (long k = lo; k < hi; k++) {
-        if (ndem_key_is_particle(key[k]) && !bonds &&
-            !(shapes && ndem_dem_shape_pair(sim, key[k]))) {
+        ndem_contact_key kk = key[k];
+        int scalar = shapes && ndem_dem_shape_pair(sim, kk); /* per manifold point */
+        if (!scalar && !ndem_key_is_particle(kk)) {
+            pg.k[fill_geo++] = k;
+            if (fill_geo == L) lm->run_geo[isa](sim, &pg), fill_geo = 0;
+            continue;
+        }
+        if (!scalar && !bonds) { /* a bonded pair's law is its bond's (dem.c) */
             p.k[fill++] = k;
             if (fill == L) lm->run[isa](sim, &p), fill = 0;
             continue;
@@ -460,7 +551,10 @@ void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
         ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
                                &d->energy[3 * k]);
     }
-    for (int l = 0; l < fill; l++) /* the remainder, one by one */
+    for (int l = 0; l < fill; l++) /* the remainders, one by one */
         ndem_dem_contact_force(sim, p.k[l], &d->force[NDEM_DEM_FORCE * p.k[l]],
                                &d->next[NDEM_DEM_HIST * p.k[l]], &d->energy[3 * p.k[l]]);
+    for (int l = 0; l < fill_geo; l++)
+        ndem_dem_contact_force(sim, pg.k[l], &d->force[NDEM_DEM_FORCE * pg.k[l]],
+                               &d->next[NDEM_DEM_HIST * pg.k[l]], &d->energy[3 * pg.k[l]]);
 }

@@ -157,9 +157,9 @@ void ndem_dem_contact_force(const struct ndem_sim *sim, long k, double *out, dou
  * 0 when it has none for the CPU's instruction set (sim->isa), or a pair has
  * van der Waals: the scalar law. */
 int ndem_dem_lanes_usable(const struct ndem_sim *sim);
-/* Contacts [lo, hi) into force, next and energy: particle pairs of plain
- * spheres in packets of NDEM_DLANES lanes, the others and the remainder by
- * ndem_dem_contact_force; the same bits either way (dem_lanes.c). */
+/* Contacts [lo, hi) into force, next and energy: plain spheres' pairs and
+ * spheres on geometry in packets of NDEM_DLANES lanes, the others and the
+ * remainders by ndem_dem_contact_force; the same bits either way (dem_lanes.c). */
 void ndem_dem_lanes_range(const struct ndem_sim *sim, long lo, long hi);
 /* One bond: adds its forces and torques to the bodies' sums (serial, bond order). */
 void ndem_dem_bond_force(struct ndem_sim *sim, long k);

@@ -4,6 +4,7 @@
  * (broad phase, narrow phase, solve, integrate). Smooth DEM runs its own
  * table over the same bodies, broad phase and contacts. */
 #include "checks.h"
+#include "lanes.h"
 #include "dem.h"
 #include "dem_shape.h"
 #include "rigid_contact.h"
@@ -15,6 +16,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <string.h>
 
 /* A particle's kinetic energy (0 for a ghost: its owner counts it). */
 static inline double body_energy(const ndem_sim *sim, long i)
@@ -45,6 +47,97 @@ static inline int body_bad(const ndem_sim *sim, long i)
     return 0;
 }
 
+/* q turned by the angular velocity w (v[3..5]) over h: the exact rotation
+ * dq = [cos(|w| h / 2), w sin(|w| h / 2) / |w|], then renormalised. At the
+ * half angle x = |w| h / 2 < NDEM_TURN_SERIES (every sphere of a settled bed:
+ * x ~ 1e-7..1e-3 at DEM steps) cos x and sin x / |w| = h/2 sin x / x are
+ * their Taylor series to x^8 in Horner form, whose first omitted term,
+ * x^10 / 10! < 2e-20 at x = 0.05, is far below a rounding (1.1e-16), so dq
+ * is the exact rotation to the last bit or two, as libm's sincos gives it,
+ * without its call (docs/performance.md, "Session 12: smooth DEM"). */
+#define NDEM_TURN_SERIES 0.05
+/* Not inlined: compiled once for baseline x86-64, because GCC 12 fuses its
+ * quaternion product into vfmaddsub inside the AVX2 copies below in spite
+ * of -ffp-contract=off (found by the state hashes). */
+__attribute__((noinline)) static void turn_quat(double *q, const double *v, double h)
+{
+    double w2 = v[3] * v[3] + v[4] * v[4] + v[5] * v[5], x2 = 0.25 * h * h * w2;
+    if (!(x2 > 0.25e-24)) return; /* |w| h <= 1e-12: no turn */
+    double c, s;                  /* cos x, sin x / |w| */
+    if (x2 < NDEM_TURN_SERIES * NDEM_TURN_SERIES) {
+        c = 1.0 + x2 * (-1.0 / 2 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320))));
+        s = 0.5 * h *
+            (1.0 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880)))));
+    } else {
+        double w = sqrt(w2), half = 0.5 * w * h;
+        c = cos(half), s = sin(half) / w;
+    }
+    double dq[4] = {c, v[3] * s, v[4] * s, v[5] * s};
+    double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
+                   dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
+                   dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
+                   dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
+    double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    for (int k = 0; k < 4; k++) q[k] = r[k] / len;
+}
+
+/* turn_quat for bodies i .. i + 3 in vector lanes: each lane performs its
+ * IEEE operations in the same order (-ffp-contract=off; division and square
+ * root correctly rounded), so the same bits; a lane past the series is left
+ * for turn_quat's libm branch, one that does not turn keeps its q. */
+NDEM_DV_INLINE void turn_quat4(double *quat, const double *vel, long i, double h)
+{
+    double in[7][NDEM_DLANES]; /* w[3], q[4]: lane l's body i + l */
+    for (int l = 0; l < NDEM_DLANES; l++) {
+        for (int k = 0; k < 3; k++) in[k][l] = vel[6 * (i + l) + 3 + k];
+        for (int k = 0; k < 4; k++) in[3 + k][l] = quat[4 * (i + l) + k];
+    }
+    ndem_dv w[3], q[4], dq[4], r[4];
+    memcpy(w, in, sizeof w);
+    memcpy(q, in[3], sizeof q);
+    ndem_dv w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2], x2 = 0.25 * h * h * w2;
+    ndem_dm series = (x2 > 0.25e-24) & (x2 < NDEM_TURN_SERIES * NDEM_TURN_SERIES);
+    dq[0] = 1.0 + x2 * (-1.0 / 2 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320))));
+    ndem_dv s =
+        0.5 * h *
+        (1.0 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880)))));
+    for (int k = 0; k < 3; k++) dq[1 + k] = w[k] * s;
+    r[0] = dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3];
+    r[1] = dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2];
+    r[2] = dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1];
+    r[3] = dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0];
+    ndem_dv len = ndem_dv_sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    for (int k = 0; k < 4; k++) q[k] = ndem_dv_sel(series, r[k] / len, q[k]);
+    for (int l = 0; l < NDEM_DLANES; l++) {
+        for (int k = 0; k < 4; k++) quat[4 * (i + l) + k] = q[k][l];
+        if (x2[l] >= NDEM_TURN_SERIES * NDEM_TURN_SERIES) /* libm's */
+            turn_quat(&quat[4 * (i + l)], &vel[6 * (i + l)], h);
+    }
+}
+
+/* The turns of bodies [lo, hi): in lanes where an instruction-set copy is
+ * compiled (chosen by sim->isa as the solver's sweep and the DEM kernel
+ * are), else one by one. The same bits either way. */
+#define NDEM_DEFINE_TURNS(name, ...)                                                               \
+    __VA_ARGS__ static void name(double *quat, const double *vel, long lo, long hi, double h)      \
+    {                                                                                              \
+        long i = lo;                                                                               \
+        for (; i + NDEM_DLANES <= hi; i += NDEM_DLANES) turn_quat4(quat, vel, i, h);               \
+        for (; i < hi; i++) turn_quat(&quat[4 * i], &vel[6 * i], h);                               \
+    }
+static void turns_base(double *quat, const double *vel, long lo, long hi, double h)
+{
+    for (long i = lo; i < hi; i++) turn_quat(&quat[4 * i], &vel[6 * i], h);
+}
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(NDEM_NO_CLONES)
+NDEM_DEFINE_TURNS(turns_v3, __attribute__((target("arch=x86-64-v3"))))
+NDEM_DEFINE_TURNS(turns_v4, __attribute__((target("arch=x86-64-v4"))))
+static void (*const turns[])(double *, const double *, long, long, double) = {turns_base, turns_v3,
+                                                                              turns_v4};
+#else
+static void (*const turns[])(double *, const double *, long, long, double) = {turns_base};
+#endif
+
 /* x += h v_new; orientation turned by the new angular velocity; geometry
  * posed at the new time (geometry_pose.c). The same pass books each body
  * for measure, per fixed chunk of bodies (no second pass, no serial one). */
@@ -53,24 +146,19 @@ static void integrate(ndem_sim *sim)
     ndem_bodies *b = &sim->bodies;
     double h = sim->solver.time_step;
     long n = b->count, per = (n + NDEM_MEASURE_CHUNKS - 1) / NDEM_MEASURE_CHUNKS;
+    const int copies = (int)(sizeof turns / sizeof *turns);
+    void (*turn)(double *, const double *, long, long, double) =
+        turns[sim->isa >= 0 && sim->isa < copies ? sim->isa : 0];
 #pragma omp parallel for schedule(static) num_threads(ndem_threads_for(sim, n))
     for (long ch = 0; ch < NDEM_MEASURE_CHUNKS; ch++) {
         double ke = 0;
         long bad = -1, end = (ch + 1) * per < n ? (ch + 1) * per : n;
         for (long i = ch * per; i < end; i++) {
-            double *x = &b->pos[3 * i], *v = &b->vel[6 * i], *q = &b->quat[4 * i];
+            double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
             for (int k = 0; k < 3; k++) x[k] += h * v[k];
-            double w = ndem_norm(&v[3]);
-            if (w * h > 1e-12) {
-                double half = 0.5 * w * h, s = sin(half) / w;
-                double dq[4] = {cos(half), v[3] * s, v[4] * s, v[5] * s};
-                double r[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
-                               dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
-                               dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
-                               dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
-                double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-                for (int k = 0; k < 4; k++) q[k] = r[k] / len;
-            }
+        }
+        turn(b->quat, b->vel, ch * per, end, h);
+        for (long i = ch * per; i < end; i++) { /* after the turns: a shape's energy reads its q */
             ke += body_energy(sim, i);
             if (bad < 0 && body_bad(sim, i)) bad = i;
         }

@@ -5,9 +5,11 @@
  * the Hertz column against NDEM, and bitwise restore. The other laws and
  * forces are in test_dem_laws.c. */
 #include "dem.h"
+#include "geometry.h"
 #include "scene.h"
 #include "testutil.h"
 
+#include <float.h>
 #include <math.h>
 
 static const double R = 0.01, RHO = 2500, E = 1e7, NU = 0.3;
@@ -651,6 +653,55 @@ START_TEST(dem_restore_equals_uninterrupted)
 }
 END_TEST
 
+/* A free sphere spinning at a constant w turns as q(t) = [cos(|w| t / 2),
+ * w / |w| sin(|w| t / 2)] q(0) exactly. Integration turns it by the step's
+ * rotation, from the series of cos and sin below a half angle of 0.05 and
+ * from libm above (step.c, turn_quat): each step's rotation is exact to a
+ * rounding or two, so after n steps q is off by at most a few roundings a
+ * step (checked: 4 n DBL_EPSILON) on both paths and across their threshold. */
+START_TEST(free_spin_turns_exactly)
+{
+    const double h = 1e-4;
+    /* half angles |w| h / 2: 1.9e-5 (series), 0.04995 (series, at the
+     * threshold), 0.05005 and 0.1 (libm) */
+    const double w[4][3] = {{0.3, -0.1, 0.2}, {0, 999, 0}, {0, 0, -1001}, {1200, 0, -1600}};
+    const double q0[4] = {0.5, 0.5, -0.5, 0.5};
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [0,0,0], \"materials\": [{\"name\": \"ore\", \"density\": "
+        "2500, \"young_modulus\": 1e7}], \"particles\": [{\"type\": \"list\", \"spheres\": "
+        "[[0,0,0,0.01], [1,0,0,0.01], [2,0,0,0.01], [3,0,0,0.01]], \"orientations\": "
+        "[[%g,%g,%g,%g], "
+        "[%g,%g,%g,%g], [%g,%g,%g,%g], [%g,%g,%g,%g]], \"angular_velocities\": [[%g,%g,%g], "
+        "[%g,%g,%g], [%g,%g,%g], [%g,%g,%g]]}]}, \"solver\": {\"method\": \"dem\", "
+        "\"contact_model\": \"hertz\", \"time_step\": %g, \"duration\": 1}}",
+        q0[0], q0[1], q0[2], q0[3], q0[0], q0[1], q0[2], q0[3], q0[0], q0[1], q0[2], q0[3], q0[0],
+        q0[1], q0[2], q0[3], w[0][0], w[0][1], w[0][2], w[1][0], w[1][1], w[1][2], w[2][0], w[2][1],
+        w[2][2], w[3][0], w[3][1], w[3][2], h);
+    ndem_sim *sim = test_sim(job);
+    const long checks[] = {1, 10, 1000, 10000};
+    long n = 0;
+    for (int c = 0; c < 4; c++) {
+        while (n < checks[c]) test_step(sim), n++;
+        ndem_frame f;
+        test_frame(sim, &f);
+        for (int i = 0; i < 4; i++) {
+            double wl = sqrt(w[i][0] * w[i][0] + w[i][1] * w[i][1] + w[i][2] * w[i][2]);
+            double half = 0.5 * wl * (double)n * h, s = sin(half) / wl;
+            double dq[4] = {cos(half), w[i][0] * s, w[i][1] * s, w[i][2] * s}, want[4];
+            ndem_quat_mul(dq, q0, want);
+            double err = 0;
+            for (int k = 0; k < 4; k++) err = fmax(err, fabs(f.orientations[4 * i + k] - want[k]));
+            ck_assert_msg(err <= 4.0 * (double)n * DBL_EPSILON,
+                          "sphere %d after %ld steps: q off by %.3g", i, n, err);
+            ck_assert_double_eq(f.angular_velocities[3 * i + 1], w[i][1]); /* no torque */
+        }
+        ndem_frame_free(&f);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dem");
@@ -668,6 +719,7 @@ int main(void)
     tcase_add_test(tc, soft_column_settles_in_its_slowest_mode);
     tcase_add_test(tc, hertz_column_matches_ndem);
     tcase_add_test(tc, dem_restore_equals_uninterrupted);
+    tcase_add_test(tc, free_spin_turns_exactly);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -3,8 +3,8 @@
  * bits of the scalar law (NDEM_DEM_LANES=0), step by step, on each copy of
  * the kernel the CPU runs (AVX2, AVX-512), in a scene whose packets mix
  * material pairs, first and last contact steps, sliding and rolling cuts,
- * wall contacts (scalar) and open listed pairs, and in head-on pairs whose
- * last steps' shares set the force. */
+ * wall contacts (their own packets since session 12) and open listed pairs, and in head-on pairs
+ * whose last steps' shares set the force. */
 #include "dem_private.h"
 #include "rows.h" /* ndem_solver_isa */
 #include "scene.h"

@@ -383,8 +383,12 @@ static uint64_t pile_run(int threads, long steps, long *impact_rows, long *pairs
  * with NDEM_PRINT_HASHES=1). The release build checks the same value. It
  * moved from 0x056496c4c61718ef when the continuous stage began to solve
  * pairs of up to 4 points as a block (rows_general_block.c: the landing
- * spin); NDEM's geometry points from dem_shape_geo.c left it as it was. */
-#define ANCHOR_SHAPE_NDEM 0x52547241bbbeb0f6ull
+ * spin); NDEM's geometry points from dem_shape_geo.c left it as it was. From
+ * 0x52547241bbbeb0f6 in session 12: each step's turn of the orientation from
+ * the series of cos and sin (step.c, turn_quat; exact to a rounding or two,
+ * test_dem's free_spin_turns_exactly) in place of libm's sincos, which moves
+ * the last bits of a shape's orientation, so of its contact points. */
+#define ANCHOR_SHAPE_NDEM 0xf96a8109949d64efull
 
 /* Bit-identical on 1, 2 and 3 threads (every loop threaded:
  * NDEM_PARALLEL_MIN=8) and with the default threshold, and a checkpoint

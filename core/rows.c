@@ -34,12 +34,25 @@ int ndem_warm_rows_switch(const char *value, char *err, size_t err_len)
     return -1;
 }
 
+/* A row on static geometry (a plane, a wall, a mesh; moving or not): the
+ * rows NDEM_SWEEP=walls-first and walls-last colour apart. Rows on a
+ * dynamic body (rigid.c) stay with the particle rows. */
+static int wall_row(const ndem_sim *sim, ndem_contact_key key)
+{
+    return !ndem_key_is_particle(key) && ndem_rigid_body_of(sim->rigid, key.b, key.feature) < 0;
+}
+
 /* Greedy colouring in pair order with a colour mask per body (contacts.h):
  * contacts of one colour share no particle, so each colour is solved in
  * parallel, NDEM_LANES rows at a time, and the sweep equals a serial
  * Gauss-Seidel sweep in colour order (AGX 35.6). A geometry row
  * occupies its particle only. Contacts that find no colour go to a last
- * set solved serially, one row per packet. */
+ * set solved serially, one row per packet. NDEM_SWEEP=walls-first (or
+ * walls-last) colours the wall rows (the particle rows) in a first pass,
+ * and the other rows in a second one above every colour the first took, so
+ * a forward sweep solves the wall rows before (after) every particle row;
+ * both passes run in pair order, serially: the same colours for any thread
+ * count. */
 int ndem_contacts_color(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
@@ -60,19 +73,31 @@ int ndem_contacts_color(ndem_sim *sim)
     }
     if (n > 0) memset(mask, 0, sizeof(ndem_color_mask) * (size_t)n); /* NULL while empty */
     long counts[NDEM_COLOR_SETS] = {0}, geo = 0;
-    for (long k = 0; k < c->count; k++) {
-        ndem_contact_key key = c->key[k];
-        int a = key.a, b = key.b, particle = ndem_key_is_particle(key);
-        ndem_color_mask used = mask[a] | (particle ? mask[b] : 0);
-        int color = used == NDEM_COLOR_MASK_FULL || sim->overflow_all ? NDEM_COLOR_OVERFLOW
-                                                                      : __builtin_ctzll(~used);
-        if (color < NDEM_COLORS) {
-            mask[a] |= (ndem_color_mask)1 << color;
-            if (particle) mask[b] |= (ndem_color_mask)1 << color;
+    const int walls = ndem_sweep_walls(sim->sweep_order);
+    ndem_color_mask below = 0; /* the colours of the first pass, closed to the second */
+    for (int pass = 0; pass < (walls == NDEM_WALLS_MIXED ? 1 : 2); pass++) {
+        int top = -1; /* the highest colour this pass gave */
+        for (long k = 0; k < c->count; k++) {
+            ndem_contact_key key = c->key[k];
+            if (walls != NDEM_WALLS_MIXED &&
+                wall_row(sim, key) != ((pass == 0) == (walls == NDEM_WALLS_FIRST)))
+                continue; /* the other pass's row */
+            int a = key.a, b = key.b, particle = ndem_key_is_particle(key);
+            ndem_color_mask used = mask[a] | (particle ? mask[b] : 0) | below;
+            int color = used == NDEM_COLOR_MASK_FULL || sim->overflow_all ? NDEM_COLOR_OVERFLOW
+                                                                          : __builtin_ctzll(~used);
+            if (color < NDEM_COLORS) {
+                mask[a] |= (ndem_color_mask)1 << color;
+                if (particle) mask[b] |= (ndem_color_mask)1 << color;
+                if (color > top) top = color;
+            }
+            c->slot[k] = color; /* temporarily the colour */
+            counts[color]++;
+            geo += !particle;
         }
-        c->slot[k] = color; /* temporarily the colour */
-        counts[color]++;
-        geo += !particle;
+        below = top < 0                  ? 0
+                : top >= NDEM_COLORS - 1 ? NDEM_COLOR_MASK_FULL
+                                         : ((ndem_color_mask)1 << (top + 1)) - 1;
     }
     int colors = 0;
     for (int q = 0; q < NDEM_COLOR_SETS; q++)

@@ -111,6 +111,12 @@ const char *ndem_solver_isa_name(int isa);
  * "reverse"; "symmetric": forward and backward in turn): its index, or -1
  * with a message. */
 int ndem_sweep_order(const char *name, char *err, size_t err_len);
+/* Where an order puts the rows on static geometry: mixed with the particle
+ * rows in pair order's greedy colours (forward, reverse, symmetric), in
+ * colours before the particle rows' (walls-first) or after them
+ * (walls-last); ndem_contacts_color. */
+enum { NDEM_WALLS_MIXED, NDEM_WALLS_FIRST, NDEM_WALLS_LAST };
+int ndem_sweep_walls(int order);
 /* NDEM_WARM_ROWS: NULL, "" or "all" (0), or "normal" (1: the warm start
  * keeps last step's normal impulses only), else -1 with a message. */
 int ndem_warm_rows_switch(const char *value, char *err, size_t err_len);

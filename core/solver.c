@@ -339,14 +339,19 @@ const char *ndem_solver_isa_name(int isa)
 }
 
 /* Colour orders of the sweeps, by sweep parity (NDEM_SWEEP, read once at
- * creation; docs/testing.md): the study of docs/validation.md compares them. */
+ * creation; docs/testing.md): the study of docs/validation.md compares them.
+ * `walls` moves the rows on static geometry into colours of their own
+ * (ndem_contacts_color): before every particle-particle colour, so each
+ * forward sweep solves them first, or after them (Box2D v3 gives its static
+ * contacts the last colours, solved last). */
 static const struct {
     const char *name;
     int reverse[2]; /* even, odd sweeps */
+    int walls;      /* NDEM_WALLS_MIXED, _FIRST or _LAST */
 } sweep_orders[] = {
-    {"forward", {0, 0}},
-    {"reverse", {1, 1}},
-    {"symmetric", {0, 1}}, /* forward, then backward: symmetric Gauss-Seidel */
+    {"forward", {0, 0}, NDEM_WALLS_MIXED},     {"reverse", {1, 1}, NDEM_WALLS_MIXED},
+    {"symmetric", {0, 1}, NDEM_WALLS_MIXED}, /* forward, then backward: symmetric Gauss-Seidel */
+    {"walls-first", {0, 0}, NDEM_WALLS_FIRST}, {"walls-last", {0, 0}, NDEM_WALLS_LAST},
 };
 
 int ndem_sweep_order(const char *name, char *err, size_t err_len)
@@ -354,9 +359,18 @@ int ndem_sweep_order(const char *name, char *err, size_t err_len)
     if (!name || !name[0]) return 0;
     for (size_t i = 0; i < sizeof sweep_orders / sizeof sweep_orders[0]; i++)
         if (!strcmp(name, sweep_orders[i].name)) return (int)i;
-    snprintf(err, err_len, "NDEM_SWEEP=%s: not a sweep order (forward, reverse or symmetric)",
+    snprintf(err, err_len,
+             "NDEM_SWEEP=%s: not a sweep order (forward, reverse, symmetric, walls-first or "
+             "walls-last)",
              name);
     return -1;
+}
+
+int ndem_sweep_walls(int order)
+{
+    return order > 0 && order < (int)(sizeof sweep_orders / sizeof sweep_orders[0])
+               ? sweep_orders[order].walls
+               : NDEM_WALLS_MIXED;
 }
 
 static void sweep(const ndem_sim *sim, const sweep_ctx *x, stage st, int want_residual, int it)

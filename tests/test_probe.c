@@ -136,8 +136,8 @@ static double column_compression_error(const char *order)
 
 START_TEST(sweep_orders_converge_to_hertz)
 {
-    const char *orders[] = {"forward", "reverse", "symmetric"};
-    for (int i = 0; i < 3; i++) {
+    const char *orders[] = {"forward", "reverse", "symmetric", "walls-first", "walls-last"};
+    for (int i = 0; i < 5; i++) {
         double e = column_compression_error(orders[i]);
         fprintf(stderr, "NDEM_SWEEP=%s: column %.4f%% of the Hertz compression off\n", orders[i],
                 100 * e);
@@ -154,7 +154,8 @@ START_TEST(study_switches_reject_other_values)
     setenv("NDEM_SWEEP", "sideways", 1);
     ck_assert_ptr_null(ndem_sim_create(&job->scene, err, sizeof err));
     unsetenv("NDEM_SWEEP");
-    ck_assert_str_eq(err, "NDEM_SWEEP=sideways: not a sweep order (forward, reverse or symmetric)");
+    ck_assert_str_eq(err, "NDEM_SWEEP=sideways: not a sweep order (forward, reverse, symmetric, "
+                          "walls-first or walls-last)");
     setenv("NDEM_WARM_ROWS", "friction", 1);
     ck_assert_ptr_null(ndem_sim_create(&job->scene, err, sizeof err));
     unsetenv("NDEM_WARM_ROWS");

@@ -3,7 +3,9 @@
  * the overflow set, solved by one thread in pair order; the coloured
  * parallel solve must agree with it physically, and a body with rows of
  * more colours than NDEM_COLORS must still be solved (its extra rows go to
- * the overflow set). */
+ * the overflow set). NDEM_SWEEP=walls-first and walls-last colour the rows on
+ * static geometry apart from the particle rows, before or after them, with
+ * the same bits for any thread count. */
 #include "scene.h"
 #include "sim.h"
 #include "testutil.h"
@@ -154,6 +156,128 @@ START_TEST(overflow_switch_rejects_other_values)
 }
 END_TEST
 
+/* A box (floor and four walls, 8 cm wide) holding a 4 x 4 layer of spheres
+ * (r = 1 cm, 0.5% overlaps) with a 3 x 3 layer dropped 5 cm above its
+ * hollows (1 m/s at landing, 0.7 m/s along the normals: above v_imp =
+ * 0.02 d / h = 0.4 m/s, so the impact stage runs): corner spheres touch
+ * three walls, so the wall rows need three colours. */
+static ndem_sim *corner_sim(const char *order, int threads)
+{
+    const double r = 0.01, s = 1.99 * r, x0 = 0.995 * r;
+    static char spheres[25 * 96];
+    size_t len = 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            len += (size_t)snprintf(spheres + len, sizeof spheres - len,
+                                    "%s[%.17g, %.17g, %.17g, %.17g]", len ? ", " : "", x0 + i * s,
+                                    x0 + j * s, x0, r);
+    double dz = sqrt(4 * r * r - s * s / 2) + 0.05, w = 2 * x0 + 3 * s;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            len += (size_t)snprintf(spheres + len, sizeof spheres - len,
+                                    ", [%.17g, %.17g, %.17g, %.17g]", x0 + (i + 0.5) * s,
+                                    x0 + (j + 0.5) * s, x0 + dz, r);
+    ndem_job *job = test_job("{\"scene\": {" TEST_MATERIALS ","
+                             " \"contact_materials\": [{\"materials\": [\"ore\", \"ore\"],"
+                             " \"friction\": 0.5, \"restitution\": 0.2},"
+                             " {\"materials\": [\"ore\", \"steel\"], \"friction\": 0.5,"
+                             " \"restitution\": 0.2}],"
+                             " \"geometry\": ["
+                             "{\"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 1],"
+                             " \"material\": \"steel\"},"
+                             " {\"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [1, 0, 0],"
+                             " \"material\": \"steel\"},"
+                             " {\"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 1, 0],"
+                             " \"material\": \"steel\"},"
+                             " {\"type\": \"plane\", \"point\": [%.17g, %.17g, 0],"
+                             " \"normal\": [-1, 0, 0], \"material\": \"steel\"},"
+                             " {\"type\": \"plane\", \"point\": [%.17g, %.17g, 0],"
+                             " \"normal\": [0, -1, 0], \"material\": \"steel\"}],"
+                             " \"particles\": [{\"type\": \"list\", \"material\": \"ore\","
+                             " \"spheres\": [%s]}]},"
+                             " \"solver\": {\"time_step\": 1e-3, \"duration\": 0.5,"
+                             " \"iterations\": 30, \"threads\": %d}}",
+                             w, w, w, w, spheres, threads);
+    if (order) setenv("NDEM_SWEEP", order, 1);
+    setenv("NDEM_PARALLEL_MIN", "16", 1); /* a test-size scene, threaded loops */
+    ndem_sim *sim = test_sim(job);
+    unsetenv("NDEM_SWEEP");
+    unsetenv("NDEM_PARALLEL_MIN");
+    ndem_job_destroy(job);
+    return sim;
+}
+
+/* The colours of the wall rows and of the particle rows this step:
+ * lowest and highest of each (-1 when there is none). */
+static void row_colours(const ndem_contacts *c, int wall[2], int part[2])
+{
+    wall[0] = part[0] = NDEM_COLORS, wall[1] = part[1] = -1;
+    for (int q = 0; q < c->color_count && q < NDEM_COLORS; q++)
+        for (long p = c->color_start[q]; p < c->color_start[q + 1]; p++)
+            for (int l = 0; l < c->fill[p]; l++) {
+                int *m = c->cold[p * NDEM_LANES + l].geometry >= 0 ? wall : part;
+                m[0] = q < m[0] ? q : m[0], m[1] = q > m[1] ? q : m[1];
+            }
+}
+
+/* walls-first: every wall row is in a colour below every particle row's
+ * (a forward sweep solves them first); walls-last: above. Three wall colours
+ * (the corner sphere), then the particle rows' own. */
+START_TEST(walls_orders_colour_wall_rows_apart)
+{
+    const char *orders[] = {"walls-first", "walls-last"};
+    for (int o = 0; o < 2; o++) {
+        ndem_sim *sim = corner_sim(orders[o], 1);
+        int wall_colours = 0;
+        for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+            test_step(sim);
+            int wall[2], part[2];
+            row_colours(&sim->contacts, wall, part);
+            ck_assert_int_ge(wall[1], 0);
+            ck_assert_int_ge(part[1], 0);
+            if (o == 0) ck_assert_int_lt(wall[1], part[0]);
+            else ck_assert_int_lt(part[1], wall[0]);
+            wall_colours = wall[1] - wall[0] + 1;
+        }
+        fprintf(stderr, "corner, NDEM_SWEEP=%s: %d wall colours\n", orders[o], wall_colours);
+        ck_assert_int_eq(wall_colours, 3);
+        /* landed and resting: under 1e-3 of the top layer's fall, 9 m g 5 cm */
+        double m = 2500 * 4 / 3.0 * M_PI * 1e-6, fall = 9 * m * 9.81 * 0.05;
+        fprintf(stderr, "  kinetic energy %.3g J of %.3g J\n", ndem_sim_stats(sim)->kinetic_energy,
+                fall);
+        ck_assert_double_lt(ndem_sim_stats(sim)->kinetic_energy, 1e-3 * fall);
+        ndem_sim_destroy(sim);
+    }
+}
+END_TEST
+
+/* The colouring's passes run serially in pair order: one thread and two
+ * give the same bits (positions and velocities), impact stage included. */
+START_TEST(walls_orders_same_bits_any_thread_count)
+{
+    const char *orders[] = {"walls-first", "walls-last"};
+    for (int o = 0; o < 2; o++) {
+        ndem_frame f[2];
+        long impacts = 0;
+        for (int t = 0; t < 2; t++) {
+            ndem_sim *sim = corner_sim(orders[o], t + 1);
+            for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+                test_step(sim);
+                impacts += ndem_sim_stats(sim)->impacts;
+            }
+            test_frame(sim, &f[t]);
+            ndem_sim_destroy(sim);
+        }
+        ck_assert_int_gt(impacts, 0);
+        ck_assert_int_eq(f[0].count, f[1].count);
+        ck_assert_mem_eq(f[0].positions, f[1].positions, 3 * sizeof(double) * (size_t)f[0].count);
+        ck_assert_mem_eq(f[0].velocities, f[1].velocities, 3 * sizeof(double) * (size_t)f[0].count);
+        ndem_frame_free(&f[0]);
+        ndem_frame_free(&f[1]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("solver");
@@ -161,6 +285,8 @@ int main(void)
     tcase_add_test(tc, column_serial_agrees_with_coloured);
     tcase_add_test(tc, more_rows_than_colours_are_solved);
     tcase_add_test(tc, overflow_switch_rejects_other_values);
+    tcase_add_test(tc, walls_orders_colour_wall_rows_apart);
+    tcase_add_test(tc, walls_orders_same_bits_any_thread_count);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

@@ -71,7 +71,7 @@ def pile_plot(work, out, label):
         if (v, "forward") in have:
             parts.append("'%s' using 3:((strcol(1) eq \"%s\" && strcol(2) eq \"forward\") ? $5 : "
                          "1/0) with linespoints %s title '%s'" % (f, v, lc(v), v))
-    for o in ("symmetric", "reverse"):
+    for o in ("symmetric", "reverse", "walls-first", "walls-last"):
         if ("warm", o) in have:
             parts.append("'%s' using 3:(strcol(2) eq \"%s\" ? $5 : 1/0) with points ps 2 "
                          "title 'warm, %s order'" % (f, o, o))
@@ -85,7 +85,8 @@ def probe_plot(work, out, label):
     s += 'set multiplot layout 1,2 title "Resting pile, one solve of many sweeps (Wang et al. Figs. 7, 8), %s"\n' % label
     s += "set xlabel 'sweep k'\nset logscale y\nset logscale x\n"
     curves = [("warm", "forward"), ("cold", "forward"), ("warm", "reverse"), ("cold", "reverse"),
-              ("warm", "symmetric"), ("cold", "symmetric"), ("warm", "serial")]
+              ("warm", "symmetric"), ("cold", "symmetric"), ("warm", "serial"),
+              ("warm", "walls-first"), ("warm", "walls-last")]
     for title, y in (("multiplier error, eq. 13 weighted by load", "$8"),
                      ("mean residual, friction + rolling rows", "($5 + $6)")):
         s += 'set title "%s"\n' % title

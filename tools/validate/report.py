@@ -54,6 +54,8 @@ PILE_VARIANTS = [  # (label, start, order) of the table "what converges faster"
     ("warm, beta = 1", "warm-beta1", "forward"),
     ("warm, symmetric sweep", "warm", "symmetric"),
     ("warm, reverse sweep", "warm", "reverse"),
+    ("warm, wall rows first", "warm", "walls-first"),
+    ("warm, wall rows last", "warm", "walls-last"),
     ("warm, normals only", "warm-normal", "forward"),
     ("cold", "cold", "forward"),
 ]
@@ -245,9 +247,10 @@ def provenance_line(k, res, cfg, meta):
     """The line of "What produced this page" for study k run now."""
     expected = {
         "column": 3 * len(cfg["column_counts"]) * len(cfg["column_iterations"]),
-        "pile": 1 + 4 * len(cfg["pile_iterations"]) + 2 * len(cfg["orders_iterations"]),
+        "pile": 1 + 4 * len(cfg["pile_iterations"]) +
+        meta.get("pile_orders", 2) * len(cfg["orders_iterations"]),
         "drum": 3 * len(cfg["drum_iterations"]),
-        "probe": 7,
+        "probe": meta.get("probe_variants", 7),
         "creep": meta["creep_variants"],
         "triaxial": 2 * len(cfg["triaxial_iterations"]) + len(cfg["triaxial_masses"]) - 1,
         "shapepile": len(shapepile.PILES),

@@ -110,8 +110,15 @@ ORDERS = {  # sweep orders of the investigation: environment of the engine
     "forward": {},
     "reverse": {"NDEM_SWEEP": "reverse"},
     "symmetric": {"NDEM_SWEEP": "symmetric"},
+    "walls-first": {"NDEM_SWEEP": "walls-first"},  # rows on static geometry in colours of their own
+    "walls-last": {"NDEM_SWEEP": "walls-last"},    # Box2D v3's place for its static contacts
     "serial": {"NDEM_OVERFLOW": "all"},
 }
+# the orders the pile forms with besides forward (study_pile): warm, orders_iterations
+PILE_ORDERS = ("symmetric", "reverse", "walls-first", "walls-last")
+PROBE_VARIANTS = [("warm", "forward"), ("cold", "forward"), ("warm", "reverse"),  # study_probe
+                  ("cold", "reverse"), ("warm", "symmetric"), ("cold", "symmetric"),
+                  ("warm", "serial"), ("warm", "walls-first"), ("warm", "walls-last")]
 PLUG_THRESHOLD = 0.15  # v_r <= 0.15 (paper, section 4.3)
 
 
@@ -327,7 +334,7 @@ def study_pile(run, cfg):
                                       pile_job(n, rest, ms.PILE_TIME_STEP, it, warm, fields), env,
                                       measure))
     # (the serial order runs one row at a time, ~40 times slower: probe only)
-    for order in ("symmetric", "reverse"):
+    for order in PILE_ORDERS:
         for it in cfg["orders_iterations"]:
             tasks.append(run.ndem_run("pile-%d-warm-%d-%s" % (n, it, order),
                                       pile_job(n, rest, ms.PILE_TIME_STEP, it, True),
@@ -348,7 +355,7 @@ def study_pile(run, cfg):
                 eps = (ref_h - r["height"]) / ref_h if ref_h else ""
                 rows.append([var, "forward", it, r["height"], r["height"] / ms.D, eps,
                              r["ms_per_step"], r["wall_seconds"]])
-    for order in ("symmetric", "reverse"):
+    for order in PILE_ORDERS:
         for it in cfg["orders_iterations"]:
             r = res.get("pile-%d-warm-%d-%s" % (n, it, order))
             if r:
@@ -379,9 +386,7 @@ def study_probe(run, cfg):
     run.run_all([(prep, job, [run.probe, "job.json", "--prepare", str(dur), "--save",
                               "{dir}/state.ckpt"], {}, measure_prep)])
     tasks = []
-    variants = [("warm", "forward"), ("cold", "forward"), ("warm", "reverse"),
-                ("cold", "reverse"), ("warm", "symmetric"), ("cold", "symmetric"),
-                ("warm", "serial")]
+    variants = PROBE_VARIANTS
 
     def measure(d):
         rows = []
@@ -435,6 +440,8 @@ CREEP = [
     ("warm-50-noimpact", 50, ["--impact-iterations", "0"], {}),
     ("warm-50-reverse", 50, [], ORDERS["reverse"]),
     ("warm-50-symmetric", 50, [], ORDERS["symmetric"]),
+    ("warm-50-walls-first", 50, [], ORDERS["walls-first"]),
+    ("warm-50-walls-last", 50, [], ORDERS["walls-last"]),
 ]
 
 
@@ -663,6 +670,7 @@ def main():
     import report  # tools/validate/report.py: docs/validation.md
     import sections  # tools/validate/sections.py: each study's section kept on its own
     meta = {"machine": machine(), "creep_variants": len(CREEP), "times": times,
+            "probe_variants": len(PROBE_VARIANTS), "pile_orders": len(PILE_ORDERS),
             "sources": {k: (lab, os.path.relpath(w, ROOT)) for k, (lab, w) in sources.items()}}
     # the studies run now replace their sections; the others keep theirs from
     # docs/data/validation/, and so does one run now with no runs at hand or

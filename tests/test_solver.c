@@ -215,7 +215,7 @@ static void row_colours(const ndem_contacts *c, int wall[2], int part[2])
     for (int q = 0; q < c->color_count && q < NDEM_COLORS; q++)
         for (long p = c->color_start[q]; p < c->color_start[q + 1]; p++)
             for (int l = 0; l < c->fill[p]; l++) {
-                int *m = c->cold[p * NDEM_LANES + l].geometry >= 0 ? wall : part;
+                int *m = c->cold[p * NDEM_LANES + l].geo ? wall : part;
                 m[0] = q < m[0] ? q : m[0], m[1] = q > m[1] ? q : m[1];
             }
 }

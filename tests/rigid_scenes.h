@@ -13,6 +13,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define NDEM_SOLVER "\"time_step\": 0.001"
 #define DEM_SOLVER "\"method\": \"dem\", \"time_step\": \"auto\""
@@ -31,6 +32,16 @@ static inline const ndem_rigid_body *test_body_of(const ndem_sim *sim, int g)
     int b = ndem_rigid_body_of(sim->rigid, g, -1);
     ck_assert_int_ge(b, 0);
     return &sim->rigid->body[b];
+}
+
+/* Geometry g of a and b in the same state, bit for bit: the body's
+ * velocities and the pose (a restored checkpoint, another thread count). */
+static inline void test_same_body(const ndem_sim *a, const ndem_sim *b, int g)
+{
+    ck_assert(memcmp(test_body_of(a, g)->v, test_body_of(b, g)->v, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(test_body_of(a, g)->w, test_body_of(b, g)->w, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(a->pose[g].to, b->pose[g].to, 3 * sizeof(double)) == 0);
+    ck_assert(memcmp(a->pose[g].q, b->pose[g].q, 4 * sizeof(double)) == 0);
 }
 
 /* Total momentum of the particles (kg m/s), ore at 2500 kg/m^3. */

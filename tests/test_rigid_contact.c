@@ -367,9 +367,7 @@ START_TEST(checkpoint_restores_a_landing_box)
         test_step(b);
     }
     ck_assert(ndem_sim_state_hash(a) == ndem_sim_state_hash(b));
-    ck_assert(memcmp(test_body_of(a, 1)->v, test_body_of(b, 1)->v, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(test_body_of(a, 1)->w, test_body_of(b, 1)->w, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(a->pose[1].to, b->pose[1].to, 3 * sizeof(double)) == 0);
+    test_same_body(a, b, 1);
     ndem_sim_destroy(a);
     ndem_sim_destroy(b);
     ndem_job_destroy(job);
@@ -527,9 +525,7 @@ START_TEST(dem_checkpoint_keeps_the_springs)
         test_step(a);
         test_step(b);
     }
-    ck_assert(memcmp(test_body_of(a, 1)->v, test_body_of(b, 1)->v, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(test_body_of(a, 1)->w, test_body_of(b, 1)->w, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(a->pose[1].to, b->pose[1].to, 3 * sizeof(double)) == 0);
+    test_same_body(a, b, 1);
     ndem_sim_destroy(a);
     ndem_sim_destroy(b);
     ndem_job_destroy(job);
@@ -553,10 +549,7 @@ START_TEST(dem_one_and_two_threads_give_the_same_bits)
         ck_assert(memcmp(fa, fb, sizeof fa) == 0);
     }
     ck_assert(touched);
-    ck_assert(memcmp(test_body_of(a, 1)->v, test_body_of(b, 1)->v, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(test_body_of(a, 1)->w, test_body_of(b, 1)->w, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(a->pose[1].to, b->pose[1].to, 3 * sizeof(double)) == 0);
-    ck_assert(memcmp(a->pose[1].q, b->pose[1].q, 4 * sizeof(double)) == 0);
+    test_same_body(a, b, 1);
     ndem_sim_destroy(a);
     ndem_sim_destroy(b);
     ndem_job_destroy(j1);

@@ -180,12 +180,7 @@ START_TEST(one_and_two_threads_give_the_same_bits)
             ck_assert(memcmp(ta, tb, sizeof ta) == 0);
         }
     }
-    for (int g = 1; g < 3; g++) {
-        ck_assert(memcmp(test_body_of(a, g)->v, test_body_of(b, g)->v, 3 * sizeof(double)) == 0);
-        ck_assert(memcmp(test_body_of(a, g)->w, test_body_of(b, g)->w, 3 * sizeof(double)) == 0);
-        ck_assert(memcmp(a->pose[g].to, b->pose[g].to, 3 * sizeof(double)) == 0);
-        ck_assert(memcmp(a->pose[g].q, b->pose[g].q, 4 * sizeof(double)) == 0);
-    }
+    for (int g = 1; g < 3; g++) test_same_body(a, b, g);
     ndem_sim_destroy(a);
     ndem_sim_destroy(b);
     ndem_job_destroy(j1);

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RIM 16   /* points per rim of a cylinder's polygon */
+#define RIM 16 /* points per rim of a cylinder's polygon */
 #define MAXP NDEM_RC_POINTS
 
 /* ---- bodies as polyhedra ---- */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/validate/pile_ref.sh - the paper's pile reference (seed 003, section
+# tools/validate/pile_ref.sh - the paper's pile reference (the convergence study, section
 # 4: h = 0.2 ms, 500 warm iterations, 3363 spheres; 260 000 steps, about 4 to
 # 5 hours on one core here), run in pieces that outlive a machine: each piece
 # resumes from the checkpoint carried in docs/data/validation/pile-ref-h0.2/

@@ -230,10 +230,6 @@ lint: | $(DEPS_STAMP)
 # cube; with float-divide-by-zero, as in the test build (a zero divisor in
 # mesh.c is a bug).
 FUZZ         := $(BUILD)/fuzz
-FUZZ_SRC     := $(wildcard api/job*.c) api/jsonw.c api/frame_bin.c api/series.c core/crc32c.c \
-                core/defaults.c core/dem_timestep.c core/dem_models.c \
-                core/material.c api/stl.c api/base64.c core/mesh.c core/geometry_mesh.c \
-                core/shape.c core/shape_compound.c core/mass_props_shape.c
 FUZZ_STL_SRC := api/stl.c api/base64.c core/mesh.c core/mass_props_shape.c
 FUZZ_SECONDS ?= 30
 FUZZ_SEEDS   := $(wildcard examples/*.json bench/*.json)
@@ -245,10 +241,10 @@ FUZZ_TARGETS := fuzz_job:seed:fuzz_job fuzz_step:seed:fuzz_job fuzz_stl:seed-stl
                 fuzz_frame:seed-ndf:fuzz_frame
 FUZZ_FRAME_SRC := api/frame_bin.c core/crc32c.c
 
-$(FUZZ)/fuzz_job: tests/fuzz_job.c $(FUZZ_SRC) $(HEADERS) | $(DEPS_STAMP)
+$(FUZZ)/fuzz_job: tests/fuzz_job.c $(LIB_SRC) $(HEADERS) | $(DEPS_STAMP)
 	bash scripts/deps.sh fuzz
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) tests/fuzz_job.c $(FUZZ_SRC) $(LIBS) -o $@
+	clang $(FUZZ_CFLAGS) -fopenmp tests/fuzz_job.c $(LIB_SRC) $(LIBS) -o $@
 
 $(FUZZ)/fuzz_step: tests/fuzz_step.c $(LIB_SRC) $(HEADERS) | $(DEPS_STAMP)
 	bash scripts/deps.sh fuzz

@@ -81,6 +81,15 @@ __attribute__((noinline)) static void turn_quat(double *q, const double *v, doub
     for (int k = 0; k < 4; k++) q[k] = r[k] / len;
 }
 
+static void turns_base(double *quat, const double *vel, long lo, long hi, double h)
+{
+    for (long i = lo; i < hi; i++) turn_quat(&quat[4 * i], &vel[6 * i], h);
+}
+
+/* The instruction-set copies (GCC on x86-64; clang warns of an unused
+ * turn_quat4 where they are not compiled). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(NDEM_NO_CLONES)
+
 /* turn_quat for bodies i .. i + 3 in vector lanes: each lane performs its
  * IEEE operations in the same order (-ffp-contract=off; division and square
  * root correctly rounded), so the same bits; a lane past the series is left
@@ -125,11 +134,6 @@ NDEM_DV_INLINE void turn_quat4(double *quat, const double *vel, long i, double h
         for (; i + NDEM_DLANES <= hi; i += NDEM_DLANES) turn_quat4(quat, vel, i, h);               \
         for (; i < hi; i++) turn_quat(&quat[4 * i], &vel[6 * i], h);                               \
     }
-static void turns_base(double *quat, const double *vel, long lo, long hi, double h)
-{
-    for (long i = lo; i < hi; i++) turn_quat(&quat[4 * i], &vel[6 * i], h);
-}
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(NDEM_NO_CLONES)
 NDEM_DEFINE_TURNS(turns_v3, __attribute__((target("arch=x86-64-v3"))))
 NDEM_DEFINE_TURNS(turns_v4, __attribute__((target("arch=x86-64-v4"))))
 static void (*const turns[])(double *, const double *, long, long, double) = {turns_base, turns_v3,

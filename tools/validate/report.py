@@ -80,8 +80,18 @@ def pile_blocks(res, cfg):
         rows.append(row)
     t = table(["iterations", "warm (all rows)", "warm (normals only)", "cold", "warm, beta = 1"],
               rows)
-    ref = res.get("ref")
-    if ref:
+    ref, paper = res.get("ref"), res.get("paper_ref")
+    if paper:
+        rtxt = ("the errors are against the paper's reference pile (%s, run in %d pieces by "
+                "`tools/validate/pile_ref.sh`): %.3f m = %.2f d (%d particles; the paper: about "
+                "15 d)" % (res["ref_from"], len(paper.get("pieces", [])), paper["height"],
+                           paper["height"] / 0.013, paper["particles"]))
+        if ref:
+            rtxt += "; this pass's h = %g ms pile: %.3f m = %.2f d (%s against it, %.0f s of " \
+                    "wall time)" % (1e3 * res["ref_step"], ref["height"], ref["height"] / 0.013,
+                                    pct((paper["height"] - ref["height"]) / paper["height"], 1),
+                                    ref["wall_seconds"])
+    elif ref:
         rtxt = "reference pile (%s): %.3f m = %.2f d (%d particles, %.0f s of wall time)" % (
             res["ref_from"], ref["height"], ref["height"] / 0.013, ref["particles"],
             ref["wall_seconds"])

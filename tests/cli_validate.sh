@@ -72,6 +72,18 @@ check "it says the drum's section is kept" grep -q "drum: no runs at hand, its f
 check "the page differs only in its first provenance line" \
   test "$(diff "$tmp/before.md" "$tmp/docs/validation.md" | grep -c '^[<>]')" -eq 2
 check "drum.json unchanged" cmp -s "$tmp/saved/drum.json" "$tmp/docs/data/validation/drum.json"
+# on a machine without the pile's runs, restore_pile.py rebuilds them from the
+# carried CSVs and --report-only gives back the carried section
+python3 tools/validate/restore_pile.py --work "$tmp/work2" > "$tmp/log4.txt" 2>&1
+check "restore_pile.py writes the pile's runs" \
+  test "$(ls -d "$tmp"/work2/runs/pile-*/result.json 2> /dev/null | wc -l)" -eq "$(wc -l < docs/data/validation/pile_height.csv)"  # its rows and the h = 1 ms reference
+python3 tools/validate/validate.py --only pile --report-only --ndem "$bin" --probe /nonexistent \
+  --work "$tmp/work2" --docs "$tmp/docs" --no-plots >> "$tmp/log4.txt" 2>&1
+check "--only pile --report-only exits 0" test $? -eq 0
+check "the restored pile section equals the carried one" python3 -c '
+import json, sys
+a, b = (json.load(open(p))["blocks"] for p in sys.argv[1:])
+sys.exit(0 if a == b else 1)' "$tmp/saved/pile.json" "$tmp/docs/data/validation/pile.json"
 # a smaller pass does not replace a larger pass's section (MEDIUM=1 or QUICK=1 runs beside a full page)
 cp "$tmp/docs/data/validation/column.json" "$tmp/column-full.json"
 python3 tools/validate/validate.py --quick --only column --jobs 2 --ndem "$bin" --probe /nonexistent \
@@ -82,5 +94,5 @@ check "the quick pass's 3 runs ran" test "$(ls -d "$tmp"/work/quick/runs/column-
 check "it says the full pass's column section is kept" \
   grep -q "column: the quick pass is smaller, its full pass section is kept" "$tmp/log3.txt"
 check "column.json still the full pass's" cmp -s "$tmp/column-full.json" "$tmp/docs/data/validation/column.json"
-[ "$fails" -eq 0 ] || { echo "--- validate.py's output:"; cat "$tmp/log.txt" "$tmp/log2.txt" "$tmp/log3.txt"; }
+[ "$fails" -eq 0 ] || { echo "--- validate.py's output:"; cat "$tmp/log.txt" "$tmp/log2.txt" "$tmp/log3.txt" "$tmp/log4.txt"; }
 exit $((fails > 0))

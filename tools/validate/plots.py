@@ -47,15 +47,15 @@ def column_plot(work, out, label):
 
 def pile_plot(work, out, label):
     """Fig. 6's counterpart: the pile's height against the iterations, per
-    warm start, with the small-step reference (pile_reference.csv) and the
-    paper's own reference (h = 0.2 ms, "about 15 d") as lines."""
+    warm start, with the small-step references (pile_reference.csv: the
+    study's first) and the paper's figure (h = 0.2 ms, "about 15 d") as lines."""
     f = os.path.join(work, "pile_height.csv")
-    ref = None
+    refs = []
     with open(os.path.join(work, "pile_reference.csv"), encoding="utf-8") as g:
         g.readline()
         for line in g:
             step, _, _, height_d, _ = line.split(",")[:5]
-            ref = (float(step), float(height_d))
+            refs.append((float(step), float(height_d)))
     s = HEAD.format(w=800, h=520, out=out)
     s += 'set title "Pile height vs iterations, h = 5 ms (Wang et al. Fig. 6), %s"\n' % label
     s += "set xlabel 'iterations'\nset ylabel 'H / d'\nset logscale x\nset key bottom right\n"
@@ -64,9 +64,10 @@ def pile_plot(work, out, label):
         g.readline()
         have = {tuple(line.split(",")[:2]) for line in g}  # the curves with points
     parts = ["15 with lines dt 4 lw 2 lc rgb 'gray50' title 'the paper (h = 0.2 ms): about 15 d'"]
-    if ref:
-        parts.append("%g with lines dt 2 lc rgb 'black' title 'reference, h = %g ms, 500 "
-                     "iterations: %.2f d'" % (ref[1], 1e3 * ref[0], ref[1]))
+    for i, ref in enumerate(refs):  # the first is the study's (the paper's step when carried)
+        parts.append("%g with lines dt %d lc rgb '%s' title '%s, h = %g ms, 500 iterations: "
+                     "%.2f d'" % (ref[1], 2 if i == 0 else 3, "black" if i == 0 else "gray30",
+                                  "reference" if i == 0 else "also", 1e3 * ref[0], ref[1]))
     for v in ("warm", "warm-normal", "cold", "warm-beta1"):
         if (v, "forward") in have:
             parts.append("'%s' using 3:((strcol(1) eq \"%s\" && strcol(2) eq \"forward\") ? $5 : "

@@ -525,36 +525,53 @@ int ndem_dem_lanes_usable(const ndem_sim *sim)
     return 0;
 }
 
-void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
+/* The scalar law for contact k (shaped particles, bonded scenes' pairs, a
+ * packet's remainders): not inlined, so that the lane loop's registers do
+ * not carry its addresses. */
+static __attribute__((noinline)) void scalar_one(const ndem_sim *sim, long k)
 {
     ndem_dem *d = sim->dem;
-    const ndem_contacts *c = &sim->contacts;
+    ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
+                           &d->energy[3 * k]);
+}
+
+/* A copy's run of one full packet (gather, law, scatter). */
+typedef void (*packet_run)(const ndem_sim *, packet *);
+
+/* Contact k into lane `fill` of the packet; a full packet runs. Returns
+ * the new fill. Both lane loops (particle pairs, particles on geometry)
+ * are this one. */
+static inline int packet_add(const ndem_sim *sim, packet *p, int fill, packet_run run, long k)
+{
+    p->k[fill] = k;
+    if (++fill < L) return fill;
+    run(sim, p);
+    return 0;
+}
+
+/* A range's last, partial packet: its contacts one by one. */
+static void packet_rest(const ndem_sim *sim, const packet *p, int fill)
+{
+    for (int l = 0; l < fill; l++) scalar_one(sim, p->k[l]);
+}
+
+void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
+{
+    const ndem_dem *d = sim->dem;
     const struct lane_model *lm = &lane_models[d->lanes - 1];
     const int isa = sim->isa >= 0 && sim->isa < NDEM_LANE_COPIES ? sim->isa : 0;
     const int bonds = d->bond_count > 0, shapes = sim->shapes != NULL;
-    const ndem_contact_key *key = c->key;
+    const ndem_contact_key *key = sim->contacts.key;
+    const packet_run run = lm->run[isa], run_geo = lm->run_geo[isa];
     packet p, pg; /* particle pairs; particles on geometry */
     int fill = 0, fill_geo = 0;
     for (long k = lo; k < hi; k++) {
         ndem_contact_key kk = key[k];
-        int scalar = shapes && ndem_dem_shape_pair(sim, kk); /* per manifold point */
-        if (!scalar && !ndem_key_is_particle(kk)) {
-            pg.k[fill_geo++] = k;
-            if (fill_geo == L) lm->run_geo[isa](sim, &pg), fill_geo = 0;
-            continue;
-        }
-        if (!scalar && !bonds) { /* a bonded pair's law is its bond's (dem.c) */
-            p.k[fill++] = k;
-            if (fill == L) lm->run[isa](sim, &p), fill = 0;
-            continue;
-        }
-        ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
-                               &d->energy[3 * k]);
+        if (shapes && ndem_dem_shape_pair(sim, kk)) scalar_one(sim, k); /* per manifold point */
+        else if (!ndem_key_is_particle(kk)) fill_geo = packet_add(sim, &pg, fill_geo, run_geo, k);
+        else if (!bonds) fill = packet_add(sim, &p, fill, run, k);
+        else scalar_one(sim, k); /* a bonded pair's law is its bond's (dem.c) */
     }
-    for (int l = 0; l < fill; l++) /* the remainders, one by one */
-        ndem_dem_contact_force(sim, p.k[l], &d->force[NDEM_DEM_FORCE * p.k[l]],
-                               &d->next[NDEM_DEM_HIST * p.k[l]], &d->energy[3 * p.k[l]]);
-    for (int l = 0; l < fill_geo; l++)
-        ndem_dem_contact_force(sim, pg.k[l], &d->force[NDEM_DEM_FORCE * pg.k[l]],
-                               &d->next[NDEM_DEM_HIST * pg.k[l]], &d->energy[3 * pg.k[l]]);
+    packet_rest(sim, &p, fill);
+    packet_rest(sim, &pg, fill_geo);
 }

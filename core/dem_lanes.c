@@ -27,6 +27,7 @@
 /* A packet's inputs, one row of L lanes per quantity (gathered). */
 typedef struct packet {
     long k[L];
+    int ia[L], ib[L]; /* the contacts' bodies (ib: a geometry's index) */
     double xa[3][L], xb[3][L], va[6][L], vb[6][L];
     double ra[L], rb[L], ima[L], imb[L];
     double fric[L], rollc[L], damp[L], kn[L], kt[L]; /* the pair's constants */
@@ -385,13 +386,13 @@ DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
     const ndem_bodies *b = &sim->bodies;
     const ndem_contact_key *keys = sim->contacts.key;
     const int nm = sim->materials.count;
-    int ia[L], ib[L], pair[L] = {0};
+    const int *ia = p->ia, *ib = p->ib;
+    int pair[L] = {0};
+    const int one = sim->dem->particle_pair; /* every body's material the same */
+    if (nm > 1 && one >= 0) {
 #pragma GCC unroll 4
-    for (int l = 0; l < L; l++) {
-        ndem_contact_key key = keys[p->k[l]];
-        ia[l] = key.a, ib[l] = key.b;
-    }
-    if (nm > 1) { /* else one particle material: pair 0 */
+        for (int l = 0; l < L; l++) pair[l] = one;
+    } else if (nm > 1) { /* else one particle material: pair 0 */
 #pragma GCC unroll 4
         for (int l = 0; l < L; l++) pair[l] = b->material[ia[l]] * nm + b->material[ib[l]];
     }
@@ -541,9 +542,10 @@ typedef void (*packet_run)(const ndem_sim *, packet *);
 /* Contact k into lane `fill` of the packet; a full packet runs. Returns
  * the new fill. Both lane loops (particle pairs, particles on geometry)
  * are this one. */
-static inline int packet_add(const ndem_sim *sim, packet *p, int fill, packet_run run, long k)
+static inline int packet_add(const ndem_sim *sim, packet *p, int fill, packet_run run, long k,
+                             ndem_contact_key key)
 {
-    p->k[fill] = k;
+    p->k[fill] = k, p->ia[fill] = key.a, p->ib[fill] = key.b;
     if (++fill < L) return fill;
     run(sim, p);
     return 0;
@@ -568,8 +570,9 @@ void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
     for (long k = lo; k < hi; k++) {
         ndem_contact_key kk = key[k];
         if (shapes && ndem_dem_shape_pair(sim, kk)) scalar_one(sim, k); /* per manifold point */
-        else if (!ndem_key_is_particle(kk)) fill_geo = packet_add(sim, &pg, fill_geo, run_geo, k);
-        else if (!bonds) fill = packet_add(sim, &p, fill, run, k);
+        else if (!ndem_key_is_particle(kk))
+            fill_geo = packet_add(sim, &pg, fill_geo, run_geo, k, kk);
+        else if (!bonds) fill = packet_add(sim, &p, fill, run, k, kk);
         else scalar_one(sim, k); /* a bonded pair's law is its bond's (dem.c) */
     }
     packet_rest(sim, &p, fill);

@@ -53,6 +53,9 @@ DV_INLINE ndem_dv ld(const double *row)
 
 DV_INLINE void st(double *row, ndem_dv v) { memcpy(row, &v, sizeof v); }
 
+/* four ints, a lane each (the dashpot's node indices) */
+typedef int ndem_di __attribute__((vector_size(L * sizeof(int))));
+
 DV_INLINE ndem_dv bc(double x) { return x - (ndem_dv){0}; }
 
 /* dem.c's rotate_into_plane: the spring in the new tangent plane, its length kept */
@@ -99,19 +102,19 @@ DV_INLINE void tr4(const ndem_dv *r, ndem_dv *out)
 DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh, ndem_dm open)
 {
     static const double none[4] = {0, 0, 0, 0}; /* the nodes of a lane off the table */
-    double jd[L], out[L];
+    double out[L];
     ndem_dv rows[4], g[4];
     ndem_dm in = (gc > 0) & (wh < ld(p->tab_end)) & ~(wh < 0);
     ndem_dv x = ndem_dv_sel(in, wh * ld(p->tab_inv), bc(0.0));
+    /* j = (int)x - 1 clamped to [0, nodes - 4], in lanes (0 <= x < nodes) */
+    ndem_di j = __builtin_convertvector(x, ndem_di) - 1;
+    j &= ~(j < 0);
+    ndem_di hi = j > NDEM_DAMP_NODES - 4;
+    j = (j & ~hi) | ((NDEM_DAMP_NODES - 4) & hi);
 #pragma GCC unroll 4
-    for (int l = 0; l < L; l++) {
-        int j = (int)x[l] - 1;
-        j = j < 0 ? 0 : j > NDEM_DAMP_NODES - 4 ? NDEM_DAMP_NODES - 4 : j;
-        jd[l] = j;
-        rows[l] = ld(in[l] ? &p->tab[l]->g[j] : none);
-    }
+    for (int l = 0; l < L; l++) rows[l] = ld(in[l] ? &p->tab[l]->g[j[l]] : none);
     tr4(rows, g); /* g[i][l]: lane l's node j + i */
-    ndem_dv u = x - ld(jd), u1 = u - 1, u2 = u - 2, u3 = u - 3;
+    ndem_dv u = x - __builtin_convertvector(j, ndem_dv), u1 = u - 1, u2 = u - 2, u3 = u - 3;
     ndem_dv v = -u1 * u2 * u3 / 6 * g[0] + u * u2 * u3 / 2 * g[1] - u * u1 * u3 / 2 * g[2] +
                 u * u1 * u2 / 6 * g[3];
     st(out, v * wh);

@@ -50,10 +50,11 @@ static inline int body_bad(const ndem_sim *sim, long i)
 }
 
 /* body_energy and body_bad for spheres without a decomposition (no ghost,
- * no shape), bodies [lo, hi): each block's energies and checks in a loop
- * without branches (the compiler's vector lanes, each body's operations in
- * body_energy's order), then the energies added in body order, so *ke has
- * the bits of the one-by-one sum; *bad = the first bad body, if any. */
+ * no shape), bodies [lo, hi): a block's energies (body_energy's operations)
+ * and checks in a loop without a branch a test, then the energies added in
+ * body order, so *ke has the bits of the one-by-one sum; *bad = the first
+ * bad body, if any (GCC 12 does not vectorise the loop: "control flow in
+ * loop"; the gain is the branches, docs/performance.md "Session 13"). */
 #define NDEM_BOOK_BLOCK 64
 static void books_spheres(const ndem_sim *sim, long lo, long hi, double *ke, long *bad)
 {
@@ -65,10 +66,7 @@ static void books_spheres(const ndem_sim *sim, long lo, long hi, double *ke, lon
         for (int j = 0; j < m; j++) {
             const double *x = &b->pos[3 * (i0 + j)], *v = &b->vel[6 * (i0 + j)];
             double im = b->inv_mass[i0 + j], ii = b->inv_inertia[i0 + j];
-            /* 1 / ii where ii > 0, else 0 (locked rotation), as a select: a
-             * division under a branch keeps the loop out of vector lanes */
-            double mass = 1.0 / im, in = 1.0 / (ii > 0 ? ii : 1.0);
-            in = ii > 0 ? in : 0.0;
+            double mass = 1.0 / im, in = ii > 0 ? 1.0 / ii : 0; /* 0: locked rotation */
             e[j] = 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
                    0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
             double z = 0.0 * x[0] + 0.0 * x[1] + 0.0 * x[2]; /* as body_bad */
@@ -200,10 +198,10 @@ static void integrate(ndem_sim *sim)
             for (int k = 0; k < 3; k++) x[k] += h * v[k];
         }
         turn(b->quat, b->vel, ch * per, end, h);
+        /* after the turns: a shape's energy reads its q */
         if (!sim->decomp && !sim->shapes) books_spheres(sim, ch * per, end, &ke, &bad);
         else
-            for (long i = ch * per; i < end;
-                 i++) { /* after the turns: a shape's energy reads its q */
+            for (long i = ch * per; i < end; i++) {
                 ke += body_energy(sim, i);
                 if (bad < 0 && body_bad(sim, i)) bad = i;
             }

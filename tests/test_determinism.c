@@ -4,6 +4,7 @@
  * contacts (> 4096) for the solver to really run in parallel, plus an
  * emitter, a moving box and a turning cylinder, so that every piece of state
  * a checkpoint must hold is in play. */
+#include "checks.h" /* NDEM_CHECKS: whether the stages' invariants abort */
 #include "scene.h"
 #include "sim.h" /* internal: the broad phase's Verlet lists */
 #include "testutil.h"
@@ -363,6 +364,10 @@ END_TEST
  * number reaches no other body through a contact. */
 START_TEST(non_finite_particle_is_named)
 {
+    /* the checked build's invariants between the stages (checks.c) abort on
+     * the planted number before measure() sees it: this case runs in the
+     * release build of the suite (make test runs both) */
+    if (NDEM_CHECKS) return;
     const double bad[3] = {INFINITY, -INFINITY, NAN};
     for (int q = 0; q < 9; q++) {
         for (int v = 0; v < 3; v++) {

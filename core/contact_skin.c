@@ -191,9 +191,7 @@ static int emit_body(const ndem_sim *sim, long i, const int *cj, long m, ndem_ke
     int failed = 0;
     if (sim->contacts.skin.near[i])
         failed |= ndem_body_geometry_contacts(sim, i, *(const double *)arg, blk);
-    for (long k = 0; k < m; k++)
-        failed |= ndem_key_block_push(blk, (ndem_contact_key){(int)i, cj[k], NDEM_KEY_PARTICLE});
-    return failed;
+    return failed | ndem_key_block_push_particles(blk, cj, m);
 }
 
 int ndem_contact_skin_build(ndem_sim *sim, double skin)

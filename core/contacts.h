@@ -197,6 +197,18 @@ static inline int ndem_key_block_push(ndem_key_block *blk, ndem_contact_key key)
     blk->key[blk->count++] = ndem_hist_key_of(key);
     return 0;
 }
+/* Appends m particle keys (b = j[0 .. m)) at once: one capacity check, then
+ * plain stores (the contact skin's key pass emits every kept pair every
+ * step); 0, or -1 out of memory. */
+static inline int ndem_key_block_push_particles(ndem_key_block *blk, const int *j, long m)
+{
+    while (blk->capacity - blk->count < m)
+        if (ndem_key_block_grow(blk)) return -1;
+    ndem_hist_key *out = &blk->key[blk->count];
+    for (long k = 0; k < m; k++) out[k] = (ndem_hist_key){j[k], NDEM_KEY_PARTICLE};
+    blk->count += m;
+    return 0;
+}
 /* A per-body candidate source: body i's candidates are j[start[i] .. start[i + 1]),
  * each j > i, ascending (the Verlet lists, the contact skin's pairs, or another
  * broad phase's lists). */

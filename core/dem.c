@@ -88,6 +88,7 @@ ndem_dem *ndem_dem_create(const ndem_sim *sim)
     ndem_dem *d = calloc(1, sizeof *d);
     int nm = sim->materials.count, model = sim->solver.contact_model;
     if (!d) return NULL;
+    d->particle_pair = -1; /* set by each forces stage */
     d->damp = malloc(sizeof(double) * (size_t)(nm > 0 ? nm * nm : 1));
     if (!d->damp) {
         free(d);

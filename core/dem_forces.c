@@ -145,6 +145,18 @@ static int contacts_same(const ndem_dem *d, const ndem_contacts *c, long nb)
            (c->count == 0 || memcmp(d->hist_key, c->key, sizeof *c->key * (size_t)c->count) == 0);
 }
 
+/* The material pair of every particle pair when all bodies have one
+ * material, else -1: the lane kernel then skips two loads a lane. */
+static int one_material_pair(const ndem_sim *sim)
+{
+    const int *m = sim->bodies.material, nm = sim->materials.count;
+    long nb = sim->bodies.count;
+    if (nb == 0) return -1;
+    int diff = 0;
+    for (long i = 1; i < nb; i++) diff |= m[i] ^ m[0];
+    return diff ? -1 : m[0] * nm + m[0];
+}
+
 /* Step 3: body i's force and torque, its contacts summed in pair order (as b
  * first: those pairs have a lower a, so they come first in pair order). */
 static void sum_body(const ndem_dem *d, const long *start, long i, double *acc)
@@ -250,6 +262,7 @@ int ndem_dem_forces(ndem_sim *sim)
         return -1;
     /* the laws read contact k's history at k without a search (hist_find) */
     d->hist_same = contacts_same(d, c, nb);
+    d->particle_pair = one_material_pair(sim);
     const int kept = d->as_b_ok && d->hist_same; /* as_b is built for these contacts */
     /* bonds add to the sums after them: then the velocities follow */
     const int fused = d->bond_count == 0;

@@ -27,6 +27,7 @@
 /* A packet's inputs, one row of L lanes per quantity (gathered). */
 typedef struct packet {
     long k[L];
+    int ia[L], ib[L]; /* the contacts' bodies (ib: a geometry's index) */
     double xa[3][L], xb[3][L], va[6][L], vb[6][L];
     double ra[L], rb[L], ima[L], imb[L];
     double fric[L], rollc[L], damp[L], kn[L], kt[L]; /* the pair's constants */
@@ -51,6 +52,9 @@ DV_INLINE ndem_dv ld(const double *row)
 }
 
 DV_INLINE void st(double *row, ndem_dv v) { memcpy(row, &v, sizeof v); }
+
+/* four ints, a lane each (the dashpot's node indices) */
+typedef int ndem_di __attribute__((vector_size(L * sizeof(int))));
 
 DV_INLINE ndem_dv bc(double x) { return x - (ndem_dv){0}; }
 
@@ -98,19 +102,19 @@ DV_INLINE void tr4(const ndem_dv *r, ndem_dv *out)
 DV_INLINE ndem_dv dashpot_b(const packet *p, ndem_dv gc, ndem_dv wh, ndem_dm open)
 {
     static const double none[4] = {0, 0, 0, 0}; /* the nodes of a lane off the table */
-    double jd[L], out[L];
+    double out[L];
     ndem_dv rows[4], g[4];
     ndem_dm in = (gc > 0) & (wh < ld(p->tab_end)) & ~(wh < 0);
     ndem_dv x = ndem_dv_sel(in, wh * ld(p->tab_inv), bc(0.0));
+    /* j = (int)x - 1 clamped to [0, nodes - 4], in lanes (0 <= x < nodes) */
+    ndem_di j = __builtin_convertvector(x, ndem_di) - 1;
+    j &= ~(j < 0);
+    ndem_di hi = j > NDEM_DAMP_NODES - 4;
+    j = (j & ~hi) | ((NDEM_DAMP_NODES - 4) & hi);
 #pragma GCC unroll 4
-    for (int l = 0; l < L; l++) {
-        int j = (int)x[l] - 1;
-        j = j < 0 ? 0 : j > NDEM_DAMP_NODES - 4 ? NDEM_DAMP_NODES - 4 : j;
-        jd[l] = j;
-        rows[l] = ld(in[l] ? &p->tab[l]->g[j] : none);
-    }
+    for (int l = 0; l < L; l++) rows[l] = ld(in[l] ? &p->tab[l]->g[j[l]] : none);
     tr4(rows, g); /* g[i][l]: lane l's node j + i */
-    ndem_dv u = x - ld(jd), u1 = u - 1, u2 = u - 2, u3 = u - 3;
+    ndem_dv u = x - __builtin_convertvector(j, ndem_dv), u1 = u - 1, u2 = u - 2, u3 = u - 3;
     ndem_dv v = -u1 * u2 * u3 / 6 * g[0] + u * u2 * u3 / 2 * g[1] - u * u1 * u3 / 2 * g[2] +
                 u * u1 * u2 / 6 * g[3];
     st(out, v * wh);
@@ -385,13 +389,13 @@ DV_INLINE void hertz_gather(const ndem_sim *sim, packet *p)
     const ndem_bodies *b = &sim->bodies;
     const ndem_contact_key *keys = sim->contacts.key;
     const int nm = sim->materials.count;
-    int ia[L], ib[L], pair[L] = {0};
+    const int *ia = p->ia, *ib = p->ib;
+    int pair[L] = {0};
+    const int one = sim->dem->particle_pair; /* every body's material the same */
+    if (nm > 1 && one >= 0) {
 #pragma GCC unroll 4
-    for (int l = 0; l < L; l++) {
-        ndem_contact_key key = keys[p->k[l]];
-        ia[l] = key.a, ib[l] = key.b;
-    }
-    if (nm > 1) { /* else one particle material: pair 0 */
+        for (int l = 0; l < L; l++) pair[l] = one;
+    } else if (nm > 1) { /* else one particle material: pair 0 */
 #pragma GCC unroll 4
         for (int l = 0; l < L; l++) pair[l] = b->material[ia[l]] * nm + b->material[ib[l]];
     }
@@ -525,36 +529,55 @@ int ndem_dem_lanes_usable(const ndem_sim *sim)
     return 0;
 }
 
-void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
+/* The scalar law for contact k (shaped particles, bonded scenes' pairs, a
+ * packet's remainders): not inlined, so that the lane loop's registers do
+ * not carry its addresses. */
+static __attribute__((noinline)) void scalar_one(const ndem_sim *sim, long k)
 {
     ndem_dem *d = sim->dem;
-    const ndem_contacts *c = &sim->contacts;
+    ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
+                           &d->energy[3 * k]);
+}
+
+/* A copy's run of one full packet (gather, law, scatter). */
+typedef void (*packet_run)(const ndem_sim *, packet *);
+
+/* Contact k into lane `fill` of the packet; a full packet runs. Returns
+ * the new fill. Both lane loops (particle pairs, particles on geometry)
+ * are this one. */
+static inline int packet_add(const ndem_sim *sim, packet *p, int fill, packet_run run, long k,
+                             ndem_contact_key key)
+{
+    p->k[fill] = k, p->ia[fill] = key.a, p->ib[fill] = key.b;
+    if (++fill < L) return fill;
+    run(sim, p);
+    return 0;
+}
+
+/* A range's last, partial packet: its contacts one by one. */
+static void packet_rest(const ndem_sim *sim, const packet *p, int fill)
+{
+    for (int l = 0; l < fill; l++) scalar_one(sim, p->k[l]);
+}
+
+void ndem_dem_lanes_range(const ndem_sim *sim, long lo, long hi)
+{
+    const ndem_dem *d = sim->dem;
     const struct lane_model *lm = &lane_models[d->lanes - 1];
     const int isa = sim->isa >= 0 && sim->isa < NDEM_LANE_COPIES ? sim->isa : 0;
     const int bonds = d->bond_count > 0, shapes = sim->shapes != NULL;
-    const ndem_contact_key *key = c->key;
+    const ndem_contact_key *key = sim->contacts.key;
+    const packet_run run = lm->run[isa], run_geo = lm->run_geo[isa];
     packet p, pg; /* particle pairs; particles on geometry */
     int fill = 0, fill_geo = 0;
     for (long k = lo; k < hi; k++) {
         ndem_contact_key kk = key[k];
-        int scalar = shapes && ndem_dem_shape_pair(sim, kk); /* per manifold point */
-        if (!scalar && !ndem_key_is_particle(kk)) {
-            pg.k[fill_geo++] = k;
-            if (fill_geo == L) lm->run_geo[isa](sim, &pg), fill_geo = 0;
-            continue;
-        }
-        if (!scalar && !bonds) { /* a bonded pair's law is its bond's (dem.c) */
-            p.k[fill++] = k;
-            if (fill == L) lm->run[isa](sim, &p), fill = 0;
-            continue;
-        }
-        ndem_dem_contact_force(sim, k, &d->force[NDEM_DEM_FORCE * k], &d->next[NDEM_DEM_HIST * k],
-                               &d->energy[3 * k]);
+        if (shapes && ndem_dem_shape_pair(sim, kk)) scalar_one(sim, k); /* per manifold point */
+        else if (!ndem_key_is_particle(kk))
+            fill_geo = packet_add(sim, &pg, fill_geo, run_geo, k, kk);
+        else if (!bonds) fill = packet_add(sim, &p, fill, run, k, kk);
+        else scalar_one(sim, k); /* a bonded pair's law is its bond's (dem.c) */
     }
-    for (int l = 0; l < fill; l++) /* the remainders, one by one */
-        ndem_dem_contact_force(sim, p.k[l], &d->force[NDEM_DEM_FORCE * p.k[l]],
-                               &d->next[NDEM_DEM_HIST * p.k[l]], &d->energy[3 * p.k[l]]);
-    for (int l = 0; l < fill_geo; l++)
-        ndem_dem_contact_force(sim, pg.k[l], &d->force[NDEM_DEM_FORCE * pg.k[l]],
-                               &d->next[NDEM_DEM_HIST * pg.k[l]], &d->energy[3 * pg.k[l]]);
+    packet_rest(sim, &p, fill);
+    packet_rest(sim, &pg, fill_geo);
 }

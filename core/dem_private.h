@@ -52,6 +52,9 @@ struct ndem_dem {
     /* during the forces stage: this step's contacts are the history's, in the
      * same order (dem_forces.c), so contact k's history is at k */
     int hist_same;
+    /* during the forces stage: the material pair of every particle pair when
+     * all bodies share one material (most scenes), else -1 (dem_forces.c) */
+    int particle_pair;
     ndem_dem_book *book; /* per chunk of contacts */
     long book_cap;
     int *geo_at; /* per chunk from its first contact's index: its geometry contacts */

@@ -39,12 +39,48 @@ static inline int body_bad(const ndem_sim *sim, long i)
     const ndem_bodies *b = &sim->bodies;
     if (ndem_decomp_is_ghost(sim->decomp, b->id[i])) return 0;
     const double *x = &b->pos[3 * i], *v = &b->vel[6 * i];
-    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) && isfinite(v[1]) &&
-          isfinite(v[2]) && isfinite(v[3]) && isfinite(v[4]) && isfinite(v[5])))
-        return 1;
-    for (int k = 0; k < 3; k++)
-        if (x[k] < sim->bounds_min[k] || x[k] > sim->bounds_max[k]) return 2;
-    return 0;
+    /* 0 y is +-0 for a finite y and NaN for an infinite or NaN one: the nine
+     * tests as one sum without a branch each (every step, every body) */
+    double z = 0.0 * x[0] + 0.0 * x[1] + 0.0 * x[2];
+    for (int k = 0; k < 6; k++) z += 0.0 * v[k];
+    if (!(z == 0.0)) return 1;
+    int out = 0;
+    for (int k = 0; k < 3; k++) out |= (x[k] < sim->bounds_min[k]) | (x[k] > sim->bounds_max[k]);
+    return out ? 2 : 0;
+}
+
+/* body_energy and body_bad for spheres without a decomposition (no ghost,
+ * no shape), bodies [lo, hi): a block's energies (body_energy's operations)
+ * and checks in a loop without a branch a test, then the energies added in
+ * body order, so *ke has the bits of the one-by-one sum; *bad = the first
+ * bad body, if any (GCC 12 does not vectorise the loop: "control flow in
+ * loop"; the gain is the branches, docs/performance.md "Session 13"). */
+#define NDEM_BOOK_BLOCK 64
+static void books_spheres(const ndem_sim *sim, long lo, long hi, double *ke, long *bad)
+{
+    const ndem_bodies *b = &sim->bodies;
+    const double *bmin = sim->bounds_min, *bmax = sim->bounds_max;
+    double e[NDEM_BOOK_BLOCK], sum = *ke;
+    for (long i0 = lo; i0 < hi; i0 += NDEM_BOOK_BLOCK) {
+        int m = hi - i0 < NDEM_BOOK_BLOCK ? (int)(hi - i0) : NDEM_BOOK_BLOCK, any = 0;
+        for (int j = 0; j < m; j++) {
+            const double *x = &b->pos[3 * (i0 + j)], *v = &b->vel[6 * (i0 + j)];
+            double im = b->inv_mass[i0 + j], ii = b->inv_inertia[i0 + j];
+            double mass = 1.0 / im, in = ii > 0 ? 1.0 / ii : 0; /* 0: locked rotation */
+            e[j] = 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                   0.5 * in * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+            double z = 0.0 * x[0] + 0.0 * x[1] + 0.0 * x[2]; /* as body_bad */
+            for (int k = 0; k < 6; k++) z += 0.0 * v[k];
+            int out = !(z == 0.0);
+            for (int k = 0; k < 3; k++) out |= (x[k] < bmin[k]) | (x[k] > bmax[k]);
+            any |= out;
+        }
+        for (int j = 0; j < m; j++) sum += e[j];
+        if (any && *bad < 0)
+            for (long i = i0; i < i0 + m && *bad < 0; i++)
+                if (body_bad(sim, i)) *bad = i;
+    }
+    *ke = sum;
 }
 
 /* q turned by the angular velocity w (v[3..5]) over h: the exact rotation
@@ -162,10 +198,13 @@ static void integrate(ndem_sim *sim)
             for (int k = 0; k < 3; k++) x[k] += h * v[k];
         }
         turn(b->quat, b->vel, ch * per, end, h);
-        for (long i = ch * per; i < end; i++) { /* after the turns: a shape's energy reads its q */
-            ke += body_energy(sim, i);
-            if (bad < 0 && body_bad(sim, i)) bad = i;
-        }
+        /* after the turns: a shape's energy reads its q */
+        if (!sim->decomp && !sim->shapes) books_spheres(sim, ch * per, end, &ke, &bad);
+        else
+            for (long i = ch * per; i < end; i++) {
+                ke += body_energy(sim, i);
+                if (bad < 0 && body_bad(sim, i)) bad = i;
+            }
         sim->measure_ke[ch] = ke;
         sim->measure_bad[ch] = bad;
     }

@@ -1,8 +1,9 @@
 /* test_dem_sum.c - the threaded smooth-DEM force step (issue 15): each body's
  * threaded sum equals the serial sum over the contacts in pair order bit for
  * bit, the hertz dashpot's table agrees with the iteration it replaces, the
- * contact skin (contact_skin.c) misses no touching pair, and the books summed
- * per chunk of contacts do not depend on the thread count. */
+ * contact skin (contact_skin.c) misses no touching pair, a box wall's hit
+ * found alone is collide's, and the books summed per chunk of contacts do not
+ * depend on the thread count. */
 #include "dem_private.h"
 #include "scene.h"
 #include "sim.h" /* internal: the contacts and the per-contact forces */
@@ -30,6 +31,51 @@ static ndem_job *bed_job(void)
         "\"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", \"time_step\": 0.0001, "
         "\"duration\": 1.0, \"threads\": 3}}");
 }
+
+/* The forces recompute each wall contact's hit by its feature alone
+ * (geometry_box.c's box_feature_hit): for a container and a solid box, at
+ * points inside, outside, on the faces and across the corners, every
+ * feature's hit has the bits of collide's with an infinite margin, picked by
+ * feature, as ndem_geometry_feature_hit found it before. */
+START_TEST(box_wall_hit_equals_collide)
+{
+    ndem_job *job = bed_job();
+    ndem_sim *sim = test_sim(job);
+    ndem_geometry_def box = sim->geometry[0];
+    const ndem_geometry_pose *pose = &sim->pose[0];
+    long checked = 0;
+    for (int solid = 0; solid < 2; solid++) {
+        box.inside = !solid;
+        for (int t = 0; t < 2000; t++) {
+            /* a lattice of points from 0.1 outside to 0.1 beyond, some on a face */
+            double x[3] = {-0.1 + 0.4 * (t % 11) / 10.0, -0.1 + 0.4 * (t / 11 % 13) / 12.0,
+                           -0.1 + 0.6 * (t / 143 % 14) / 13.0};
+            if (t % 7 == 0) x[t % 3] = box.max[t % 3];
+            double r = 0.001 * (1 + t % 9);
+            ndem_geo_hit all[NDEM_GEO_HITS];
+            int m = ndem_geometry_collide(&box, pose, x, r, INFINITY, all);
+            for (int f = 0; f < (solid ? 1 : 6); f++) {
+                int at = 0;
+                while (at < m - 1 && all[at].feature != f) at++;
+                ck_assert_int_gt(m, 0);
+                ndem_geo_hit hit;
+                ndem_geometry_feature_hit(&box, pose, x, r, f, &hit);
+                ck_assert_int_eq(hit.feature, f);
+                ck_assert_msg(memcmp(hit.n, all[at].n, sizeof hit.n) == 0 &&
+                                  memcmp(&hit.delta, &all[at].delta, sizeof hit.delta) == 0,
+                              "%s box, point %d, feature %d: hit (%g %g %g, %g), collide's "
+                              "(%g %g %g, %g)",
+                              solid ? "solid" : "container", t, f, hit.n[0], hit.n[1], hit.n[2],
+                              hit.delta, all[at].n[0], all[at].n[1], all[at].n[2], all[at].delta);
+                checked++;
+            }
+        }
+    }
+    ck_assert_int_eq(checked, 2000 * 7);
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+}
+END_TEST
 
 START_TEST(per_body_sums_equal_the_serial_pair_order_sum)
 {
@@ -319,6 +365,7 @@ int main(void)
     tcase_add_test(tc, per_body_sums_equal_the_serial_pair_order_sum);
     tcase_add_test(tc, hertz_dashpot_table_matches_the_iteration);
     tcase_add_test(tc, contact_skin_misses_no_touching_pair);
+    tcase_add_test(tc, box_wall_hit_equals_collide);
     tcase_add_test(tc, books_per_chunk_do_not_depend_on_threads);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);

@@ -209,6 +209,20 @@ START_TEST(errors_are_problem_json)
     ck_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "can touch static geometry"));
     cJSON_Delete(p);
 
+    /* a lattice packed closer than its spheres (the fuzzer's 96 s job):
+     * 422 at its spacing, with the diameter it must reach */
+    r = td_post_job(&api, "{\"scene\": {\"materials\": [{\"name\": \"ore\"}], \"particles\": "
+                          "[{\"type\": \"lattice\", \"min\": [0, 0, 0], \"max\": [0.3, 0.3, "
+                          "0.3], \"spacing\": 0.035, \"radius\": 1.015}]}}");
+    expect_problem(&r, 422);
+    p = cJSON_Parse(r.body);
+    td_resp_free(&r);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "errors")), 1);
+    ck_assert_str_eq(pointer_of(p, 0), "/scene/particles/0/spacing");
+    msg = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "errors"), 0), "message");
+    ck_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "largest diameter, 2.03 m"));
+    cJSON_Delete(p);
+
     /* over the daemon's limits: particles (100) and duration (100 s) */
     char *doc = td_long_job_doc("big", 500, 0.02);
     r = td_post_job(&api, doc);

@@ -31,7 +31,7 @@ COPY scripts/deps.sh scripts/deps.sh
 RUN bash scripts/deps.sh $NDEM_DEPS && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN make clean && make -j"$(nproc)" all web \
- && install -m 0755 build/release/ndemd build/release/ndem /usr/local/bin/ \
+ && install -m 0755 build/release/ndemd build/release/ndem build/release/ndem-mpi /usr/local/bin/ \
  && mkdir -p /usr/local/share/ndem && cp -r web /usr/local/share/ndem/web \
  && rm -rf /usr/local/share/ndem/web/node_modules
 

@@ -31,8 +31,10 @@ SANITIZE:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-div
 LIBS    = -lcjson $(shell pkg-config --libs ccd 2>/dev/null || echo -lccd) -lqhull_r -lm
 # `ndem run --report` (the Slurm executor's compute-node side) speaks HTTP
 # through libcurl, loaded with dlopen only then (cli/curl_dl.c): not linked
-CLI_LIBS = -ldl $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
-# `ndem run --mpi` (cli/mpi.c): Open MPI, only the command line sees it
+CLI_LIBS = -ldl
+# `ndem run --mpi` (cli/mpi*.c): Open MPI, only ndem-mpi links it; ndem execs
+# ndem-mpi for --mpi, so no other run maps its libraries (~1.4 MB resident)
+MPI_LIBS = $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
 MPI_CFLAGS = $(shell pkg-config --cflags ompi-c 2>/dev/null)
 # ndemd --slurm-rest speaks to slurmrestd over HTTP (libcurl);
 # libcrypto (OpenSSL): SHA-256 of bearer tokens, compared with CRYPTO_memcmp
@@ -45,6 +47,11 @@ CORE_SRC := $(wildcard core/*.c)
 API_SRC  := $(wildcard api/*.c)
 LIB_SRC  := $(CORE_SRC) $(API_SRC)
 CLI_SRC  := $(wildcard cli/*.c)
+# ndem: the command line without MPI; ndem-mpi: cli/ndem.c again with
+# -DNDEM_MPI (obj/cli/ndem-mpi.o) and the MPI modules
+CLI_MPI_SRC := $(wildcard cli/mpi*.c)
+CLI_BASE_SRC := $(filter-out $(CLI_MPI_SRC),$(CLI_SRC))
+CLI_MPI_OBJ = $(filter-out %/cli/ndem.o,$(CLI_SRC:%.c=$(1)/obj/%.o)) $(1)/obj/cli/ndem-mpi.o
 SERVER_SRC := $(wildcard server/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 HEADERS  := $(wildcard core/*.h api/*.h cli/*.h server/*.h)
@@ -55,7 +62,7 @@ DEPS_STAMP := $(BUILD)/.deps
 
 .PHONY: all deps test run bench bench-large bench-shapes bench-peers lint format fuzz clean check-tests ci-extra test-slurm
 
-all: $(REL)/ndem $(REL)/ndemd
+all: $(REL)/ndem $(REL)/ndem-mpi $(REL)/ndemd
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/deps.sh
@@ -71,8 +78,15 @@ $(REL)/obj/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 $(REL)/libndem.a: $(LIB_SRC:%.c=$(REL)/obj/%.o)
 	@ar rcs $@ $^
 
-$(REL)/ndem: $(CLI_SRC:%.c=$(REL)/obj/%.o) $(REL)/libndem.a
+$(REL)/obj/cli/ndem-mpi.o: cli/ndem.c $(HEADERS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) -DNDEM_MPI $(MPI_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(REL)/ndem: $(CLI_BASE_SRC:%.c=$(REL)/obj/%.o) $(REL)/libndem.a
 	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $^ $(LIBS) $(CLI_LIBS) -o $@
+
+$(REL)/ndem-mpi: $(call CLI_MPI_OBJ,$(REL)) $(REL)/libndem.a
+	@echo "  CC $@"; $(CC) $(BASE) $(RELEASE) $^ $(LIBS) $(CLI_LIBS) $(MPI_LIBS) -o $@
 
 # ---- ndemd: the SQL migrations and the OpenAPI document are compiled in ----
 EMBED_SRC := $(sort $(wildcard migrations/*.sql)) server/openapi.json
@@ -96,8 +110,15 @@ $(SAN)/obj/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 $(SAN)/libndem.a: $(LIB_SRC:%.c=$(SAN)/obj/%.o)
 	@ar rcs $@ $^
 
-$(SAN)/ndem: $(CLI_SRC:%.c=$(SAN)/obj/%.o) $(SAN)/libndem.a
+$(SAN)/obj/cli/ndem-mpi.o: cli/ndem.c $(HEADERS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) -DNDEM_MPI $(MPI_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(SAN)/ndem: $(CLI_BASE_SRC:%.c=$(SAN)/obj/%.o) $(SAN)/libndem.a
 	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $^ $(LIBS) $(CLI_LIBS) -o $@
+
+$(SAN)/ndem-mpi: $(call CLI_MPI_OBJ,$(SAN)) $(SAN)/libndem.a
+	@echo "  CC $@"; $(CC) $(BASE) $(SANITIZE) $^ $(LIBS) $(CLI_LIBS) $(MPI_LIBS) -o $@
 
 $(SAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(SAN)/libndem.a
 	@mkdir -p $(dir $@)
@@ -125,7 +146,8 @@ REL_TEST_BINS := $(REL)/tests/test_physics $(REL)/tests/test_dem $(REL)/tests/te
                  $(REL)/tests/test_determinism \
                  $(REL)/tests/test_shape_ndem
 
-check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndemd $(REL)/ndem
+check-tests: $(TEST_BINS) $(REL_TEST_BINS) $(SAN)/ndem $(SAN)/ndem-mpi $(SAN)/ndemd $(REL)/ndem \
+             $(REL)/ndem-mpi
 
 # Every Check suite under the sanitizers, the physics and determinism suites
 # in the release build, then the command-line tests; each bounded in time by

@@ -39,6 +39,10 @@ void ndem_job_read_emitters(ndem_jc *c, const cJSON *scene, ndem_job *job, int m
  * filled into *out (its data owned by job); absent leaves *out a sphere. */
 void ndem_job_read_shape(ndem_jc *c, const cJSON *item, ndem_job *job,
                          ndem_particle_shape_def *out);
+/* A lattice generator's pitch against its particles' size, at its
+ * "spacing" (job_lattice.c); shape_given: the item has a "shape" (one that
+ * failed to read is not checked). */
+void ndem_job_check_lattice(ndem_jc *c, const ndem_generator_def *g, int shape_given);
 /* Once the scene is read: what the engine cannot run with a shape yet (a
  * uniform radius, bonds, under NDEM walls and dynamic geometry), at
  * the shape's pointer. */

@@ -623,6 +623,7 @@ static void read_generator(ndem_jc *c, const cJSON *item, ndem_job *job, int mat
     if (g->type == NDEM_GENERATOR_LATTICE) {
         ndem_jc_number(c, item, "spacing", &g->spacing, &ndem_jc_nonneg, 0);
         if (ndem_jc_integer(c, item, "count", &v, 0, LONG_HI, 0) == NDEM_JC_OK) g->count = (long)v;
+        ndem_job_check_lattice(c, g, cJSON_GetObjectItemCaseSensitive(item, "shape") != NULL);
     } else {
         if (ndem_jc_integer(c, item, "count", &v, 1, LONG_HI, NDEM_JC_REQUIRED) == NDEM_JC_OK)
             g->count = (long)v;

@@ -284,9 +284,40 @@ static int cli_tick(void *ctx, ndem_sim *sim)
     return write_checkpoint(r->out, step, *r->next_frame, buf, len, 1, NULL);
 }
 
-/* ---- `mpirun -np N ndem run JOB --mpi` (cli/mpi.c, docs/scale-out.md):
- * every rank steps its block; rank 0 writes the outputs from the totals and
- * the frames gathered at output steps. An error on one rank ends all. ---- */
+/* --resume: the checkpoint in out_dir restored as the whole scene (NULL
+ * with a message), its description in *meta. */
+static ndem_sim *resume_sim(const ndem_job *job, const char *out_dir, ndem_ckpt_meta *meta,
+                            char *err, size_t err_len)
+{
+    void *state;
+    size_t len;
+    if (ndem_ckpt_read(out_dir, &state, &len, meta, err, err_len)) return NULL;
+    char why[256];
+    ndem_sim *sim = ndem_sim_restore(&job->scene, state, len, why, sizeof why);
+    free(state);
+    if (!sim) snprintf(err, err_len, "cannot resume from %s/checkpoint.ndck: %s", out_dir, why);
+    else if (ndem_sim_stats(sim)->step != meta->step) {
+        snprintf(err, err_len, "%s/checkpoint.ndck is at step %ld, checkpoint.json says %ld",
+                 out_dir, ndem_sim_stats(sim)->step, meta->step);
+        ndem_sim_destroy(sim);
+        sim = NULL;
+    }
+    if (!sim) ndem_ckpt_meta_free(meta);
+    return sim;
+}
+
+/* How the MPI run is cut: --mpi-grid, --mpi-axis, --mpi-balance. */
+typedef struct mpi_layout {
+    int dims[3]; /* 0s: automatic */
+    int axis;    /* -1, or slabs along this axis */
+    long balance_steps;
+} mpi_layout;
+
+#ifdef NDEM_MPI
+/* ---- `mpirun -np N ndem run JOB --mpi` (cli/mpi.c, docs/scale-out.md),
+ * in the program ndem-mpi, the only one linked with Open MPI: every rank
+ * steps its block; rank 0 writes the outputs from the totals and the
+ * frames gathered at output steps. An error on one rank ends all. ---- */
 typedef struct mpi_run {
     ndem_mpi *m;
     ndem_output *out; /* rank 0 only */
@@ -346,28 +377,6 @@ static int mpi_tick(void *ctx, ndem_sim *sim)
     return 0;
 }
 
-/* --resume: the checkpoint in out_dir restored as the whole scene (NULL
- * with a message), its description in *meta. */
-static ndem_sim *resume_sim(const ndem_job *job, const char *out_dir, ndem_ckpt_meta *meta,
-                            char *err, size_t err_len)
-{
-    void *state;
-    size_t len;
-    if (ndem_ckpt_read(out_dir, &state, &len, meta, err, err_len)) return NULL;
-    char why[256];
-    ndem_sim *sim = ndem_sim_restore(&job->scene, state, len, why, sizeof why);
-    free(state);
-    if (!sim) snprintf(err, err_len, "cannot resume from %s/checkpoint.ndck: %s", out_dir, why);
-    else if (ndem_sim_stats(sim)->step != meta->step) {
-        snprintf(err, err_len, "%s/checkpoint.ndck is at step %ld, checkpoint.json says %ld",
-                 out_dir, ndem_sim_stats(sim)->step, meta->step);
-        ndem_sim_destroy(sim);
-        sim = NULL;
-    }
-    if (!sim) ndem_ckpt_meta_free(meta);
-    return sim;
-}
-
 /* The ranks' costs into the summary: per rank its particles, migrations and
  * what it sent per sweep (docs/scale-out.md). */
 static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
@@ -413,13 +422,6 @@ static void mpi_costs_json(cJSON *o, const ndem_mpi *m, double wall, long steps)
     }
     free(all);
 }
-
-/* How the MPI run is cut: --mpi-grid, --mpi-axis, --mpi-balance. */
-typedef struct mpi_layout {
-    int dims[3]; /* 0s: automatic */
-    int axis;    /* -1, or slabs along this axis */
-    long balance_steps;
-} mpi_layout;
 
 static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char *out_dir,
                        int threads, int quiet, int vtk, mpi_layout lay, long ckpt_steps, int resume)
@@ -557,6 +559,35 @@ static int cmd_run_mpi(int *argc, char ***argv, const char *job_path, const char
     ndem_mpi_finalize();
     return rc;
 }
+#else
+/* `ndem run --mpi` in ndem, which does not map Open MPI's libraries (about
+ * 1.4 MB resident in every run, 14 B a particle of bed-100k's peak;
+ * docs/performance.md, "Session 13: memory"): ndem-mpi, made beside it by
+ * `make`, runs the same arguments. exec keeps the process, so the rank's
+ * environment from mpirun stays. Returns only when it cannot be run. */
+static int exec_mpi_build(char **argv)
+{
+    char self[4096], path[4200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "ndem: --mpi: cannot find this program (/proc/self/exe): %s\n",
+                strerror(errno));
+        return EXIT_USAGE;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    int dir = slash ? (int)(slash - self) : 0;
+    snprintf(path, sizeof path, "%.*s/ndem-mpi", dir, self);
+    argv[0] = path;
+    execv(path, argv);
+    fprintf(stderr,
+            "ndem: --mpi runs %s, the build of ndem with Open MPI (`make` builds it beside "
+            "ndem when Open MPI's headers and libraries are installed: Debian's libopenmpi-dev, "
+            "openmpi-bin): %s\n",
+            path, strerror(errno));
+    return EXIT_USAGE;
+}
+#endif
 
 static int cmd_run(int argc, char **argv)
 {
@@ -651,9 +682,13 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "ndem: --mpi-axis A is --mpi-grid with the ranks along A: give one\n");
         return EXIT_USAGE;
     }
+#ifdef NDEM_MPI
     if (mpi)
         return cmd_run_mpi(&argc, &argv, job_path, out_dir, threads, quiet, vtk, lay, ckpt_steps,
                            resume);
+#else
+    if (mpi) return exec_mpi_build(argv);
+#endif
     ndem_job *job = NULL;
     int rc = load_job(job_path, &job);
     if (rc) return rc;

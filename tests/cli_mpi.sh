@@ -38,6 +38,15 @@ env -u OMPI_COMM_WORLD_SIZE "$bin" run tests/mpi/bed.json --mpi --out "$tmp/x" 2
 check "--mpi without mpirun exits 2" test $? -eq 2
 check "--mpi without mpirun says how to start it" grep -q "mpirun -np 2 ndem run JOB.json --mpi" "$tmp/nompi.err"
 
+# ndem maps no Open MPI library (docs/performance.md, "Session 13: memory"):
+# --mpi execs ndem-mpi beside it, and says what to install when that is missing
+check "ndem links no Open MPI library" bash -c "! ldd '$bin' | grep -qi mpi"
+check "ndem-mpi beside ndem links Open MPI" bash -c "ldd '$(dirname "$bin")/ndem-mpi' | grep -qi libmpi"
+cp "$bin" "$tmp/ndem-alone"
+"$tmp/ndem-alone" run tests/mpi/bed.json --mpi --out "$tmp/x" 2> "$tmp/alone.err"
+check "--mpi without ndem-mpi exits 2" test $? -eq 2
+check "--mpi without ndem-mpi names it and Open MPI" grep -q "ndem-mpi, the build of ndem with Open MPI" "$tmp/alone.err"
+
 # a job outside the slice: a clear refusal, not a wrong answer
 python3 - "$tmp/dem.json" <<'PY'
 import json, sys

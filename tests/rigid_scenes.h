@@ -1,7 +1,9 @@
 /* rigid_scenes.h - what the dynamic-geometry suites (test_rigid,
- * test_rigid_contact, test_walls) share: the two solvers' members, running
- * a scene for a time, a geometry's body, the ore particles' momentum, and
- * the parser's what-and-where check of one geometry entry. */
+ * test_rigid_contact, test_rigid_solid, test_rigid_pairs, test_walls)
+ * share: the two solvers' members, running a scene for a time, a
+ * geometry's body, two runs ending in the same bits, the wood box on steel
+ * geometry, the ore particles' momentum, and the parser's what-and-where
+ * check of one geometry entry. */
 #ifndef NDEM_TEST_RIGID_SCENES_H
 #define NDEM_TEST_RIGID_SCENES_H
 
@@ -42,6 +44,42 @@ static inline void test_same_body(const ndem_sim *a, const ndem_sim *b, int g)
     ck_assert(memcmp(test_body_of(a, g)->w, test_body_of(b, g)->w, 3 * sizeof(double)) == 0);
     ck_assert(memcmp(a->pose[g].to, b->pose[g].to, 3 * sizeof(double)) == 0);
     ck_assert(memcmp(a->pose[g].q, b->pose[g].q, 4 * sizeof(double)) == 0);
+}
+
+/* The end of a test that ran a and b side by side (another thread count,
+ * a restored checkpoint): geometry first..last in the same bits in both,
+ * then both simulations and the jobs (jb NULL: one job ran both) freed. */
+static inline void test_same_bodies_then_free(ndem_sim *a, ndem_sim *b, int first, int last,
+                                              ndem_job *ja, ndem_job *jb)
+{
+    for (int g = first; g <= last; g++) test_same_body(a, b, g);
+    ndem_sim_destroy(a);
+    ndem_sim_destroy(b);
+    ndem_job_destroy(ja);
+    if (jb) ndem_job_destroy(jb);
+}
+
+/* Steel geometry and wood bodies; the pair's restitution and friction are
+ * the document's next two numbers (%g, %g). */
+#define STEEL_WOOD_MATS                                                                            \
+    "\"materials\": [{\"name\": \"steel\", \"density\": 7800, \"young_modulus\": 2e11},"           \
+    " {\"name\": \"wood\", \"density\": 700, \"young_modulus\": 1e9}], \"contact_materials\": "    \
+    "[{\"materials\": [\"steel\", \"wood\"], \"restitution\": %g, \"friction\": %g}]"
+
+/* A 10 x 10 x 2 cm wood box of 1 kg (dynamic, geometry 1) from z = bottom
+ * to top (bottom + 0.02, written as the caller's numbers), centred over the
+ * origin, moving at vz, above one steel
+ * `geometry` entry (geometry 0), no particles, gravity gz, pair e and mu,
+ * for a second of the `solver`'s members. */
+static inline ndem_job *test_wood_box_job(const char *geometry, double gz, double e, double mu,
+                                          double bottom, double top, double vz, const char *solver)
+{
+    return test_job("{\"scene\": {\"gravity\": [0, 0, %g], " STEEL_WOOD_MATS
+                    ", \"geometry\": [%s, {\"type\": \"box\", \"min\": [-0.05, -0.05, %.17g], "
+                    "\"max\": [0.05, 0.05, %.17g], \"material\": \"wood\", \"dynamic\": "
+                    "{\"mass\": 1, \"velocity\": [0, 0, %g]}}], \"particles\": []}, \"solver\": "
+                    "{%s, \"duration\": 1}}",
+                    gz, e, mu, geometry, bottom, top, vz, solver);
 }
 
 /* Total momentum of the particles (kg m/s), ore at 2500 kg/m^3. */

@@ -44,6 +44,22 @@ static const char *pointer_of(cJSON *problem, int i)
     return e ? td_str(e, "pointer") : "(none)";
 }
 
+/* doc is answered 422 with exactly one error, at pointer, its message
+ * holding msg. */
+static void expect_one_error(const char *doc, const char *pointer, const char *msg)
+{
+    td_resp r = td_post_job(&api, doc);
+    expect_problem(&r, 422);
+    cJSON *p = cJSON_Parse(r.body);
+    td_resp_free(&r);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "errors")), 1);
+    ck_assert_str_eq(pointer_of(p, 0), pointer);
+    const cJSON *m =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "errors"), 0), "message");
+    ck_assert(cJSON_IsString(m) && strstr(m->valuestring, msg));
+    cJSON_Delete(p);
+}
+
 START_TEST(job_runs_and_serves_frames_and_series)
 {
     char *doc = td_job_doc("small", 0.2, 0.05);
@@ -180,34 +196,26 @@ START_TEST(errors_are_problem_json)
     cJSON_Delete(p);
 
     /* a smooth-DEM field under NDEM: 422 at its pointer, saying what it needs */
-    r = td_post_job(&api, "{\"scene\": {\"materials\": [{\"name\": \"ore\"}], "
-                          "\"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
-                          "\"hamaker\": 1e-19}]}}");
-    expect_problem(&r, 422);
-    p = cJSON_Parse(r.body);
-    td_resp_free(&r);
-    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "errors")), 1);
-    ck_assert_str_eq(pointer_of(p, 0), "/scene/contact_materials/0/hamaker");
-    const cJSON *msg =
-        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "errors"), 0), "message");
-    ck_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "needs \"method\": \"dem\""));
-    cJSON_Delete(p);
+    expect_one_error("{\"scene\": {\"materials\": [{\"name\": \"ore\"}], "
+                     "\"contact_materials\": [{\"materials\": [\"ore\", \"ore\"], "
+                     "\"hamaker\": 1e-19}]}}",
+                     "/scene/contact_materials/0/hamaker", "needs \"method\": \"dem\"");
 
     /* a dynamic box over a plane under luding (no law for a body against
      * geometry): 422 at the body's "dynamic", not a failed run */
-    r = td_post_job(&api, "{\"scene\": {\"materials\": [{\"name\": \"ore\"}], \"geometry\": "
-                          "[{\"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 1]}, "
-                          "{\"type\": \"box\", \"min\": [0, 0, 0.1], \"max\": [0.1, 0.1, 0.2], "
-                          "\"dynamic\": {\"mass\": 1}}]}, \"solver\": {\"method\": \"dem\", "
-                          "\"contact_model\": \"luding\"}}");
-    expect_problem(&r, 422);
-    p = cJSON_Parse(r.body);
-    td_resp_free(&r);
-    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "errors")), 1);
-    ck_assert_str_eq(pointer_of(p, 0), "/scene/geometry/1/dynamic");
-    msg = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "errors"), 0), "message");
-    ck_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "can touch static geometry"));
-    cJSON_Delete(p);
+    expect_one_error("{\"scene\": {\"materials\": [{\"name\": \"ore\"}], \"geometry\": "
+                     "[{\"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 1]}, "
+                     "{\"type\": \"box\", \"min\": [0, 0, 0.1], \"max\": [0.1, 0.1, 0.2], "
+                     "\"dynamic\": {\"mass\": 1}}]}, \"solver\": {\"method\": \"dem\", "
+                     "\"contact_model\": \"luding\"}}",
+                     "/scene/geometry/1/dynamic", "can touch static geometry");
+
+    /* a lattice packed closer than its spheres (the fuzzer's 96 s job):
+     * 422 at its spacing, with the diameter it must reach */
+    expect_one_error("{\"scene\": {\"materials\": [{\"name\": \"ore\"}], \"particles\": "
+                     "[{\"type\": \"lattice\", \"min\": [0, 0, 0], \"max\": [0.3, 0.3, 0.3], "
+                     "\"spacing\": 0.035, \"radius\": 1.015}]}}",
+                     "/scene/particles/0/spacing", "largest diameter, 2.03 m");
 
     /* over the daemon's limits: particles (100) and duration (100 s) */
     char *doc = td_long_job_doc("big", 500, 0.02);

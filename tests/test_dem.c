@@ -608,6 +608,9 @@ START_TEST(soft_column_settles_in_its_slowest_mode)
 }
 END_TEST
 
+/* The lattice's radii (0.004976 to 0.005 m at a 0.01 m pitch) leave every
+ * neighbour within the 1% gap that bonds (dem.c, ndem_dem_bond_range)
+ * without packing it closer than its largest diameter (job_lattice.c). */
 START_TEST(dem_restore_equals_uninterrupted)
 {
     const char *doc =
@@ -616,7 +619,7 @@ START_TEST(dem_restore_equals_uninterrupted)
         "\"geometry\": [{\"type\": \"box\", \"min\": [0,0,0], \"max\": [0.1,0.1,0.3], "
         "\"inside\": true, \"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"lattice\", \"min\": [0.005,0.005,0.005], \"max\": "
-        "[0.095,0.095,0.05], \"spacing\": 0.0098, \"radius\": {\"min\": 0.0049, \"max\": "
+        "[0.095,0.095,0.05], \"spacing\": 0.01, \"radius\": {\"min\": 0.004976, \"max\": "
         "0.005}, \"velocity\": [0.1, 0, 0], \"material\": \"ore\", \"bonded\": %s}], \"emitters\": "
         "[{\"min\": [0.02,0.02,0.2], \"max\": "
         "[0.08,0.08,0.25], \"rate\": 2000, \"radius\": 0.005, \"material\": \"ore\"}]},"

@@ -38,7 +38,7 @@ static ndem_job *mixed_job(void)
         "\"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.12, 0.12, 0.4], "
         "\"inside\": true, \"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"lattice\", \"min\": [0.006, 0.006, 0.006], \"max\": "
-        "[0.114, 0.114, 0.03], \"spacing\": 0.0119, \"count\": 240, \"radius\": 0.006, "
+        "[0.114, 0.114, 0.03], \"spacing\": 0.012, \"count\": 240, \"radius\": 0.006, "
         "\"material\": \"ore\"},"
         "{\"type\": \"random\", \"min\": [0.01, 0.01, 0.04], \"max\": [0.11, 0.11, 0.09], "
         "\"count\": 80, \"radius\": {\"min\": 0.004, \"max\": 0.006}, \"material\": \"glass\", "

@@ -13,9 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1500 spheres in a box, packed 0.1 mm closer than touching (every pair
- * pushes), on 3 threads, every loop threaded
- * (NDEM_PARALLEL_MIN=64): particle and wall contacts. */
+/* 1500 spheres in a box, a lattice of touching spheres (the parser refuses
+ * one packed closer, job_lattice.c) that gravity presses together, on 3
+ * threads, every loop threaded (NDEM_PARALLEL_MIN=64): particle and wall
+ * contacts. */
 static ndem_job *bed_job(void)
 {
     return test_job(
@@ -26,7 +27,7 @@ static ndem_job *bed_job(void)
         "\"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.4], "
         "\"inside\": true, \"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"lattice\", \"min\": [0.006, 0.006, 0.006], \"max\": "
-        "[0.194, 0.194, 0.2], \"spacing\": 0.0119, \"count\": 1500, \"radius\": 0.006, "
+        "[0.194, 0.194, 0.2], \"spacing\": 0.012, \"count\": 1500, \"radius\": 0.006, "
         "\"material\": \"ore\"}]},"
         "\"solver\": {\"method\": \"dem\", \"contact_model\": \"hertz\", \"time_step\": 0.0001, "
         "\"duration\": 1.0, \"threads\": 3}}");
@@ -168,7 +169,7 @@ static ndem_job *falling_job(void)
         "\"geometry\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.12, 0.12, 0.4], "
         "\"inside\": true, \"material\": \"steel\"}],"
         "\"particles\": [{\"type\": \"lattice\", \"min\": [0.006, 0.006, 0.006], \"max\": "
-        "[0.114, 0.114, 0.03], \"spacing\": 0.0119, \"count\": 240, \"radius\": 0.006, "
+        "[0.114, 0.114, 0.03], \"spacing\": 0.012, \"count\": 240, \"radius\": 0.006, "
         "\"material\": \"ore\"},"
         "{\"type\": \"random\", \"min\": [0.01, 0.01, 0.04], \"max\": [0.11, 0.11, 0.09], "
         "\"count\": 120, \"radius\": {\"min\": 0.004, \"max\": 0.006}, \"material\": \"ore\", "

@@ -297,6 +297,67 @@ START_TEST(shape_errors_point_inside)
 }
 END_TEST
 
+/* A lattice may not start its particles inside each other (job_lattice.c):
+ * its pitch is at least the particles' extent along each axis that holds two
+ * neighbours, 2 r_max for spheres; touching passes. */
+#define LATTICE(spacing, more)                                                                     \
+    DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': [0.3,0.3,0.3], "               \
+        "'spacing': " spacing more "}]")
+#define S "/scene/particles/0/spacing"
+START_TEST(lattice_pitch_against_the_particles_size)
+{
+    /* the fuzzer's job: 1056 cubes of radius 1.015 m at 35 mm (96 s for 3 steps) */
+    expect_only(LATTICE("0.035", ", 'radius': 1.015"), S,
+                "0.035 m is less than the spheres' largest diameter, 2.03 m (2 x radius 1.015 m)");
+    expect_only(LATTICE("0.035", ", 'count': 1056, 'radius': 1.015, 'shape': {'type': "
+                                 "'polyhedron', 'vertices': [[-1,-1,-1],[1,-1,-1],[1,1,-1],"
+                                 "[-1,1,-1],[-1,-1,1],[1,-1,1],[1,1,1],[-1,1,1]]}"),
+                S, "less than the particles' extent along x, 1.17202 m");
+    /* spheres: the largest radius counts; touching (2 r, as written) passes */
+    expect_only(LATTICE("0.0199", ", 'radius': 0.01"), S, "largest diameter, 0.02 m");
+    expect_only(LATTICE("0.015", ", 'radius': {'values': [0.005, 0.01]}"), S,
+                "largest diameter, 0.02 m");
+    expect_only(LATTICE("0.015", ", 'radius': {'min': 0.005, 'max': 0.01}"), S,
+                "largest diameter, 0.02 m");
+    ndem_job_destroy(parse_ok(LATTICE("0.02", ", 'radius': 0.01")));
+    ndem_job_destroy(parse_ok(LATTICE("0.013", ", 'radius': 0.0065")));
+    ndem_job_destroy(parse_ok(LATTICE("0.02", ", 'radius': {'values': [0.005, 0.01]}")));
+    /* no two particles, no neighbours: one site, or a count of 1 */
+    ndem_job_destroy(parse_ok(DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
+                                  "[0,0,0], 'spacing': 0.001, 'radius': 0.01}]")));
+    ndem_job_destroy(parse_ok(LATTICE("0.001", ", 'count': 1, 'radius': 0.01")));
+    /* a row along x only (count <= sites along x): y and z hold no pair */
+    ndem_job_destroy(parse_ok(DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': "
+                                  "[0.1,0.001,0.001], 'spacing': 0.02, 'radius': 0.01}]")));
+    /* the unit cube [0,1]^3 at radius 1 is scaled by 1/sqrt(3): 0.57735 on a side, so
+     * cubes sit face to face at that pitch (bench/cubes-10k-lattice.json) */
+    ndem_job_destroy(
+        parse_ok(HERTZ_DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': [3,3,3], "
+                           "'spacing': 0.5773502692, 'radius': 1, 'shape': {'type': 'polyhedron', "
+                           "'vertices': " CUBE "}}]")));
+    expect_only(HERTZ_DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': [3,3,3], "
+                          "'spacing': 0.577, 'radius': 1, 'shape': {'type': 'polyhedron', "
+                          "'vertices': " CUBE "}}]"),
+                S, "extent along x, 0.57735 m");
+    /* a flat clump (two unit spheres along z, scaled by 1/2): 1 wide in x, y and 2 in z;
+     * a layer one site thick packs at 1, more layers need 2 */
+#define ROD "'shape': {'type': 'clump', 'spheres': [[0,0,-1,1],[0,0,1,1]]}"
+    ndem_job_destroy(parse_ok(HERTZ_DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], "
+                                        "'max': [3,3,0], 'spacing': 1, 'radius': 1, " ROD "}]")));
+    expect_only(HERTZ_DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': [3,3,3], "
+                          "'spacing': 1, 'radius': 1, " ROD "}]"),
+                S, "extent along z, 2 m");
+#undef ROD
+    /* a shape that fails is reported at the shape, not again at the spacing */
+    expect_only(HERTZ_DOC(", 'particles': [{'type': 'lattice', 'min': [0,0,0], 'max': [3,3,3], "
+                          "'spacing': 0.01, 'radius': 1, 'shape': {'type': 'polyhedron', "
+                          "'vertices': [[0,0,0],[1,0,0],[0,1,0],[1,1,0]]}}]"),
+                P "/vertices", "the points span no solid");
+}
+END_TEST
+#undef S
+#undef LATTICE
+
 static Suite *parser_shape_suite(void)
 {
     Suite *s = suite_create("parser_shape");
@@ -307,6 +368,7 @@ static Suite *parser_shape_suite(void)
     tcase_add_test(tc, shape_errors_point_inside);
     tcase_add_test(tc, compound_accepted_and_given_back);
     tcase_add_test(tc, compound_errors_point_inside);
+    tcase_add_test(tc, lattice_pitch_against_the_particles_size);
     suite_add_tcase(s, tc);
     return s;
 }

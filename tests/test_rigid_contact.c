@@ -22,10 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MATS                                                                                       \
-    "\"materials\": [{\"name\": \"steel\", \"density\": 7800, \"young_modulus\": 2e11},"           \
-    " {\"name\": \"wood\", \"density\": 700, \"young_modulus\": 1e9}], \"contact_materials\": "    \
-    "[{\"materials\": [\"steel\", \"wood\"], \"restitution\": %g, \"friction\": %g}]"
+#define MATS STEEL_WOOD_MATS
 
 /* No particles: the body and the geometry alone. */
 #define LONE "\"particles\": []"
@@ -367,10 +364,7 @@ START_TEST(checkpoint_restores_a_landing_box)
         test_step(b);
     }
     ck_assert(ndem_sim_state_hash(a) == ndem_sim_state_hash(b));
-    test_same_body(a, b, 1);
-    ndem_sim_destroy(a);
-    ndem_sim_destroy(b);
-    ndem_job_destroy(job);
+    test_same_bodies_then_free(a, b, 1, 1, job, NULL);
 }
 END_TEST
 
@@ -412,14 +406,13 @@ END_TEST
 
 static ndem_job *dem_drop_job(const char *model, double e, double gz, int threads)
 {
-    return test_job(
-        "{\"scene\": {\"gravity\": [0, 0, %g], " MATS
-        ", \"geometry\": [{\"type\": \"plane\", \"point\": [0, 0, 0], "
-        "\"normal\": [0, 0, 1], \"material\": \"steel\"}, {\"type\": \"box\", \"min\": [-0.05, "
-        "-0.05, 0.01], \"max\": [0.05, 0.05, 0.03], \"material\": \"wood\", \"dynamic\": "
-        "{\"mass\": 1, \"velocity\": [0, 0, -1]}}], " LONE "}, \"solver\": {\"method\": \"dem\", "
-        "\"contact_model\": \"%s\", \"time_step\": %g, \"duration\": 1, \"threads\": %d}}",
-        gz, e, 0.3, model, DEM_H, threads);
+    char solver[160];
+    snprintf(solver, sizeof solver,
+             "\"method\": \"dem\", \"contact_model\": \"%s\", \"time_step\": %g, \"threads\": %d",
+             model, DEM_H, threads);
+    return test_wood_box_job("{\"type\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 1], "
+                             "\"material\": \"steel\"}",
+                             gz, e, 0.3, 0.01, 0.03, -1.0, solver);
 }
 
 /* The 1 kg box flying flat at 1 m/s onto the plane under smooth DEM
@@ -525,10 +518,7 @@ START_TEST(dem_checkpoint_keeps_the_springs)
         test_step(a);
         test_step(b);
     }
-    test_same_body(a, b, 1);
-    ndem_sim_destroy(a);
-    ndem_sim_destroy(b);
-    ndem_job_destroy(job);
+    test_same_bodies_then_free(a, b, 1, 1, job, NULL);
 }
 END_TEST
 
@@ -549,11 +539,7 @@ START_TEST(dem_one_and_two_threads_give_the_same_bits)
         ck_assert(memcmp(fa, fb, sizeof fa) == 0);
     }
     ck_assert(touched);
-    test_same_body(a, b, 1);
-    ndem_sim_destroy(a);
-    ndem_sim_destroy(b);
-    ndem_job_destroy(j1);
-    ndem_job_destroy(j2);
+    test_same_bodies_then_free(a, b, 1, 1, j1, j2);
 }
 END_TEST
 

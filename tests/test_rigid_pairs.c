@@ -180,11 +180,7 @@ START_TEST(one_and_two_threads_give_the_same_bits)
             ck_assert(memcmp(ta, tb, sizeof ta) == 0);
         }
     }
-    for (int g = 1; g < 3; g++) test_same_body(a, b, g);
-    ndem_sim_destroy(a);
-    ndem_sim_destroy(b);
-    ndem_job_destroy(j1);
-    ndem_job_destroy(j2);
+    test_same_bodies_then_free(a, b, 1, 2, j1, j2);
 }
 END_TEST
 

@@ -17,11 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MATS                                                                                       \
-    "\"materials\": [{\"name\": \"steel\", \"density\": 7800, \"young_modulus\": 2e11},"           \
-    " {\"name\": \"wood\", \"density\": 700, \"young_modulus\": 1e9}], \"contact_materials\": "    \
-    "[{\"materials\": [\"steel\", \"wood\"], \"restitution\": %g, \"friction\": 0.5}]"
-
 #define E_PAIR 0.5
 #define R_CYL 0.05
 #define V0 2.0 /* above NDEM's v_imp at h 2e-4 (0.02 d / h = 1 m/s) */
@@ -31,14 +26,12 @@
  * gap above the top, falling at v0. */
 static ndem_job *cylinder_job(const char *solver, double gz, double gap, double v0)
 {
-    return test_job(
-        "{\"scene\": {\"gravity\": [0, 0, %g], " MATS
-        ", \"geometry\": [{\"type\": \"cylinder\", \"center\": [0, 0, %g], \"axis\": [0, 1, 0], "
-        "\"radius\": %g, \"length\": 0.3, \"material\": \"steel\"}, {\"type\": \"box\", \"min\": "
-        "[-0.05, -0.05, %.17g], \"max\": [0.05, 0.05, %.17g], \"material\": \"wood\", "
-        "\"dynamic\": {\"mass\": 1, \"velocity\": [0, 0, %g]}}], \"particles\": []}, "
-        "\"solver\": {%s, \"duration\": 1}}",
-        gz, E_PAIR, -R_CYL, R_CYL, gap, gap + 0.02, v0, solver);
+    char cylinder[160];
+    snprintf(cylinder, sizeof cylinder,
+             "{\"type\": \"cylinder\", \"center\": [0, 0, %g], \"axis\": [0, 1, 0], \"radius\": "
+             "%g, \"length\": 0.3, \"material\": \"steel\"}",
+             -R_CYL, R_CYL);
+    return test_wood_box_job(cylinder, gz, E_PAIR, 0.5, gap, gap + 0.02, v0, solver);
 }
 
 /* Flying at V0 without gravity onto the top line: the two points land

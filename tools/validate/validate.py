@@ -119,6 +119,108 @@ PILE_ORDERS = ("symmetric", "reverse", "walls-first", "walls-last")
 PROBE_VARIANTS = [("warm", "forward"), ("cold", "forward"), ("warm", "reverse"),  # study_probe
                   ("cold", "reverse"), ("warm", "symmetric"), ("cold", "symmetric"),
                   ("warm", "serial"), ("warm", "walls-first"), ("warm", "walls-last")]
+# ---- issue 14's levers: the projection and the impact stage (study_pile) ----
+# name: (environment, solver fields, orders_iterations they run at). The auto
+# impact threshold is 0.02 d / h = 0.052 m/s at the pile's 5 ms; 10 times it
+# still takes every sphere falling from the source (2.3 m/s) as an impact.
+PILE_LEVERS = {
+    "default": ({}, {}, None),  # the default again, at the levers' load: their wall times' yardstick
+    "box": ({"NDEM_PROJECTION": "box"}, {}, None),             # seed 003 A: each row clamped
+    "disc-previous": ({"NDEM_PROJECTION": "disc-previous"}, {}, [50]),  # last normal bounds
+    "noimpact": ({}, {"impact_iterations": 0}, None),          # no impact stage
+    "impact-reach1": ({"NDEM_IMPACT_REACH": "1"}, {}, None),  # impacting bodies' rows only
+    "impact-3": ({}, {"impact_iterations": 3}, [50]),          # 3 impact sweeps, not 10
+    "vimp-x10": ({}, {"impact_velocity": 0.52}, None),         # threshold 10 x the auto one
+}
+
+
+def restore_pile_runs(run, docs, n):
+    """--restore-saved: result.json of each pile run the saved section's
+    pile_height.csv and pile_reference.csv hold (docs/data/validation/) whose
+    run folder is gone, so that the resume takes them as run and only the
+    missing runs (new levers, orders) run. Marked "restored" with the CSV."""
+    src = os.path.join(sections_folder(docs), "pile_height.csv")
+    if not os.path.exists(src):
+        return 0
+    with open(os.path.join(sections_folder(docs), "pile.json"), encoding="utf-8") as f:
+        written = json.load(f)["written"]  # the restored runs' date: when their CSV was saved
+    done = 0
+    with open(src, encoding="utf-8") as f:
+        head = f.readline().strip().split(",")
+        for line in f:
+            r = dict(zip(head, line.strip().split(",")))
+            start, order, it = r["start"], r["order"], int(r["iterations"])
+            name = ("pile-%d-%s-%d" % (n, start, it) if order == "forward"
+                    else "pile-%d-%s-%d-%s" % (n, start, it, order))
+            done += restore_result(run, name, {
+                "height": float(r["height"]), "particles": n,
+                "ms_per_step": float(r["ms_per_step"]), "wall_seconds": float(r["wall_seconds"])},
+                src, written)
+    ref = os.path.join(sections_folder(docs), "pile_reference.csv")
+    with open(ref, encoding="utf-8") as f:
+        head = f.readline().strip().split(",")
+        for line in f:
+            r = dict(zip(head, line.strip().split(",")))
+            done += restore_result(run, "pile-%d-ref" % n, {
+                "height": float(r["height"]), "particles": n, "ms_per_step": None,
+                "wall_seconds": float(r["wall_seconds"])}, ref, written)
+    return done
+
+
+def sections_folder(docs):
+    return os.path.join(docs, "data", "validation")
+
+
+def restore_result(run, name, r, src, written):
+    d = os.path.join(run.work, "runs", name)
+    if os.path.exists(os.path.join(d, "result.json")):
+        return 0
+    os.makedirs(d, exist_ok=True)
+    r.update({"env": {}, "date": written, "restored": os.path.basename(src)})
+    with open(os.path.join(d, "result.json"), "w", encoding="utf-8") as f:
+        json.dump(r, f, indent=1)
+    return 1
+
+
+# the projections on the resting pile (study_probe, study_creep): the impact
+# levers change nothing there (no contact is impacting at rest)
+PROBE_LEVERS = [("warm", "box"), ("warm", "disc-previous")]
+CREEP_LEVERS = [("warm-50-box", 50, [], PILE_LEVERS["box"][0]),
+                ("warm-50-disc-previous", 50, [], PILE_LEVERS["disc-previous"][0])]
+
+
+def variant_env(order):
+    """The engine's environment of a sweep order or of a lever."""
+    return ORDERS[order] if order in ORDERS else PILE_LEVERS[order][0]
+
+
+def pile_lever_tasks(run, cfg, n, rest, measure):
+    """The levers' pile runs, warm, at orders_iterations (or their own)."""
+    tasks = []
+    for lever, (env, fields, its) in PILE_LEVERS.items():
+        for it in its or cfg["orders_iterations"]:
+            tasks.append((it, lever, fields, env))
+    out = []
+    for it, lever, fields, env in sorted(tasks, key=lambda t: t[0]):  # the fewer iterations first
+        out.append(run.ndem_run("pile-%d-warm-%d-%s" % (n, it, lever),
+                                pile_job(n, rest, ms.PILE_TIME_STEP, it, True, fields),
+                                env, measure))
+    return out
+
+
+def pile_lever_rows(res, cfg, n, ref_h):
+    """pile_height.csv's rows of the levers (the order column names them)."""
+    rows = []
+    for lever, (_, _, its) in PILE_LEVERS.items():
+        for it in its or cfg["orders_iterations"]:
+            r = res.get("pile-%d-warm-%d-%s" % (n, it, lever))
+            if r:
+                eps = (ref_h - r["height"]) / ref_h if ref_h else ""
+                rows.append(["warm", lever, it, r["height"], r["height"] / ms.D, eps,
+                             r["ms_per_step"], r["wall_seconds"]])
+    return rows
+
+
 PLUG_THRESHOLD = 0.15  # v_r <= 0.15 (paper, section 4.3)
 
 
@@ -339,6 +441,7 @@ def study_pile(run, cfg):
             tasks.append(run.ndem_run("pile-%d-warm-%d-%s" % (n, it, order),
                                       pile_job(n, rest, ms.PILE_TIME_STEP, it, True),
                                       ORDERS[order], measure))
+    tasks += pile_lever_tasks(run, cfg, n, rest, measure)
     res = run.run_all(tasks)
     r_ref = res.get(ref)
     # without the small-step reference, the 500-iteration warm pile stands in
@@ -362,13 +465,15 @@ def study_pile(run, cfg):
                 eps = (ref_h - r["height"]) / ref_h if ref_h else ""
                 rows.append(["warm", order, it, r["height"], r["height"] / ms.D, eps,
                              r["ms_per_step"], r["wall_seconds"]])
+    rows += pile_lever_rows(res, cfg, n, ref_h)
     write_csv(run, "pile_height.csv", ["start", "order", "iterations", "height", "height_d",
                                        "eps_height", "ms_per_step", "wall_seconds"], rows)
     write_csv(run, "pile_reference.csv", ["step", "iterations", "height", "height_d",
                                           "wall_seconds"],
               [[cfg["pile_ref_step"], 500, r_ref["height"], r_ref["height"] / ms.D,
                 r_ref["wall_seconds"]]] if r_ref else [])
-    return {"rows": rows, "ref": r_ref, "ref_height": ref_h, "ref_from": ref_from, "count": n}
+    return {"rows": rows, "ref": r_ref, "ref_height": ref_h, "ref_from": ref_from, "count": n,
+            "levers": list(PILE_LEVERS)}
 
 
 def study_probe(run, cfg):
@@ -386,7 +491,7 @@ def study_probe(run, cfg):
     run.run_all([(prep, job, [run.probe, "job.json", "--prepare", str(dur), "--save",
                               "{dir}/state.ckpt"], {}, measure_prep)])
     tasks = []
-    variants = PROBE_VARIANTS
+    variants = PROBE_VARIANTS + PROBE_LEVERS
 
     def measure(d):
         rows = []
@@ -406,7 +511,8 @@ def study_probe(run, cfg):
                 "{dir}/probe.csv"]
         if start == "cold":
             argv.append("--cold")
-        tasks.append(("probe-%d-%s-%s" % (n, start, order), job, argv, ORDERS[order], measure))
+        tasks.append(("probe-%d-%s-%s" % (n, start, order), job, argv, variant_env(order),
+                      measure))
     res = run.run_all(tasks) if run.result(prep) else {}
     rows = []
     for start, order in variants:
@@ -480,7 +586,7 @@ def study_creep(run, cfg):
         m = creep_metrics(os.path.join(d, "snapshots.csv"))
         os.remove(os.path.join(d, "snapshots.csv"))
         return m
-    for name, it, extra, env in CREEP:
+    for name, it, extra, env in CREEP + CREEP_LEVERS:
         argv = [run.probe, os.path.join(prep_dir, "job.json"), "--load",
                 os.path.join(prep_dir, "state.ckpt"), "--iterations", str(it), "--settle",
                 str(cfg["creep_seconds"]), "--snapshots", "{dir}/snapshots.csv", "--every",
@@ -488,7 +594,7 @@ def study_creep(run, cfg):
         tasks.append(("creep-%d-%s" % (n, name), job, argv, env, measure))
     res = run.run_all(tasks)
     rows = []
-    for name, it, extra, env in CREEP:
+    for name, it, extra, env in CREEP + CREEP_LEVERS:
         r = res.get("creep-%d-%s" % (n, name))
         if r:
             rows.append([name, it, r["slope_mm_s"], r["top_drop_mm"], r["v2_mean"],
@@ -613,6 +719,8 @@ def main():
     ap.add_argument("--pass", dest="pass_", choices=list(PASSES), default="full")
     ap.add_argument("--only", default="column,probe,creep,drum,pile,triaxial,shapepile")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--restore-saved", action="store_true",
+                    help="take the pile runs of docs/data/validation's CSVs as run (resume)")
     ap.add_argument("--no-plots", action="store_true", help="leave docs/images as it is")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--ndem", default=os.path.join(ROOT, "build/release/ndem"))
@@ -634,6 +742,10 @@ def main():
             raise SystemExit("validate: --set %s: no such setting" % key)
         cfg[key] = json.loads(value)
     run = Runner(args)
+    if args.restore_saved:
+        run.say("restored %d pile runs from %s" % (
+            restore_pile_runs(run, args.docs, cfg["pile_count"]),
+            os.path.relpath(sections_folder(args.docs), ROOT)))
     t0 = time.time()
     only = args.only.split(",")
     studies = {"column": study_column, "probe": study_probe, "creep": study_creep,
@@ -669,8 +781,10 @@ def main():
     import plots  # tools/validate/plots.py: gnuplot
     import report  # tools/validate/report.py: docs/validation.md
     import sections  # tools/validate/sections.py: each study's section kept on its own
-    meta = {"machine": machine(), "creep_variants": len(CREEP), "times": times,
-            "probe_variants": len(PROBE_VARIANTS), "pile_orders": len(PILE_ORDERS),
+    meta = {"machine": machine(), "creep_variants": len(CREEP + CREEP_LEVERS), "times": times,
+            "probe_variants": len(PROBE_VARIANTS + PROBE_LEVERS), "pile_orders": len(PILE_ORDERS),
+            "pile_lever_runs": sum(len(its or cfg["orders_iterations"])
+                                   for _, _, its in PILE_LEVERS.values()),
             "sources": {k: (lab, os.path.relpath(w, ROOT)) for k, (lab, w) in sources.items()}}
     # the studies run now replace their sections; the others keep theirs from
     # docs/data/validation/, and so does one run now with no runs at hand or

@@ -118,7 +118,9 @@ def pile_levers(by, levers):
                 continue
             gain = ("%+.1f" % (100 * (abs(base[2]) - abs(x[2])))
                     if base and base[2] != "" and x[2] != "" and order != "forward" else "")
-            rows.append([it, "default (disc, impact stage)" if order == "forward" else order,
+            label = {"forward": "default (disc, impact stage): the pile study's run",
+                     "default": "default, run again beside the levers"}.get(order, order)
+            rows.append([it, label,
                          "%.2f d" % x[1], pct(x[2], 1), gain, "%.1f" % x[3], "%.0f" % x[4]])
     return table(["iterations", "lever", "height", "error", "points closer than the default",
                   "ms/step", "wall s"], rows) if rows else "_not run_"

@@ -12,7 +12,7 @@ tools/validate/validation.md.in. Python 3 standard library only.
 
 usage: validate.py [--pass full|medium|quick] [--quick] [--only STUDY,...]
                    [--set KEY=JSON] [--report-only] [--no-plots] [--jobs N]
-                   [--ndem PATH] [--probe PATH] [--work DIR]
+                   [--ndem PATH] [--probe PATH] [--work DIR] [--restore-saved]
 
 Every run keeps its result in WORK/runs/NAME/result.json; a run whose result
 exists is not run again, so an interrupted study resumes, and --report-only
@@ -23,7 +23,10 @@ pile at 1000 spheres. A study the pass has not run is shown from the next
 smaller pass that has, and the page says so. --only STUDY,...: only those
 studies' sections are regenerated; every other study's section is taken
 unchanged from docs/data/validation/STUDY.json (tools/validate/sections.py),
-where each section is saved when generated.
+where each section is saved when generated. --restore-saved: the pile runs
+of the saved section's CSVs (docs/data/validation/pile_height.csv,
+pile_reference.csv) are taken as run where their folders are gone, so that
+only new pile runs (levers, orders) run.
 """
 import argparse
 import concurrent.futures

@@ -124,5 +124,10 @@ int ndem_warm_rows_switch(const char *value, char *err, size_t err_len);
  * island with an impacting contact), or a number of contacts N >= 1 (the rows
  * within N contacts of an impacting one, solver.c), else -1 with a message. */
 int ndem_impact_reach_switch(const char *value, char *err, size_t err_len);
+/* NDEM_PROJECTION: NULL, "" or "disc" (0: the friction and rolling pairs
+ * scaled onto the disc mu lambda_n), "box" (1: each row clamped alone) or
+ * "disc-previous" (2: the disc of the normal impulse before the row's
+ * update), else -1 with a message (solver.c). */
+int ndem_projection_switch(const char *value, char *err, size_t err_len);
 
 #endif

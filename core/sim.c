@@ -149,8 +149,11 @@ static ndem_sim *sim_alloc(const ndem_scene_def *def, char *err, size_t err_len)
     sim->impact_reach = sim->warm_normal_only < 0
                             ? -1
                             : ndem_impact_reach_switch(getenv("NDEM_IMPACT_REACH"), err, err_len);
+    sim->projection = sim->impact_reach < 0
+                          ? -1
+                          : ndem_projection_switch(getenv("NDEM_PROJECTION"), err, err_len);
     if (sim->isa < 0 || sim->sweep_order < 0 || sim->warm_normal_only < 0 ||
-        sim->impact_reach < 0 ||
+        sim->impact_reach < 0 || sim->projection < 0 ||
         ndem_overflow_switch(getenv("NDEM_OVERFLOW"), &sim->overflow_all, err, err_len)) {
         ndem_sim_destroy(sim);
         return NULL;

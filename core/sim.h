@@ -38,6 +38,7 @@ struct ndem_sim {
     int sweep_order;          /* colour order of the sweeps (NDEM_SWEEP, solver.c) */
     int warm_normal_only;     /* warm-start the normal rows only (NDEM_WARM_ROWS=normal, rows.c) */
     int impact_reach;         /* 0: impact stage on islands; N: within N contacts (solver.c) */
+    int projection;           /* friction/rolling projection (NDEM_PROJECTION, solver.c) */
     struct ndem_probe *probe; /* attached for one ndem_sim_probe_step, else NULL */
     ndem_material_table materials;
     int geometry_count;

@@ -31,6 +31,8 @@ typedef struct sweep_ctx {
     ndem_fv sig_t, sig_r; /* friction and rolling compliance / h */
     ndem_sim *sim;
     const ndem_rigid *rigid; /* dynamic bodies (rigid.c), or NULL */
+    int box;                 /* NDEM_PROJECTION: each tangent row clamped alone */
+    int previous;            /* ... bounded by the normal impulse before this row's update */
 } sweep_ctx;
 
 /* rigid.c's name of a stage */
@@ -49,6 +51,22 @@ static inline void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
     ndem_fv f = ndem_fv_sel(lim > 0, lim / ndem_fv_sqrt(len2), ndem_fv_set(0.0f));
     *x = ndem_fv_sel(clamp, *x * f, *x);
     *y = ndem_fv_sel(clamp, *y * f, *y);
+}
+
+/* (x, y) projected on the box [-lim, lim]^2: each row clamped alone
+ * (NDEM_PROJECTION=box, seed 003 Appendix A's "simply clamping lambda") */
+static inline void project_box(ndem_fv *x, ndem_fv *y, ndem_fv lim)
+{
+    *x = ndem_fv_min(ndem_fv_max(*x, -lim), lim);
+    *y = ndem_fv_min(ndem_fv_max(*y, -lim), lim);
+}
+
+/* The friction (rolling) pair onto its cone's cross-section: the disc, or
+ * the box where NDEM_PROJECTION=box asks for it. */
+static inline void project_pair(ndem_fv *x, ndem_fv *y, ndem_fv lim, int box)
+{
+    if (box) project_box(x, y, lim);
+    else project_disc(x, y, lim);
 }
 
 /* One packet of rows, all six rows of each contact, in the given stage
@@ -97,7 +115,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
             rn = ndem_fv_dot(n, dv) - c->impact_v[p];
             ln = ndem_fv_max(L[0] - rn / (ima + imb), zero);
             d[0] = ln - L[0];
-            F = ln;
+            F = x->previous ? L[0] : ln;
         } else {
             /* the diagonal D = G M^-1 G^T + Sigma of each row, from the slots'
              * inverse masses: three divisions cost less than streaming it */
@@ -105,7 +123,9 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
             rn = P->s * ndem_fv_dot(n, dv) - P->q_n + P->sig_n * L[0];
             ln = ndem_fv_max(L[0] - rn * inv_dn, lo_n);
             d[0] = P->s * (ln - L[0]);
-            F = ndem_fv_max(P->s * ln, zero); /* the physical normal impulse bounds friction */
+            /* the physical normal impulse bounds friction: this sweep's, or
+             * (NDEM_PROJECTION=disc-previous) the one before this row's update */
+            F = ndem_fv_max(P->s * (x->previous ? L[0] : ln), zero);
             sig_t = x->sig_t, sig_r = x->sig_r;
         }
         ndem_fv inv_dt = 1.0f / (ima + imb + iia * la * la + iib * lb * lb + sig_t);
@@ -121,7 +141,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         r1 = ndem_fv_dot(t1, dv) - la * wa_t2 - lb * wb_t2 + sig_t * L[1];
         r2 = ndem_fv_dot(t2, dv) + la * wa_t1 + lb * wb_t1 + sig_t * L[2];
         ndem_fv l1 = L[1] - r1 * inv_dt, l2 = L[2] - r2 * inv_dt;
-        project_disc(&l1, &l2, P->mu * F);
+        project_pair(&l1, &l2, P->mu * F, x->box);
         d[1] = l1 - L[1];
         d[2] = l2 - L[2];
         L[1] = l1;
@@ -137,7 +157,7 @@ NDEM_INLINE void solve_packet(const sweep_ctx *x, long p, stage st, int want_res
         q2 = ndem_fv_dot(t2, dw) + sig_r * L[4];
         q3 = ndem_fv_dot(n, dw) + sig_r * L[5];
         ndem_fv m1 = L[3] - q1 * inv_dr, m2 = L[4] - q2 * inv_dr, m3 = L[5] - q3 * inv_dr;
-        project_disc(&m1, &m2, P->mur * F);
+        project_pair(&m1, &m2, P->mur * F, x->box);
         ndem_fv tl = mut * F;
         m3 = ndem_fv_min(ndem_fv_max(m3, -tl), tl);
         d[3] = m1 - L[3];
@@ -373,6 +393,34 @@ int ndem_sweep_walls(int order)
                : NDEM_WALLS_MIXED;
 }
 
+/* Projections of the friction and rolling pairs (NDEM_PROJECTION, read once
+ * at creation; docs/validation.md section 2 compares them). Seed 003 eq. (7)
+ * bounds the tangential impulse by the cone |lambda_t| <= mu lambda_n, whose
+ * cross-section is the disc; its Appendix A clamps each row alone, the box,
+ * which lets the pair reach sqrt(2) mu lambda_n along a diagonal. Both bound
+ * by the normal impulse of this sweep, just updated (Gauss-Seidel), or with
+ * `previous` by the one the row held before. Twisting is one row: clamped. */
+static const struct {
+    const char *name;
+    int box, previous;
+} projections[] = {
+    {"disc", 0, 0},
+    {"box", 1, 0},
+    {"disc-previous", 0, 1},
+};
+
+int ndem_projection_switch(const char *value, char *err, size_t err_len)
+{
+    if (!value || !value[0]) return 0;
+    for (size_t i = 0; i < sizeof projections / sizeof projections[0]; i++)
+        if (!strcmp(value, projections[i].name)) return (int)i;
+    snprintf(err, err_len,
+             "NDEM_PROJECTION=%s: not a projection (\"disc\", \"box\", \"disc-previous\", or "
+             "unset)",
+             value);
+    return -1;
+}
+
 static void sweep(const ndem_sim *sim, const sweep_ctx *x, stage st, int want_residual, int it)
 {
     int rev = sweep_orders[sim->sweep_order].reverse[it & 1];
@@ -590,7 +638,13 @@ static sweep_ctx make_ctx(ndem_sim *sim)
 {
     const double h = sim->solver.time_step;
     float sig = (float)(sim->solver.friction_compliance / h);
-    return (sweep_ctx){&sim->contacts, ndem_fv_set(sig), ndem_fv_set(sig), sim, sim->rigid};
+    return (sweep_ctx){&sim->contacts,
+                       ndem_fv_set(sig),
+                       ndem_fv_set(sig),
+                       sim,
+                       sim->rigid,
+                       projections[sim->projection].box,
+                       projections[sim->projection].previous};
 }
 
 void ndem_solve_impact(ndem_sim *sim)

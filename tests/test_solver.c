@@ -5,7 +5,9 @@
  * more colours than NDEM_COLORS must still be solved (its extra rows go to
  * the overflow set). NDEM_SWEEP=walls-first and walls-last colour the rows on
  * static geometry apart from the particle rows, before or after them, with
- * the same bits for any thread count. */
+ * the same bits for any thread count. NDEM_PROJECTION=box clamps each
+ * friction row alone: on a slope at 45 degrees to the rows' tangents it
+ * brakes with sqrt(2) mu N where the disc brakes with mu N. */
 #include "scene.h"
 #include "sim.h"
 #include "testutil.h"
@@ -278,6 +280,108 @@ START_TEST(walls_orders_same_bits_any_thread_count)
 }
 END_TEST
 
+/* A sphere sliding down a 45 degree slope, the slope's fall line at 45
+ * degrees to the contact's tangents t1 = x, t2 = y (ndem_row_tangent of
+ * n = z): a tilted gravity over a horizontal plane, friction 0.1, no
+ * rolling resistance. It slips all along (tan 45 = 1 > 3.5 sqrt(2) mu), so
+ * the friction saturates: the disc's force is mu m g cos(theta) along the
+ * fall line; the box clamps both rows, sqrt(2) mu m g cos(theta). Returns
+ * the friction force over m g cos(theta), from the acceleration along the
+ * fall line between t = 0.1 s and 0.3 s (after the contact has settled),
+ * and *cross gets the speed across it at 0.3 s. */
+static double slope_friction(const char *projection, double *cross)
+{
+    const double G = 9.81, th = M_PI / 4, r = 0.01, mu = 0.1;
+    const double g[3] = {G * sin(th) / sqrt(2), G * sin(th) / sqrt(2), -G * cos(th)};
+    double m = 2500 * 4.0 / 3.0 * M_PI * r * r * r;
+    double e_w = 2.0 * 1e7 * 2e11 / (1e7 + 2e11), k = e_w * sqrt(2.0 * 2.0 * r) / (3.0 * 0.91);
+    double delta = pow(m * G * cos(th) / k, 2.0 / 3.0); /* Hertz rest overlap */
+    ndem_job *job = test_job(
+        "{\"scene\": {\"gravity\": [%.17g, %.17g, %.17g], " TEST_MATERIALS
+        ", \"contact_materials\": [{\"materials\": [\"ore\", \"steel\"], \"friction\": %g,"
+        " \"restitution\": 0.2}],"
+        " \"geometry\": [{\"type\": \"plane\", \"point\": [0,0,0], \"normal\": [0,0,1],"
+        " \"material\": \"steel\"}],"
+        " \"particles\": [{\"type\": \"list\", \"material\": \"ore\", \"spheres\": [[0, 0, %.17g,"
+        " %g]]}]}, \"solver\": {\"time_step\": 1e-3, \"duration\": 0.3, \"iterations\": 30}}",
+        g[0], g[1], g[2], mu, r - delta, r);
+    if (projection) setenv("NDEM_PROJECTION", projection, 1);
+    ndem_sim *sim = test_sim(job);
+    unsetenv("NDEM_PROJECTION");
+    double v[2] = {0, 0}, t[2] = {0, 0};
+    ndem_frame f;
+    for (long i = 0; i < ndem_sim_total_steps(sim); i++) {
+        test_step(sim);
+        if (i + 1 != 100 && i + 1 != ndem_sim_total_steps(sim)) continue;
+        test_frame(sim, &f);
+        int w = i + 1 != 100;
+        v[w] = (f.velocities[0] + f.velocities[1]) / sqrt(2); /* along the fall line */
+        t[w] = f.time;
+        *cross = (f.velocities[0] - f.velocities[1]) / sqrt(2);
+        ndem_frame_free(&f);
+    }
+    ndem_sim_destroy(sim);
+    ndem_job_destroy(job);
+    double a = (v[1] - v[0]) / (t[1] - t[0]);
+    return (G * sin(th) - a) / (G * cos(th)); /* friction / (m g cos theta) */
+}
+
+START_TEST(projection_box_brakes_sqrt2_harder_on_the_diagonal)
+{
+    const double mu = 0.1;
+    double cross_d = 1, cross_b = 1;
+    double disc = slope_friction(NULL, &cross_d), box = slope_friction("box", &cross_b);
+    double prev = slope_friction("disc-previous", &cross_d);
+    fprintf(stderr,
+            "slope at 45 degrees to the tangents: friction / (m g cos) disc %.6f, box %.6f"
+            " (theory %.6f, %.6f), disc-previous %.6f\n",
+            disc, box, mu, sqrt(2) * mu, prev);
+    ck_assert_double_lt(fabs(disc - mu) / mu, 1e-3);
+    ck_assert_double_lt(fabs(box - sqrt(2) * mu) / (sqrt(2) * mu), 1e-3);
+    ck_assert_double_lt(fabs(prev - mu) / mu, 1e-3); /* at rest on the normal: the same bound */
+    /* both stay on the fall line */
+    ck_assert_double_lt(fabs(cross_d), 1e-6);
+    ck_assert_double_lt(fabs(cross_b), 1e-6);
+}
+END_TEST
+
+START_TEST(projection_switch_rejects_other_values)
+{
+    char path[512], err[256] = "";
+    ndem_job *job = test_job_file(ndem_test_bench("column-25.json", path, sizeof path));
+    setenv("NDEM_PROJECTION", "cone", 1);
+    ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
+    unsetenv("NDEM_PROJECTION");
+    ck_assert_ptr_null(sim);
+    ck_assert_msg(strstr(err, "NDEM_PROJECTION=cone: not a projection") != NULL, "%s", err);
+    ndem_job_destroy(job);
+}
+END_TEST
+
+/* The box and the previous normal's disc: one thread and two give the same
+ * bits in the corner box (impact stage included). */
+START_TEST(projections_same_bits_any_thread_count)
+{
+    const char *projections[] = {"box", "disc-previous"};
+    for (int o = 0; o < 2; o++) {
+        ndem_frame f[2];
+        for (int t = 0; t < 2; t++) {
+            setenv("NDEM_PROJECTION", projections[o], 1);
+            ndem_sim *sim = corner_sim(NULL, t + 1);
+            unsetenv("NDEM_PROJECTION");
+            for (long i = 0; i < ndem_sim_total_steps(sim); i++) test_step(sim);
+            test_frame(sim, &f[t]);
+            ndem_sim_destroy(sim);
+        }
+        ck_assert_int_eq(f[0].count, f[1].count);
+        ck_assert_mem_eq(f[0].positions, f[1].positions, 3 * sizeof(double) * (size_t)f[0].count);
+        ck_assert_mem_eq(f[0].velocities, f[1].velocities, 3 * sizeof(double) * (size_t)f[0].count);
+        ndem_frame_free(&f[0]);
+        ndem_frame_free(&f[1]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("solver");
@@ -287,6 +391,9 @@ int main(void)
     tcase_add_test(tc, overflow_switch_rejects_other_values);
     tcase_add_test(tc, walls_orders_colour_wall_rows_apart);
     tcase_add_test(tc, walls_orders_same_bits_any_thread_count);
+    tcase_add_test(tc, projection_box_brakes_sqrt2_harder_on_the_diagonal);
+    tcase_add_test(tc, projection_switch_rejects_other_values);
+    tcase_add_test(tc, projections_same_bits_any_thread_count);
     suite_add_tcase(s, tc);
     return ndem_test_run_suite(s);
 }

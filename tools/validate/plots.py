@@ -87,7 +87,8 @@ def probe_plot(work, out, label):
     s += "set xlabel 'sweep k'\nset logscale y\nset logscale x\n"
     curves = [("warm", "forward"), ("cold", "forward"), ("warm", "reverse"), ("cold", "reverse"),
               ("warm", "symmetric"), ("cold", "symmetric"), ("warm", "serial"),
-              ("warm", "walls-first"), ("warm", "walls-last")]
+              ("warm", "walls-first"), ("warm", "walls-last"), ("warm", "box"),
+              ("warm", "disc-previous")]  # the last two: validate.py PROBE_LEVERS
     for title, y in (("multiplier error, eq. 13 weighted by load", "$8"),
                      ("mean residual, friction + rolling rows", "($5 + $6)")):
         s += 'set title "%s"\n' % title

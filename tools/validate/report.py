@@ -65,7 +65,7 @@ PILE_TOLERANCE = 0.05  # "within 5%" of the variants' table
 def pile_blocks(res, cfg):
     if not res:
         return {"pile_table": "_not run_", "pile_reference": "_not run_", "orders_pile": "_not run_",
-                "pile_variants": "_not run_", "pile_count": str(cfg["pile_count"]) if cfg else "",
+                "pile_variants": "_not run_", "levers_pile": "_not run_", "pile_count": str(cfg["pile_count"]) if cfg else "",
                 "pile_rest": str(cfg["pile_rest"]) if cfg else ""}
     by = {}
     for start, order, it, h, hd, eps, msps, wall in res["rows"]:
@@ -100,15 +100,40 @@ def pile_blocks(res, cfg):
                 "%.3f m = %.2f d" % (res["ref_from"], res["ref_height"], res["ref_height"] / 0.013))
     else:
         rtxt = "no reference pile has run yet"
+    levers = res.get("levers", [])
     orows = []
     for (start, order, it), x in sorted(by.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+        if order in levers:
+            continue  # levers_pile
         if start == "warm" and (order != "forward" or any(
-                k[1] != "forward" and k[2] == it for k in by)):
+                k[1] != "forward" and k[2] == it and k[1] not in levers for k in by)):
             orows.append([it, order, "%.2f d" % x[1], pct(x[2], 1), "%.2f" % x[3]])
     ot = table(["iterations", "order", "height", "error", "ms/step"], orows) if orows else "_not run_"
     return {"pile_table": t, "pile_reference": rtxt, "orders_pile": ot,
             "pile_variants": pile_variants(by, sorted({k[2] for k in by})),
+            "levers_pile": pile_levers(by, levers),
             "pile_count": str(cfg["pile_count"]), "pile_rest": str(cfg["pile_rest"])}
+
+
+def pile_levers(by, levers):
+    """Issue 14's levers (validate.py PILE_LEVERS) beside the default (warm,
+    forward) at the iteration counts they ran: height, error, the error
+    against the default's (points), time per step and wall time."""
+    rows = []
+    for it in sorted({k[2] for k in by if k[1] in levers}):
+        base = by.get(("warm", "forward", it))
+        for order in ["forward"] + list(levers):
+            x = by.get(("warm", order, it))
+            if not x:
+                continue
+            gain = ("%+.1f" % (100 * (abs(base[2]) - abs(x[2])))
+                    if base and base[2] != "" and x[2] != "" and order != "forward" else "")
+            label = {"forward": "default (disc, impact stage): the pile study's run",
+                     "default": "default, run again beside the levers"}.get(order, order)
+            rows.append([it, label,
+                         "%.2f d" % x[1], pct(x[2], 1), gain, "%.1f" % x[3], "%.0f" % x[4]])
+    return table(["iterations", "lever", "height", "error", "points closer than the default",
+                  "ms/step", "wall s"], rows) if rows else "_not run_"
 
 
 def pile_variants(by, its):
@@ -258,7 +283,8 @@ def provenance_line(k, res, cfg, meta):
     expected = {
         "column": 3 * len(cfg["column_counts"]) * len(cfg["column_iterations"]),
         "pile": 1 + 4 * len(cfg["pile_iterations"]) +
-        meta.get("pile_orders", 2) * len(cfg["orders_iterations"]),
+        meta.get("pile_orders", 2) * len(cfg["orders_iterations"]) +
+        meta.get("pile_lever_runs", 0),
         "drum": 3 * len(cfg["drum_iterations"]),
         "probe": meta.get("probe_variants", 7),
         "creep": meta["creep_variants"],

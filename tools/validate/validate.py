@@ -23,7 +23,9 @@ pile at 1000 spheres. A study the pass has not run is shown from the next
 smaller pass that has, and the page says so. --only STUDY,...: only those
 studies' sections are regenerated; every other study's section is taken
 unchanged from docs/data/validation/STUDY.json (tools/validate/sections.py),
-where each section is saved when generated.
+where each section is saved when generated. tools/validate/restore_pile.py
+takes the pile runs of the saved section's CSVs as run where their folders are
+gone, so that only new pile runs (levers, orders) run.
 """
 import argparse
 import concurrent.futures
@@ -120,6 +122,60 @@ PILE_ORDERS = ("symmetric", "reverse", "walls-first", "walls-last")
 PROBE_VARIANTS = [("warm", "forward"), ("cold", "forward"), ("warm", "reverse"),  # study_probe
                   ("cold", "reverse"), ("warm", "symmetric"), ("cold", "symmetric"),
                   ("warm", "serial"), ("warm", "walls-first"), ("warm", "walls-last")]
+# ---- issue 14's levers: the projection and the impact stage (study_pile) ----
+# name: (environment, solver fields, orders_iterations they run at). The auto
+# impact threshold is 0.02 d / h = 0.052 m/s at the pile's 5 ms; 10 times it
+# still takes every sphere falling from the source (2.3 m/s) as an impact.
+PILE_LEVERS = {
+    "default": ({}, {}, None),  # the default again, at the levers' load: their wall times' yardstick
+    "box": ({"NDEM_PROJECTION": "box"}, {}, None),             # seed 003 A: each row clamped
+    "disc-previous": ({"NDEM_PROJECTION": "disc-previous"}, {}, [50]),  # last normal bounds
+    "noimpact": ({}, {"impact_iterations": 0}, None),          # no impact stage
+    "impact-reach1": ({"NDEM_IMPACT_REACH": "1"}, {}, None),  # impacting bodies' rows only
+    "impact-3": ({}, {"impact_iterations": 3}, [50]),          # 3 impact sweeps, not 10
+    "vimp-x10": ({}, {"impact_velocity": 0.52}, None),         # threshold 10 x the auto one
+}
+
+
+# the projections on the resting pile (study_probe, study_creep): the impact
+# levers change nothing there (no contact is impacting at rest)
+PROBE_LEVERS = [("warm", "box"), ("warm", "disc-previous")]
+CREEP_LEVERS = [("warm-50-box", 50, [], PILE_LEVERS["box"][0]),
+                ("warm-50-disc-previous", 50, [], PILE_LEVERS["disc-previous"][0])]
+
+
+def variant_env(order):
+    """The engine's environment of a sweep order or of a lever."""
+    return ORDERS[order] if order in ORDERS else PILE_LEVERS[order][0]
+
+
+def pile_lever_tasks(run, cfg, n, rest, measure):
+    """The levers' pile runs, warm, at orders_iterations (or their own)."""
+    tasks = []
+    for lever, (env, fields, its) in PILE_LEVERS.items():
+        for it in its or cfg["orders_iterations"]:
+            tasks.append((it, lever, fields, env))
+    out = []
+    for it, lever, fields, env in sorted(tasks, key=lambda t: t[0]):  # the fewer iterations first
+        out.append(run.ndem_run("pile-%d-warm-%d-%s" % (n, it, lever),
+                                pile_job(n, rest, ms.PILE_TIME_STEP, it, True, fields),
+                                env, measure))
+    return out
+
+
+def pile_lever_rows(res, cfg, n, ref_h):
+    """pile_height.csv's rows of the levers (the order column names them)."""
+    rows = []
+    for lever, (_, _, its) in PILE_LEVERS.items():
+        for it in its or cfg["orders_iterations"]:
+            r = res.get("pile-%d-warm-%d-%s" % (n, it, lever))
+            if r:
+                eps = (ref_h - r["height"]) / ref_h if ref_h else ""
+                rows.append(["warm", lever, it, r["height"], r["height"] / ms.D, eps,
+                             r["ms_per_step"], r["wall_seconds"]])
+    return rows
+
+
 PLUG_THRESHOLD = 0.15  # v_r <= 0.15 (paper, section 4.3)
 
 
@@ -340,6 +396,7 @@ def study_pile(run, cfg):
             tasks.append(run.ndem_run("pile-%d-warm-%d-%s" % (n, it, order),
                                       pile_job(n, rest, ms.PILE_TIME_STEP, it, True),
                                       ORDERS[order], measure))
+    tasks += pile_lever_tasks(run, cfg, n, rest, measure)
     res = run.run_all(tasks)
     r_ref = res.get(ref)
     paper = paper_reference(n)
@@ -367,6 +424,7 @@ def study_pile(run, cfg):
                 eps = (ref_h - r["height"]) / ref_h if ref_h else ""
                 rows.append(["warm", order, it, r["height"], r["height"] / ms.D, eps,
                              r["ms_per_step"], r["wall_seconds"]])
+    rows += pile_lever_rows(res, cfg, n, ref_h)
     write_csv(run, "pile_height.csv", ["start", "order", "iterations", "height", "height_d",
                                        "eps_height", "ms_per_step", "wall_seconds"], rows)
     refs = [[paper["time_step"], paper["iterations"], paper["height"], paper["height"] / ms.D,
@@ -377,7 +435,7 @@ def study_pile(run, cfg):
     write_csv(run, "pile_reference.csv", ["step", "iterations", "height", "height_d",
                                           "wall_seconds"], refs)
     return {"rows": rows, "ref": r_ref, "ref_height": ref_h, "ref_from": ref_from, "count": n,
-            "paper_ref": paper, "ref_step": cfg["pile_ref_step"]}
+            "paper_ref": paper, "ref_step": cfg["pile_ref_step"], "levers": list(PILE_LEVERS)}
 
 
 PAPER_REF = os.path.join(ROOT, "docs/data/validation/pile-ref-h0.2/result.json")
@@ -409,7 +467,7 @@ def study_probe(run, cfg):
     run.run_all([(prep, job, [run.probe, "job.json", "--prepare", str(dur), "--save",
                               "{dir}/state.ckpt"], {}, measure_prep)])
     tasks = []
-    variants = PROBE_VARIANTS
+    variants = PROBE_VARIANTS + PROBE_LEVERS
 
     def measure(d):
         rows = []
@@ -429,7 +487,8 @@ def study_probe(run, cfg):
                 "{dir}/probe.csv"]
         if start == "cold":
             argv.append("--cold")
-        tasks.append(("probe-%d-%s-%s" % (n, start, order), job, argv, ORDERS[order], measure))
+        tasks.append(("probe-%d-%s-%s" % (n, start, order), job, argv, variant_env(order),
+                      measure))
     res = run.run_all(tasks) if run.result(prep) else {}
     rows = []
     for start, order in variants:
@@ -503,7 +562,7 @@ def study_creep(run, cfg):
         m = creep_metrics(os.path.join(d, "snapshots.csv"))
         os.remove(os.path.join(d, "snapshots.csv"))
         return m
-    for name, it, extra, env in CREEP:
+    for name, it, extra, env in CREEP + CREEP_LEVERS:
         argv = [run.probe, os.path.join(prep_dir, "job.json"), "--load",
                 os.path.join(prep_dir, "state.ckpt"), "--iterations", str(it), "--settle",
                 str(cfg["creep_seconds"]), "--snapshots", "{dir}/snapshots.csv", "--every",
@@ -511,7 +570,7 @@ def study_creep(run, cfg):
         tasks.append(("creep-%d-%s" % (n, name), job, argv, env, measure))
     res = run.run_all(tasks)
     rows = []
-    for name, it, extra, env in CREEP:
+    for name, it, extra, env in CREEP + CREEP_LEVERS:
         r = res.get("creep-%d-%s" % (n, name))
         if r:
             rows.append([name, it, r["slope_mm_s"], r["top_drop_mm"], r["v2_mean"],
@@ -692,8 +751,10 @@ def main():
     import plots  # tools/validate/plots.py: gnuplot
     import report  # tools/validate/report.py: docs/validation.md
     import sections  # tools/validate/sections.py: each study's section kept on its own
-    meta = {"machine": machine(), "creep_variants": len(CREEP), "times": times,
-            "probe_variants": len(PROBE_VARIANTS), "pile_orders": len(PILE_ORDERS),
+    meta = {"machine": machine(), "creep_variants": len(CREEP + CREEP_LEVERS), "times": times,
+            "probe_variants": len(PROBE_VARIANTS + PROBE_LEVERS), "pile_orders": len(PILE_ORDERS),
+            "pile_lever_runs": sum(len(its or cfg["orders_iterations"])
+                                   for _, _, its in PILE_LEVERS.values()),
             "sources": {k: (lab, os.path.relpath(w, ROOT)) for k, (lab, w) in sources.items()}}
     # the studies run now replace their sections; the others keep theirs from
     # docs/data/validation/, and so does one run now with no runs at hand or

@@ -8,8 +8,9 @@
  * polyhedron (a solid box, a solid cylinder's prism), or the hull's
  * vertices probe it (a drum, a mesh), one function per geometry type in a
  * table.
- * Two bodies are a pair too (after the geometry's): both polyhedra placed,
- * their rows on both bodies' velocities (q the second body).
+ * Two bodies are a pair too (after the geometry's, under both methods):
+ * both polyhedra placed, their rows on both bodies' velocities (q the
+ * second body).
  * Each pair keeps at most NDEM_MANIFOLD_POINTS points (the shapes' reduce).
  *
  * Rows are the general rows' (rows_general.h): per point a normal row
@@ -341,6 +342,17 @@ int ndem_rcontact_can_touch(const ndem_geometry_def *geometry, int count, int g)
     return 0;
 }
 
+int ndem_rcontact_can_touch_body(const ndem_geometry_def *geometry, int count, int g)
+{
+    const ndem_geometry_def *b = &geometry[g];
+    if (!b->dynamic.enabled || b->walls.enabled || !has_hull(b)) return 0;
+    for (int k = 0; k < count; k++) {
+        const ndem_geometry_def *o = &geometry[k];
+        if (k != g && o->dynamic.enabled && !o->walls.enabled && has_hull(o)) return 1;
+    }
+    return 0;
+}
+
 int ndem_rcontact_model_supported(ndem_contact_model model)
 {
     return model == NDEM_MODEL_HERTZ || model == NDEM_MODEL_LINEAR ||
@@ -359,20 +371,23 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
                 ndem_rcontact_can_touch(sim->geometry, sim->geometry_count, r->body[b].geometry))
                 first = r->body[b].geometry;
         }
-    /* NDEM: every two bodies with hulls (smooth DEM: not yet) */
-    int hulls = 0;
-    for (int b = 0; b < r->count && !sim->dem; b++)
-        hulls += r->body[b].feature < 0 && has_hull(&sim->geometry[r->body[b].geometry]);
+    /* every two bodies with hulls, under both methods */
+    int hulls = 0, second = -1;
+    for (int b = 0; b < r->count; b++)
+        if (ndem_rcontact_can_touch_body(sim->geometry, sim->geometry_count, r->body[b].geometry))
+            hulls++, second = second < 0 ? r->body[b].geometry : second;
     pairs += hulls * (hulls - 1) / 2;
     if (pairs == 0) return 0;
     /* smooth DEM: the shaped particles' point laws (dem_shape.c) only; the
      * job parser refuses this at /scene/geometry/i/dynamic first */
-    if (sim->dem && first >= 0 && !ndem_rcontact_model_supported(sim->solver.contact_model)) {
+    if (sim->dem && (first >= 0 || hulls > 1) &&
+        !ndem_rcontact_model_supported(sim->solver.contact_model)) {
         snprintf(err, err_len,
-                 "geometry %d (dynamic) can touch static geometry: a body's contacts with "
+                 "geometry %d (dynamic) can touch %s: a body's contacts with "
                  "geometry run under \"contact_model\" \"hertz\", \"linear\" or "
                  "\"hunt_crossley\" only",
-                 first);
+                 first >= 0 ? first : second,
+                 first >= 0 ? "static geometry" : "another dynamic body");
         return -1;
     }
     ndem_rcontact *c = calloc(1, sizeof *c);
@@ -399,7 +414,8 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
                     (ndem_rc_pair){.body = b, .geometry = g, .feature = f - !faces, .other = -1};
         }
     }
-    for (int b = 0; b < r->count && !sim->dem; b++) /* after the geometry's: their bits stay */
+    c->geo_pairs = c->pair_count;
+    for (int b = 0; b < r->count; b++) /* after the geometry's: their bits stay */
         for (int o = b + 1; o < r->count && c->shape[b].radius > 0; o++)
             if (c->shape[o].radius > 0)
                 c->pair[c->pair_count++] = (ndem_rc_pair){

@@ -1,7 +1,7 @@
 /* rigid_contact_private.h (internal to rigid_contact*.c) - the pairs of a
  * dynamic body and static geometry, shared by the NDEM rows
- * (rigid_contact.c) and the smooth DEM law (rigid_contact_dem.c), and
- * under NDEM the pairs of two bodies. */
+ * (rigid_contact.c) and the smooth DEM law (rigid_contact_dem.c), and the
+ * pairs of two bodies. */
 #ifndef NDEM_RIGID_CONTACT_PRIVATE_H
 #define NDEM_RIGID_CONTACT_PRIVATE_H
 
@@ -30,6 +30,7 @@ struct ndem_rcontact {
     double *d_eq;      /* per body: volume-equivalent diameter (Hertz size) */
     ndem_rc_pair *pair;
     int pair_count, body_count;
+    int geo_pairs; /* the pairs with static geometry, first; then those of two bodies */
     long rows;
 };
 

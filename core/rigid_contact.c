@@ -159,14 +159,12 @@ static int plane_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
 
 /* A solid box (its 8 corners) or a solid cylinder (the prism of its RIM-gon
  * rims, a vertex at the ends of each tangent: a lying cylinder's top is a
- * ridge at its true height): the polyhedron about its centre, against the
- * body's (the separating-axis test). */
-static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
-                        double margin, ndem_contact_point *out)
+ * ridge at its true height): the polyhedron about its centre (mid), into
+ * *s; 1 for a flat box (no hull), 0. Once per geometry, at creation: its
+ * definition does not change (a kinematic one moves its pose). */
+static int solid_shape(const ndem_geometry_def *g, ndem_shape *s, double *mid)
 {
-    const ndem_geometry_def *g = &sim->geometry[pr->geometry];
-    const ndem_geometry_pose *p = &sim->pose[pr->geometry];
-    double c[3 * 2 * RIM], mid[3], x[3], r = 0.0;
+    double c[3 * 2 * RIM], r = 0.0;
     int n = corners(g, c);
     for (int k = 0; k < 3; k++)
         mid[k] = g->type == NDEM_GEOMETRY_BOX ? 0.5 * (g->min[k] + g->max[k]) : g->center[k];
@@ -174,20 +172,29 @@ static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
         for (int k = 0; k < 3; k++) c[3 * i + k] -= mid[k];
         r = fmax(r, ndem_norm(&c[3 * i]));
     }
-    ndem_shape s;
     char why[200];
-    if (ndem_shape_polyhedron(c, n, r, &s, why, sizeof why)) return 0; /* a flat box */
+    return ndem_shape_polyhedron(c, n, r, s, why, sizeof why) ? 1 : 0;
+}
+
+/* A solid box or cylinder: its polyhedron (solid_shape's, kept in the
+ * contacts) at its pose against the body's (the separating-axis test). */
+static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
+                        double margin, ndem_contact_point *out)
+{
+    const ndem_rcontact *c = sim->rigid->contact;
+    const ndem_geometry_pose *p = &sim->pose[pr->geometry];
+    const ndem_shape *s = &c->solid[pr->geometry];
+    if (s->radius <= 0) return 0; /* a flat box */
     ndem_collider solid;
-    to_world(p, mid, x, 0);
-    ndem_collider_place(&solid, &s, x, p->q);
+    double x[3];
+    to_world(p, c->solid_mid[pr->geometry], x, 0);
+    ndem_collider_place(&solid, s, x, p->q);
     memcpy(solid.rot, p->rot, sizeof solid.rot);
     if (!p->rotate) {
         static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
         memcpy(solid.rot, id, sizeof solid.rot);
     }
-    int k = ndem_shape_collide(body, &solid, margin, out);
-    ndem_shape_clear(&s);
-    return k;
+    return ndem_shape_collide(body, &solid, margin, out);
 }
 
 static int box_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
@@ -396,8 +403,17 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
     c->shape = calloc((size_t)r->count, sizeof *c->shape);
     c->d_eq = calloc((size_t)r->count, sizeof *c->d_eq);
     c->pair = calloc((size_t)pairs, sizeof *c->pair);
-    if (!c->shape || !c->d_eq || !c->pair) goto oom;
+    c->solid = calloc((size_t)sim->geometry_count, sizeof *c->solid);
+    c->solid_mid = calloc((size_t)sim->geometry_count, sizeof *c->solid_mid);
+    if (!c->shape || !c->d_eq || !c->pair || !c->solid || !c->solid_mid) goto oom;
     c->body_count = r->count;
+    c->geometry_count = sim->geometry_count;
+    for (int g = 0; g < sim->geometry_count; g++) { /* the solid boxes' and cylinders' hulls */
+        const ndem_geometry_def *gd = &sim->geometry[g];
+        int solid = gd->type == NDEM_GEOMETRY_BOX || gd->type == NDEM_GEOMETRY_CYLINDER;
+        if (is_static(gd) && solid && !gd->inside && solid_shape(gd, &c->solid[g], c->solid_mid[g]))
+            memset(&c->solid[g], 0, sizeof c->solid[g]); /* flat: radius 0, no points */
+    }
     for (int b = 0; b < r->count; b++) {
         const ndem_rigid_body *bd = &r->body[b];
         if (bd->feature >= 0) continue; /* a wall of a stress-controlled box */
@@ -443,7 +459,8 @@ void ndem_rcontact_destroy(ndem_rcontact *c)
 {
     if (!c) return;
     for (int b = 0; c->shape && b < c->body_count; b++) ndem_shape_clear(&c->shape[b]);
-    free(c->shape), free(c->d_eq), free(c->pair);
+    for (int g = 0; c->solid && g < c->geometry_count; g++) ndem_shape_clear(&c->solid[g]);
+    free(c->shape), free(c->d_eq), free(c->pair), free(c->solid), free(c->solid_mid);
     free(c);
 }
 

@@ -28,6 +28,10 @@ typedef struct ndem_rc_pair {
 struct ndem_rcontact {
     ndem_shape *shape; /* per body: its polyhedron (body frame about the pivot) */
     double *d_eq;      /* per body: volume-equivalent diameter (Hertz size) */
+    ndem_shape *solid; /* per geometry: a static solid box's or cylinder's hull (radius 0:
+                        * none) about solid_mid, built once (solid_shape) */
+    double (*solid_mid)[3];
+    int geometry_count;
     ndem_rc_pair *pair;
     int pair_count, body_count;
     int geo_pairs; /* the pairs with static geometry, first; then those of two bodies */

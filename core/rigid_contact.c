@@ -157,11 +157,23 @@ static int plane_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
     return ndem_shape_collide(body, &plane, margin, out);
 }
 
+/* What a solid box's or cylinder's hull is built from: a box's min and
+ * max (a translating box moves them, geometry_box.c), a cylinder's centre. */
+static void solid_key(const ndem_geometry_def *g, double *key)
+{
+    const int box = g->type == NDEM_GEOMETRY_BOX;
+    for (int k = 0; k < 3; k++) {
+        key[k] = box ? g->min[k] : g->center[k];
+        key[3 + k] = box ? g->max[k] : 0.0;
+    }
+}
+
 /* A solid box (its 8 corners) or a solid cylinder (the prism of its RIM-gon
  * rims, a vertex at the ends of each tangent: a lying cylinder's top is a
  * ridge at its true height): the polyhedron about its centre (mid), into
- * *s; 1 for a flat box (no hull), 0. Once per geometry, at creation: its
- * definition does not change (a kinematic one moves its pose). */
+ * *s; 1 for a flat box (no hull), 0. Built once per geometry, again only
+ * when its key changes (a translating kinematic box: built from its moved
+ * corners as before, the same bits). */
 static int solid_shape(const ndem_geometry_def *g, ndem_shape *s, double *mid)
 {
     double c[3 * 2 * RIM], r = 0.0;
@@ -181,9 +193,17 @@ static int solid_shape(const ndem_geometry_def *g, ndem_shape *s, double *mid)
 static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
                         double margin, ndem_contact_point *out)
 {
-    const ndem_rcontact *c = sim->rigid->contact;
+    ndem_rcontact *c = sim->rigid->contact;
     const ndem_geometry_pose *p = &sim->pose[pr->geometry];
-    const ndem_shape *s = &c->solid[pr->geometry];
+    ndem_shape *s = &c->solid[pr->geometry];
+    double key[6];
+    solid_key(&sim->geometry[pr->geometry], key);
+    if (memcmp(key, c->solid_key[pr->geometry], sizeof key) != 0) { /* moved: anew */
+        ndem_shape_clear(s);
+        if (solid_shape(&sim->geometry[pr->geometry], s, c->solid_mid[pr->geometry]))
+            memset(s, 0, sizeof *s);
+        memcpy(c->solid_key[pr->geometry], key, sizeof key);
+    }
     if (s->radius <= 0) return 0; /* a flat box */
     ndem_collider solid;
     double x[3];
@@ -383,8 +403,7 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
     for (int b = 0; b < r->count; b++)
         if (ndem_rcontact_can_touch_body(sim->geometry, sim->geometry_count, r->body[b].geometry))
             hulls++, second = second < 0 ? r->body[b].geometry : second;
-    pairs += hulls * (hulls - 1) / 2;
-    if (pairs == 0) return 0;
+    if (pairs == 0 && hulls < 2) return 0;
     /* smooth DEM: the shaped particles' point laws (dem_shape.c) only; the
      * job parser refuses this at /scene/geometry/i/dynamic first */
     if (sim->dem && (first >= 0 || hulls > 1) &&
@@ -402,17 +421,26 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
     r->contact = c;
     c->shape = calloc((size_t)r->count, sizeof *c->shape);
     c->d_eq = calloc((size_t)r->count, sizeof *c->d_eq);
-    c->pair = calloc((size_t)pairs, sizeof *c->pair);
+    c->pair = calloc((size_t)(pairs > 0 ? pairs : 1), sizeof *c->pair);
+    c->pair_capacity = pairs > 0 ? pairs : 1;
+    c->hull_bodies = hulls;
+    c->sweep_x = calloc(3 * (size_t)r->count, sizeof *c->sweep_x);
+    c->sweep_r = calloc((size_t)r->count, sizeof *c->sweep_r);
     c->solid = calloc((size_t)sim->geometry_count, sizeof *c->solid);
     c->solid_mid = calloc((size_t)sim->geometry_count, sizeof *c->solid_mid);
-    if (!c->shape || !c->d_eq || !c->pair || !c->solid || !c->solid_mid) goto oom;
+    c->solid_key = calloc((size_t)sim->geometry_count, sizeof *c->solid_key);
+    if (!c->shape || !c->d_eq || !c->pair || !c->solid || !c->solid_mid || !c->solid_key ||
+        !c->sweep_x || !c->sweep_r)
+        goto oom;
     c->body_count = r->count;
     c->geometry_count = sim->geometry_count;
     for (int g = 0; g < sim->geometry_count; g++) { /* the solid boxes' and cylinders' hulls */
         const ndem_geometry_def *gd = &sim->geometry[g];
         int solid = gd->type == NDEM_GEOMETRY_BOX || gd->type == NDEM_GEOMETRY_CYLINDER;
-        if (is_static(gd) && solid && !gd->inside && solid_shape(gd, &c->solid[g], c->solid_mid[g]))
+        if (!is_static(gd) || !solid || gd->inside) continue;
+        if (solid_shape(gd, &c->solid[g], c->solid_mid[g]))
             memset(&c->solid[g], 0, sizeof c->solid[g]); /* flat: radius 0, no points */
+        solid_key(gd, c->solid_key[g]);
     }
     for (int b = 0; b < r->count; b++) {
         const ndem_rigid_body *bd = &r->body[b];
@@ -431,11 +459,7 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
         }
     }
     c->geo_pairs = c->pair_count;
-    for (int b = 0; b < r->count; b++) /* after the geometry's: their bits stay */
-        for (int o = b + 1; o < r->count && c->shape[b].radius > 0; o++)
-            if (c->shape[o].radius > 0)
-                c->pair[c->pair_count++] = (ndem_rc_pair){
-                    .body = b, .geometry = r->body[o].geometry, .feature = -1, .other = o};
+    if (ndem_rc_body_pairs(sim, 0)) goto oom; /* those touching now, for the check below */
     /* a body placed deep in geometry (a container around it, a plane
      * through it) would be thrown out: refused */
     for (int k = 0; k < c->pair_count; k++) {
@@ -460,7 +484,9 @@ void ndem_rcontact_destroy(ndem_rcontact *c)
     if (!c) return;
     for (int b = 0; c->shape && b < c->body_count; b++) ndem_shape_clear(&c->shape[b]);
     for (int g = 0; c->solid && g < c->geometry_count; g++) ndem_shape_clear(&c->solid[g]);
-    free(c->shape), free(c->d_eq), free(c->pair), free(c->solid), free(c->solid_mid);
+    free(c->shape), free(c->d_eq), free(c->pair), free(c->solid), free(c->solid_mid),
+        free(c->solid_key);
+    free(c->sweep_x), free(c->sweep_r), free(c->sweep_pairs), free(c->old);
     free(c);
 }
 
@@ -548,6 +574,7 @@ int ndem_rcontact_prepare(ndem_sim *sim)
     if (!c) return 0;
     const double h = sim->solver.time_step;
     c->rows = 0;
+    if (ndem_rc_body_pairs(sim, 1)) return -1; /* two bodies within the step's reach */
     for (int k = 0; k < c->pair_count; k++) {
         ndem_rc_pair *pr = &c->pair[k];
         const ndem_rigid_body *bd = &sim->rigid->body[pr->body];

@@ -45,8 +45,9 @@ int ndem_rcontact_prepare(struct ndem_sim *sim);
  * points get the pair's contact law as a shaped particle's points do
  * (dem_shape.c), the force on the geometry's load and minus it on the
  * body's, which ndem_rigid_dem integrates; energies and touching pairs
- * into the step's statistics. Serial in pair order. */
-void ndem_rcontact_dem_forces(struct ndem_sim *sim);
+ * into the step's statistics. Serial in pair order. 0, or -1 out of
+ * memory (the pairs of two bodies, found anew each step). */
+int ndem_rcontact_dem_forces(struct ndem_sim *sim);
 /* Checkpoint (format 8, smooth DEM): the geometry pairs' point histories
  * as doubles (NDEM_SHAPE_HIST per point, 4 points per pair; none without
  * pairs); read back -1 when the count is not this scene's. */
@@ -56,9 +57,10 @@ int ndem_rcontact_dem_state_read(struct ndem_sim *sim, const void *in, size_t co
 /* Checkpoint (format 9, smooth DEM): the pairs of two bodies with a point
  * kept, as entries of NDEM_RC_BODY_ENTRY doubles (body, other body, then
  * NDEM_SHAPE_HIST per point, 4 points), in pair order; only in a scene
- * with such pairs (has_body_pairs). Read back -1 when an entry names no
- * pair of this scene (or comes out of order); pairs not named start
- * afresh. */
+ * with such pairs (has_body_pairs). Read back they become the pairs of
+ * two bodies until the next step finds them anew (their springs go on);
+ * -1 when an entry names no two bodies with hulls of this scene (or comes
+ * out of order). */
 #define NDEM_RC_BODY_ENTRY (2 + 4 * 6)
 int ndem_rcontact_dem_has_body_pairs(const struct ndem_sim *sim);
 size_t ndem_rcontact_dem_body_entries(const struct ndem_sim *sim);

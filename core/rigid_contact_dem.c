@@ -95,10 +95,11 @@ static int pair_forces(ndem_sim *sim, ndem_rc_pair *pr, double *elastic, double 
     return touching > 0;
 }
 
-void ndem_rcontact_dem_forces(ndem_sim *sim)
+int ndem_rcontact_dem_forces(ndem_sim *sim)
 {
     ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
-    if (!c) return;
+    if (!c) return 0;
+    if (ndem_rc_body_pairs(sim, 0)) return -1; /* two bodies touching now */
     double elastic = 0, dissip = 0, deepest = 0;
     long touching = 0;
     for (int k = 0; k < c->pair_count; k++)
@@ -110,6 +111,7 @@ void ndem_rcontact_dem_forces(ndem_sim *sim)
     s->max_overlap = fmax(s->max_overlap, deepest);
     s->elastic_energy += elastic;
     s->dissipated_energy = sim->dem->dissipated;
+    return 0;
 }
 
 size_t ndem_rcontact_dem_state_size(const ndem_sim *sim)
@@ -150,7 +152,7 @@ static int pair_in_use(const ndem_rc_pair *pr)
 int ndem_rcontact_dem_has_body_pairs(const ndem_sim *sim)
 {
     const ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
-    return c && c->pair_count > c->geo_pairs;
+    return c && c->hull_bodies >= 2;
 }
 
 size_t ndem_rcontact_dem_body_entries(const ndem_sim *sim)
@@ -178,20 +180,26 @@ int ndem_rcontact_dem_body_read(ndem_sim *sim, const void *in, size_t entries)
 {
     ndem_rcontact *c = sim->rigid ? sim->rigid->contact : NULL;
     if (!c) return entries ? -1 : 0;
-    for (int k = c->geo_pairs; k < c->pair_count; k++)
-        memset(c->pair[k].dem, 0, sizeof c->pair[k].dem);
-    /* the entries in pair order: one walk through the pairs */
-    int k = c->geo_pairs;
+    if (entries > (size_t)c->body_count * (size_t)c->body_count ||
+        ndem_rc_body_pairs_set(c, (long)entries))
+        return -1;
+    /* the entries become the list of pairs of two bodies, as written: in
+     * (body, other) order, each a pair of two bodies with hulls */
     for (size_t e = 0; e < entries; e++) {
         double head[2];
         const unsigned char *p =
             (const unsigned char *)in + e * NDEM_RC_BODY_ENTRY * sizeof(double);
         memcpy(head, p, sizeof head);
-        while (k < c->pair_count && (c->pair[k].body != head[0] || c->pair[k].other != head[1]))
-            k++;
-        if (k == c->pair_count) return -1; /* not this scene's, or out of order */
-        memcpy(c->pair[k].dem, p + sizeof head, sizeof c->pair[k].dem);
-        k++;
+        if (!(head[0] >= 0 && head[0] < head[1] && head[1] < c->body_count)) return -1;
+        int b = (int)head[0], q = (int)head[1];
+        if (b != head[0] || q != head[1] || c->shape[b].radius <= 0 || c->shape[q].radius <= 0)
+            return -1;
+        ndem_rc_pair *pr = &c->pair[c->geo_pairs + e];
+        if (e > 0 && (pr[-1].body > b || (pr[-1].body == b && pr[-1].other >= q))) return -1;
+        memset(pr, 0, sizeof *pr);
+        *pr = (ndem_rc_pair){
+            .body = b, .other = q, .feature = -1, .geometry = sim->rigid->body[q].geometry};
+        memcpy(pr->dem, p + sizeof head, sizeof pr->dem);
     }
     return 0;
 }

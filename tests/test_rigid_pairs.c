@@ -11,6 +11,7 @@
 #include "job.h"
 #include "rigid.h"
 #include "rigid_contact.h"
+#include "rigid_contact_private.h"
 #include "rigid_scenes.h"
 #include "scene.h"
 #include "sim.h"
@@ -296,6 +297,49 @@ START_TEST(dem_checkpoint_keeps_the_two_bodies_springs)
 }
 END_TEST
 
+/* The broad phase of two bodies (core/rigid_broad.c) on a random cloud of
+ * 2000 spheres (centres in a 1 m cube, radii 5 mm to 4 cm, every 7th left
+ * out with a negative radius): exactly the pairs of the n^2 test |x_i -
+ * x_j| <= r_i + r_j, in (i, j) order; twice the same. */
+START_TEST(broad_phase_finds_the_pairs_of_the_n2_test)
+{
+    enum { N = 2000 };
+    static double x[3 * N], r[N];
+    unsigned long long s = 12345;
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < 4; k++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            double u = (double)(s >> 11) / 9007199254740992.0;
+            if (k < 3) x[3 * i + k] = u;
+            else r[i] = i % 7 == 3 ? -1.0 : 0.005 + 0.035 * u;
+        }
+    }
+    int *pairs = NULL;
+    long cap = 0, n = ndem_rc_sweep_pairs(x, r, N, &pairs, &cap);
+    long want = 0;
+    for (int i = 0; i < N; i++)
+        for (int j = i + 1; j < N && r[i] >= 0; j++) {
+            if (r[j] < 0) continue;
+            double d[3] = {x[3 * j] - x[3 * i], x[3 * j + 1] - x[3 * i + 1],
+                           x[3 * j + 2] - x[3 * i + 2]};
+            if (ndem_norm(d) > r[i] + r[j]) continue;
+            ck_assert_int_lt(want, n);
+            ck_assert_int_eq(pairs[2 * want], i);
+            ck_assert_int_eq(pairs[2 * want + 1], j);
+            want++;
+        }
+    fprintf(stderr, "broad phase: %ld pairs of %d spheres (n^2 test: %ld)\n", n, N, want);
+    ck_assert_int_eq(n, want);
+    ck_assert_int_gt(n, 500);
+    int *again = NULL;
+    long cap2 = 0;
+    ck_assert_int_eq(ndem_rc_sweep_pairs(x, r, N, &again, &cap2), n);
+    ck_assert(memcmp(pairs, again, 2 * (size_t)n * sizeof(int)) == 0);
+    free(pairs);
+    free(again);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("rigid_pairs");
@@ -309,6 +353,7 @@ static Suite *suite(void)
     tcase_add_test(tc, dem_boxes_colliding_in_flight_keep_momentum);
     tcase_add_test(tc, dem_one_and_two_threads_give_the_same_bits);
     tcase_add_test(tc, dem_checkpoint_keeps_the_two_bodies_springs);
+    tcase_add_test(tc, broad_phase_finds_the_pairs_of_the_n2_test);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -44,7 +44,7 @@ long ndem_rc_sweep_pairs(const double *x, const double *r, int n, int **pairs, l
     int m = 0;
     for (int i = 0; i < n; i++)
         if (r[i] >= 0) e[m++] = (sweep_end){x[3 * i] - r[i], i};
-    qsort(e, (size_t)m, sizeof *e, by_low);
+    if (m > 0) qsort(e, (size_t)m, sizeof *e, by_low);
     long count = 0;
     for (int s = 0; s < m; s++) {
         const int a = e[s].i;
@@ -69,7 +69,7 @@ long ndem_rc_sweep_pairs(const double *x, const double *r, int n, int **pairs, l
         }
     }
     free(e);
-    qsort(*pairs, (size_t)count, 2 * sizeof(int), by_pair);
+    if (count > 0) qsort(*pairs, (size_t)count, 2 * sizeof(int), by_pair);
     return count;
 }
 

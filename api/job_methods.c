@@ -276,12 +276,14 @@ void ndem_job_check_body_contacts(ndem_jc *c, const ndem_scene_def *s)
     describe_variant(variant, runs, sizeof runs);
     describe_users(used_by, needs, sizeof needs);
     for (int g = 0; g < s->geometry_count; g++) {
-        if (!ndem_rcontact_can_touch(s->geometry, s->geometry_count, g)) continue;
+        int geometry = ndem_rcontact_can_touch(s->geometry, s->geometry_count, g);
+        if (!geometry && !ndem_rcontact_can_touch_body(s->geometry, s->geometry_count, g)) continue;
         char ptr[64];
         snprintf(ptr, sizeof ptr, "/scene/geometry/%d/dynamic", g);
         ndem_jc_error_ptr(c, ptr,
-                          "can touch static geometry, and a body's contacts with geometry are "
-                          "not supported by %s yet; they run with %s",
-                          runs, needs);
+                          "can touch %s, and a body's contacts with %s are not supported by %s "
+                          "yet; they run with %s",
+                          geometry ? "static geometry" : "another dynamic body",
+                          geometry ? "geometry" : "bodies", runs, needs);
     }
 }

@@ -35,8 +35,11 @@
  * 8: under smooth DEM, after the shaped contacts' point history that of
  * the dynamic bodies' points on static geometry (rigid_contact.h: count
  * of doubles, then the doubles; nothing in a scene without such pairs, so
- * format 7 reads the same way there). */
-#define CKPT_VERSION 8u
+ * format 7 reads the same way there); 9: under smooth DEM, after that, in
+ * a scene with pairs of two bodies, those touching (rigid_contact.h: a
+ * count of entries, then each entry's doubles: the two bodies, their
+ * points' history; format 8 reads the same way, its body pairs afresh). */
+#define CKPT_VERSION 9u
 #define CKPT_OLDEST 3u /* the oldest format restored */
 
 typedef struct writer {
@@ -161,6 +164,15 @@ int ndem_sim_checkpoint(const ndem_sim *sim, void **buffer, size_t *length)
             put(&w, &rl, 8);
             if (rs) put(&w, rs, rl * sizeof(double));
             free(rs);
+        }
+        if (ndem_rcontact_dem_has_body_pairs(sim)) { /* two bodies: the pairs touching */
+            uint64_t be = ndem_rcontact_dem_body_entries(sim);
+            double *bs = malloc((be ? be : 1) * NDEM_RC_BODY_ENTRY * sizeof(double));
+            if (!bs) w.failed = 1;
+            else ndem_rcontact_dem_body_write(sim, bs);
+            put(&w, &be, 8);
+            if (bs) put(&w, bs, be * NDEM_RC_BODY_ENTRY * sizeof(double));
+            free(bs);
         }
     } else if (sim->general) {
         uint64_t gl = ndem_general_state_size(sim->general);
@@ -337,6 +349,16 @@ ndem_sim *ndem_sim_restore(const ndem_scene_def *def, const void *buffer, size_t
                                              (size_t)rl))
                 r.failed = 1;
             else r.pos += rl * sizeof(double);
+        }
+        /* two bodies' pairs (before format 9 they start afresh) */
+        if (version >= 9 && ndem_rcontact_dem_has_body_pairs(sim) && !r.failed) {
+            uint64_t be = 0;
+            const size_t entry = NDEM_RC_BODY_ENTRY * sizeof(double);
+            get(&r, &be, 8);
+            if (r.failed || be > (length - r.pos) / entry ||
+                ndem_rcontact_dem_body_read(sim, (const unsigned char *)buffer + r.pos, (size_t)be))
+                r.failed = 1;
+            else r.pos += be * entry;
         }
     } else if (sim->general && version >= 7 && !r.failed) {
         uint64_t gl = 0;

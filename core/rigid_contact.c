@@ -8,8 +8,9 @@
  * polyhedron (a solid box, a solid cylinder's prism), or the hull's
  * vertices probe it (a drum, a mesh), one function per geometry type in a
  * table.
- * Two bodies are a pair too (after the geometry's): both polyhedra placed,
- * their rows on both bodies' velocities (q the second body).
+ * Two bodies are a pair too (after the geometry's, under both methods):
+ * both polyhedra placed, their rows on both bodies' velocities (q the
+ * second body).
  * Each pair keeps at most NDEM_MANIFOLD_POINTS points (the shapes' reduce).
  *
  * Rows are the general rows' (rows_general.h): per point a normal row
@@ -156,16 +157,26 @@ static int plane_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
     return ndem_shape_collide(body, &plane, margin, out);
 }
 
+/* What a solid box's or cylinder's hull is built from: a box's min and
+ * max (a translating box moves them, geometry_box.c), a cylinder's centre. */
+static void solid_key(const ndem_geometry_def *g, double *key)
+{
+    const int box = g->type == NDEM_GEOMETRY_BOX;
+    for (int k = 0; k < 3; k++) {
+        key[k] = box ? g->min[k] : g->center[k];
+        key[3 + k] = box ? g->max[k] : 0.0;
+    }
+}
+
 /* A solid box (its 8 corners) or a solid cylinder (the prism of its RIM-gon
  * rims, a vertex at the ends of each tangent: a lying cylinder's top is a
- * ridge at its true height): the polyhedron about its centre, against the
- * body's (the separating-axis test). */
-static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
-                        double margin, ndem_contact_point *out)
+ * ridge at its true height): the polyhedron about its centre (mid), into
+ * *s; 1 for a flat box (no hull), 0. Built once per geometry, again only
+ * when its key changes (a translating kinematic box: built from its moved
+ * corners as before, the same bits). */
+static int solid_shape(const ndem_geometry_def *g, ndem_shape *s, double *mid)
 {
-    const ndem_geometry_def *g = &sim->geometry[pr->geometry];
-    const ndem_geometry_pose *p = &sim->pose[pr->geometry];
-    double c[3 * 2 * RIM], mid[3], x[3], r = 0.0;
+    double c[3 * 2 * RIM], r = 0.0;
     int n = corners(g, c);
     for (int k = 0; k < 3; k++)
         mid[k] = g->type == NDEM_GEOMETRY_BOX ? 0.5 * (g->min[k] + g->max[k]) : g->center[k];
@@ -173,20 +184,37 @@ static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_
         for (int k = 0; k < 3; k++) c[3 * i + k] -= mid[k];
         r = fmax(r, ndem_norm(&c[3 * i]));
     }
-    ndem_shape s;
     char why[200];
-    if (ndem_shape_polyhedron(c, n, r, &s, why, sizeof why)) return 0; /* a flat box */
+    return ndem_shape_polyhedron(c, n, r, s, why, sizeof why) ? 1 : 0;
+}
+
+/* A solid box or cylinder: its polyhedron (solid_shape's, kept in the
+ * contacts) at its pose against the body's (the separating-axis test). */
+static int solid_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
+                        double margin, ndem_contact_point *out)
+{
+    ndem_rcontact *c = sim->rigid->contact;
+    const ndem_geometry_pose *p = &sim->pose[pr->geometry];
+    ndem_shape *s = &c->solid[pr->geometry];
+    double key[6];
+    solid_key(&sim->geometry[pr->geometry], key);
+    if (memcmp(key, c->solid_key[pr->geometry], sizeof key) != 0) { /* moved: anew */
+        ndem_shape_clear(s);
+        if (solid_shape(&sim->geometry[pr->geometry], s, c->solid_mid[pr->geometry]))
+            memset(s, 0, sizeof *s);
+        memcpy(c->solid_key[pr->geometry], key, sizeof key);
+    }
+    if (s->radius <= 0) return 0; /* a flat box */
     ndem_collider solid;
-    to_world(p, mid, x, 0);
-    ndem_collider_place(&solid, &s, x, p->q);
+    double x[3];
+    to_world(p, c->solid_mid[pr->geometry], x, 0);
+    ndem_collider_place(&solid, s, x, p->q);
     memcpy(solid.rot, p->rot, sizeof solid.rot);
     if (!p->rotate) {
         static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
         memcpy(solid.rot, id, sizeof solid.rot);
     }
-    int k = ndem_shape_collide(body, &solid, margin, out);
-    ndem_shape_clear(&s);
-    return k;
+    return ndem_shape_collide(body, &solid, margin, out);
 }
 
 static int box_points(const ndem_sim *sim, const ndem_rc_pair *pr, const ndem_collider *body,
@@ -341,6 +369,17 @@ int ndem_rcontact_can_touch(const ndem_geometry_def *geometry, int count, int g)
     return 0;
 }
 
+int ndem_rcontact_can_touch_body(const ndem_geometry_def *geometry, int count, int g)
+{
+    const ndem_geometry_def *b = &geometry[g];
+    if (!b->dynamic.enabled || b->walls.enabled || !has_hull(b)) return 0;
+    for (int k = 0; k < count; k++) {
+        const ndem_geometry_def *o = &geometry[k];
+        if (k != g && o->dynamic.enabled && !o->walls.enabled && has_hull(o)) return 1;
+    }
+    return 0;
+}
+
 int ndem_rcontact_model_supported(ndem_contact_model model)
 {
     return model == NDEM_MODEL_HERTZ || model == NDEM_MODEL_LINEAR ||
@@ -359,20 +398,22 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
                 ndem_rcontact_can_touch(sim->geometry, sim->geometry_count, r->body[b].geometry))
                 first = r->body[b].geometry;
         }
-    /* NDEM: every two bodies with hulls (smooth DEM: not yet) */
-    int hulls = 0;
-    for (int b = 0; b < r->count && !sim->dem; b++)
-        hulls += r->body[b].feature < 0 && has_hull(&sim->geometry[r->body[b].geometry]);
-    pairs += hulls * (hulls - 1) / 2;
-    if (pairs == 0) return 0;
+    /* every two bodies with hulls, under both methods */
+    int hulls = 0, second = -1;
+    for (int b = 0; b < r->count; b++)
+        if (ndem_rcontact_can_touch_body(sim->geometry, sim->geometry_count, r->body[b].geometry))
+            hulls++, second = second < 0 ? r->body[b].geometry : second;
+    if (pairs == 0 && hulls < 2) return 0;
     /* smooth DEM: the shaped particles' point laws (dem_shape.c) only; the
      * job parser refuses this at /scene/geometry/i/dynamic first */
-    if (sim->dem && first >= 0 && !ndem_rcontact_model_supported(sim->solver.contact_model)) {
+    if (sim->dem && (first >= 0 || hulls > 1) &&
+        !ndem_rcontact_model_supported(sim->solver.contact_model)) {
         snprintf(err, err_len,
-                 "geometry %d (dynamic) can touch static geometry: a body's contacts with "
+                 "geometry %d (dynamic) can touch %s: a body's contacts with "
                  "geometry run under \"contact_model\" \"hertz\", \"linear\" or "
                  "\"hunt_crossley\" only",
-                 first);
+                 first >= 0 ? first : second,
+                 first >= 0 ? "static geometry" : "another dynamic body");
         return -1;
     }
     ndem_rcontact *c = calloc(1, sizeof *c);
@@ -380,9 +421,27 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
     r->contact = c;
     c->shape = calloc((size_t)r->count, sizeof *c->shape);
     c->d_eq = calloc((size_t)r->count, sizeof *c->d_eq);
-    c->pair = calloc((size_t)pairs, sizeof *c->pair);
-    if (!c->shape || !c->d_eq || !c->pair) goto oom;
+    c->pair = calloc((size_t)(pairs > 0 ? pairs : 1), sizeof *c->pair);
+    c->pair_capacity = pairs > 0 ? pairs : 1;
+    c->hull_bodies = hulls;
+    c->sweep_x = calloc(3 * (size_t)r->count, sizeof *c->sweep_x);
+    c->sweep_r = calloc((size_t)r->count, sizeof *c->sweep_r);
+    c->solid = calloc((size_t)sim->geometry_count, sizeof *c->solid);
+    c->solid_mid = calloc((size_t)sim->geometry_count, sizeof *c->solid_mid);
+    c->solid_key = calloc((size_t)sim->geometry_count, sizeof *c->solid_key);
+    if (!c->shape || !c->d_eq || !c->pair || !c->solid || !c->solid_mid || !c->solid_key ||
+        !c->sweep_x || !c->sweep_r)
+        goto oom;
     c->body_count = r->count;
+    c->geometry_count = sim->geometry_count;
+    for (int g = 0; g < sim->geometry_count; g++) { /* the solid boxes' and cylinders' hulls */
+        const ndem_geometry_def *gd = &sim->geometry[g];
+        int solid = gd->type == NDEM_GEOMETRY_BOX || gd->type == NDEM_GEOMETRY_CYLINDER;
+        if (!is_static(gd) || !solid || gd->inside) continue;
+        if (solid_shape(gd, &c->solid[g], c->solid_mid[g]))
+            memset(&c->solid[g], 0, sizeof c->solid[g]); /* flat: radius 0, no points */
+        solid_key(gd, c->solid_key[g]);
+    }
     for (int b = 0; b < r->count; b++) {
         const ndem_rigid_body *bd = &r->body[b];
         if (bd->feature >= 0) continue; /* a wall of a stress-controlled box */
@@ -399,11 +458,8 @@ int ndem_rcontact_create(ndem_sim *sim, ndem_rigid *r, char *err, size_t err_len
                     (ndem_rc_pair){.body = b, .geometry = g, .feature = f - !faces, .other = -1};
         }
     }
-    for (int b = 0; b < r->count && !sim->dem; b++) /* after the geometry's: their bits stay */
-        for (int o = b + 1; o < r->count && c->shape[b].radius > 0; o++)
-            if (c->shape[o].radius > 0)
-                c->pair[c->pair_count++] = (ndem_rc_pair){
-                    .body = b, .geometry = r->body[o].geometry, .feature = -1, .other = o};
+    c->geo_pairs = c->pair_count;
+    if (ndem_rc_body_pairs(sim, 0)) goto oom; /* those touching now, for the check below */
     /* a body placed deep in geometry (a container around it, a plane
      * through it) would be thrown out: refused */
     for (int k = 0; k < c->pair_count; k++) {
@@ -427,7 +483,10 @@ void ndem_rcontact_destroy(ndem_rcontact *c)
 {
     if (!c) return;
     for (int b = 0; c->shape && b < c->body_count; b++) ndem_shape_clear(&c->shape[b]);
-    free(c->shape), free(c->d_eq), free(c->pair);
+    for (int g = 0; c->solid && g < c->geometry_count; g++) ndem_shape_clear(&c->solid[g]);
+    free(c->shape), free(c->d_eq), free(c->pair), free(c->solid), free(c->solid_mid),
+        free(c->solid_key);
+    free(c->sweep_x), free(c->sweep_r), free(c->sweep_pairs), free(c->old);
     free(c);
 }
 
@@ -515,6 +574,7 @@ int ndem_rcontact_prepare(ndem_sim *sim)
     if (!c) return 0;
     const double h = sim->solver.time_step;
     c->rows = 0;
+    if (ndem_rc_body_pairs(sim, 1)) return -1; /* two bodies within the step's reach */
     for (int k = 0; k < c->pair_count; k++) {
         ndem_rc_pair *pr = &c->pair[k];
         const ndem_rigid_body *bd = &sim->rigid->body[pr->body];

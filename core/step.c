@@ -353,8 +353,8 @@ static ndem_status stage_forces(ndem_sim *sim)
     if (ndem_dem_forces(sim)) return NDEM_ERR_MEMORY;
     if (sim->shapes) ndem_dem_shape_keep(sim); /* the points' springs, as the dem's */
     if (sim->rigid) {
-        ndem_rcontact_dem_forces(sim); /* bodies on static geometry, into the loads */
-        ndem_rigid_dem(sim);           /* explicit, from the same step's loads */
+        if (ndem_rcontact_dem_forces(sim)) return NDEM_ERR_MEMORY; /* bodies' contacts, loads */
+        ndem_rigid_dem(sim); /* explicit, from the same step's loads */
     }
     return NDEM_OK;
 }

@@ -1,4 +1,4 @@
-/* ckpt3.h - turns a current (format 8: for spheres the bytes of format 6)
+/* ckpt3.h - turns a current (format 9: for spheres the bytes of format 6)
  * checkpoint of spheres into format 3
  * for the tests that check old checkpoints still restore
  * (test_mesh_contact, test_motion). */

@@ -2,8 +2,8 @@
  * read (api/job_methods.c): set under a method or model that would ignore
  * them they are errors at their JSON Pointer that name what uses them; at
  * their neutral values (what the filled-in document writes) they pass; a
- * dynamic body that can touch static geometry under a model without a law
- * for it is an error at its "dynamic". */
+ * dynamic body that can touch static geometry or another body under a
+ * model without a law for it is an error at its "dynamic". */
 #include "job.h"
 #include "testutil.h"
 
@@ -274,6 +274,47 @@ START_TEST(body_against_geometry_needs_a_law)
 }
 END_TEST
 
+/* Two dynamic boxes and nothing static under luding: each can touch the
+ * other, and smooth DEM has no such law for luding: both refused at their
+ * "dynamic" (they used to pass and go through each other); under hertz
+ * they pass. */
+START_TEST(body_against_body_needs_a_law)
+{
+    static const char *models[] = {"luding", "hertz"};
+    for (int m = 0; m < 2; m++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{'scene': {'materials': [{'name': 'a'}], 'geometry': [{'type': 'box', 'min': "
+                 "[0, 0, 0], 'max': [1, 1, 1], 'material': 'a', 'dynamic': {'mass': 1}}, "
+                 "{'type': 'box', 'min': [2, 0, 0], 'max': [3, 1, 1], 'material': 'a', "
+                 "'dynamic': {'mass': 1}}], 'particles': []}, 'solver': {'time_step': 1e-5, "
+                 "'duration': 0.01, 'method': 'dem', 'contact_model': '%s'}}",
+                 models[m]);
+        ndem_job *job = NULL;
+        ndem_job_errors e = {0};
+        ndem_job_status st = parse_sq(text, &job, &e);
+        for (int i = 0; i < e.count; i++)
+            fprintf(stderr, "%s: %s: %s\n", models[m], e.items[i].pointer, e.items[i].message);
+        if (m == 1) {
+            ck_assert_int_eq(st, NDEM_JOB_OK);
+            ndem_job_destroy(job);
+            continue;
+        }
+        const char *msg = "can touch another dynamic body, and a body's contacts with bodies "
+                          "are not supported by \"contact_model\": \"luding\" yet; they run "
+                          "with \"method\": \"ndem\" or \"method\": \"dem\" with "
+                          "\"contact_model\" \"hertz\" or \"linear\" or \"hunt_crossley\"";
+        ck_assert_int_eq(st, NDEM_JOB_INVALID);
+        ck_assert_ptr_null(job);
+        ck_assert_int_eq(e.count, 2);
+        ck_assert_str_eq(e.items[0].pointer, "/scene/geometry/0/dynamic");
+        ck_assert_str_eq(e.items[1].pointer, "/scene/geometry/1/dynamic");
+        ck_assert_str_eq(e.items[0].message, msg);
+        ndem_job_errors_clear(&e);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("parser_methods");
@@ -282,6 +323,7 @@ int main(void)
     tcase_add_loop_test(tc, used_or_neutral_field_is_accepted, 0, N_ACCEPTED);
     tcase_add_test(tc, every_ignored_field_is_reported);
     tcase_add_test(tc, wrong_type_is_reported_once);
+    tcase_add_test(tc, body_against_body_needs_a_law);
     tcase_add_loop_test(tc, body_against_geometry_needs_a_law, 0,
                         (int)(sizeof bodies / sizeof bodies[0]));
     suite_add_tcase(s, tc);

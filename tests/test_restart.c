@@ -103,7 +103,7 @@ START_TEST(previous_checkpoint_version_restarts_from_zero)
     ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
     uint32_t version, previous = 2;
     memcpy(&version, buf + 56 + 8, 4);
-    ck_assert_uint_eq(version, 8); /* the current format */
+    ck_assert_uint_eq(version, 9); /* the current format */
     memcpy(buf + 56 + 8, &previous, 4);
     memset(buf + 48, 0, 4);
     uint32_t crc = ndem_crc32c(ndem_crc32c(0, buf, 56), buf + 56, (size_t)n - 56);

@@ -407,7 +407,7 @@ END_TEST
 /* ---- checkpoints ---- */
 
 /* Stop, checkpoint, restore, go on: the same bits as never stopping,
- * bodies included (format 5 added their velocities; 8 is the latest). */
+ * bodies included (format 5 added their velocities; 9 is the latest). */
 START_TEST(checkpoint_restores_the_bodies)
 {
     ndem_job *job = plate_job(NDEM_SOLVER, 0.2, "", 1);
@@ -418,7 +418,7 @@ START_TEST(checkpoint_restores_the_bodies)
     ck_assert_int_eq(ndem_sim_checkpoint(a, &buf, &len), 0);
     uint32_t version;
     memcpy(&version, (const char *)buf + 8, 4);
-    ck_assert_uint_eq(version, 8);
+    ck_assert_uint_eq(version, 9);
     char err[256];
     ndem_sim *b = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
     ck_assert_msg(b != NULL, "%s", err);

@@ -49,6 +49,21 @@ static inline void test_same_body(const ndem_sim *a, const ndem_sim *b, int g)
 /* The end of a test that ran a and b side by side (another thread count,
  * a restored checkpoint): geometry first..last in the same bits in both,
  * then both simulations and the jobs (jb NULL: one job ran both) freed. */
+/* A checkpoint of `a` (its format version must be `version`) and the
+ * simulation restored from it; the buffer is the caller's to free. */
+static inline ndem_sim *test_checkpoint_restore(ndem_sim *a, const ndem_job *job, uint32_t version,
+                                                void **buf, size_t *len)
+{
+    ck_assert_int_eq(ndem_sim_checkpoint(a, buf, len), 0);
+    uint32_t got;
+    memcpy(&got, (const char *)*buf + 8, 4);
+    ck_assert_uint_eq(got, version);
+    char err[256];
+    ndem_sim *b = ndem_sim_restore(&job->scene, *buf, *len, err, sizeof err);
+    ck_assert_msg(b != NULL, "%s", err);
+    return b;
+}
+
 static inline void test_same_bodies_then_free(ndem_sim *a, ndem_sim *b, int first, int last,
                                               ndem_job *ja, ndem_job *jb)
 {

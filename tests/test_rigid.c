@@ -415,13 +415,7 @@ START_TEST(checkpoint_restores_the_bodies)
     for (int i = 0; i < 30; i++) test_step(a);
     void *buf;
     size_t len;
-    ck_assert_int_eq(ndem_sim_checkpoint(a, &buf, &len), 0);
-    uint32_t version;
-    memcpy(&version, (const char *)buf + 8, 4);
-    ck_assert_uint_eq(version, 9);
-    char err[256];
-    ndem_sim *b = ndem_sim_restore(&job->scene, buf, len, err, sizeof err);
-    ck_assert_msg(b != NULL, "%s", err);
+    ndem_sim *b = test_checkpoint_restore(a, job, 9, &buf, &len);
     free(buf);
     for (int i = 0; i < 30; i++) {
         test_step(a);

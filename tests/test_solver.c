@@ -145,16 +145,23 @@ START_TEST(more_rows_than_colours_are_solved)
 }
 END_TEST
 
-START_TEST(overflow_switch_rejects_other_values)
+/* An environment switch set to a value it does not know makes creation fail
+ * with `want` in the reason. */
+static void check_switch_rejects(const char *name, const char *value, const char *want)
 {
     char path[512], err[256] = "";
     ndem_job *job = test_job_file(ndem_test_bench("column-25.json", path, sizeof path));
-    setenv("NDEM_OVERFLOW", "some", 1);
+    setenv(name, value, 1);
     ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
-    unsetenv("NDEM_OVERFLOW");
+    unsetenv(name);
     ck_assert_ptr_null(sim);
-    ck_assert_msg(strstr(err, "NDEM_OVERFLOW=some") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, want) != NULL, "%s", err);
     ndem_job_destroy(job);
+}
+
+START_TEST(overflow_switch_rejects_other_values)
+{
+    check_switch_rejects("NDEM_OVERFLOW", "some", "NDEM_OVERFLOW=some");
 }
 END_TEST
 
@@ -347,14 +354,7 @@ END_TEST
 
 START_TEST(projection_switch_rejects_other_values)
 {
-    char path[512], err[256] = "";
-    ndem_job *job = test_job_file(ndem_test_bench("column-25.json", path, sizeof path));
-    setenv("NDEM_PROJECTION", "cone", 1);
-    ndem_sim *sim = ndem_sim_create(&job->scene, err, sizeof err);
-    unsetenv("NDEM_PROJECTION");
-    ck_assert_ptr_null(sim);
-    ck_assert_msg(strstr(err, "NDEM_PROJECTION=cone: not a projection") != NULL, "%s", err);
-    ndem_job_destroy(job);
+    check_switch_rejects("NDEM_PROJECTION", "cone", "NDEM_PROJECTION=cone: not a projection");
 }
 END_TEST
 

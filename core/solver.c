@@ -464,7 +464,8 @@ static long impact_islands(ndem_sim *sim)
 
 int ndem_impact_reach_switch(const char *value, char *err, size_t err_len)
 {
-    if (!value || !value[0] || !strcmp(value, "island")) return 0;
+    if (!value || !value[0]) return NDEM_IMPACT_REACH_DEFAULT;
+    if (!strcmp(value, "island")) return 0;
     char *end = NULL;
     long n = strtol(value, &end, 10);
     if (end != value && !*end && n >= 1 && n <= 1000000) return (int)n;

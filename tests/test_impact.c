@@ -1,6 +1,7 @@
 /* test_impact.c - the impact stage's reach (issue 15, NDEM_IMPACT_REACH):
- * by default it sweeps every island that holds an impacting contact; with
- * NDEM_IMPACT_REACH=N only the rows within N contacts of an impacting one.
+ * by default (and with NDEM_IMPACT_REACH=N) it sweeps only the rows within
+ * NDEM_IMPACT_REACH_DEFAULT (N) contacts of an impacting one; with
+ * NDEM_IMPACT_REACH=island every island that holds an impacting contact.
  * The scene is a resting bed of 1500 spheres (one island) that three
  * spheres fall onto. */
 #include "scene.h"
@@ -96,7 +97,7 @@ static long rows_within_reach(const ndem_sim *sim, int reach)
 START_TEST(reach_one_keeps_the_rows_at_impacting_bodies)
 {
     ndem_job *j1, *j2;
-    ndem_sim *island = bed_with_fallers(&j1, NULL), *near = bed_with_fallers(&j2, "1");
+    ndem_sim *island = bed_with_fallers(&j1, "island"), *near = bed_with_fallers(&j2, "1");
     int seen = 0;
     for (long i = 0; i < 200 && !seen; i++) {
         test_step(island);
@@ -132,7 +133,7 @@ START_TEST(reach_keeps_the_rows_within_its_hop_count)
 {
     static const char *reach[] = {"2", "4", "7"};
     ndem_job *ji, *jr[3];
-    ndem_sim *island = bed_with_fallers(&ji, NULL), *near[3];
+    ndem_sim *island = bed_with_fallers(&ji, "island"), *near[3];
     for (int r = 0; r < 3; r++) near[r] = bed_with_fallers(&jr[r], reach[r]);
     int seen = 0;
     for (long i = 0; i < 200 && !seen; i++) {
@@ -185,6 +186,11 @@ END_TEST
 
 START_TEST(reach_switch_rejects_other_values)
 {
+    char e[64] = "";
+    ck_assert_int_eq(ndem_impact_reach_switch(NULL, e, sizeof e), NDEM_IMPACT_REACH_DEFAULT);
+    ck_assert_int_eq(ndem_impact_reach_switch("", e, sizeof e), NDEM_IMPACT_REACH_DEFAULT);
+    ck_assert_int_eq(ndem_impact_reach_switch("island", e, sizeof e), 0);
+    ck_assert_int_eq(ndem_impact_reach_switch("12", e, sizeof e), 12);
     const char *bad[] = {"0", "-3", "near", "5x"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ndem_job *job = test_job("{\"scene\": {" TEST_MATERIALS ", \"particles\": [{\"type\": "

@@ -41,8 +41,9 @@ static int rigid_stage(stage st)
                               : NDEM_RIGID_CONTINUOUS;
 }
 
-/* (x, y) projected on the disc of radius lim, lane by lane */
-static inline void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
+/* (x, y) projected on the disc of radius lim, lane by lane (inlined, so each
+ * ISA's sweep has its own copy: the same IEEE operations, fp-contract off) */
+NDEM_INLINE void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
 {
     ndem_fv len2 = *x * *x + *y * *y;
     ndem_mv clamp = len2 > lim * lim;

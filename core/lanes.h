@@ -53,7 +53,14 @@ static inline ndem_fv ndem_fv_dot(const ndem_fv *a, const ndem_fv *b)
 }
 
 /* Transposes 8 x 8 floats in place: r[i][j] becomes r[j][i]. */
-static inline void ndem_f8_transpose(ndem_f8 r[8])
+/* Always inlined: out of line they were compiled once, for the baseline
+ * target, and called from the solver's AVX2 and AVX-512 sweeps (the 64-byte
+ * vectors passed through the stack, the shuffles in SSE2); inlined, each
+ * per-ISA copy of the sweep compiles them for its own target (the same
+ * IEEE operations: no arithmetic in them). */
+#define NDEM_FV_INLINE static inline __attribute__((always_inline))
+
+NDEM_FV_INLINE void ndem_f8_transpose(ndem_f8 r[8])
 {
     ndem_f8 t[8], u[8];
     for (int i = 0; i < 8; i += 2) {
@@ -73,7 +80,7 @@ static inline void ndem_f8_transpose(ndem_f8 r[8])
 }
 
 /* The velocity slots of NDEM_LANES bodies as one vector per component. */
-static inline void ndem_gather(const ndem_f8 *vs, const int *slot, ndem_fv out[8])
+NDEM_FV_INLINE void ndem_gather(const ndem_f8 *vs, const int *slot, ndem_fv out[8])
 {
     ndem_f8 lo[8], hi[8];
     for (int l = 0; l < 8; l++) lo[l] = vs[slot[l]], hi[l] = vs[slot[8 + l]];
@@ -85,7 +92,7 @@ static inline void ndem_gather(const ndem_f8 *vs, const int *slot, ndem_fv out[8
 }
 
 /* ndem_gather's inverse for the first `fill` lanes. */
-static inline void ndem_scatter(ndem_f8 *vs, const int *slot, const ndem_fv in[8], int fill)
+NDEM_FV_INLINE void ndem_scatter(ndem_f8 *vs, const int *slot, const ndem_fv in[8], int fill)
 {
     ndem_f8 lo[8], hi[8];
     for (int q = 0; q < 8; q++) {

@@ -120,9 +120,16 @@ int ndem_sweep_walls(int order);
 /* NDEM_WARM_ROWS: NULL, "" or "all" (0), or "normal" (1: the warm start
  * keeps last step's normal impulses only), else -1 with a message. */
 int ndem_warm_rows_switch(const char *value, char *err, size_t err_len);
-/* NDEM_IMPACT_REACH: NULL, "" or "island" (0: the impact stage sweeps every
- * island with an impacting contact), or a number of contacts N >= 1 (the rows
- * within N contacts of an impacting one, solver.c), else -1 with a message. */
+/* The impact stage's reach in contacts when NDEM_IMPACT_REACH is unset: the
+ * impact stage's impulses fall to the bed's own resting level within it
+ * (docs/performance.md, "Session 13: the impact stage"), and every island of
+ * the validation scenes (the drum, the column) is narrower, so they keep the
+ * islands' bits. */
+#define NDEM_IMPACT_REACH_DEFAULT 30
+/* NDEM_IMPACT_REACH: NULL or "" (NDEM_IMPACT_REACH_DEFAULT), "island" (0: the
+ * impact stage sweeps every island with an impacting contact), or a number of
+ * contacts N >= 1 (the rows within N contacts of an impacting one, solver.c),
+ * else -1 with a message. */
 int ndem_impact_reach_switch(const char *value, char *err, size_t err_len);
 /* NDEM_PROJECTION: NULL, "" or "disc" (0: the friction and rolling pairs
  * scaled onto the disc mu lambda_n), "box" (1: each row clamped alone) or

@@ -43,8 +43,9 @@ static int rigid_stage(stage st)
                               : NDEM_RIGID_CONTINUOUS;
 }
 
-/* (x, y) projected on the disc of radius lim, lane by lane */
-static inline void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
+/* (x, y) projected on the disc of radius lim, lane by lane (inlined, so each
+ * ISA's sweep has its own copy: the same IEEE operations, fp-contract off) */
+NDEM_INLINE void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
 {
     ndem_fv len2 = *x * *x + *y * *y;
     ndem_mv clamp = len2 > lim * lim;
@@ -512,7 +513,8 @@ static long impact_islands(ndem_sim *sim)
 
 int ndem_impact_reach_switch(const char *value, char *err, size_t err_len)
 {
-    if (!value || !value[0] || !strcmp(value, "island")) return 0;
+    if (!value || !value[0]) return NDEM_IMPACT_REACH_DEFAULT;
+    if (!strcmp(value, "island")) return 0;
     char *end = NULL;
     long n = strtol(value, &end, 10);
     if (end != value && !*end && n >= 1 && n <= 1000000) return (int)n;
@@ -523,41 +525,60 @@ int ndem_impact_reach_switch(const char *value, char *err, size_t err_len)
     return -1;
 }
 
+/* A touching particle pair that the impact stage may keep (class 1 or 2). */
+static inline int reach_row(const ndem_contacts *c, long k)
+{
+    return ndem_key_is_particle(c->key[k]) && c->cold[c->slot[k]].impact != 0;
+}
+
 /* The impact stage within `reach` contacts of an impacting one
  * (NDEM_IMPACT_REACH=N): hop counts from the bodies of impacting contacts
- * over touching particle pairs, relaxed in pair order until they hold (each
- * pass carries them at least one contact further, so at most reach + 1
- * passes matter; counts are capped at reach). A touching row stays when one
- * of its bodies is fewer than `reach` contacts away: reach 1 keeps the rows
- * of the impacting bodies. "The impact forces are propagated instantaneously
- * in the contact network" (AGX 35.3), through "impact iterations" that set
- * how far (AGX 35.5.2): each iteration of a Jacobi sweep carries an impulse
- * one contact further. Serial and order independent, so deterministic.
- * Spheres and static geometry only (ndem_solve_impact). */
+ * over touching particle pairs, capped at reach, by a breadth-first search
+ * (the pairs of body x: its own CSR rows, where x is a, and the rows where x
+ * is b, listed here in pair order). A touching row stays when one of its
+ * bodies is fewer than `reach` contacts away: reach 1 keeps the rows of the
+ * impacting bodies. "The impact forces are propagated instantaneously in the
+ * contact network" (AGX 35.3), through "impact iterations" that set how far
+ * (AGX 35.5.2): each iteration of a Jacobi sweep carries an impulse one
+ * contact further. The counts are shortest paths, so they do not depend on
+ * the order of the search: serial and deterministic. Spheres and static
+ * geometry only (ndem_solve_impact). */
 static long impact_reach(ndem_sim *sim)
 {
     ndem_contacts *c = &sim->contacts;
-    long nb = sim->bodies.count;
+    const long nb = sim->bodies.count;
     const int reach = sim->impact_reach;
-    /* the history's buffer, as impact_islands uses it */
-    int *hops = ndem_history_scratch(&sim->history, sizeof(int) * (size_t)nb);
+    /* the history's buffer, as impact_islands uses it: hop counts, the
+     * search's queue, and the rows by body b (starts, then partners a) */
+    size_t ints = 3 * (size_t)nb + 1 + (size_t)c->count;
+    int *hops = ndem_history_scratch(&sim->history, sizeof(int) * ints);
     if (!hops) return -1;
+    int *queue = hops + nb, *bstart = queue + nb, *partner = bstart + nb + 1;
+    for (long i = 0; i <= nb; i++) bstart[i] = 0;
+    for (long k = 0; k < c->count; k++)
+        if (reach_row(c, k)) bstart[c->key[k].b + 1]++;
+    for (long i = 0; i < nb; i++) bstart[i + 1] += bstart[i];
+    for (long i = 0; i < nb; i++) queue[i] = bstart[i]; /* fill cursors */
+    for (long k = 0; k < c->count; k++)
+        if (reach_row(c, k)) partner[queue[c->key[k].b]++] = c->key[k].a;
+    long head = 0, tail = 0;
     for (long i = 0; i < nb; i++) hops[i] = reach;
     for (long k = 0; k < c->count; k++)
         if (c->cold[c->slot[k]].impact == 2) {
             ndem_contact_key key = c->key[k];
-            hops[key.a] = 0;
-            if (ndem_key_is_particle(key)) hops[key.b] = 0;
+            if (hops[key.a]) hops[key.a] = 0, queue[tail++] = key.a;
+            if (ndem_key_is_particle(key) && hops[key.b]) hops[key.b] = 0, queue[tail++] = key.b;
         }
-    for (int pass = 0, changed = 1; changed && pass <= reach; pass++) {
-        changed = 0;
-        for (long k = 0; k < c->count; k++) {
-            ndem_contact_key key = c->key[k];
-            if (!ndem_key_is_particle(key) || c->cold[c->slot[k]].impact == 0) continue;
-            int ha = hops[key.a], hb = hops[key.b];
-            if (ha + 1 < hb) hops[key.b] = ha + 1, changed = 1;
-            else if (hb + 1 < ha) hops[key.a] = hb + 1, changed = 1;
-        }
+    while (head < tail) {
+        int x = queue[head++], h = hops[x] + 1;
+        if (h >= reach) continue; /* the cap: counts of reach stay */
+        for (long k = c->start[x]; k < c->start[x + 1]; k++)
+            if (reach_row(c, k) && hops[c->key[k].b] > h) {
+                hops[c->key[k].b] = h;
+                queue[tail++] = c->key[k].b;
+            }
+        for (int j = bstart[x]; j < bstart[x + 1]; j++)
+            if (hops[partner[j]] > h) hops[partner[j]] = h, queue[tail++] = partner[j];
     }
     long kept = 0;
     for (long k = 0; k < c->count; k++) {

@@ -55,7 +55,7 @@ NDEM_INLINE void project_disc(ndem_fv *x, ndem_fv *y, ndem_fv lim)
 }
 
 /* (x, y) projected on the box [-lim, lim]^2: each row clamped alone
- * (NDEM_PROJECTION=box, seed 003 Appendix A's "simply clamping lambda") */
+ * (NDEM_PROJECTION=box, Wang et al. 2016, Appendix A: "simply clamping lambda") */
 static inline void project_box(ndem_fv *x, ndem_fv *y, ndem_fv lim)
 {
     *x = ndem_fv_min(ndem_fv_max(*x, -lim), lim);
@@ -395,8 +395,8 @@ int ndem_sweep_walls(int order)
 }
 
 /* Projections of the friction and rolling pairs (NDEM_PROJECTION, read once
- * at creation; docs/validation.md section 2 compares them). Seed 003 eq. (7)
- * bounds the tangential impulse by the cone |lambda_t| <= mu lambda_n, whose
+ * at creation; docs/validation.md section 2 compares them). Wang et al. (2016)
+ * eq. (7) bounds the tangential impulse by the cone |lambda_t| <= mu lambda_n, whose
  * cross-section is the disc; its Appendix A clamps each row alone, the box,
  * which lets the pair reach sqrt(2) mu lambda_n along a diagonal. Both bound
  * by the normal impulse of this sweep, just updated (Gauss-Seidel), or with

@@ -128,7 +128,7 @@ PROBE_VARIANTS = [("warm", "forward"), ("cold", "forward"), ("warm", "reverse"),
 # still takes every sphere falling from the source (2.3 m/s) as an impact.
 PILE_LEVERS = {
     "default": ({}, {}, None),  # the default again, at the levers' load: their wall times' yardstick
-    "box": ({"NDEM_PROJECTION": "box"}, {}, None),             # seed 003 A: each row clamped
+    "box": ({"NDEM_PROJECTION": "box"}, {}, None),             # Wang et al. 2016, App. A: each row clamped
     "disc-previous": ({"NDEM_PROJECTION": "disc-previous"}, {}, [50]),  # last normal bounds
     "noimpact": ({}, {"impact_iterations": 0}, None),          # no impact stage
     "impact-reach1": ({"NDEM_IMPACT_REACH": "1"}, {}, None),  # impacting bodies' rows only

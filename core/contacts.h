@@ -202,6 +202,7 @@ static inline int ndem_key_block_push(ndem_key_block *blk, ndem_contact_key key)
  * step); 0, or -1 out of memory. */
 static inline int ndem_key_block_push_particles(ndem_key_block *blk, const int *j, long m)
 {
+    if (m <= 0) return 0; /* an empty block may have no array yet */
     while (blk->capacity - blk->count < m)
         if (ndem_key_block_grow(blk)) return -1;
     ndem_hist_key *out = &blk->key[blk->count];

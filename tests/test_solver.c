@@ -260,6 +260,16 @@ START_TEST(walls_orders_colour_wall_rows_apart)
 }
 END_TEST
 
+/* The two runs' frames hold the same bits (positions and velocities); both freed. */
+static void same_frames_then_free(ndem_frame f[2])
+{
+    ck_assert_int_eq(f[0].count, f[1].count);
+    ck_assert_mem_eq(f[0].positions, f[1].positions, 3 * sizeof(double) * (size_t)f[0].count);
+    ck_assert_mem_eq(f[0].velocities, f[1].velocities, 3 * sizeof(double) * (size_t)f[0].count);
+    ndem_frame_free(&f[0]);
+    ndem_frame_free(&f[1]);
+}
+
 /* The colouring's passes run serially in pair order: one thread and two
  * give the same bits (positions and velocities), impact stage included. */
 START_TEST(walls_orders_same_bits_any_thread_count)
@@ -278,11 +288,7 @@ START_TEST(walls_orders_same_bits_any_thread_count)
             ndem_sim_destroy(sim);
         }
         ck_assert_int_gt(impacts, 0);
-        ck_assert_int_eq(f[0].count, f[1].count);
-        ck_assert_mem_eq(f[0].positions, f[1].positions, 3 * sizeof(double) * (size_t)f[0].count);
-        ck_assert_mem_eq(f[0].velocities, f[1].velocities, 3 * sizeof(double) * (size_t)f[0].count);
-        ndem_frame_free(&f[0]);
-        ndem_frame_free(&f[1]);
+        same_frames_then_free(f);
     }
 }
 END_TEST
@@ -373,11 +379,7 @@ START_TEST(projections_same_bits_any_thread_count)
             test_frame(sim, &f[t]);
             ndem_sim_destroy(sim);
         }
-        ck_assert_int_eq(f[0].count, f[1].count);
-        ck_assert_mem_eq(f[0].positions, f[1].positions, 3 * sizeof(double) * (size_t)f[0].count);
-        ck_assert_mem_eq(f[0].velocities, f[1].velocities, 3 * sizeof(double) * (size_t)f[0].count);
-        ndem_frame_free(&f[0]);
-        ndem_frame_free(&f[1]);
+        same_frames_then_free(f);
     }
 }
 END_TEST
